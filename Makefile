@@ -1,0 +1,39 @@
+# ScanTrack: every entry point does its own setup, so each works on a fresh machine.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+.PHONY: all deps build release corpus test demo bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release
+
+corpus: deps
+	@scripts/corpus-gray.sh
+
+# Unit and integration tests; integration tests run against the nats-server and PostgreSQL
+# that scripts/with-servers.sh starts in run/test and stops afterwards, pass or fail.
+test: deps corpus
+	swift build --build-tests
+	scripts/with-servers.sh test swift test --skip-build
+
+demo: deps
+	swift build
+	scripts/with-servers.sh demo scripts/demo.sh
+
+bench: deps corpus
+	swift build -c release
+	scripts/bench.sh
+
+format:
+	swift format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build .cache run

@@ -1,0 +1,86 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One set of settings for every target: Swift 6 language mode, strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ScanTrack",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "scan-agent", targets: ["scan-agent"]),
+        .executable(name: "scan-aggregator", targets: ["scan-aggregator"]),
+        .executable(name: "scanadmin", targets: ["scanadmin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C libraries, reached through pkg-config; each has a shim for what Swift cannot call.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+
+        // Pure core: no C module, no I/O.
+        .target(name: "ScanCore", swiftSettings: swiftSettings),
+
+        // Adapters: the only modules that import a C module.
+        .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanNATS", dependencies: ["CNATS"], swiftSettings: swiftSettings),
+        .target(name: "ScanPostgres", dependencies: ["CLibPQ"], swiftSettings: swiftSettings),
+
+        // Wiring.
+        .target(
+            name: "ScanAgent",
+            dependencies: [
+                "ScanCore", "ScanZBar", "ScanV4L2", "ScanNATS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ScanAggregator",
+            dependencies: [
+                "ScanCore", "ScanNATS", "ScanPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ScanAdmin",
+            dependencies: [
+                "ScanCore", "ScanNATS", "ScanPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "scan-agent", dependencies: ["ScanAgent"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin"], swiftSettings: swiftSettings),
+
+        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanPostgresTests", dependencies: ["ScanPostgres", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanPostgres", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAgentTests", dependencies: ["ScanAgent", "ScanCore", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,59 @@
+import ArgumentParser
+
+/// `scanadmin`: the operator's terminal tool.
+public struct ScanAdminCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "scanadmin",
+        abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports.",
+        discussion: """
+            Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS.
+            Exit codes: 0 success, 1 failure at run time, 64 bad usage, 69 not available yet.
+            """,
+        subcommands: [
+            MigrateCommand.self, NotYetAvailable.Rules.self, NotYetAvailable.Orders.self,
+            NotYetAvailable.Topology.self, NotYetAvailable.Cameras.self, NotYetAvailable.Report.self,
+            NotYetAvailable.Tail.self,
+        ]
+    )
+
+    public init() {}
+}
+
+/// Commands that later work fills in; they say so and exit 69 (EX_UNAVAILABLE).
+enum NotYetAvailable {
+    static func fail(_ name: String) -> ExitCode {
+        printError("scanadmin \(name): not yet available in this version")
+        return ExitCode(69)
+    }
+
+    struct Rules: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rules", abstract: "Manage rulesets (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("rules") }
+    }
+    struct Orders: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "orders", abstract: "Import and show orders (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("orders") }
+    }
+    struct Topology: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "topology", abstract: "Load and show the site topology (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("topology") }
+    }
+    struct Cameras: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "cameras", abstract: "List cameras and their health (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("cameras") }
+    }
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "report", abstract: "Shift reports (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("report") }
+    }
+    struct Tail: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "tail", abstract: "Print live events (not yet available).")
+        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+        func run() throws { throw NotYetAvailable.fail("tail") }
+    }
+}

@@ -1,0 +1,31 @@
+/// One decoded symbol in one frame.
+public struct Detection: Sendable, Equatable {
+    public var symbology: Symbology
+    /// The decoded bytes, exactly as the decoder returned them.
+    public var value: [UInt8]
+    /// Where the decoder saw it. For linear codes zbar reports scan-line hits, for 2D codes corners.
+    public var points: [Point]
+    /// FNC1 in first position: the data is GS1 element strings, FNC1 separators kept as GS (0x1D).
+    public var isGS1: Bool
+    /// An EAN-2/EAN-5 supplement read with the main code.
+    public var addOn: String?
+    /// Which engine read it ("zbar", "zxing").
+    public var engine: String
+
+    public init(
+        symbology: Symbology, value: [UInt8], points: [Point], isGS1: Bool = false, addOn: String? = nil,
+        engine: String = "zbar"
+    ) {
+        self.symbology = symbology
+        self.value = value
+        self.points = points
+        self.isGS1 = isGS1
+        self.addOn = addOn
+        self.engine = engine
+    }
+
+    public var box: Box? { Box(enclosing: points) }
+
+    /// The value as text when it is valid UTF-8 without NUL, else nil (then events carry base64).
+    public var text: String? { EncodedValue(bytes: value).text }
+}

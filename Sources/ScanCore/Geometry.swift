@@ -1,0 +1,60 @@
+/// A pixel position. Integer, as decoders report them.
+public struct Point: Sendable, Hashable, Codable {
+    public var x: Int
+    public var y: Int
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// An axis-aligned rectangle in pixels, `maxX`/`maxY` inclusive.
+public struct Box: Sendable, Hashable {
+    public var minX: Int
+    public var minY: Int
+    public var maxX: Int
+    public var maxY: Int
+
+    public init(minX: Int, minY: Int, maxX: Int, maxY: Int) {
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
+
+    /// The smallest box holding every point; nil for no points.
+    public init?<S: Sequence>(enclosing points: S) where S.Element == Point {
+        var iterator = points.makeIterator()
+        guard let first = iterator.next() else { return nil }
+        var box = Box(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)
+        while let point = iterator.next() {
+            box.minX = min(box.minX, point.x)
+            box.minY = min(box.minY, point.y)
+            box.maxX = max(box.maxX, point.x)
+            box.maxY = max(box.maxY, point.y)
+        }
+        self = box
+    }
+
+    public var width: Int { maxX - minX + 1 }
+    public var height: Int { maxY - minY + 1 }
+    public var centerX: Double { Double(minX + maxX) / 2 }
+    public var centerY: Double { Double(minY + maxY) / 2 }
+
+    /// Corners clockwise from the top left: the polygon form events carry.
+    public var corners: [Point] {
+        [
+            Point(x: minX, y: minY), Point(x: maxX, y: minY),
+            Point(x: maxX, y: maxY), Point(x: minX, y: maxY),
+        ]
+    }
+
+    public func intersectionOverUnion(_ other: Box) -> Double {
+        let ix = min(maxX, other.maxX) - max(minX, other.minX) + 1
+        let iy = min(maxY, other.maxY) - max(minY, other.minY) + 1
+        guard ix > 0, iy > 0 else { return 0 }
+        let intersection = Double(ix * iy)
+        let union = Double(width * height + other.width * other.height) - intersection
+        return intersection / union
+    }
+}

@@ -1,0 +1,27 @@
+/// An 8-bit luma image: what every decoder in ScanTrack consumes.
+///
+/// Rows are packed (`stride == width`); frames from clips and cameras are copied into this
+/// layout once, so decoders never deal with padding.
+public struct GrayImage: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width >= 0 && height >= 0 && pixels.count == width * height, "pixel count must be width × height")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A uniform image, handy as a canvas.
+    public init(width: Int, height: Int, fill: UInt8 = 255) {
+        self.init(width: width, height: height, pixels: [UInt8](repeating: fill, count: width * height))
+    }
+
+    @inlinable
+    public subscript(x: Int, y: Int) -> UInt8 {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+}

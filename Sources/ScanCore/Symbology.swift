@@ -1,0 +1,56 @@
+/// The barcode types ScanTrack names in events, spelled as zbar names them (the event contract).
+public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
+    case ean13 = "EAN-13"
+    case ean8 = "EAN-8"
+    case upcA = "UPC-A"
+    case upcE = "UPC-E"
+    case ean2 = "EAN-2"
+    case ean5 = "EAN-5"
+    case isbn10 = "ISBN-10"
+    case isbn13 = "ISBN-13"
+    case code128 = "CODE-128"
+    case code39 = "CODE-39"
+    case code93 = "CODE-93"
+    case interleaved2of5 = "I2/5"
+    case codabar = "CODABAR"
+    case dataBar = "DataBar"
+    case dataBarExpanded = "DataBar-Exp"
+    case qrCode = "QR-Code"
+    case sqCode = "SQ-Code"
+    case pdf417 = "PDF417"
+    case dataMatrix = "DataMatrix"
+
+    /// Linear (1D) codes: zbar reports scan-line hits for them, not corners.
+    public var isLinear: Bool {
+        switch self {
+        case .qrCode, .sqCode, .pdf417, .dataMatrix: false
+        default: true
+        }
+    }
+
+    /// Codes whose last digit is a mod-10 check digit over the others (GS1 family).
+    public var hasGS1CheckDigit: Bool {
+        switch self {
+        case .ean13, .ean8, .upcA, .upcE, .isbn13: true
+        default: false
+        }
+    }
+
+    /// Accepts the contract names and a few common spellings ("ean13", "code128", "qr").
+    public init?(name: String) {
+        if let exact = Symbology(rawValue: name) {
+            self = exact
+            return
+        }
+        let folded = String(name.lowercased().filter { $0.isLetter || $0.isNumber })
+        guard let match = Symbology.allCases.first(where: { candidate in
+            String(candidate.rawValue.lowercased().filter { $0.isLetter || $0.isNumber }) == folded
+        }) ?? Symbology.aliases[folded] else { return nil }
+        self = match
+    }
+
+    private static let aliases: [String: Symbology] = [
+        "qr": .qrCode, "itf": .interleaved2of5, "interleaved2of5": .interleaved2of5,
+        "databarexpanded": .dataBarExpanded, "gs1databar": .dataBar,
+    ]
+}

@@ -1,0 +1,225 @@
+import CNATS
+
+/// What a stream should look like; `ensureStream` creates it or updates it to match.
+public struct StreamSpec: Sendable, Equatable {
+    public var name: String
+    public var subjects: [String]
+    /// Window in which a repeated `Nats-Msg-Id` is dropped as a duplicate, in seconds.
+    public var duplicateWindowSeconds: Int64 = 120
+    /// Oldest messages are removed past this age (0: keep until other limits).
+    public var maxAgeSeconds: Int64 = 7 * 24 * 3600
+    public var maxBytes: Int64 = -1
+    public var replicas: Int64 = 1
+    public var memoryStorage: Bool = false
+
+    public init(name: String, subjects: [String]) {
+        self.name = name
+        self.subjects = subjects
+    }
+}
+
+/// A durable pull consumer's settings.
+public struct ConsumerSpec: Sendable, Equatable {
+    public var durable: String
+    /// A message not acknowledged within this time is delivered again, in milliseconds.
+    public var ackWaitMilliseconds: Int64 = 30_000
+    /// Deliveries before the server gives up on a message (-1: never).
+    public var maxDeliver: Int64 = -1
+    public var maxAckPending: Int64 = 20_000
+
+    public init(durable: String) { self.durable = durable }
+}
+
+/// What JetStream said about a stored message.
+public struct PublishAck: Sendable, Equatable {
+    public var stream: String
+    public var sequence: UInt64
+    /// True when the server already held a message with this `Nats-Msg-Id` and dropped this one.
+    public var duplicate: Bool
+}
+
+/// Owns one `jsCtx`.
+public final class JetStream: @unchecked Sendable {
+    // @unchecked: a jsCtx is safe to share between threads (cnats docs); everything else is immutable.
+    let handle: OpaquePointer
+    public let connection: NATSConnection
+    private let timeoutMilliseconds: Int64
+
+    init(connection: NATSConnection, timeoutMilliseconds: Int64) throws(NATSError) {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        options.Wait = timeoutMilliseconds
+        var context: OpaquePointer?
+        try NATSError.check(
+            "natsConnection_JetStream", redactedURL(connection.url),
+            natsConnection_JetStream(&context, connection.handle, &options))
+        guard let context else {
+            throw NATSError(function: "natsConnection_JetStream", input: redactedURL(connection.url), status: NATS_ERR)
+        }
+        self.handle = context
+        self.connection = connection
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    deinit { jsCtx_Destroy(handle) }
+
+    /// Creates the stream, or updates it when it exists with other settings.
+    public func ensureStream(_ spec: StreamSpec) throws(NATSError) {
+        let strings = CStrings()
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        config.Name = strings.make(spec.name)
+        config.Subjects = strings.makeArray(spec.subjects)
+        config.SubjectsLen = Int32(spec.subjects.count)
+        config.Duplicates = spec.duplicateWindowSeconds * 1_000_000_000
+        config.MaxAge = spec.maxAgeSeconds * 1_000_000_000
+        config.MaxBytes = spec.maxBytes
+        config.Replicas = spec.replicas
+        config.Storage = spec.memoryStorage ? js_MemoryStorage : js_FileStorage
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsCode = jsErrCode(0)
+        var status = js_AddStream(&info, handle, &config, nil, &jsCode)
+        if status != NATS_OK && jsCode == JSStreamNameExistErr {
+            jsCode = jsErrCode(0)
+            status = js_UpdateStream(&info, handle, &config, nil, &jsCode)
+        }
+        if let info { jsStreamInfo_Destroy(info) }
+        try NATSError.checkJS("js_AddStream", spec.name, status, jsCode)
+    }
+
+    public func deleteStream(_ name: String) throws(NATSError) {
+        var jsCode = jsErrCode(0)
+        let status = js_DeleteStream(handle, name, nil, &jsCode)
+        if status == NATS_NOT_FOUND || jsCode == JSStreamNotFoundErr { return }
+        try NATSError.checkJS("js_DeleteStream", name, status, jsCode)
+    }
+
+    /// How many messages the stream holds now.
+    public func messageCount(stream: String) throws(NATSError) -> UInt64 {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS("js_GetStreamInfo", stream, js_GetStreamInfo(&info, handle, stream, nil, &jsCode), jsCode)
+        defer { jsStreamInfo_Destroy(info) }
+        return info?.pointee.State.Msgs ?? 0
+    }
+
+    /// Publishes and waits for the stream's acknowledgement. With a message id, a retry of the
+    /// same event inside the duplicate window is stored once.
+    public func publish(subject: String, bytes: [UInt8], messageID: String? = nil) throws(NATSError) -> PublishAck {
+        let strings = CStrings()
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MsgId = strings.makeOptional(messageID)
+        options.MaxWait = timeoutMilliseconds
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var jsCode = jsErrCode(0)
+        let status = bytes.withUnsafeBytes { raw in
+            js_Publish(&ack, handle, subject, raw.baseAddress, Int32(raw.count), &options, &jsCode)
+        }
+        try NATSError.checkJS("js_Publish", subject, status, jsCode)
+        guard let ack else { throw NATSError(function: "js_Publish", input: subject, status: NATS_ERR) }
+        defer { jsPubAck_Destroy(ack) }
+        return PublishAck(
+            stream: ack.pointee.Stream.map { String(cString: $0) } ?? "", sequence: ack.pointee.Sequence,
+            duplicate: ack.pointee.Duplicate)
+    }
+
+    /// Binds to (creating if needed) a durable pull consumer on `stream` filtered to `subject`.
+    public func pullSubscribe(stream: String, subject: String, consumer: ConsumerSpec) throws(NATSError) -> PullSubscription {
+        let strings = CStrings()
+        var subOptions = jsSubOptions()
+        jsSubOptions_Init(&subOptions)
+        subOptions.Stream = strings.make(stream)
+        subOptions.Config.Durable = strings.make(consumer.durable)
+        subOptions.Config.AckPolicy = js_AckExplicit
+        subOptions.Config.AckWait = consumer.ackWaitMilliseconds * 1_000_000
+        subOptions.Config.MaxDeliver = consumer.maxDeliver
+        subOptions.Config.MaxAckPending = consumer.maxAckPending
+        subOptions.Config.DeliverPolicy = js_DeliverAll
+        var sub: OpaquePointer?
+        var jsCode = jsErrCode(0)
+        let status = js_PullSubscribe(&sub, handle, subject, consumer.durable, nil, &subOptions, &jsCode)
+        try NATSError.checkJS("js_PullSubscribe", "\(stream)/\(consumer.durable) on \(subject)", status, jsCode)
+        guard let sub else { throw NATSError(function: "js_PullSubscribe", input: subject, status: NATS_ERR) }
+        return PullSubscription(owning: sub, name: "\(stream)/\(consumer.durable)", context: self)
+    }
+}
+
+/// Owns one pull subscription (`natsSubscription` bound to a durable consumer).
+public final class PullSubscription: @unchecked Sendable {
+    // @unchecked: cnats documents fetch on one subscription as safe from one thread at a time;
+    // the aggregator gives each subscription to one worker.
+    let handle: OpaquePointer
+    public let name: String
+    private let context: JetStream  // keeps the context and connection alive
+
+    init(owning handle: OpaquePointer, name: String, context: JetStream) {
+        self.handle = handle
+        self.name = name
+        self.context = context
+    }
+
+    deinit { natsSubscription_Destroy(handle) }
+
+    /// Up to `batch` messages, waiting at most `timeoutMilliseconds` for the first; empty on timeout.
+    public func fetch(batch: Int, timeoutMilliseconds: Int64) throws(NATSError) -> [JetStreamMessage] {
+        var list = natsMsgList()
+        var jsCode = jsErrCode(0)
+        let status = natsSubscription_Fetch(&list, handle, Int32(batch), timeoutMilliseconds, &jsCode)
+        defer { natsMsgList_Destroy(&list) }
+        if status == NATS_TIMEOUT { return [] }
+        try NATSError.checkJS("natsSubscription_Fetch", name, status, jsCode)
+        var messages: [JetStreamMessage] = []
+        messages.reserveCapacity(Int(list.Count))
+        for index in 0..<Int(list.Count) {
+            guard let message = list.Msgs[index] else { continue }
+            list.Msgs[index] = nil  // ownership moves to the Swift object; natsMsgList_Destroy skips nils
+            messages.append(JetStreamMessage(message: NATSMessage(owning: message)))
+        }
+        return messages
+    }
+}
+
+/// A message delivered by a JetStream consumer, with its acknowledgement calls.
+public struct JetStreamMessage: Sendable {
+    public let message: NATSMessage
+
+    public var subject: String { message.subject }
+    public var bytes: [UInt8] { message.bytes }
+
+    public struct Metadata: Sendable, Equatable {
+        public var streamSequence: UInt64
+        public var consumerSequence: UInt64
+        /// 1 on first delivery; more when the server redelivers.
+        public var deliveries: UInt64
+        public var pending: UInt64
+        /// Nanoseconds since the epoch, when the stream stored it.
+        public var timestampNanoseconds: Int64
+    }
+
+    public func metadata() throws(NATSError) -> Metadata {
+        var meta: UnsafeMutablePointer<jsMsgMetaData>?
+        try NATSError.check("natsMsg_GetMetaData", message.subject, natsMsg_GetMetaData(&meta, message.handle))
+        guard let meta else { throw NATSError(function: "natsMsg_GetMetaData", input: message.subject, status: NATS_ERR) }
+        defer { jsMsgMetaData_Destroy(meta) }
+        return Metadata(
+            streamSequence: meta.pointee.Sequence.Stream, consumerSequence: meta.pointee.Sequence.Consumer,
+            deliveries: meta.pointee.NumDelivered, pending: meta.pointee.NumPending,
+            timestampNanoseconds: meta.pointee.Timestamp)
+    }
+
+    public func ack() throws(NATSError) {
+        try NATSError.check("natsMsg_Ack", message.subject, natsMsg_Ack(message.handle, nil))
+    }
+
+    /// Acknowledges and waits for the server to confirm: used where a lost ack would cost a redelivery.
+    public func ackSync() throws(NATSError) {
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS("natsMsg_AckSync", message.subject, natsMsg_AckSync(message.handle, nil, &jsCode), jsCode)
+    }
+
+    /// Asks for redelivery now.
+    public func nak() throws(NATSError) {
+        try NATSError.check("natsMsg_Nak", message.subject, natsMsg_Nak(message.handle, nil))
+    }
+}

@@ -1,0 +1,159 @@
+import CNATS
+
+/// Owns one `natsConnection`. cnats connections are thread-safe, so one may be shared
+/// between the capture thread's publisher and the command responder.
+public final class NATSConnection: @unchecked Sendable {
+    // @unchecked: the only stored state is the cnats handle (thread-safe per cnats' docs) and
+    // immutable strings.
+    let handle: OpaquePointer
+    public let url: String
+
+    public struct Options: Sendable {
+        /// Name shown in the server's connection list.
+        public var name: String = "scantrack"
+        /// How long a connect attempt waits, in milliseconds.
+        public var connectTimeoutMilliseconds: Int64 = 2_000
+        /// Keep reconnecting for ever (agents and aggregators must outlive a server restart).
+        public var reconnectForever: Bool = true
+        public var reconnectWaitMilliseconds: Int64 = 250
+        /// Bytes cnats buffers while disconnected; 0 disables buffering so that publishes fail fast
+        /// and the caller's own durable spool decides.
+        public var reconnectBufferBytes: Int32 = 0
+        /// Try to connect even when no server answers yet (the connection comes up later).
+        public var retryOnFailedConnect: Bool = false
+
+        public init() {}
+    }
+
+    public init(url: String, options: Options = Options()) throws(NATSError) {
+        self.url = url
+        var opts: OpaquePointer?
+        try NATSError.check("natsOptions_Create", "options", natsOptions_Create(&opts))
+        guard let opts else { throw NATSError(function: "natsOptions_Create", input: "options", status: NATS_NO_MEMORY) }
+        defer { natsOptions_Destroy(opts) }
+        let shown = redactedURL(url)
+        try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
+        try NATSError.check("natsOptions_SetName", options.name, natsOptions_SetName(opts, options.name))
+        try NATSError.check("natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
+        try NATSError.check(
+            "natsOptions_SetMaxReconnect", shown, natsOptions_SetMaxReconnect(opts, options.reconnectForever ? -1 : 60))
+        try NATSError.check(
+            "natsOptions_SetReconnectWait", shown, natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds))
+        try NATSError.check(
+            "natsOptions_SetReconnectBufSize", shown,
+            natsOptions_SetReconnectBufSize(opts, options.reconnectBufferBytes))
+        if options.retryOnFailedConnect {
+            try NATSError.check(
+                "natsOptions_SetRetryOnFailedConnect", shown,
+                natsOptions_SetRetryOnFailedConnect(opts, true, nil, nil))
+        }
+        var connection: OpaquePointer?
+        let status = natsConnection_Connect(&connection, opts)
+        guard status == NATS_OK || (options.retryOnFailedConnect && status == NATS_NOT_YET_CONNECTED),
+            let connection
+        else {
+            throw NATSError(function: "natsConnection_Connect", input: shown, status: status)
+        }
+        self.handle = connection
+    }
+
+    deinit {
+        natsConnection_Destroy(handle)
+    }
+
+    public var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }
+
+    /// Core NATS publish: best effort, no acknowledgement.
+    public func publish(subject: String, bytes: [UInt8]) throws(NATSError) {
+        let status = bytes.withUnsafeBytes { raw in
+            natsConnection_Publish(handle, subject, raw.baseAddress, Int32(raw.count))
+        }
+        try NATSError.check("natsConnection_Publish", subject, status)
+    }
+
+    public func flush(timeoutMilliseconds: Int64 = 2_000) throws(NATSError) {
+        try NATSError.check("natsConnection_FlushTimeout", redactedURL(url), natsConnection_FlushTimeout(handle, timeoutMilliseconds))
+    }
+
+    /// Request/reply: sends `bytes` and waits for one answer.
+    public func request(subject: String, bytes: [UInt8], timeoutMilliseconds: Int64) throws(NATSError) -> NATSMessage {
+        var reply: OpaquePointer?
+        let status = bytes.withUnsafeBytes { raw in
+            natsConnection_Request(&reply, handle, subject, raw.baseAddress, Int32(raw.count), timeoutMilliseconds)
+        }
+        try NATSError.check("natsConnection_Request", subject, status)
+        guard let reply else { throw NATSError(function: "natsConnection_Request", input: subject, status: NATS_ERR) }
+        return NATSMessage(owning: reply)
+    }
+
+    /// A synchronous subscription; read it with `next(timeoutMilliseconds:)`.
+    public func subscribe(subject: String) throws(NATSError) -> NATSSubscription {
+        var sub: OpaquePointer?
+        try NATSError.check("natsConnection_SubscribeSync", subject, natsConnection_SubscribeSync(&sub, handle, subject))
+        guard let sub else { throw NATSError(function: "natsConnection_SubscribeSync", input: subject, status: NATS_ERR) }
+        return NATSSubscription(owning: sub, subject: subject, connection: self)
+    }
+
+    /// A JetStream context on this connection.
+    public func jetStream(timeoutMilliseconds: Int64 = 5_000) throws(NATSError) -> JetStream {
+        try JetStream(connection: self, timeoutMilliseconds: timeoutMilliseconds)
+    }
+}
+
+/// Owns one `natsMsg`.
+public final class NATSMessage: @unchecked Sendable {
+    // @unchecked: the message is immutable after receipt; ack/nak calls are thread-safe in cnats.
+    let handle: OpaquePointer
+
+    init(owning handle: OpaquePointer) { self.handle = handle }
+    deinit { natsMsg_Destroy(handle) }
+
+    public var subject: String { String(cString: natsMsg_GetSubject(handle)) }
+    public var replySubject: String? { natsMsg_GetReply(handle).map { String(cString: $0) } }
+
+    public var bytes: [UInt8] {
+        let count = Int(natsMsg_GetDataLength(handle))
+        guard count > 0, let data = natsMsg_GetData(handle) else { return [] }
+        return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    public func header(_ key: String) -> String? {
+        var value: UnsafePointer<CChar>?
+        guard natsMsgHeader_Get(handle, key, &value) == NATS_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}
+
+/// Owns one synchronous `natsSubscription`.
+public final class NATSSubscription: @unchecked Sendable {
+    // @unchecked: cnats subscriptions are thread-safe; `next` is meant for one reader.
+    let handle: OpaquePointer
+    public let subject: String
+    private let connection: NATSConnection  // keeps the connection alive as long as the subscription
+
+    init(owning handle: OpaquePointer, subject: String, connection: NATSConnection) {
+        self.handle = handle
+        self.subject = subject
+        self.connection = connection
+    }
+
+    deinit {
+        natsSubscription_Unsubscribe(handle)
+        natsSubscription_Destroy(handle)
+    }
+
+    /// The next message, or nil when none arrives in time.
+    public func next(timeoutMilliseconds: Int64) throws(NATSError) -> NATSMessage? {
+        var message: OpaquePointer?
+        let status = natsSubscription_NextMsg(&message, handle, timeoutMilliseconds)
+        if status == NATS_TIMEOUT { return nil }
+        try NATSError.check("natsSubscription_NextMsg", subject, status)
+        return message.map { NATSMessage(owning: $0) }
+    }
+
+    /// Answers a request received on this subscription.
+    public func respond(to message: NATSMessage, bytes: [UInt8]) throws(NATSError) {
+        guard let reply = message.replySubject else { return }
+        try connection.publish(subject: reply, bytes: bytes)
+    }
+}

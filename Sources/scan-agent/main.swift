@@ -1,0 +1,3 @@
+import ScanAgent
+
+ScanAgentCommand.main()

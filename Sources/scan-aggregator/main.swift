@@ -1,0 +1,3 @@
+import ScanAggregator
+
+ScanAggregatorCommand.main()

@@ -1,0 +1,3 @@
+import ScanAdmin
+
+ScanAdminCommand.main()

@@ -1,0 +1,66 @@
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+/// `scanadmin` as an operator runs it: the built binary, its output and exit codes.
+@Suite("scanadmin migrate")
+struct MigrateCommandTests {
+    static var scanadmin: String { TestEnvironment.productsDirectory + "/scanadmin" }
+
+    @Test("--help lists the subcommands and exits 0")
+    func help() throws {
+        let result = try ProcessRunner.run(Self.scanadmin, ["--help"])
+        #expect(result.status == 0)
+        for command in ["migrate", "rules", "orders", "cameras", "report", "tail"] {
+            #expect(result.stdoutText.contains(command))
+        }
+    }
+
+    @Test("migrate without a database says how to give one, exit 64")
+    func noDatabase() throws {
+        let result = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: ["SCANTRACK_PG": ""])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("SCANTRACK_PG"))
+    }
+
+    @Test("migrate against an unreachable server fails without printing the password")
+    func unreachable() throws {
+        let result = try ProcessRunner.run(
+            Self.scanadmin,
+            ["migrate", "--pg", "host=127.0.0.1 port=1 password=hunter2 connect_timeout=2",
+             "--migrations", TestEnvironment.repoRoot + "/migrations"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("port=1"))
+        #expect(!result.stderr.contains("hunter2"))
+    }
+
+    @Test("migrate applies, then reports up to date; --status lists each migration", .enabled(if: TestEnvironment.postgresEnabled))
+    func migrateTwice() throws {
+        let base = try TestEnvironment.requirePostgres()
+        let admin = try PGConnection(dsn: base)
+        let name = TestEnvironment.uniqueName("st_cli")
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let environment = [
+            "SCANTRACK_PG": TestDatabase.dsn(base, database: name),
+            "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+        ]
+        let first = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdoutText.contains("applied 0001_"))
+        let second = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: environment)
+        #expect(second.status == 0)
+        #expect(second.stdoutText.hasPrefix("schema is up to date"))
+        let status = try ProcessRunner.run(Self.scanadmin, ["migrate", "--status"], environment: environment)
+        #expect(status.status == 0)
+        #expect(status.stdoutText.contains("0001_"))
+        #expect(!status.stdoutText.contains("pending"))
+    }
+
+    @Test("commands of later versions say so and exit 69", arguments: ["report", "tail", "cameras"])
+    func notYet(command: String) throws {
+        let result = try ProcessRunner.run(Self.scanadmin, [command])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("not yet available"))
+    }
+}

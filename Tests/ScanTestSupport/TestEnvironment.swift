@@ -1,0 +1,64 @@
+import Foundation
+
+/// Where the tests find the repo, the shared corpus and the servers that `make test` starts.
+///
+/// Servers come from `SCANTRACK_NATS` and `SCANTRACK_PG`. Integration suites are enabled when
+/// those are set, and always under CI (`CI=true`), where a missing server is then a failure.
+public enum TestEnvironment {
+    public static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/ScanTestSupport/TestEnvironment.swift
+        return url.path
+    }()
+
+    private static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    public static var isCI: Bool { environment["CI"].map { $0 == "true" || $0 == "1" } ?? false }
+
+    public static var corpusRoot: String { environment["SCANTRACK_CORPUS"] ?? repoRoot + "/../shared/corpus" }
+
+    /// Grayscale PGM copies of the corpus images, made once by `scripts/corpus-gray.sh`.
+    public static var grayCorpusRoot: String { repoRoot + "/.cache/corpus-gray" }
+
+    public static var natsURL: String? { nonEmpty("SCANTRACK_NATS") }
+    public static var postgresDSN: String? { nonEmpty("SCANTRACK_PG") }
+
+    public static var natsEnabled: Bool { natsURL != nil || isCI }
+    public static var postgresEnabled: Bool { postgresDSN != nil || isCI }
+
+    public struct MissingServer: Error, CustomStringConvertible {
+        public var variable: String
+        public var description: String { "\(variable) is not set: run the tests with `make test`, which starts the servers" }
+    }
+
+    public static func requireNATS() throws -> String {
+        guard let natsURL else { throw MissingServer(variable: "SCANTRACK_NATS") }
+        return natsURL
+    }
+
+    public static func requirePostgres() throws -> String {
+        guard let postgresDSN else { throw MissingServer(variable: "SCANTRACK_PG") }
+        return postgresDSN
+    }
+
+    /// Where SwiftPM put the built executables (beside the test bundle).
+    public static var productsDirectory: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        if directory.path.hasSuffix(".xctest/Contents/MacOS") {
+            directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        }
+        return directory.path
+    }
+
+    /// A name no other test run uses, for streams, consumers, tables and databases.
+    public static func uniqueName(_ prefix: String) -> String {
+        let random = UInt64.random(in: 0..<UInt64.max)
+        return prefix + "_" + String(random, radix: 36)
+    }
+
+    private static func nonEmpty(_ key: String) -> String? {
+        guard let value = environment[key], !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Local nats-server (JetStream) and PostgreSQL for tests and the demo, all state in run/<name>/.
+#
+#   scripts/servers.sh start NAME   start both, write run/NAME/servers.env (SCANTRACK_NATS, SCANTRACK_PG)
+#   scripts/servers.sh stop NAME    stop what `start NAME` started, by PID
+#   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
+#
+# Both listen on 127.0.0.1 on free ports. PostgreSQL refuses to run as root, so it runs as the
+# `postgres` user (runuser) with its data directory and socket inside run/NAME/pg.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+command="${1:?usage: servers.sh start|stop|start-nats|stop-nats NAME}"
+name="${2:-test}"
+run="$here/run/$name"
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for_port() {  # port, what, pidfile
+  for _ in $(seq 1 200); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    if [ -n "${3:-}" ] && ! kill -0 "$(cat "$3" 2>/dev/null)" 2>/dev/null; then
+      echo "servers: $2 died while starting; see its log in $run" >&2; return 1
+    fi
+    sleep 0.05
+  done
+  echo "servers: $2 did not open port $1" >&2
+  return 1
+}
+
+pg_bin() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$dir" ] || { echo "servers: PostgreSQL is not installed (run scripts/install-deps.sh)" >&2; exit 1; }
+  echo "$dir"
+}
+
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+stop_pid() {  # pidfile, what
+  local pidfile="$1" pid
+  [ -f "$pidfile" ] || return 0
+  pid=$(head -n 1 "$pidfile")
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+    echo "servers: stopped $2 (pid $pid)"
+  fi
+  rm -f "$pidfile"
+}
+
+start_nats() {
+  mkdir -p "$run/nats"
+  local port
+  port=$(cat "$run/nats/port" 2>/dev/null || free_port)
+  echo "$port" > "$run/nats/port"
+  nats-server -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
+    -l "$run/nats/nats.log" &
+  echo $! > "$run/nats/nats.pid"
+  wait_for_port "$port" nats-server "$run/nats/nats.pid"
+  echo "servers: nats-server on 127.0.0.1:$port (JetStream store $run/nats/store)"
+}
+
+start_pg() {
+  local bin port data="$run/pg/data" sock="$run/pg/sock"
+  bin=$(pg_bin)
+  mkdir -p "$run/pg" "$sock"
+  if [ "$(id -u)" -eq 0 ]; then chown -R postgres:postgres "$run/pg"; fi
+  if [ ! -f "$data/PG_VERSION" ]; then
+    as_postgres "$bin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-sync >"$run/pg/initdb.log" 2>&1 \
+      || { cat "$run/pg/initdb.log" >&2; exit 1; }
+  fi
+  port=$(free_port)
+  echo "$port" > "$run/pg/port"
+  as_postgres "$bin/pg_ctl" -D "$data" -l "$run/pg/postgres.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $port -k $sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
+    || { tail -n 20 "$run/pg/postgres.log" >&2; exit 1; }
+  head -n 1 "$data/postmaster.pid" > "$run/pg/postgres.pid"
+  as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -Atq \
+    -c "SELECT 1 FROM pg_database WHERE datname='scantrack'" | grep -q 1 \
+    || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres scantrack
+  echo "servers: PostgreSQL on 127.0.0.1:$port (data $data)"
+}
+
+write_env() {
+  cat > "$run/servers.env" <<ENV
+export SCANTRACK_NATS=nats://127.0.0.1:$(cat "$run/nats/port")
+export SCANTRACK_PG="host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack"
+ENV
+}
+
+case "$command" in
+  start)
+    "$0" stop "$name" >/dev/null 2>&1 || true
+    rm -rf "$run/nats/store" "$run/nats/port"
+    mkdir -p "$run"
+    start_nats
+    start_pg
+    write_env
+    ;;
+  stop)
+    stop_pid "$run/nats/nats.pid" nats-server
+    stop_pid "$run/pg/postgres.pid" PostgreSQL
+    ;;
+  start-nats) start_nats ;;
+  stop-nats) stop_pid "$run/nats/nats.pid" nats-server ;;
+  *) echo "usage: servers.sh start|stop|start-nats|stop-nats NAME" >&2; exit 2 ;;
+esac
