@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "scan-agent", targets: ["scan-agent"]),
         .executable(name: "scan-aggregator", targets: ["scan-aggregator"]),
         .executable(name: "scanadmin", targets: ["scanadmin"]),
+        .executable(name: "scan-synth", targets: ["scan-synth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -24,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
+        .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
 
         // Pure core: no C module, no I/O.
         .target(name: "ScanCore", swiftSettings: swiftSettings),
@@ -62,6 +65,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-agent", dependencies: ["ScanAgent"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),
         .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin"], swiftSettings: swiftSettings),
@@ -80,7 +85,7 @@ let package = Package(
             name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanPostgres", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanAgentTests", dependencies: ["ScanAgent", "ScanCore", "ScanTestSupport"],
+            name: "ScanAgentTests", dependencies: ["ScanAgent", "ScanCore", "ScanSynth", "ScanZBar", "ScanTestSupport"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -10,6 +10,7 @@ packages=(
   libpq-dev postgresql  # store
   libnats-dev nats-server  # messaging
   imagemagick           # converts the shared corpus to grayscale for tests
+  libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
 )
 

@@ -1,0 +1,26 @@
+import Foundation
+import ScanCore
+
+/// Reads a config file from disk, applying `SCANTRACK_NATS` over the file's NATS URL.
+enum AgentConfigLoader {
+    static func load(path: String) throws(ConfigErrors) -> AgentConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
+        }
+        var config = try AgentConfig.parse(Array(data), file: path)
+        if let url = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !url.isEmpty { config.nats.url = url }
+        return config
+    }
+}
+
+/// A run id that makes track IDs unique across restarts: milliseconds since the epoch and a
+/// random suffix, in base 36.
+func makeRunID() -> String {
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let random = UInt32.random(in: 0..<36 * 36 * 36)
+    return String(now, radix: 36) + String(random, radix: 36)
+}
+
+func writeStandardError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

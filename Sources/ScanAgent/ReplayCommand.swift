@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanZBar
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `scan-agent replay CLIP.y4m [--config FILE] [--start TIME]`: decode a recorded clip and print
+/// every event as one JSON line on stdout (nothing else there); diagnostics go to stderr.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Decode a recorded clip (YUV4MPEG2) and print every event as one JSON line.",
+        discussion: """
+            Frame times come from the clip's frame rate, starting at --start (default: now).
+            Turn any recording into a clip with: ffmpeg -i in.mp4 -pix_fmt gray out.y4m
+            Needs no NATS or PostgreSQL. Exit codes: 0 done (also after a damaged frame, which is
+            reported on stderr after the frames before it), 2 bad config or unreadable clip.
+            """)
+
+    @Argument(help: "The clip (YUV4MPEG2: Cmono, 4:2:0, 4:2:2 or 4:4:4; only luma is used).")
+    var clip: String
+
+    @Option(help: "Agent config file (camera, decoder, tracking, session).")
+    var config: String?
+
+    @Option(help: "Time of the first frame, RFC 3339 (default: now).")
+    var start: String?
+
+    @Option(help: "Run id in track IDs (default: unique per run).")
+    var runId: String?
+
+    @Flag(help: "Print only sightings and session events (no track.* events).")
+    var sightingsOnly = false
+
+    @Flag(help: "Print every frame's raw decodes and their split on stderr (diagnostics).")
+    var traceDetections = false
+
+    func validate() throws {
+        if let start, Timestamp(rfc3339: start) == nil {
+            throw ValidationError("--start '\(start)' is not an RFC 3339 time (e.g. 2026-11-21T08:00:00Z)")
+        }
+    }
+
+    func run() throws {
+        let agentConfig: AgentConfig
+        if let config {
+            do {
+                agentConfig = try AgentConfigLoader.load(path: config)
+            } catch {
+                writeStandardError(error.description)
+                throw ExitCode(2)
+            }
+        } else {
+            let stem = URL(fileURLWithPath: clip).deletingPathExtension().lastPathComponent
+            let id = String(stem.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+            agentConfig = AgentConfig(camera: CameraIdentity(id: id.isEmpty ? "replay" : id))
+        }
+        let startTime = start.flatMap { Timestamp(rfc3339: $0) }
+            ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+
+        let reader: ClipReader
+        do {
+            reader = try ClipReader(path: clip)
+        } catch {
+            writeStandardError("scan-agent replay: \(error)")
+            throw ExitCode(2)
+        }
+        let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
+        var pipeline = ScanPipeline(
+            camera: agentConfig.camera, tracking: agentConfig.tracking, density: agentConfig.decoder.density,
+            normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13),
+            idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
+
+        var output = EventOutput(sightingsOnly: sightingsOnly)
+        var image = GrayImage(width: reader.header.width, height: reader.header.height, fill: 0)
+        var frame = 0
+        var lastTime = startTime
+        let began = ContinuousClock.now
+        var damaged: ClipError?
+        while true {
+            do {
+                guard try reader.readFrame(into: &image) else { break }
+            } catch {
+                damaged = error
+                break
+            }
+            let time = startTime.adding(milliseconds: reader.header.offsetMilliseconds(frame: frame))
+            lastTime = time
+            let detections = try decoder.decode(image)
+            if traceDetections { traceFrame(frame, detections, pipeline) }
+            output.write(pipeline.process(frame: frame, time: time, detections: detections))
+            frame += 1
+        }
+        output.write(pipeline.finish(time: lastTime))
+        output.flush()
+        let elapsed = ContinuousClock.now - began
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if let damaged { writeStandardError("scan-agent replay: \(damaged) (the \(frame) frames before it were processed)") }
+        writeStandardError(
+            "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
+                + "\(pipeline.tracker.discarded) unconfirmed reads dropped, "
+                + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s")
+    }
+}
+
+private func traceFrame(_ frame: Int, _ detections: [Detection], _ pipeline: ScanPipeline) {
+    for detection in detections {
+        let parts = pipeline.splitter.split(detection)
+        let boxes = parts.compactMap(\.box).map { "[\($0.minX),\($0.minY)-\($0.maxX),\($0.maxY)]" }
+        writeStandardError(
+            (ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil ? "\(detection.points.map { "(\($0.x),\($0.y))" }.joined())\n" : "") + "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) "
+                + "parts=\(parts.count) \(boxes.joined(separator: " "))")
+    }
+}
+
+/// Writes event lines to stdout through one buffered stream.
+struct EventOutput {
+    var sightingsOnly: Bool
+    var sightings = 0
+    /// Our own stream on descriptor 1, fully buffered (C's `stdout` global is not concurrency-safe).
+    private let stream: UnsafeMutablePointer<FILE>?
+
+    init(sightingsOnly: Bool) {
+        self.sightingsOnly = sightingsOnly
+        stream = fdopen(STDOUT_FILENO, "w")
+        if let stream { setvbuf(stream, nil, _IOFBF, 1 << 16) }
+    }
+
+    mutating func write(_ events: [AgentEvent]) {
+        for event in events {
+            if event.kind == .sighting { sightings += 1 }
+            if sightingsOnly && !event.isDurable { continue }
+            guard let stream else { continue }
+            event.json.withUnsafeBytes { raw in _ = fwrite(raw.baseAddress, 1, raw.count, stream) }
+            fputc(0x0A, stream)
+        }
+    }
+
+    func flush() { if let stream { fflush(stream) } }
+}

@@ -1,0 +1,203 @@
+/// The agent's whole configuration (`scan-agent run --config FILE.json`). Every key has a
+/// default except `camera.id`; unknown keys are errors. See docs/agent-config.md.
+public struct AgentConfig: Sendable, Equatable {
+    public var camera: CameraIdentity
+    public var source: SourceConfig = SourceConfig()
+    public var decoder: DecoderConfig = DecoderConfig()
+    public var tracking: TrackingConfig = TrackingConfig()
+    public var session: SessionConfig = SessionConfig()
+    public var nats: NATSConfig = NATSConfig()
+    public var spool: SpoolConfig
+    public var heartbeatSeconds: Double = 5
+    /// A ruleset file to start with (rules from NATS replace it).
+    public var rulesFile: String?
+
+    public init(camera: CameraIdentity) {
+        self.camera = camera
+        self.spool = SpoolConfig(dir: "/var/lib/scantrack/\(camera.id)")
+    }
+}
+
+public struct SourceConfig: Sendable, Equatable {
+    public enum Kind: String, Sendable { case v4l2, clip }
+    public var kind: Kind = .v4l2
+    public var device: String = "/dev/video0"
+    public var width: Int = 1280
+    public var height: Int = 720
+    public var fps: Int = 30
+    public var path: String?
+    /// Pace a clip at its frame rate (as a camera would deliver it); false reads as fast as it decodes.
+    public var realtime: Bool = true
+    public init() {}
+}
+
+public struct RegionOfInterest: Sendable, Equatable {
+    public var x: Double = 0
+    public var y: Double = 0
+    public var width: Double = 1
+    public var height: Double = 1
+    public init(x: Double = 0, y: Double = 0, width: Double = 1, height: Double = 1) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var isWholeFrame: Bool { x == 0 && y == 0 && width == 1 && height == 1 }
+
+    /// The region in pixels of a frame, clamped to it.
+    public func pixels(width frameWidth: Int, height frameHeight: Int) -> Box {
+        let minX = max(0, min(frameWidth - 1, Int((x * Double(frameWidth)).rounded(.down))))
+        let minY = max(0, min(frameHeight - 1, Int((y * Double(frameHeight)).rounded(.down))))
+        let maxX = max(minX, min(frameWidth - 1, Int(((x + width) * Double(frameWidth)).rounded(.up)) - 1))
+        let maxY = max(minY, min(frameHeight - 1, Int(((y + height) * Double(frameHeight)).rounded(.up)) - 1))
+        return Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+    }
+}
+
+public struct DecoderConfig: Sendable, Equatable {
+    /// What conveyors carry: retail EAN/UPC, logistics Code 128/39 and ITF, QR on totes.
+    public static let conveyorSymbologies: [Symbology] = [.ean13, .ean8, .upcA, .upcE, .code128, .code39, .interleaved2of5, .qrCode]
+    public var symbologies: [Symbology] = DecoderConfig.conveyorSymbologies
+    /// zbar scans every `density`-th line; 2 halves the work and still reads labels taller than a few lines.
+    public var density: Int = 2
+    public var regionOfInterest: RegionOfInterest = RegionOfInterest()
+    public var upcAsEAN13: Bool = true
+    public init() {}
+}
+
+public struct SessionConfig: Sendable, Equatable {
+    public enum Start: String, Sendable, CaseIterable { case continuous, command, firstCode, orderCode }
+    public var start: Start = .continuous
+    public var stopAfterCodes: Int?
+    public var stopAfterSeconds: Double?
+    public var stopAfterIdleSeconds: Double?
+    public var startDelaySeconds: Double = 0
+    public init() {}
+}
+
+public struct NATSConfig: Sendable, Equatable {
+    public var url: String = "nats://127.0.0.1:4222"
+    public var prefix: String = "scantrack"
+    public init() {}
+}
+
+public struct SpoolConfig: Sendable, Equatable {
+    public var dir: String
+    public var maxBytes: Int = 1 << 30
+    public init(dir: String) { self.dir = dir }
+}
+
+extension AgentConfig {
+    static let topKeys = ["camera", "source", "decoder", "tracking", "session", "nats", "spool", "heartbeatSeconds", "rules"]
+
+    /// Parses and validates a config file's bytes; every problem is listed by JSON path.
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigErrors) -> AgentConfig {
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(bytes)
+        } catch {
+            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "$", message: "not valid JSON: \(error)")])
+        }
+        var reader = ConfigReader()
+        let top = reader.object(document, at: "$", allowed: topKeys) ?? [:]
+        if case .object = document {} else { throw ConfigErrors(file: file, issues: reader.issues) }
+
+        let cameraKeys = reader.object(top["camera"], at: "camera", allowed: ["id", "site", "lane", "station"])
+        let id = reader.string(cameraKeys?["id"], at: "camera.id")
+        if cameraKeys?["id"] == nil { reader.fail("camera.id", "required: the camera's unique id, e.g. \"cam-07\"") }
+        if let id, !id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            reader.fail("camera.id", "'\(id)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
+        }
+        var camera = CameraIdentity(id: id ?? "camera")
+        if let site = reader.string(cameraKeys?["site"], at: "camera.site") { camera.site = site }
+        camera.lane = reader.string(cameraKeys?["lane"], at: "camera.lane")
+        camera.station = reader.string(cameraKeys?["station"], at: "camera.station")
+        var config = AgentConfig(camera: camera)
+
+        if let source = reader.object(top["source"], at: "source", allowed: ["type", "device", "width", "height", "fps", "path", "realtime"]) {
+            if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip"]) {
+                config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
+            }
+            if let device = reader.string(source["device"], at: "source.device") { config.source.device = device }
+            if let width = reader.int(source["width"], at: "source.width", range: 16...8192) { config.source.width = width }
+            if let height = reader.int(source["height"], at: "source.height", range: 16...8192) { config.source.height = height }
+            if let fps = reader.int(source["fps"], at: "source.fps", range: 1...240) { config.source.fps = fps }
+            config.source.path = reader.string(source["path"], at: "source.path")
+            if let realtime = reader.bool(source["realtime"], at: "source.realtime") { config.source.realtime = realtime }
+            if config.source.kind == .clip && config.source.path == nil {
+                reader.fail("source.path", "required when source.type is \"clip\"")
+            }
+        }
+
+        if let decoder = reader.object(top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13"]) {
+            if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
+                if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
+                config.decoder.symbologies = symbologies
+            }
+            if let density = reader.int(decoder["density"], at: "decoder.density", range: 1...8) { config.decoder.density = density }
+            if let upc = reader.bool(decoder["upcAsEAN13"], at: "decoder.upcAsEAN13") { config.decoder.upcAsEAN13 = upc }
+            if let roi = reader.object(decoder["regionOfInterest"], at: "decoder.regionOfInterest", allowed: ["x", "y", "width", "height"]) {
+                let path = "decoder.regionOfInterest"
+                var region = RegionOfInterest()
+                if let x = reader.double(roi["x"], at: path + ".x", range: 0...1) { region.x = x }
+                if let y = reader.double(roi["y"], at: path + ".y", range: 0...1) { region.y = y }
+                if let w = reader.double(roi["width"], at: path + ".width", range: 0.01...1) { region.width = w }
+                if let h = reader.double(roi["height"], at: path + ".height", range: 0.01...1) { region.height = h }
+                if region.x + region.width > 1.0001 { reader.fail(path, "x + width must not exceed 1 (fractions of the frame)") }
+                if region.y + region.height > 1.0001 { reader.fail(path, "y + height must not exceed 1 (fractions of the frame)") }
+                config.decoder.regionOfInterest = region
+            }
+        }
+
+        if let tracking = reader.object(top["tracking"], at: "tracking", allowed: ["maxMissedFrames", "minDecodes", "updateIntervalMs"]) {
+            if let value = reader.int(tracking["maxMissedFrames"], at: "tracking.maxMissedFrames", range: 0...1000) {
+                config.tracking.maxMissedFrames = value
+            }
+            if let value = reader.int(tracking["minDecodes"], at: "tracking.minDecodes", range: 1...100) { config.tracking.minDecodes = value }
+            if let value = reader.int(tracking["updateIntervalMs"], at: "tracking.updateIntervalMs", range: 0...60_000) {
+                config.tracking.updateIntervalMilliseconds = value
+            }
+        }
+
+        if let session = reader.object(
+            top["session"], at: "session",
+            allowed: ["start", "stopAfterCodes", "stopAfterSeconds", "stopAfterIdleSeconds", "startDelaySeconds"])
+        {
+            if let start = reader.choice(session["start"], at: "session.start", allowed: SessionConfig.Start.allCases.map(\.rawValue)) {
+                config.session.start = SessionConfig.Start(rawValue: start) ?? .continuous
+            }
+            config.session.stopAfterCodes = reader.int(session["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
+            config.session.stopAfterSeconds = reader.double(session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400)
+            config.session.stopAfterIdleSeconds = reader.double(
+                session["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400)
+            if let delay = reader.double(session["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600) {
+                config.session.startDelaySeconds = delay
+            }
+        }
+
+        if let nats = reader.object(top["nats"], at: "nats", allowed: ["url", "prefix"]) {
+            if let url = reader.string(nats["url"], at: "nats.url") {
+                if url.hasPrefix("nats://") || url.hasPrefix("tls://") {
+                    config.nats.url = url
+                } else {
+                    reader.fail("nats.url", "'\(url)' is not a NATS URL (nats://host:port)")
+                }
+            }
+            if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
+        }
+
+        if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes"]) {
+            if let dir = reader.string(spool["dir"], at: "spool.dir") { config.spool.dir = dir }
+            if let maxBytes = reader.int(spool["maxBytes"], at: "spool.maxBytes", range: 1 << 16...1 << 40) {
+                config.spool.maxBytes = maxBytes
+            }
+        }
+        if let seconds = reader.double(top["heartbeatSeconds"], at: "heartbeatSeconds", range: 0.1...3600) {
+            config.heartbeatSeconds = seconds
+        }
+        config.rulesFile = reader.string(top["rules"], at: "rules")
+
+        guard reader.issues.isEmpty else { throw ConfigErrors(file: file, issues: reader.issues) }
+        return config
+    }
+}

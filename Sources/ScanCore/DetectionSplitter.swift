@@ -1,0 +1,169 @@
+/// Splits a zbar detection that stands for several physical codes.
+///
+/// Within one image zbar merges symbols of the same type and value into one symbol and appends
+/// the scan points of all of them. For linear codes those points are where a decode completed on
+/// a scan line, and zbar scans alternate lines in opposite directions: right-to-left lines end on
+/// the left part of a code, left-to-right lines on its right part. Along one scan line, then, a
+/// left-to-right point followed by a right-to-left point marks the gap between two codes; and a
+/// gap of several scan lines separates codes stacked one behind the other. 2D codes come back
+/// as separate symbols already.
+public struct DetectionSplitter: Sendable {
+    /// zbar's scan density: lines are this many pixels apart.
+    public var density: Int
+    /// Scan lines without a point that still count as one code (damage, glare).
+    public var maxMissingLines: Int
+
+    public init(density: Int = 1, maxMissingLines: Int = 6) {
+        self.density = max(1, density)
+        self.maxMissingLines = maxMissingLines
+    }
+
+    public func split(_ detection: Detection) -> [Detection] {
+        guard detection.symbology.isLinear, detection.points.count >= 4 else { return [detection] }
+        let horizontal = Self.scansHorizontally(detection.points)
+        // Work in (along, across): `along` is the coordinate along the scan line, `line` its index.
+        let samples = detection.points.map { point in
+            horizontal ? (along: point.x, line: point.y) : (along: point.y, line: point.x)
+        }
+        let segments = lineSegments(samples)
+        guard segments.count > 1 else { return [detection] }
+        let groups = connect(segments)
+        guard groups.count > 1 else { return [detection] }
+        return groups.map { group in
+            var part = detection
+            part.points = group.flatMap { segment in
+                segment.alongs.map { horizontal ? Point(x: $0, y: segment.line) : Point(x: segment.line, y: $0) }
+            }
+            return part
+        }
+    }
+
+    /// zbar appends points in scan order: its horizontal pass goes down the image line by line,
+    /// its vertical pass left to right. Whichever coordinate never goes back is the one the scan
+    /// steps along.
+    static func scansHorizontally(_ points: [Point]) -> Bool {
+        var forwardY = 0
+        var forwardX = 0
+        for (a, b) in zip(points, points.dropFirst()) {
+            if b.y >= a.y { forwardY += 1 }
+            if b.x >= a.x { forwardX += 1 }
+        }
+        return forwardY >= forwardX
+    }
+
+    struct Segment {
+        var line: Int
+        var alongs: [Int]
+        var low: Int { alongs.min() ?? 0 }
+        var high: Int { alongs.max() ?? 0 }
+    }
+
+    /// Cuts each scan line's points into per-code segments.
+    private func lineSegments(_ samples: [(along: Int, line: Int)]) -> [Segment] {
+        // Points of one line are contiguous in zbar's list and in scan order.
+        var lines: [(line: Int, alongs: [Int])] = []
+        for sample in samples {
+            if let last = lines.last, last.line == sample.line {
+                lines[lines.count - 1].alongs.append(sample.along)
+            } else {
+                lines.append((sample.line, [sample.along]))
+            }
+        }
+        lines.sort { $0.line < $1.line }
+        guard let leftToRightParity = Self.leftToRightParity(lines, density: density) else {
+            // Every line runs the same way: nothing to pair; lines can still be split by gaps.
+            return lines.map { Segment(line: $0.line, alongs: $0.alongs) }
+        }
+
+        // Pair each line with its neighbour of the other direction and split at LTR→RTL steps.
+        var segments: [Segment] = []
+        var index = 0
+        while index < lines.count {
+            var group = [lines[index]]
+            if index + 1 < lines.count, lines[index + 1].line - lines[index].line <= density,
+                (lines[index + 1].line / density) & 1 != (lines[index].line / density) & 1
+            {
+                group.append(lines[index + 1])
+                index += 2
+            } else {
+                index += 1
+            }
+            var tagged: [(along: Int, leftToRight: Bool)] = []
+            for line in group {
+                let leftToRight = (line.line / density) & 1 == leftToRightParity
+                tagged += line.alongs.map { ($0, leftToRight) }
+            }
+            tagged.sort { $0.along < $1.along }
+            let lineIndex = group[0].line
+            var current: [Int] = []
+            var previousLeftToRight = false
+            for point in tagged {
+                if !current.isEmpty && previousLeftToRight && !point.leftToRight {
+                    segments.append(Segment(line: lineIndex, alongs: current))
+                    current = []
+                }
+                current.append(point.along)
+                previousLeftToRight = point.leftToRight
+            }
+            if !current.isEmpty { segments.append(Segment(line: lineIndex, alongs: current)) }
+        }
+        return segments
+    }
+
+    /// Which parity of line index zbar scanned left to right (it alternates line by line).
+    /// Learnt from lines holding several points (their order shows the direction); failing that,
+    /// right-to-left lines end on the left part of a code, so their points lie further left.
+    static func leftToRightParity(_ lines: [(line: Int, alongs: [Int])], density: Int) -> Int? {
+        var votes = [0, 0]
+        var sums = [0, 0]
+        var counts = [0, 0]
+        for line in lines {
+            let parity = (line.line / density) & 1
+            if line.alongs.count >= 2, let first = line.alongs.first, let last = line.alongs.last, first != last {
+                votes[parity] += last > first ? 1 : -1
+            }
+            sums[parity] += line.alongs.reduce(0, +)
+            counts[parity] += line.alongs.count
+        }
+        if votes[0] != 0 { return votes[0] > 0 ? 0 : 1 }
+        if votes[1] != 0 { return votes[1] > 0 ? 1 : 0 }
+        guard counts[0] > 0, counts[1] > 0 else { return nil }
+        let mean0 = Double(sums[0]) / Double(counts[0])
+        let mean1 = Double(sums[1]) / Double(counts[1])
+        return mean0 >= mean1 ? 0 : 1
+    }
+
+    /// Joins segments of neighbouring lines whose extents overlap: one group per physical code.
+    private func connect(_ segments: [Segment]) -> [[Segment]] {
+        var parent = Array(segments.indices)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i {
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            }
+            return i
+        }
+        let lineGap = (maxMissingLines + 2) * density
+        let order = segments.indices.sorted { segments[$0].line < segments[$1].line }
+        for (position, i) in order.enumerated() {
+            for j in order[(position + 1)...] {
+                if segments[j].line - segments[i].line > lineGap { break }
+                let a = segments[i]
+                let b = segments[j]
+                let slack = max(4, min(a.high - a.low, b.high - b.low) / 5)
+                if a.low <= b.high + slack && b.low <= a.high + slack {
+                    parent[root(i)] = root(j)
+                }
+            }
+        }
+        var groups: [Int: [Segment]] = [:]
+        var firstSeen: [Int] = []
+        for i in segments.indices {
+            let r = root(i)
+            if groups[r] == nil { firstSeen.append(r) }
+            groups[r, default: []].append(segments[i])
+        }
+        return firstSeen.map { groups[$0]! }  // every key in firstSeen was inserted
+    }
+}

@@ -1,0 +1,100 @@
+/// One physical code followed across frames.
+public struct Track: Sendable, Equatable {
+    /// Empty until the track is confirmed; unique across cameras and restarts once set.
+    public internal(set) var id: String
+    public internal(set) var symbology: Symbology
+    /// The value with the most decodes (conflicting reads are settled by vote).
+    public internal(set) var value: [UInt8]
+    public internal(set) var isGS1: Bool
+    public internal(set) var addOn: String?
+    public internal(set) var firstFrame: Int
+    public internal(set) var lastFrame: Int
+    public internal(set) var firstSeen: Timestamp
+    public internal(set) var lastSeen: Timestamp
+    public internal(set) var decodes: Int
+    public internal(set) var firstBox: Box
+    public internal(set) var lastBox: Box
+    /// Pixels per frame, smoothed.
+    public internal(set) var velocityX: Double = 0
+    public internal(set) var velocityY: Double = 0
+    public internal(set) var confirmed = false
+    /// Largest box seen: a linear code decoded on only some scan lines gives a partial box.
+    var fullWidth: Int
+    var fullHeight: Int
+    /// Set by the pipeline when the rule engine decides, at the first confirmed read.
+    public var decision: TrackDecision?
+
+    var votes: [VoteKey: Int] = [:]
+    var lastUpdateSent: Timestamp?
+    var lastUpdateBox: Box?
+    /// Internal key for tentative tracks.
+    let serial: Int
+
+    struct VoteKey: Hashable, Sendable {
+        var symbology: Symbology
+        var value: [UInt8]
+    }
+
+    init(serial: Int, detection: Detection, box: Box, frame: Int, time: Timestamp) {
+        self.serial = serial
+        self.id = ""
+        self.symbology = detection.symbology
+        self.value = detection.value
+        self.isGS1 = detection.isGS1
+        self.addOn = detection.addOn
+        self.firstFrame = frame
+        self.lastFrame = frame
+        self.firstSeen = time
+        self.lastSeen = time
+        self.decodes = 1
+        self.firstBox = box
+        self.lastBox = box
+        self.votes = [VoteKey(symbology: detection.symbology, value: detection.value): 1]
+        self.fullWidth = box.width
+        self.fullHeight = box.height
+    }
+
+    /// Frames from the first to the last decode, both included.
+    public var frames: Int { lastFrame - firstFrame + 1 }
+
+    /// Mean speed between first and last decode, in pixels per second.
+    public var velocityPixelsPerSecond: Double {
+        let seconds = Double(lastSeen.milliseconds - firstSeen.milliseconds) / 1000
+        guard seconds > 0 else { return 0 }
+        let dx = lastBox.centerX - firstBox.centerX
+        let dy = lastBox.centerY - firstBox.centerY
+        return (dx * dx + dy * dy).squareRoot() / seconds
+    }
+
+    /// Where the code should be at `frame`, if it keeps moving as it did.
+    func predictedBox(at frame: Int) -> Box {
+        let elapsed = Double(frame - lastFrame)
+        let dx = Int((velocityX * elapsed).rounded())
+        let dy = Int((velocityY * elapsed).rounded())
+        return Box(minX: lastBox.minX + dx, minY: lastBox.minY + dy, maxX: lastBox.maxX + dx, maxY: lastBox.maxY + dy)
+    }
+
+    /// A box much smaller than the largest seen is a partial read (some scan lines only).
+    func isPartial(_ box: Box) -> Bool {
+        box.width * box.height * 2 < fullWidth * fullHeight
+    }
+
+    func matches(_ detection: Detection) -> Bool {
+        detection.symbology == symbology && detection.value == value
+    }
+}
+
+/// What the rule engine decided for a track, once, at its first confirmed read.
+public struct TrackDecision: Sendable, Equatable {
+    public var accepted: Bool
+    public var ruleId: String?
+    public var role: String?
+
+    public init(accepted: Bool, ruleId: String? = nil, role: String? = nil) {
+        self.accepted = accepted
+        self.ruleId = ruleId
+        self.role = role
+    }
+
+    public static let acceptedByDefault = TrackDecision(accepted: true)
+}

@@ -1,0 +1,192 @@
+/// What the tracker reports for one frame.
+public enum TrackerEvent: Sendable, Equatable {
+    /// A track was confirmed (decoded in `minDecodes` frames).
+    case added(Track)
+    /// A confirmed track moved (throttled).
+    case updated(Track)
+    /// A confirmed track ended: its code has not been decoded for `maxMissedFrames`, or the stream ended.
+    case removed(Track)
+}
+
+/// Follows every code across frames with a persistent ID (matrix scan).
+///
+/// A value type driven by (detections, frame index, time): no clock, no I/O. Each frame it
+/// predicts where every live track has moved (constant velocity), pairs detections with tracks
+/// by distance to that prediction — the same value first, a different value only where the boxes
+/// overlap (a misread of the same code, settled by vote) — starts tentative tracks for the rest,
+/// and ends tracks that have missed too many frames. Identical values far apart are different
+/// tracks, so identical items side by side or back to back are counted one by one.
+public struct Tracker: Sendable {
+    public let config: TrackingConfig
+    /// Track IDs are `<prefix>-<n>`; the agent makes the prefix unique per camera and run.
+    public let idPrefix: String
+    public private(set) var live: [Track] = []
+    private var nextSerial = 0
+    private var confirmedCount = 0
+    /// Tentative tracks that ended unconfirmed (misreads, phantoms).
+    public private(set) var discarded = 0
+
+    public init(config: TrackingConfig = TrackingConfig(), idPrefix: String) {
+        self.config = config
+        self.idPrefix = idPrefix
+    }
+
+    public var confirmedLive: Int { live.reduce(0) { $0 + ($1.confirmed ? 1 : 0) } }
+
+    /// Advances by one frame. `detections` are this frame's decodes, already split and normalised.
+    public mutating func step(frame: Int, time: Timestamp, detections: [Detection]) -> [TrackerEvent] {
+        var events: [TrackerEvent] = []
+        let boxes = detections.map { $0.box ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0) }
+
+        // Candidate pairs within each track's gate.
+        struct Candidate {
+            var track: Int
+            var detection: Int
+            var sameValue: Bool
+            var distance: Double
+        }
+        var candidates: [Candidate] = []
+        for (t, track) in live.enumerated() {
+            let predicted = track.predictedBox(at: frame)
+            let size = Double(max(track.fullWidth, track.fullHeight))
+            let elapsed = Double(frame - track.lastFrame)
+            let speed = (track.velocityX * track.velocityX + track.velocityY * track.velocityY).squareRoot()
+            let gate = max(config.minGatePixels, 0.25 * size) + (0.5 * speed + 2) * elapsed
+            for (d, detection) in detections.enumerated() {
+                let gap = Self.gap(predicted, boxes[d])
+                guard gap <= gate else { continue }
+                let same = track.matches(detection)
+                if !same {
+                    // A different value continues a track only where it covers the same code.
+                    guard detection.symbology.isLinear == track.symbology.isLinear,
+                        predicted.intersectionOverUnion(boxes[d]) >= 0.3
+                    else { continue }
+                }
+                let dx = boxes[d].centerX - predicted.centerX
+                let dy = boxes[d].centerY - predicted.centerY
+                let cost = gap + 0.05 * (dx * dx + dy * dy).squareRoot()
+                candidates.append(Candidate(track: t, detection: d, sameValue: same, distance: cost))
+            }
+        }
+        candidates.sort { a, b in
+            a.sameValue != b.sameValue ? a.sameValue : a.distance < b.distance
+        }
+        var trackTaken = [Bool](repeating: false, count: live.count)
+        var detectionTaken = [Bool](repeating: false, count: detections.count)
+        for candidate in candidates where !trackTaken[candidate.track] && !detectionTaken[candidate.detection] {
+            trackTaken[candidate.track] = true
+            detectionTaken[candidate.detection] = true
+            var track = live[candidate.track]
+            let event = update(
+                &track, with: detections[candidate.detection], box: boxes[candidate.detection], frame: frame, time: time)
+            live[candidate.track] = track
+            if let event { events.append(event) }
+        }
+
+        // Tracks that missed too long end; unconfirmed ones vanish without a trace.
+        var kept: [Track] = []
+        kept.reserveCapacity(live.count + detections.count)
+        for track in live {
+            if frame - track.lastFrame > config.maxMissedFrames {
+                if track.confirmed { events.append(.removed(track)) } else { discarded += 1 }
+            } else {
+                kept.append(track)
+            }
+        }
+        live = kept
+
+        // New tentative tracks for detections nothing claimed.
+        for (d, detection) in detections.enumerated() where !detectionTaken[d] {
+            var track = Track(serial: nextSerial, detection: detection, box: boxes[d], frame: frame, time: time)
+            nextSerial += 1
+            if config.minDecodes <= 1 {
+                confirm(&track)
+                events.append(.added(track))
+            }
+            live.append(track)
+        }
+        return events
+    }
+
+    /// Ends every live track (end of stream, shutdown). Confirmed ones are reported as removed.
+    public mutating func finish() -> [TrackerEvent] {
+        var events: [TrackerEvent] = []
+        for track in live {
+            if track.confirmed { events.append(.removed(track)) } else { discarded += 1 }
+        }
+        live.removeAll()
+        return events
+    }
+
+    /// Records the pipeline's rule decision on a live track.
+    public mutating func setDecision(_ decision: TrackDecision, forTrack id: String) {
+        if let index = live.firstIndex(where: { $0.id == id }) { live[index].decision = decision }
+    }
+
+    private mutating func confirm(_ track: inout Track) {
+        confirmedCount += 1
+        track.confirmed = true
+        track.id = "\(idPrefix)-\(confirmedCount)"
+    }
+
+    private mutating func update(
+        _ track: inout Track, with detection: Detection, box: Box, frame: Int, time: Timestamp
+    ) -> TrackerEvent? {
+        let elapsed = Double(frame - track.lastFrame)
+        let partial = track.isPartial(box)
+        let predicted = track.predictedBox(at: frame)
+        if elapsed > 0 && !partial {
+            let vx = (box.centerX - track.lastBox.centerX) / elapsed
+            let vy = (box.centerY - track.lastBox.centerY) / elapsed
+            if track.decodes == 1 {
+                track.velocityX = vx
+                track.velocityY = vy
+            } else {
+                track.velocityX = 0.5 * track.velocityX + 0.5 * vx
+                track.velocityY = 0.5 * track.velocityY + 0.5 * vy
+            }
+        }
+        track.lastFrame = frame
+        track.lastSeen = time
+        // A partial read confirms the track but says little about where the whole code is.
+        track.lastBox = partial ? predicted : box
+        track.fullWidth = max(track.fullWidth, box.width)
+        track.fullHeight = max(track.fullHeight, box.height)
+        track.decodes += 1
+        let key = Track.VoteKey(symbology: detection.symbology, value: detection.value)
+        track.votes[key, default: 0] += 1
+        let leaderVotes = track.votes[Track.VoteKey(symbology: track.symbology, value: track.value)] ?? 0
+        if track.votes[key, default: 0] > leaderVotes {  // only the value just read can overtake
+            track.value = detection.value
+            track.symbology = detection.symbology
+        }
+        if track.matches(detection) {
+            track.isGS1 = detection.isGS1
+            if detection.addOn != nil { track.addOn = detection.addOn }
+        }
+
+        if !track.confirmed {
+            guard track.decodes >= config.minDecodes else { return nil }
+            confirm(&track)
+            track.lastUpdateSent = time
+            track.lastUpdateBox = box
+            return .added(track)
+        }
+        if let sent = track.lastUpdateSent,
+            time.milliseconds - sent.milliseconds < Int64(config.updateIntervalMilliseconds)
+        {
+            return nil
+        }
+        if track.lastUpdateBox == box { return nil }
+        track.lastUpdateSent = time
+        track.lastUpdateBox = box
+        return .updated(track)
+    }
+
+    /// Distance between two boxes' edges; 0 when they touch or overlap.
+    static func gap(_ a: Box, _ b: Box) -> Double {
+        let dx = Double(max(0, max(a.minX - b.maxX, b.minX - a.maxX)))
+        let dy = Double(max(0, max(a.minY - b.maxY, b.minY - a.maxY)))
+        return (dx * dx + dy * dy).squareRoot()
+    }
+}

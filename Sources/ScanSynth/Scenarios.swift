@@ -1,0 +1,180 @@
+import ScanCore
+
+/// The synthetic conveyor scenes used by tests, benchmarks and the demo. Deterministic: the same
+/// name and parameters always give the same frames.
+public enum Scenarios {
+    public static let names = [
+        "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
+        "two-codes-420", "flow",
+    ]
+
+    /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
+    public static func named(
+        _ name: String, width: Int = 1280, height: Int = 720, frames: Int = 300, codesInView: Int = 10, seed: UInt64 = 7
+    ) -> SynthScene? {
+        switch name {
+        case "side-by-side": sideBySide()
+        case "back-to-back": backToBack()
+        case "covered": covered()
+        case "fixed-label": fixedLabel()
+        case "dense": dense()
+        case "fast-blur": fastBlur()
+        case "rotated": rotated()
+        case "two-codes": twoCodes(chroma: .mono)
+        case "two-codes-420": twoCodes(chroma: .c420)
+        case "flow": flow(width: width, height: height, frames: frames, codesInView: codesInView, seed: seed)
+        default: nil
+        }
+    }
+
+    static func box(_ name: String, x: Double, y: Double, speed: Double, labels: [SynthLabel], width: Int = 280, height: Int = 150)
+        -> SynthItem
+    {
+        SynthItem(name: name, width: width, height: height, startX: x, startY: y, velocityX: speed, labels: labels)
+    }
+
+    /// Two identical products side by side across the belt, and one other.
+    public static func sideBySide() -> SynthScene {
+        let same = SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20)
+        return SynthScene(
+            frameCount: 110,
+            items: [
+                box("a", x: -300, y: 20, speed: 8, labels: [same]),
+                box("b", x: -300, y: 220, speed: 8, labels: [same]),
+                box("c", x: -900, y: 120, speed: 8, labels: [SynthLabel(.ean13, "590123412345", offsetX: 16, offsetY: 20)]),
+            ])
+    }
+
+    /// Three identical products one behind the other with small gaps.
+    public static func backToBack() -> SynthScene {
+        let same = SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20)
+        return SynthScene(
+            frameCount: 150,
+            items: (0..<3).map { index in
+                box("item\(index)", x: -300 - Double(index) * 310, y: 120, speed: 8, labels: [same])
+            })
+    }
+
+    /// A label covered by an arm for 8 frames in the middle of its pass.
+    public static func covered() -> SynthScene {
+        SynthScene(
+            frameCount: 100,
+            items: [box("a", x: -300, y: 120, speed: 8, labels: [SynthLabel(.ean13, "871234567890", offsetX: 16, offsetY: 20)])],
+            occluders: [SynthOccluder(x: 0, y: 0, width: 290, height: 160, followsItem: 0, frames: 70..<78)])
+    }
+
+    /// A lane label fixed in view for the whole clip while items pass.
+    public static func fixedLabel() -> SynthScene {
+        let lane = SynthItem(
+            name: "lane", width: 300, height: 80, startX: 330, startY: 310, velocityX: 0,
+            labels: [SynthLabel(.code128, "LANE-L3", offsetX: 6, offsetY: 4, barHeight: 22)], shade: 120)
+        return SynthScene(
+            frameCount: 160,
+            items: [
+                lane,
+                box("a", x: -300, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000001", offsetX: 16, offsetY: 20)]),
+                box("b", x: -650, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000002", offsetX: 16, offsetY: 20)]),
+                box("c", x: -1000, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000003", offsetX: 16, offsetY: 20)]),
+            ])
+    }
+
+    /// Forty QR-labelled totes in view at once, drifting slowly.
+    public static func dense() -> SynthScene {
+        var items: [SynthItem] = []
+        for row in 0..<5 {
+            for column in 0..<8 {
+                let number = row * 8 + column + 1
+                let data = "TOTE-" + String(repeating: "0", count: number < 10 ? 2 : 1) + String(number)
+                items.append(
+                    SynthItem(
+                        name: data, width: 92, height: 92, startX: 20 + Double(column) * 112, startY: 12 + Double(row) * 104,
+                        velocityX: 1.5, labels: [SynthLabel(.qrCode, data, moduleSize: 3, offsetX: 2, offsetY: 2)], shade: 150))
+            }
+        }
+        return SynthScene(width: 960, height: 540, frameCount: 24, items: items)
+    }
+
+    /// Fast items with motion blur.
+    public static func fastBlur() -> SynthScene {
+        SynthScene(
+            frameCount: 90,
+            items: (0..<3).map { index in
+                box(
+                    "fast\(index)", x: -280 - Double(index) * 520, y: 110, speed: 22,
+                    labels: [SynthLabel(.ean8, "9638507\(index)", moduleSize: 3, offsetX: 8, offsetY: 20, barHeight: 40)],
+                    width: 270, height: 170)
+            },
+            exposure: 0.2)
+    }
+
+    /// Labels rotated by up to ±10°.
+    public static func rotated() -> SynthScene {
+        let angles = [10.0, -10.0, 6.0]
+        return SynthScene(
+            frameCount: 150,
+            items: angles.enumerated().map { index, angle in
+                box(
+                    "rot\(index)", x: -300 - Double(index) * 340, y: 100, speed: 8,
+                    labels: [SynthLabel(.ean13, "40123455\(index)45\(index)", offsetX: 10, offsetY: 10, rotationDegrees: angle)],
+                    width: 290, height: 190)
+            })
+    }
+
+    /// Boxes that carry two codes each (a product EAN and a logistics Code 128).
+    public static func twoCodes(chroma: Y4MHeader.Chroma) -> SynthScene {
+        SynthScene(
+            frameCount: 120,
+            items: (0..<2).map { index in
+                box(
+                    "box\(index)", x: -320 - Double(index) * 360, y: 40, speed: 8,
+                    labels: [
+                        SynthLabel(.ean13, "50123456789\(index)", offsetX: 16, offsetY: 12),
+                        SynthLabel(.code128, "LPN-88\(index)", offsetX: 16, offsetY: 150),
+                    ],
+                    width: 310, height: 280)
+            },
+            chroma: chroma)
+    }
+
+    /// A steady stream of items for benchmarks and the demo: lanes of boxes with EAN-13, Code 128
+    /// and QR labels, spaced so that about `codesInView` codes are in view at once.
+    public static func flow(width: Int, height: Int, frames: Int, codesInView: Int, seed: UInt64, speed: Double = 6) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let laneHeight = 140
+        let lanes = max(1, min(codesInView, height / laneHeight))
+        let perLane = max(1.0, Double(codesInView) / Double(lanes))
+        let spacing = Double(width + 200) / perLane
+        var items: [SynthItem] = []
+        var serial = 0
+        for lane in 0..<lanes {
+            let laneY = Double(lane * (height / lanes)) + 6
+            var x = Double(width) - spacing * perLane.rounded(.down) - Double(generator.next() % 60)
+            // Enough items to keep the lane full for the whole clip.
+            let needed = Int((speed * Double(frames) + Double(width)) / spacing) + Int(perLane) + 2
+            for _ in 0..<needed {
+                serial += 1
+                let kind = generator.next() % 3
+                let label: SynthLabel
+                let boxWidth: Int
+                switch kind {
+                case 0:
+                    label = SynthLabel(.qrCode, "TOTE-\(seed)-\(serial)", moduleSize: 3, offsetX: 6, offsetY: 6)
+                    boxWidth = 110
+                case 1:
+                    label = SynthLabel(.code128, "P\(100_000 + serial)", moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
+                    boxWidth = 190
+                default:
+                    let digits = String(400_000_000_000 + Int(generator.next() % 99_999_999))
+                    label = SynthLabel(.ean8, String(digits.suffix(7)), moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
+                    boxWidth = 200
+                }
+                items.append(
+                    SynthItem(
+                        name: "flow\(serial)", width: boxWidth, height: min(laneHeight - 12, 120), startX: x, startY: laneY,
+                        velocityX: speed, labels: [label]))
+                x -= max(spacing, Double(boxWidth) + 30)
+            }
+        }
+        return SynthScene(width: width, height: height, frameCount: frames, items: items, noise: 8, seed: seed)
+    }
+}

@@ -1,0 +1,129 @@
+import ScanCore
+
+/// A label on a box: a code on white paper.
+public struct SynthLabel: Sendable {
+    public var symbology: SynthSymbology
+    public var data: String
+    /// Pixels per module (the code's X-dimension as the camera sees it).
+    public var moduleSize: Int
+    /// Top-left corner of the label within its box.
+    public var offsetX: Int
+    public var offsetY: Int
+    public var rotationDegrees: Double
+    /// Bar height of linear codes, in pixels.
+    public var barHeight: Int
+
+    public init(
+        _ symbology: SynthSymbology, _ data: String, moduleSize: Int = 2, offsetX: Int = 10, offsetY: Int = 10,
+        rotationDegrees: Double = 0, barHeight: Int = 44
+    ) {
+        self.symbology = symbology
+        self.data = data
+        self.moduleSize = moduleSize
+        self.offsetX = offsetX
+        self.offsetY = offsetY
+        self.rotationDegrees = rotationDegrees
+        self.barHeight = barHeight
+    }
+}
+
+/// A box on the belt, moving at constant speed.
+public struct SynthItem: Sendable {
+    public var name: String
+    public var width: Int
+    public var height: Int
+    /// Top-left corner at frame 0.
+    public var startX: Double
+    public var startY: Double
+    /// Pixels per frame.
+    public var velocityX: Double
+    public var velocityY: Double
+    public var labels: [SynthLabel]
+    public var shade: UInt8
+
+    public init(
+        name: String, width: Int, height: Int, startX: Double, startY: Double, velocityX: Double, velocityY: Double = 0,
+        labels: [SynthLabel], shade: UInt8 = 170
+    ) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.startX = startX
+        self.startY = startY
+        self.velocityX = velocityX
+        self.velocityY = velocityY
+        self.labels = labels
+        self.shade = shade
+    }
+
+    public func position(frame: Int) -> (x: Double, y: Double) {
+        (startX + velocityX * Double(frame), startY + velocityY * Double(frame))
+    }
+}
+
+/// Something dark in front of the belt for some frames (an arm over a label).
+public struct SynthOccluder: Sendable {
+    /// Frame coordinates, or relative to `followsItem`'s top-left corner.
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public var followsItem: Int?
+    public var frames: Range<Int>
+
+    public init(x: Int, y: Int, width: Int, height: Int, followsItem: Int? = nil, frames: Range<Int>) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.followsItem = followsItem
+        self.frames = frames
+    }
+}
+
+/// A deterministic conveyor scene: frame size, items, occluders, noise, blur.
+public struct SynthScene: Sendable {
+    public var width: Int
+    public var height: Int
+    public var frameCount: Int
+    public var fps: Int
+    public var items: [SynthItem]
+    public var occluders: [SynthOccluder]
+    /// Amplitude of sensor noise (grey levels, ±).
+    public var noise: Int
+    /// Fraction of a frame interval the shutter is open: motion blur is speed × exposure pixels long.
+    public var exposure: Double
+    public var seed: UInt64
+    public var chroma: Y4MHeader.Chroma
+
+    public init(
+        width: Int = 640, height: Int = 400, frameCount: Int, fps: Int = 30, items: [SynthItem],
+        occluders: [SynthOccluder] = [], noise: Int = 6, exposure: Double = 0, seed: UInt64 = 1,
+        chroma: Y4MHeader.Chroma = .mono
+    ) {
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.fps = fps
+        self.items = items
+        self.occluders = occluders
+        self.noise = noise
+        self.exposure = exposure
+        self.seed = seed
+        self.chroma = chroma
+    }
+
+    public var header: Y4MHeader {
+        Y4MHeader(width: width, height: height, frameRateNumerator: fps, frameRateDenominator: 1, chroma: chroma)
+    }
+}
+
+/// One code the camera should report once.
+public struct ExpectedCode: Sendable, Equatable {
+    public var item: Int
+    public var label: Int
+    public var value: String
+    public var symbology: Symbology
+    /// Frames in which the whole label is inside the frame.
+    public var framesInView: ClosedRange<Int>
+}

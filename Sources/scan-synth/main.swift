@@ -1,0 +1,46 @@
+import Foundation
+import ScanCore
+import ScanSynth
+
+/// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--truth FILE.json]
+/// Renders a synthetic conveyor clip (tests, benchmarks, demo) and optionally its ground truth.
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...index + 1)
+    return value
+}
+let width = option("--width").flatMap(Int.init) ?? 1280
+let height = option("--height").flatMap(Int.init) ?? 720
+let frames = option("--frames").flatMap(Int.init) ?? 300
+let codes = option("--codes").flatMap(Int.init) ?? 10
+let seed = option("--seed").flatMap(UInt64.init) ?? 7
+let truth = option("--truth")
+guard arguments.count == 2, let scene = Scenarios.named(
+    arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
+else {
+    FileHandle.standardError.write(
+        Data("usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n".utf8))
+    exit(2)
+}
+do {
+    let renderer = try SceneRenderer(scene: scene)
+    try renderer.writeClip(to: arguments[1])
+    if let truth {
+        var lines: [String] = []
+        for code in renderer.expectedCodes() {
+            var writer = JSONWriter()
+            writer.field("item", scene.items[code.item].name)
+            writer.field("value", code.value)
+            writer.field("symbology", code.symbology.rawValue)
+            writer.field("firstFrame", code.framesInView.lowerBound)
+            writer.field("lastFrame", code.framesInView.upperBound)
+            lines.append(writer.text)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: truth, atomically: true, encoding: .utf8)
+    }
+} catch {
+    FileHandle.standardError.write(Data("scan-synth: \(error)\n".utf8))
+    exit(1)
+}
