@@ -69,6 +69,7 @@ struct ReplayCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
+        decoder.debugRaw = ProcessInfo.processInfo.environment["SCANTRACK_TRACE_RAW"] != nil
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking, density: agentConfig.decoder.density,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13),

@@ -41,7 +41,7 @@ public struct DetectionSplitter: Sendable {
     /// zbar appends points in scan order: its horizontal pass goes down the image line by line,
     /// its vertical pass left to right. Whichever coordinate never goes back is the one the scan
     /// steps along.
-    static func scansHorizontally(_ points: [Point]) -> Bool {
+    public static func scansHorizontally(_ points: [Point]) -> Bool {
         var forwardY = 0
         var forwardX = 0
         for (a, b) in zip(points, points.dropFirst()) {
@@ -62,10 +62,12 @@ public struct DetectionSplitter: Sendable {
     private func lineSegments(_ samples: [(along: Int, line: Int)]) -> [Segment] {
         // Points of one line are contiguous in zbar's list and in scan order.
         var lines: [(line: Int, alongs: [Int])] = []
+        var lineIndex: [Int: Int] = [:]
         for sample in samples {
-            if let last = lines.last, last.line == sample.line {
-                lines[lines.count - 1].alongs.append(sample.along)
+            if let index = lineIndex[sample.line] {
+                lines[index].alongs.append(sample.along)
             } else {
+                lineIndex[sample.line] = lines.count
                 lines.append((sample.line, [sample.along]))
             }
         }
@@ -107,7 +109,32 @@ public struct DetectionSplitter: Sendable {
             }
             if !current.isEmpty { segments.append(Segment(line: lineIndex, alongs: current)) }
         }
-        return segments
+        return Self.splitOverlong(segments)
+    }
+
+    /// A line pair that saw only the left part of one code and the right part of its neighbour
+    /// shows no direction change between them, and its segment spans both. Segments much longer
+    /// than a typical code are cut at their widest gap.
+    static func splitOverlong(_ segments: [Segment]) -> [Segment] {
+        let lengths = segments.map { $0.high - $0.low }.filter { $0 > 0 }.sorted()
+        guard lengths.count >= 3 else { return segments }
+        let typical = lengths[lengths.count / 2]
+        var result: [Segment] = []
+        var pending = segments
+        while let segment = pending.popLast() {
+            guard segment.high - segment.low > typical * 3 / 2, segment.alongs.count >= 2 else {
+                result.append(segment)
+                continue
+            }
+            let sorted = segment.alongs.sorted()
+            var widest = 0
+            for index in 1..<sorted.count where sorted[index] - sorted[index - 1] > sorted[widest + 1] - sorted[widest] {
+                widest = index - 1
+            }
+            pending.append(Segment(line: segment.line, alongs: Array(sorted[...widest])))
+            pending.append(Segment(line: segment.line, alongs: Array(sorted[(widest + 1)...])))
+        }
+        return result.reversed()
     }
 
     /// Which parity of line index zbar scanned left to right (it alternates line by line).
@@ -134,6 +161,9 @@ public struct DetectionSplitter: Sendable {
     }
 
     /// Joins segments of neighbouring lines whose extents overlap: one group per physical code.
+    /// Segments that span a code (points of both directions) are joined first; lines that saw
+    /// only one end of a code (a single point) are then attached to the group whose extent covers
+    /// them, so a code read completely on few lines is not cut into pieces.
     private func connect(_ segments: [Segment]) -> [[Segment]] {
         var parent = Array(segments.indices)
         func root(_ i: Int) -> Int {
@@ -144,16 +174,76 @@ public struct DetectionSplitter: Sendable {
             }
             return i
         }
+        func overlaps(_ a: (low: Int, high: Int), _ b: (low: Int, high: Int)) -> Bool {
+            let slack = max(4, min(a.high - a.low, b.high - b.low) / 5)
+            return a.low <= b.high + slack && b.low <= a.high + slack
+        }
         let lineGap = (maxMissingLines + 2) * density
         let order = segments.indices.sorted { segments[$0].line < segments[$1].line }
-        for (position, i) in order.enumerated() {
-            for j in order[(position + 1)...] {
+        let spanning = order.filter { segments[$0].high > segments[$0].low }
+        for (position, i) in spanning.enumerated() {
+            for j in spanning[(position + 1)...] {
                 if segments[j].line - segments[i].line > lineGap { break }
-                let a = segments[i]
-                let b = segments[j]
-                let slack = max(4, min(a.high - a.low, b.high - b.low) / 5)
-                if a.low <= b.high + slack && b.low <= a.high + slack {
+                if overlaps((segments[i].low, segments[i].high), (segments[j].low, segments[j].high)) {
                     parent[root(i)] = root(j)
+                }
+            }
+        }
+        // Extent of each group of spanning segments.
+        var extents: [Int: (low: Int, high: Int, first: Int, last: Int)] = [:]
+        for i in spanning {
+            let r = root(i)
+            let segment = segments[i]
+            if let e = extents[r] {
+                extents[r] = (min(e.low, segment.low), max(e.high, segment.high), min(e.first, segment.line), max(e.last, segment.line))
+            } else {
+                extents[r] = (segment.low, segment.high, segment.line, segment.line)
+            }
+        }
+        // Single points: to the nearest covering group, else to each other.
+        let singles = order.filter { segments[$0].high == segments[$0].low }
+        for i in singles {
+            let point = segments[i].low
+            let line = segments[i].line
+            var best: (root: Int, distance: Int)?
+            for (r, e) in extents where point >= e.low - 4 && point <= e.high + 4 {
+                let distance = line < e.first ? e.first - line : (line > e.last ? line - e.last : 0)
+                if distance <= 2 * lineGap && distance < (best?.distance ?? Int.max) { best = (r, distance) }
+            }
+            if let best { parent[root(i)] = root(best.root) }
+        }
+        for (position, i) in singles.enumerated() where extents[root(i)] == nil {
+            for j in singles[(position + 1)...] {
+                if segments[j].line - segments[i].line > lineGap { break }
+                if extents[root(j)] == nil, abs(segments[j].low - segments[i].low) <= 4 { parent[root(i)] = root(j) }
+            }
+        }
+        // Groups that overlap along the scan and whose lines meet (single-point lines bridged the
+        // gap between their complete lines) are one code.
+        var merged = true
+        while merged {
+            merged = false
+            var bounds: [Int: (low: Int, high: Int, first: Int, last: Int)] = [:]
+            for i in segments.indices {
+                let r = root(i)
+                let segment = segments[i]
+                if let b = bounds[r] {
+                    bounds[r] = (min(b.low, segment.low), max(b.high, segment.high), min(b.first, segment.line), max(b.last, segment.line))
+                } else {
+                    bounds[r] = (segment.low, segment.high, segment.line, segment.line)
+                }
+            }
+            let roots = Array(bounds.keys).sorted()
+            search: for (position, a) in roots.enumerated() {
+                for b in roots[(position + 1)...] {
+                    let x = bounds[a]!  // keys come from bounds
+                    let y = bounds[b]!
+                    let lineDistance = max(0, max(x.first - y.last, y.first - x.last))
+                    if lineDistance <= lineGap && overlaps((x.low, x.high), (y.low, y.high)) {
+                        parent[root(a)] = root(b)
+                        merged = true
+                        break search
+                    }
                 }
             }
         }

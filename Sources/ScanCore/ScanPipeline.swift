@@ -59,6 +59,13 @@ public struct ScanPipeline: Sendable {
                 let count = updateCounts[track.id, default: 0] + 1
                 updateCounts[track.id] = count
                 events.append(factory.trackEvent(.trackUpdated, track, time: time, sequence: count))
+            case .merged(let track, let keeper):
+                updateCounts[track.id] = nil
+                var event = factory.trackEvent(.trackRemoved, track, time: time, sequence: 0)
+                // Tell viewers where it went; the code's one sighting comes from the keeper.
+                event.json.removeLast()
+                event.json += Array(",\"mergedInto\":\"\(keeper)\"}".utf8)
+                events.append(event)
             case .removed(let track):
                 updateCounts[track.id] = nil
                 events.append(factory.trackEvent(.trackRemoved, track, time: time, sequence: 0))

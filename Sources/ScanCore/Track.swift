@@ -18,9 +18,11 @@ public struct Track: Sendable, Equatable {
     public internal(set) var velocityX: Double = 0
     public internal(set) var velocityY: Double = 0
     public internal(set) var confirmed = false
-    /// Largest box seen: a linear code decoded on only some scan lines gives a partial box.
-    var fullWidth: Int
-    var fullHeight: Int
+    /// Recent box sizes. A linear code decoded on only some scan lines, or at one end, gives a
+    /// smaller box; a rare mis-split a larger one. The size of the code is taken as the upper
+    /// quartile of recent sizes.
+    var recentWidths: [Int]
+    var recentHeights: [Int]
     /// Set by the pipeline when the rule engine decides, at the first confirmed read.
     public var decision: TrackDecision?
 
@@ -50,8 +52,8 @@ public struct Track: Sendable, Equatable {
         self.firstBox = box
         self.lastBox = box
         self.votes = [VoteKey(symbology: detection.symbology, value: detection.value): 1]
-        self.fullWidth = box.width
-        self.fullHeight = box.height
+        self.recentWidths = [box.width]
+        self.recentHeights = [box.height]
     }
 
     /// Frames from the first to the last decode, both included.
@@ -74,9 +76,31 @@ public struct Track: Sendable, Equatable {
         return Box(minX: lastBox.minX + dx, minY: lastBox.minY + dy, maxX: lastBox.maxX + dx, maxY: lastBox.maxY + dy)
     }
 
-    /// A box much smaller than the largest seen is a partial read (some scan lines only).
+    static func upperQuartile(_ values: [Int]) -> Int {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, sorted.count * 3 / 4)]
+    }
+
+    var typicalWidth: Int { Self.upperQuartile(recentWidths) }
+    var typicalHeight: Int { Self.upperQuartile(recentHeights) }
+
+    /// A box clearly smaller than the code is a partial read (some scan lines, one end).
     func isPartial(_ box: Box) -> Bool {
-        box.width * box.height * 2 < fullWidth * fullHeight
+        box.width * 10 < typicalWidth * 8 || box.height * 2 < typicalHeight
+    }
+
+    /// A box much larger than the code, once its size is known, is a mis-split: not a position.
+    func isOversized(_ box: Box) -> Bool {
+        recentWidths.count >= 3 && (box.width * 10 > typicalWidth * 16 || box.height * 10 > typicalHeight * 16)
+    }
+
+    mutating func recordSize(_ box: Box) {
+        recentWidths.append(box.width)
+        recentHeights.append(box.height)
+        if recentWidths.count > 9 {
+            recentWidths.removeFirst()
+            recentHeights.removeFirst()
+        }
     }
 
     func matches(_ detection: Detection) -> Bool {

@@ -6,6 +6,9 @@ public enum TrackerEvent: Sendable, Equatable {
     case updated(Track)
     /// A confirmed track ended: its code has not been decoded for `maxMissedFrames`, or the stream ended.
     case removed(Track)
+    /// A confirmed track turned out to be a second view of another track's code and was folded
+    /// into it: it ends without a sighting of its own.
+    case merged(Track, into: String)
 }
 
 /// Follows every code across frames with a persistent ID (matrix scan).
@@ -48,7 +51,7 @@ public struct Tracker: Sendable {
         var candidates: [Candidate] = []
         for (t, track) in live.enumerated() {
             let predicted = track.predictedBox(at: frame)
-            let size = Double(max(track.fullWidth, track.fullHeight))
+            let size = Double(max(track.typicalWidth, track.typicalHeight))
             let elapsed = Double(frame - track.lastFrame)
             let speed = (track.velocityX * track.velocityX + track.velocityY * track.velocityY).squareRoot()
             let gate = max(config.minGatePixels, 0.25 * size) + (0.5 * speed + 2) * elapsed
@@ -59,7 +62,7 @@ public struct Tracker: Sendable {
                 if !same {
                     // A different value continues a track only where it covers the same code.
                     guard detection.symbology.isLinear == track.symbology.isLinear,
-                        predicted.intersectionOverUnion(boxes[d]) >= 0.3
+                        Self.coverage(of: boxes[d], by: predicted) >= 0.5
                     else { continue }
                 }
                 let dx = boxes[d].centerX - predicted.centerX
@@ -82,6 +85,20 @@ public struct Tracker: Sendable {
             live[candidate.track] = track
             if let event { events.append(event) }
         }
+
+        // More pieces of a code already matched this frame (zbar reported it twice, or a split
+        // left a fragment) are part of that read, not new codes.
+        for (d, detection) in detections.enumerated() where !detectionTaken[d] {
+            for (t, track) in live.enumerated() where trackTaken[t] && track.matches(detection) {
+                let gate = max(config.minGatePixels, 0.25 * Double(max(track.typicalWidth, track.typicalHeight)))
+                if Self.gap(track.lastBox, boxes[d]) <= gate {
+                    detectionTaken[d] = true
+                    break
+                }
+            }
+        }
+
+        mergeDuplicates(into: &events)
 
         // Tracks that missed too long end; unconfirmed ones vanish without a trace.
         var kept: [Track] = []
@@ -133,25 +150,27 @@ public struct Tracker: Sendable {
         _ track: inout Track, with detection: Detection, box: Box, frame: Int, time: Timestamp
     ) -> TrackerEvent? {
         let elapsed = Double(frame - track.lastFrame)
-        let partial = track.isPartial(box)
         let predicted = track.predictedBox(at: frame)
-        if elapsed > 0 && !partial {
-            let vx = (box.centerX - track.lastBox.centerX) / elapsed
-            let vy = (box.centerY - track.lastBox.centerY) / elapsed
+        let oversized = track.isOversized(box)
+        let partial = !oversized && track.isPartial(box)
+        track.recordSize(box)
+        // A partial read shows one end or some lines of the code: place the whole code so that it
+        // holds what was seen, as close to the prediction as possible. An oversized one says nothing.
+        let measured = oversized ? predicted : (partial ? Self.align(predicted, around: box) : box)
+        if elapsed > 0 && !partial && !oversized {
+            let vx = (measured.centerX - track.lastBox.centerX) / elapsed
+            let vy = (measured.centerY - track.lastBox.centerY) / elapsed
             if track.decodes == 1 {
                 track.velocityX = vx
                 track.velocityY = vy
             } else {
-                track.velocityX = 0.5 * track.velocityX + 0.5 * vx
-                track.velocityY = 0.5 * track.velocityY + 0.5 * vy
+                track.velocityX = 0.7 * track.velocityX + 0.3 * vx
+                track.velocityY = 0.7 * track.velocityY + 0.3 * vy
             }
         }
         track.lastFrame = frame
         track.lastSeen = time
-        // A partial read confirms the track but says little about where the whole code is.
-        track.lastBox = partial ? predicted : box
-        track.fullWidth = max(track.fullWidth, box.width)
-        track.fullHeight = max(track.fullHeight, box.height)
+        track.lastBox = measured
         track.decodes += 1
         let key = Track.VoteKey(symbology: detection.symbology, value: detection.value)
         track.votes[key, default: 0] += 1
@@ -181,6 +200,85 @@ public struct Tracker: Sendable {
         track.lastUpdateSent = time
         track.lastUpdateBox = box
         return .updated(track)
+    }
+
+    /// Two live tracks of one value whose boxes overlap are one code seen twice (a partial read
+    /// at one end of a linear code started a track of its own): two physical codes never overlap
+    /// in the image. The younger is folded into the older, so it never becomes a second sighting.
+    private mutating func mergeDuplicates(into events: inout [TrackerEvent]) {
+        guard live.count > 1 else { return }
+        var index = 0
+        while index < live.count {
+            var other = index + 1
+            var absorbed = false
+            while other < live.count {
+                let a = live[index]
+                let b = live[other]
+                guard a.symbology == b.symbology, a.value == b.value,
+                    a.lastBox.intersectionOverUnion(b.lastBox) > 0
+                else {
+                    other += 1
+                    continue
+                }
+                // Keep the confirmed, else the older.
+                let keepFirst = a.confirmed != b.confirmed ? a.confirmed : a.serial < b.serial
+                var keeper = keepFirst ? a : b
+                let gone = keepFirst ? b : a
+                Self.absorb(gone, into: &keeper)
+                if gone.confirmed { events.append(.merged(gone, into: keeper.id)) }
+                if !keeper.confirmed && keeper.decodes >= config.minDecodes {
+                    confirm(&keeper)
+                    events.append(.added(keeper))
+                }
+                live[index] = keeper
+                live.remove(at: other)
+                absorbed = true
+            }
+            if !absorbed { index += 1 }
+        }
+    }
+
+    private static func absorb(_ gone: Track, into keeper: inout Track) {
+        keeper.decodes += gone.decodes
+        for (key, count) in gone.votes { keeper.votes[key, default: 0] += count }
+        if let leader = keeper.votes.max(by: { $0.value < $1.value }), leader.value > keeper.votes[Track.VoteKey(symbology: keeper.symbology, value: keeper.value), default: 0] {
+            keeper.symbology = leader.key.symbology
+            keeper.value = leader.key.value
+        }
+        if gone.firstFrame < keeper.firstFrame {
+            keeper.firstFrame = gone.firstFrame
+            keeper.firstSeen = gone.firstSeen
+            keeper.firstBox = gone.firstBox
+        }
+        if gone.lastFrame > keeper.lastFrame {
+            keeper.lastFrame = gone.lastFrame
+            keeper.lastSeen = gone.lastSeen
+        }
+        if gone.decodes > keeper.decodes - gone.decodes {
+            // The absorbed track knew the code better (more reads): take its motion.
+            keeper.velocityX = gone.velocityX
+            keeper.velocityY = gone.velocityY
+        }
+    }
+
+    /// Moves `whole` by the least amount that makes it contain `part`.
+    static func align(_ whole: Box, around part: Box) -> Box {
+        func shift(_ low: Int, _ high: Int, _ partLow: Int, _ partHigh: Int) -> Int {
+            if partLow < low { return partLow - low }
+            if partHigh > high { return partHigh - high }
+            return 0
+        }
+        let dx = shift(whole.minX, whole.maxX, part.minX, part.maxX)
+        let dy = shift(whole.minY, whole.maxY, part.minY, part.maxY)
+        return Box(minX: whole.minX + dx, minY: whole.minY + dy, maxX: whole.maxX + dx, maxY: whole.maxY + dy)
+    }
+
+    /// The share of `inner`'s area that lies inside `outer`.
+    static func coverage(of inner: Box, by outer: Box) -> Double {
+        let ix = min(inner.maxX, outer.maxX) - max(inner.minX, outer.minX) + 1
+        let iy = min(inner.maxY, outer.maxY) - max(inner.minY, outer.minY) + 1
+        guard ix > 0, iy > 0 else { return 0 }
+        return Double(ix * iy) / Double(inner.width * inner.height)
     }
 
     /// Distance between two boxes' edges; 0 when they touch or overlap.

@@ -37,11 +37,11 @@ public enum Scenarios {
     public static func sideBySide() -> SynthScene {
         let same = SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20)
         return SynthScene(
-            frameCount: 110,
+            frameCount: 170,
             items: [
                 box("a", x: -300, y: 20, speed: 8, labels: [same]),
                 box("b", x: -300, y: 220, speed: 8, labels: [same]),
-                box("c", x: -900, y: 120, speed: 8, labels: [SynthLabel(.ean13, "590123412345", offsetX: 16, offsetY: 20)]),
+                box("c", x: -700, y: 120, speed: 8, labels: [SynthLabel(.ean13, "590123412345", offsetX: 16, offsetY: 20)]),
             ])
     }
 
@@ -101,7 +101,7 @@ public enum Scenarios {
             items: (0..<3).map { index in
                 box(
                     "fast\(index)", x: -280 - Double(index) * 520, y: 110, speed: 22,
-                    labels: [SynthLabel(.ean8, "9638507\(index)", moduleSize: 3, offsetX: 8, offsetY: 20, barHeight: 40)],
+                    labels: [SynthLabel(.ean8, "963850\(index)", moduleSize: 3, offsetX: 8, offsetY: 20, barHeight: 40)],
                     width: 270, height: 170)
             },
             exposure: 0.2)

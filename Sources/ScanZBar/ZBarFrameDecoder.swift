@@ -5,10 +5,13 @@ import ScanCore
 public final class ZBarFrameDecoder {
     public let config: DecoderConfig
     private let scanner: ZBarScanner
-    /// A second scanner for verification rescans, so the main scanner's state is not disturbed.
-    private let verifier: ZBarScanner
+    /// Settings for verification rescans. Each rescan gets a new scanner: zbar's EAN decoder keeps
+    /// half-codes between images and would rebuild the very phantom it is asked to check.
+    private let verifierSettings: ZBarSettings
     private let splitter: DetectionSplitter
     private var crop: [UInt8] = []
+    public var debugRaw = false
+    private var debugFrame = -1
     /// Split parts that a rescan of their own region did not confirm (zbar phantoms).
     public private(set) var rejectedParts = 0
 
@@ -16,7 +19,7 @@ public final class ZBarFrameDecoder {
         self.config = config
         let settings = ZBarSettings(symbologies: Set(config.symbologies), density: config.density)
         self.scanner = try ZBarScanner(settings: settings)
-        self.verifier = try ZBarScanner(settings: ZBarSettings(symbologies: Set(config.symbologies), density: 1))
+        self.verifierSettings = ZBarSettings(symbologies: Set(config.symbologies), density: 1)
         self.splitter = DetectionSplitter(density: config.density)
     }
 
@@ -24,6 +27,7 @@ public final class ZBarFrameDecoder {
     /// symbols are split into one detection per code, and EAN/UPC parts are verified.
     public func decode(_ frame: GrayImage) throws(ZBarError) -> [Detection] {
         let raw: [Detection]
+        debugFrame += 1
         let region = config.regionOfInterest
         if region.isWholeFrame {
             raw = try scanner.scan(frame)
@@ -33,9 +37,10 @@ public final class ZBarFrameDecoder {
         }
         var result: [Detection] = []
         result.reserveCapacity(raw.count)
-        for detection in raw {
+        for detection in Self.mergeSameValue(raw) {
+            if debugRaw { print("RAW \(debugFrame) \(detection.text ?? "") \(detection.points.map { "(\($0.x),\($0.y))" }.joined())") }
             let parts = splitter.split(detection)
-            guard parts.count > 1, Self.phantomProne(detection.symbology) else {
+            guard Self.phantomProne(detection.symbology), parts.count > 1 || Self.scanLines(detection) < 4 else {
                 result += parts
                 continue
             }
@@ -44,6 +49,23 @@ public final class ZBarFrameDecoder {
             }
         }
         return result
+    }
+
+    /// zbar sometimes reports one code as several symbols of the same value in one image (and
+    /// sometimes several codes as one). Pooling the points per value lets the splitter decide.
+    static func mergeSameValue(_ raw: [Detection]) -> [Detection] {
+        guard raw.count > 1 else { return raw }
+        var merged: [Detection] = []
+        for detection in raw {
+            if detection.symbology.isLinear,
+                let index = merged.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
+            {
+                merged[index].points += detection.points
+            } else {
+                merged.append(detection)
+            }
+        }
+        return merged
     }
 
     /// zbar decodes EAN/UPC halves separately and can join the halves of two different labels
@@ -56,6 +78,13 @@ public final class ZBarFrameDecoder {
         }
     }
 
+    /// Scan lines a detection was decoded on. A real code is crossed by many; a phantom made of
+    /// two labels' halves often by one or two.
+    static func scanLines(_ detection: Detection) -> Int {
+        let horizontal = DetectionSplitter.scansHorizontally(detection.points)
+        return Set(detection.points.map { horizontal ? $0.y : $0.x }).count
+    }
+
     /// Rescans the part's neighbourhood; true when the same value is read there.
     private func confirms(_ part: Detection, in frame: GrayImage) throws(ZBarError) -> Bool {
         guard let box = part.box else { return false }
@@ -64,7 +93,7 @@ public final class ZBarFrameDecoder {
         let region = Box(
             minX: max(0, box.minX - marginX), minY: max(0, box.minY - marginY),
             maxX: min(frame.width - 1, box.maxX + marginX), maxY: min(frame.height - 1, box.maxY + marginY))
-        let found = try verifier.scan(cut(frame, region))
+        let found = try ZBarScanner(settings: verifierSettings).scan(cut(frame, region))
         return found.contains { $0.symbology == part.symbology && $0.value == part.value }
     }
 
