@@ -46,7 +46,7 @@ public struct ConfigReader: Sendable {
             if allowed.contains(key) {
                 result[key] = member
             } else {
-                fail(path + "." + key, "unknown key (allowed: \(allowed.joined(separator: ", ")))")
+                fail(path == "$" ? key : path + "." + key, "unknown key (allowed: \(allowed.joined(separator: ", ")))")
             }
         }
         return result

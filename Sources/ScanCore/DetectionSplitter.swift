@@ -29,11 +29,22 @@ public struct DetectionSplitter: Sendable {
         guard segments.count > 1 else { return [detection] }
         let groups = connect(segments)
         guard groups.count > 1 else { return [detection] }
-        return groups.map { group in
-            var part = detection
-            part.points = group.flatMap { segment in
-                segment.alongs.map { horizontal ? Point(x: $0, y: segment.line) : Point(x: segment.line, y: $0) }
+        // Each part keeps its points in zbar's scan order, so splitting a part again changes nothing.
+        var groupOf: [Point: Int] = [:]
+        for (index, group) in groups.enumerated() {
+            for segment in group {
+                for (along, line) in zip(segment.alongs, segment.lines) {
+                    groupOf[horizontal ? Point(x: along, y: line) : Point(x: line, y: along)] = index
+                }
             }
+        }
+        var parts = [[Point]](repeating: [], count: groups.count)
+        for point in detection.points {
+            if let index = groupOf[point] { parts[index].append(point) }
+        }
+        return parts.filter { !$0.isEmpty }.map { points in
+            var part = detection
+            part.points = points
             return part
         }
     }
@@ -52,8 +63,11 @@ public struct DetectionSplitter: Sendable {
     }
 
     struct Segment {
+        /// The first scan line of the segment (a segment may join two neighbouring lines).
         var line: Int
         var alongs: [Int]
+        /// The scan line of each point.
+        var lines: [Int]
         var low: Int { alongs.min() ?? 0 }
         var high: Int { alongs.max() ?? 0 }
     }
@@ -74,7 +88,7 @@ public struct DetectionSplitter: Sendable {
         lines.sort { $0.line < $1.line }
         guard let leftToRightParity = Self.leftToRightParity(lines, density: density) else {
             // Every line runs the same way: nothing to pair; lines can still be split by gaps.
-            return lines.map { Segment(line: $0.line, alongs: $0.alongs) }
+            return lines.map { Segment(line: $0.line, alongs: $0.alongs, lines: [Int](repeating: $0.line, count: $0.alongs.count)) }
         }
 
         // Pair each line with its neighbour of the other direction and split at LTR→RTL steps.
@@ -90,24 +104,25 @@ public struct DetectionSplitter: Sendable {
             } else {
                 index += 1
             }
-            var tagged: [(along: Int, leftToRight: Bool)] = []
+            var tagged: [(along: Int, line: Int, leftToRight: Bool)] = []
             for line in group {
                 let leftToRight = (line.line / density) & 1 == leftToRightParity
-                tagged += line.alongs.map { ($0, leftToRight) }
+                tagged += line.alongs.map { ($0, line.line, leftToRight) }
             }
             tagged.sort { $0.along < $1.along }
             let lineIndex = group[0].line
-            var current: [Int] = []
+            var current = Segment(line: lineIndex, alongs: [], lines: [])
             var previousLeftToRight = false
             for point in tagged {
-                if !current.isEmpty && previousLeftToRight && !point.leftToRight {
-                    segments.append(Segment(line: lineIndex, alongs: current))
-                    current = []
+                if !current.alongs.isEmpty && previousLeftToRight && !point.leftToRight {
+                    segments.append(current)
+                    current = Segment(line: lineIndex, alongs: [], lines: [])
                 }
-                current.append(point.along)
+                current.alongs.append(point.along)
+                current.lines.append(point.line)
                 previousLeftToRight = point.leftToRight
             }
-            if !current.isEmpty { segments.append(Segment(line: lineIndex, alongs: current)) }
+            if !current.alongs.isEmpty { segments.append(current) }
         }
         return Self.splitOverlong(segments)
     }
@@ -126,13 +141,15 @@ public struct DetectionSplitter: Sendable {
                 result.append(segment)
                 continue
             }
-            let sorted = segment.alongs.sorted()
+            let sorted = zip(segment.alongs, segment.lines).sorted { $0.0 < $1.0 }
             var widest = 0
-            for index in 1..<sorted.count where sorted[index] - sorted[index - 1] > sorted[widest + 1] - sorted[widest] {
+            for index in 1..<sorted.count where sorted[index].0 - sorted[index - 1].0 > sorted[widest + 1].0 - sorted[widest].0 {
                 widest = index - 1
             }
-            pending.append(Segment(line: segment.line, alongs: Array(sorted[...widest])))
-            pending.append(Segment(line: segment.line, alongs: Array(sorted[(widest + 1)...])))
+            let left = sorted[...widest]
+            let right = sorted[(widest + 1)...]
+            pending.append(Segment(line: segment.line, alongs: left.map(\.0), lines: left.map(\.1)))
+            pending.append(Segment(line: segment.line, alongs: right.map(\.0), lines: right.map(\.1)))
         }
         return result.reversed()
     }

@@ -122,8 +122,12 @@ private struct JSONParser {
     }
 
     mutating func literal(_ word: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
+        let start = index
         for byte in word.utf8 {
-            guard index < bytes.count, bytes[index] == byte else { throw fail("expected '\(word)'") }
+            guard index < bytes.count, bytes[index] == byte else {
+                index = start
+                throw fail("expected '\(word)'")
+            }
             index += 1
         }
         return value
@@ -250,7 +254,10 @@ private struct JSONParser {
                 default: throw fail("unknown escape \\\(Unicode.Scalar(escape))")
                 }
             default:
-                guard byte >= 0x20 else { throw fail("control character in a string") }
+                guard byte >= 0x20 else {
+                    index -= 1
+                    throw fail("control character in a string")
+                }
                 out.append(byte)
             }
         }

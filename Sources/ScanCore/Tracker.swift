@@ -112,9 +112,21 @@ public struct Tracker: Sendable {
         }
         live = kept
 
-        // New tentative tracks for detections nothing claimed.
+        // New tentative tracks for detections nothing claimed; pieces of one code seen in the same
+        // frame (same value, close together) start one track.
         for (d, detection) in detections.enumerated() where !detectionTaken[d] {
-            var track = Track(serial: nextSerial, detection: detection, box: boxes[d], frame: frame, time: time)
+            detectionTaken[d] = true
+            var box = boxes[d]
+            for other in (d + 1)..<detections.count where !detectionTaken[other] && detections[other].symbology == detection.symbology
+                && detections[other].value == detection.value
+            {
+                let gate = max(config.minGatePixels, 0.25 * Double(max(box.width, box.height, boxes[other].width, boxes[other].height)))
+                if Self.gap(box, boxes[other]) <= gate {
+                    detectionTaken[other] = true
+                    if boxes[other].width * boxes[other].height > box.width * box.height { box = boxes[other] }
+                }
+            }
+            var track = Track(serial: nextSerial, detection: detection, box: box, frame: frame, time: time)
             nextSerial += 1
             if config.minDecodes <= 1 {
                 confirm(&track)

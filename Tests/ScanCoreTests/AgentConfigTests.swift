@@ -1,0 +1,74 @@
+import Testing
+
+@testable import ScanCore
+
+@Suite("agent config")
+struct AgentConfigTests {
+    @Test("the design's example parses with its values; everything else has defaults")
+    func example() throws {
+        let text = """
+            {"camera": {"id": "cam-07", "site": "dc1", "lane": "L3", "station": "pack-12"},
+             "source": {"type": "v4l2", "device": "/dev/video0", "width": 1280, "height": 720, "fps": 30},
+             "decoder": {"symbologies": ["EAN-13", "CODE-128", "QR-Code"], "density": 2,
+                         "regionOfInterest": {"x": 0.0, "y": 0.1, "width": 1.0, "height": 0.8}},
+             "tracking": {"maxMissedFrames": 10, "minDecodes": 2},
+             "session": {"start": "continuous", "stopAfterCodes": 3, "stopAfterSeconds": 10,
+                         "stopAfterIdleSeconds": 2, "startDelaySeconds": 0},
+             "nats": {"url": "nats://127.0.0.1:4222"},
+             "spool": {"dir": "/var/lib/scantrack/cam-07", "maxBytes": 1073741824}}
+            """
+        let config = try AgentConfig.parse(Array(text.utf8), file: "agent.json")
+        #expect(config.camera == CameraIdentity(id: "cam-07", site: "dc1", lane: "L3", station: "pack-12"))
+        #expect(config.decoder.symbologies == [.ean13, .code128, .qrCode])
+        #expect(config.decoder.regionOfInterest == RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8))
+        #expect(config.session.stopAfterCodes == 3)
+        #expect(config.spool.maxBytes == 1 << 30)
+
+        let minimal = try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "min.json")
+        #expect(minimal.camera.site == "default")
+        #expect(minimal.decoder.density == 2)
+        #expect(minimal.tracking == TrackingConfig())
+        #expect(minimal.spool.dir == "/var/lib/scantrack/c1")
+    }
+
+    @Test("every problem is listed with its JSON path and what is allowed")
+    func allErrors() {
+        let text = """
+            {"camera": {"site": "dc1", "colour": "red"},
+             "source": {"type": "usb", "fps": 0},
+             "decoder": {"symbologies": ["EAN-13", "aztec"], "density": 1.5, "regionOfInterest": {"x": 0.5, "width": 0.8}},
+             "session": {"start": "sometimes"},
+             "nats": {"url": "http://x"},
+             "extra": 1}
+            """
+        do {
+            _ = try AgentConfig.parse(Array(text.utf8), file: "bad.json")
+            Issue.record("a broken config was accepted")
+        } catch {
+            let paths = error.issues.map(\.path)
+            for path in [
+                "extra", "camera.colour", "camera.id", "source.type", "source.fps", "decoder.symbologies[1]", "decoder.density",
+                "decoder.regionOfInterest", "session.start", "nats.url",
+            ] {
+                #expect(paths.contains(path), "missing an error at \(path): \(paths)")
+            }
+            #expect(error.description.contains("bad.json: source.type: 'usb' is not one of v4l2, clip"))
+            #expect(error.description.contains("'aztec' is not a symbology"))
+        }
+    }
+
+    @Test("not JSON at all says where")
+    func notJSON() {
+        #expect {
+            try AgentConfig.parse(Array("{\"camera\": {\"id\": \"x\"},}".utf8), file: "x.json")
+        } throws: { error in
+            (error as? ConfigErrors)?.description.contains("line 1") == true
+        }
+    }
+
+    @Test("a region of interest maps to pixels inside the frame")
+    func regionPixels() {
+        #expect(RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8).pixels(width: 1280, height: 720) == Box(minX: 0, minY: 72, maxX: 1279, maxY: 647))
+        #expect(RegionOfInterest().pixels(width: 10, height: 10) == Box(minX: 0, minY: 0, maxX: 9, maxY: 9))
+    }
+}
