@@ -23,6 +23,19 @@ public struct Track: Sendable, Equatable {
     /// quartile of recent sizes.
     var recentWidths: [Int]
     var recentHeights: [Int]
+    /// The last complete reading on each axis (centre and frame): speed is measured between two
+    /// complete readings only, never from a read that showed one end of the code.
+    var anchorX: Anchor
+    var anchorY: Anchor
+
+    /// A reading on one axis: its centre, extent and frame.
+    struct Anchor: Sendable, Equatable {
+        var center: Double
+        var extent: Int
+        var frame: Int
+    }
+    var measuredX = false
+    var measuredY = false
     /// Set by the pipeline when the rule engine decides, at the first confirmed read.
     public var decision: TrackDecision?
 
@@ -54,6 +67,8 @@ public struct Track: Sendable, Equatable {
         self.votes = [VoteKey(symbology: detection.symbology, value: detection.value): 1]
         self.recentWidths = [box.width]
         self.recentHeights = [box.height]
+        self.anchorX = Anchor(center: box.centerX, extent: box.width, frame: frame)
+        self.anchorY = Anchor(center: box.centerY, extent: box.height, frame: frame)
     }
 
     /// Frames from the first to the last decode, both included.
@@ -84,23 +99,17 @@ public struct Track: Sendable, Equatable {
     var typicalWidth: Int { Self.upperQuartile(recentWidths) }
     var typicalHeight: Int { Self.upperQuartile(recentHeights) }
 
-    /// A box clearly smaller than the code is a partial read (some scan lines, one end).
-    func isPartial(_ box: Box) -> Bool {
-        box.width * 10 < typicalWidth * 8 || box.height * 2 < typicalHeight
-    }
-
-    /// A box much larger than the code, once its size is known, is a mis-split: not a position.
-    func isOversized(_ box: Box) -> Bool {
-        recentWidths.count >= 3 && (box.width * 10 > typicalWidth * 16 || box.height * 10 > typicalHeight * 16)
-    }
-
+    /// Learns the code's size from reads that show it whole (or larger: a few mis-splits are
+    /// outvoted by the quartile); partial reads never shrink it.
     mutating func recordSize(_ box: Box) {
-        recentWidths.append(box.width)
-        recentHeights.append(box.height)
-        if recentWidths.count > 9 {
-            recentWidths.removeFirst()
-            recentHeights.removeFirst()
-        }
+        Self.record(box.width, into: &recentWidths)
+        Self.record(box.height, into: &recentHeights)
+    }
+
+    private static func record(_ extent: Int, into window: inout [Int]) {
+        guard extent * 10 >= upperQuartile(window) * 8 else { return }
+        window.append(extent)
+        if window.count > 9 { window.removeFirst() }
     }
 
     func matches(_ detection: Detection) -> Bool {

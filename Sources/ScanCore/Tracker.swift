@@ -161,24 +161,37 @@ public struct Tracker: Sendable {
     private mutating func update(
         _ track: inout Track, with detection: Detection, box: Box, frame: Int, time: Timestamp
     ) -> TrackerEvent? {
-        let elapsed = Double(frame - track.lastFrame)
         let predicted = track.predictedBox(at: frame)
-        let oversized = track.isOversized(box)
-        let partial = !oversized && track.isPartial(box)
+        // Each axis on its own: a linear code read on some scan lines only is complete along the
+        // lines but not across them, one read at one end the other way round. A complete extent
+        // places the code on that axis; a partial one only shifts the prediction to hold it; an
+        // oversized one (a mis-split) is ignored.
+        let known = track.recentWidths.count >= 3
+        let width = Self.axis(
+            predicted: (predicted.minX, predicted.maxX), seen: (box.minX, box.maxX), typical: track.typicalWidth, known: known)
+        let height = Self.axis(
+            predicted: (predicted.minY, predicted.maxY), seen: (box.minY, box.maxY), typical: track.typicalHeight, known: known)
         track.recordSize(box)
-        // A partial read shows one end or some lines of the code: place the whole code so that it
-        // holds what was seen, as close to the prediction as possible. An oversized one says nothing.
-        let measured = oversized ? predicted : (partial ? Self.align(predicted, around: box) : box)
-        if elapsed > 0 && !partial && !oversized {
-            let vx = (measured.centerX - track.lastBox.centerX) / elapsed
-            let vy = (measured.centerY - track.lastBox.centerY) / elapsed
-            if track.decodes == 1 {
-                track.velocityX = vx
-                track.velocityY = vy
-            } else {
-                track.velocityX = 0.7 * track.velocityX + 0.3 * vx
-                track.velocityY = 0.7 * track.velocityY + 0.3 * vy
+        let measured = Box(minX: width.low, minY: height.low, maxX: width.high, maxY: height.high)
+        // The anchor counts only if it, too, showed the code whole as its size is known now (the
+        // very first read may have shown one end).
+        if width.complete {
+            let anchor = track.anchorX
+            if frame > anchor.frame, anchor.extent * 10 >= track.typicalWidth * 8 {
+                let vx = (measured.centerX - anchor.center) / Double(frame - anchor.frame)
+                track.velocityX = track.measuredX ? 0.7 * track.velocityX + 0.3 * vx : vx
+                track.measuredX = true
             }
+            track.anchorX = Track.Anchor(center: measured.centerX, extent: box.width, frame: frame)
+        }
+        if height.complete {
+            let anchor = track.anchorY
+            if frame > anchor.frame, anchor.extent * 10 >= track.typicalHeight * 8 {
+                let vy = (measured.centerY - anchor.center) / Double(frame - anchor.frame)
+                track.velocityY = track.measuredY ? 0.7 * track.velocityY + 0.3 * vy : vy
+                track.measuredY = true
+            }
+            track.anchorY = Track.Anchor(center: measured.centerY, extent: box.height, frame: frame)
         }
         track.lastFrame = frame
         track.lastSeen = time
@@ -273,16 +286,17 @@ public struct Tracker: Sendable {
         }
     }
 
-    /// Moves `whole` by the least amount that makes it contain `part`.
-    static func align(_ whole: Box, around part: Box) -> Box {
-        func shift(_ low: Int, _ high: Int, _ partLow: Int, _ partHigh: Int) -> Int {
-            if partLow < low { return partLow - low }
-            if partHigh > high { return partHigh - high }
-            return 0
-        }
-        let dx = shift(whole.minX, whole.maxX, part.minX, part.maxX)
-        let dy = shift(whole.minY, whole.maxY, part.minY, part.maxY)
-        return Box(minX: whole.minX + dx, minY: whole.minY + dy, maxX: whole.maxX + dx, maxY: whole.maxY + dy)
+    /// Where the code lies on one axis given what was seen on it.
+    static func axis(
+        predicted: (low: Int, high: Int), seen: (low: Int, high: Int), typical: Int, known: Bool
+    ) -> (low: Int, high: Int, complete: Bool) {
+        let extent = seen.high - seen.low + 1
+        if known && extent * 10 > typical * 16 { return (predicted.low, predicted.high, false) }
+        if extent * 10 >= typical * 8 { return (seen.low, seen.high, true) }
+        var shift = 0
+        if seen.low < predicted.low { shift = seen.low - predicted.low }
+        if seen.high > predicted.high { shift = seen.high - predicted.high }
+        return (predicted.low + shift, predicted.high + shift, false)
     }
 
     /// The share of `inner`'s area that lies inside `outer`.

@@ -124,6 +124,9 @@ public struct ExpectedCode: Sendable, Equatable {
     public var label: Int
     public var value: String
     public var symbology: Symbology
-    /// Frames in which the whole label is inside the frame.
+    /// Frames in which the whole label is inside the frame (or, for a partial one, any of it).
     public var framesInView: ClosedRange<Int>
+    /// Never wholly in view for long enough (cut by the frame edge at the start or end of the
+    /// clip): a reader may report it once, or not at all.
+    public var partial: Bool
 }

@@ -70,13 +70,15 @@ public struct SceneRenderer: Sendable {
     }
 
     /// What a perfect reader should report: every label that is wholly in view for at least
-    /// `minFrames` frames, once.
+    /// `minFrames` frames, once; labels only partly in view are listed as `partial`.
     public func expectedCodes(minFrames: Int = 4) -> [ExpectedCode] {
         var expected: [ExpectedCode] = []
         for (itemIndex, item) in scene.items.enumerated() {
             for (labelIndex, rect) in labelRects[itemIndex].enumerated() {
                 var first: Int?
                 var last: Int?
+                var anyFirst: Int?
+                var anyLast: Int?
                 for frame in 0..<scene.frameCount {
                     let (x, y) = item.position(frame: frame)
                     let left = Int(x.rounded()) + rect.minX
@@ -85,12 +87,23 @@ public struct SceneRenderer: Sendable {
                         if first == nil { first = frame }
                         last = frame
                     }
+                    if left + rect.width > 0, top + rect.height > 0, left < scene.width, top < scene.height {
+                        if anyFirst == nil { anyFirst = frame }
+                        anyLast = frame
+                    }
                 }
+                let value = labelValues[itemIndex][labelIndex]
+                let symbology = item.labels[labelIndex].symbology.contractSymbology
                 if let first, let last, last - first + 1 >= minFrames {
                     expected.append(
                         ExpectedCode(
-                            item: itemIndex, label: labelIndex, value: labelValues[itemIndex][labelIndex],
-                            symbology: item.labels[labelIndex].symbology.contractSymbology, framesInView: first...last))
+                            item: itemIndex, label: labelIndex, value: value, symbology: symbology, framesInView: first...last,
+                            partial: false))
+                } else if let anyFirst, let anyLast {
+                    expected.append(
+                        ExpectedCode(
+                            item: itemIndex, label: labelIndex, value: value, symbology: symbology,
+                            framesInView: anyFirst...anyLast, partial: true))
                 }
             }
         }

@@ -36,6 +36,7 @@ do {
             writer.field("symbology", code.symbology.rawValue)
             writer.field("firstFrame", code.framesInView.lowerBound)
             writer.field("lastFrame", code.framesInView.upperBound)
+            writer.field("partial", code.partial)
             lines.append(writer.text)
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: truth, atomically: true, encoding: .utf8)
