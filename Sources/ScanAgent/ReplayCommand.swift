@@ -16,8 +16,9 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             Frame times come from the clip's frame rate, starting at --start (default: now).
             Turn any recording into a clip with: ffmpeg -i in.mp4 -pix_fmt gray out.y4m
-            Needs no NATS or PostgreSQL. Exit codes: 0 done (also after a damaged frame, which is
-            reported on stderr after the frames before it), 2 bad config or unreadable clip.
+            Needs no NATS or PostgreSQL. Exit codes: 0 done; 1 the clip is damaged part way (the
+            events of the frames before the damage are printed, the error names file and frame);
+            2 bad config or unreadable clip.
             """)
 
     @Argument(help: "The clip (YUV4MPEG2: Cmono, 4:2:0, 4:2:2 or 4:4:4; only luma is used).")
@@ -99,11 +100,14 @@ struct ReplayCommand: ParsableCommand {
         output.flush()
         let elapsed = ContinuousClock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if let damaged { writeStandardError("scan-agent replay: \(damaged) (the \(frame) frames before it were processed)") }
         writeStandardError(
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, "
                 + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s")
+        if let damaged {
+            writeStandardError("scan-agent replay: \(damaged) (the \(frame) frames before it were processed)")
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -49,6 +49,63 @@ public struct DetectionSplitter: Sendable {
         }
     }
 
+    /// Whether an EAN/UPC detection's halves belong together. zbar decodes the two halves of an
+    /// EAN separately (the left half completes on right-to-left lines, the right half on
+    /// left-to-right ones) and can join halves of two labels on one line. In a real code the
+    /// halves are about equally long and meet at the centre guard; in such a phantom they lie
+    /// apart. Nil when the points do not show both halves whole.
+    public func eanHalvesFit(_ detection: Detection) -> Bool? {
+        eanExtent(detection).map { $0.fits }
+    }
+
+    /// The EAN's extent along the scan lines as its halves show it, and whether they fit.
+    public func eanExtent(_ detection: Detection) -> (fits: Bool, low: Int, high: Int)? {
+        let horizontal = Self.scansHorizontally(detection.points)
+        var lines: [(line: Int, alongs: [Int])] = []
+        var lineIndex: [Int: Int] = [:]
+        for point in detection.points {
+            let (along, line) = horizontal ? (point.x, point.y) : (point.y, point.x)
+            if let index = lineIndex[line] {
+                lines[index].alongs.append(along)
+            } else {
+                lineIndex[line] = lines.count
+                lines.append((line, [along]))
+            }
+        }
+        guard let leftToRightParity = Self.leftToRightParity(lines, density: density) else { return nil }
+        var leftHalves: [(Int, Int)] = []
+        var rightHalves: [(Int, Int)] = []
+        for line in lines where line.alongs.count == 2 {
+            let span = (line.alongs.min()!, line.alongs.max()!)  // two elements
+            if (line.line / density) & 1 == leftToRightParity { rightHalves.append(span) } else { leftHalves.append(span) }
+        }
+        guard !leftHalves.isEmpty, !rightHalves.isEmpty else { return nil }
+        func median(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
+        let leftStart = median(leftHalves.map(\.0))
+        let leftEnd = median(leftHalves.map(\.1))
+        let rightStart = median(rightHalves.map(\.0))
+        let rightEnd = median(rightHalves.map(\.1))
+        let total = rightEnd - leftStart
+        guard total > 0 else { return (false, leftStart, rightEnd) }
+        let gap = rightStart - leftEnd
+        let imbalance = abs((leftEnd - leftStart) - (rightEnd - rightStart))
+        let fits = gap >= -total / 10 && gap * 100 <= total * 15 && imbalance * 100 <= total * 25
+        return (fits, leftStart, rightEnd)
+    }
+
+    /// Drops points that lie beyond `low…high` along the scan lines (by a tenth of the width):
+    /// strays that zbar attached to a real code.
+    public static func trim(_ detection: Detection, low: Int, high: Int) -> Detection {
+        let horizontal = scansHorizontally(detection.points)
+        let margin = (high - low) / 10 + 2
+        var trimmed = detection
+        trimmed.points = detection.points.filter { point in
+            let along = horizontal ? point.x : point.y
+            return along >= low - margin && along <= high + margin
+        }
+        return trimmed
+    }
+
     /// zbar appends points in scan order: its horizontal pass goes down the image line by line,
     /// its vertical pass left to right. Whichever coordinate never goes back is the one the scan
     /// steps along.

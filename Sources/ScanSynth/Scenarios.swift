@@ -148,7 +148,7 @@ public enum Scenarios {
         var serial = 0
         for lane in 0..<lanes {
             let laneY = Double(lane * (height / lanes)) + 6
-            var x = Double(width) - spacing * perLane.rounded(.down) - Double(generator.next() % 60)
+            var x = Double(width) - Double(generator.next() % 60)
             // Enough items to keep the lane full for the whole clip.
             let needed = Int((speed * Double(frames) + Double(width)) / spacing) + Int(perLane) + 2
             for _ in 0..<needed {
@@ -168,11 +168,13 @@ public enum Scenarios {
                     label = SynthLabel(.ean8, String(digits.suffix(7)), moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
                     boxWidth = 200
                 }
+                // Items are laid out leftwards from the lane's head: each starts a gap before the
+                // previous one's left edge, so no two boxes overlap.
+                x -= max(spacing, Double(boxWidth) + 30)
                 items.append(
                     SynthItem(
                         name: "flow\(serial)", width: boxWidth, height: min(laneHeight - 12, 120), startX: x, startY: laneY,
                         velocityX: speed, labels: [label]))
-                x -= max(spacing, Double(boxWidth) + 30)
             }
         }
         return SynthScene(width: width, height: height, frameCount: frames, items: items, noise: 8, seed: seed)

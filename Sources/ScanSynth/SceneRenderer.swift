@@ -110,6 +110,22 @@ public struct SceneRenderer: Sendable {
         return expected
     }
 
+    /// Labels at least partly in view, averaged over the clip's frames.
+    public func averageCodesInView() -> Double {
+        var total = 0
+        for frame in 0..<scene.frameCount {
+            for (itemIndex, item) in scene.items.enumerated() {
+                let (x, y) = item.position(frame: frame)
+                for rect in labelRects[itemIndex] {
+                    let left = Int(x.rounded()) + rect.minX
+                    let top = Int(y.rounded()) + rect.minY
+                    if left + rect.width > 0, top + rect.height > 0, left < scene.width, top < scene.height { total += 1 }
+                }
+            }
+        }
+        return Double(total) / Double(max(1, scene.frameCount))
+    }
+
     /// Frame `index` as luma.
     public func render(frame index: Int) -> GrayImage {
         var pixels = belt

@@ -40,12 +40,26 @@ public final class ZBarFrameDecoder {
         for detection in Self.mergeSameValue(raw) {
             if debugRaw { print("RAW \(debugFrame) \(detection.text ?? "") \(detection.points.map { "(\($0.x),\($0.y))" }.joined())") }
             let parts = splitter.split(detection)
-            guard Self.phantomProne(detection.symbology), parts.count > 1 || Self.scanLines(detection) < 4 else {
+            guard Self.phantomProne(detection.symbology) else {
                 result += parts
                 continue
             }
             for part in parts {
-                if try confirms(part, in: frame) { result.append(part) } else { rejectedParts += 1 }
+                // The geometry decides where it shows both halves; otherwise the part's own region
+                // is rescanned (zbar also carries half-codes across the end of a scan line, joining
+                // a label at one edge of the frame with one at the other).
+                if let extent = splitter.eanExtent(part) {
+                    let trimmed = DetectionSplitter.trim(part, low: extent.low, high: extent.high)
+                    if extent.fits {
+                        result.append(trimmed)
+                    } else {
+                        rejectedParts += 1
+                    }
+                } else if try confirms(part, in: frame) {
+                    result.append(part)
+                } else {
+                    rejectedParts += 1
+                }
             }
         }
         return result
@@ -69,8 +83,7 @@ public final class ZBarFrameDecoder {
     }
 
     /// zbar decodes EAN/UPC halves separately and can join the halves of two different labels
-    /// into a checksum-valid code that is in no label. Their merged points then lie in several
-    /// places, so a split EAN/UPC symbol gets each part rescanned on its own.
+    /// into a checksum-valid code that is in no label.
     static func phantomProne(_ symbology: Symbology) -> Bool {
         switch symbology {
         case .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13: true
@@ -78,23 +91,29 @@ public final class ZBarFrameDecoder {
         }
     }
 
-    /// Scan lines a detection was decoded on. A real code is crossed by many; a phantom made of
-    /// two labels' halves often by one or two.
-    static func scanLines(_ detection: Detection) -> Int {
-        let horizontal = DetectionSplitter.scansHorizontally(detection.points)
-        return Set(detection.points.map { horizontal ? $0.y : $0.x }).count
-    }
+    /// Rescans run at density 1.
+    static let verifierSplitter = DetectionSplitter(density: 1)
 
     /// Rescans the part's neighbourhood; true when the same value is read there.
     private func confirms(_ part: Detection, in frame: GrayImage) throws(ZBarError) -> Bool {
         guard let box = part.box else { return false }
-        let marginX = box.width / 3 + 16
-        let marginY = 8
+        // A read at one end of a code shows a thin column: look far enough along the scan lines
+        // to hold the whole code (codes are rarely more than five times as wide as tall).
+        let horizontal = DetectionSplitter.scansHorizontally(part.points)
+        let along = max((horizontal ? box.width : box.height) / 3 + 16, 5 * (horizontal ? box.height : box.width) / 2)
+        let marginX = horizontal ? along : 8
+        let marginY = horizontal ? 8 : along
         let region = Box(
             minX: max(0, box.minX - marginX), minY: max(0, box.minY - marginY),
             maxX: min(frame.width - 1, box.maxX + marginX), maxY: min(frame.height - 1, box.maxY + marginY))
-        let found = try ZBarScanner(settings: verifierSettings).scan(cut(frame, region))
-        return found.contains { $0.symbology == part.symbology && $0.value == part.value }
+        let found = try ZBarScanner(settings: verifierSettings).scan(
+            cut(frame, region), origin: Point(x: region.minX, y: region.minY))
+        // The same value, read where the part is, with halves that fit: a rescan of two labels
+        // could rebuild the same phantom.
+        return found.contains { symbol in
+            guard symbol.symbology == part.symbology, symbol.value == part.value, let symbolBox = symbol.box else { return false }
+            return symbolBox.intersectionOverUnion(box) > 0 && Self.verifierSplitter.eanHalvesFit(symbol) != false
+        }
     }
 
     private func cut(_ frame: GrayImage, _ box: Box) -> GrayImage {

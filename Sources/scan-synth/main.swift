@@ -27,6 +27,8 @@ else {
 do {
     let renderer = try SceneRenderer(scene: scene)
     try renderer.writeClip(to: arguments[1])
+    FileHandle.standardError.write(
+        Data("scan-synth: \(arguments[1]): \(scene.frameCount) frames \(scene.width)x\(scene.height), \(String(format: "%.1f", renderer.averageCodesInView())) codes in view on average\n".utf8))
     if let truth {
         var lines: [String] = []
         for code in renderer.expectedCodes() {

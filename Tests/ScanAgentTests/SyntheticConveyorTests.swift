@@ -1,0 +1,68 @@
+import Foundation
+import ScanCore
+import ScanSynth
+import ScanTestSupport
+import Testing
+
+/// `scan-agent replay` on clips of the synthetic conveyor, against the scene's ground truth.
+@Suite("synthetic conveyor: exact counts")
+struct SyntheticConveyorTests {
+    @Test("every item counted exactly once", arguments: [
+        "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes", "two-codes-420",
+    ])
+    func scenario(name: String) throws {
+        let scene = try #require(Scenarios.named(name))
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: name)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--start", "2026-11-21T08:00:00Z"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        #expect(!expected.isEmpty)
+        let problems = ReplayHarness.compare(replay.sightings, with: expected)
+        #expect(problems.isEmpty, "\(name): \(problems)")
+        // Exact where every code is wholly in view: the count of sightings equals the ground truth.
+        if expected.allSatisfy({ !$0.partial }) {
+            #expect(replay.sightings.count == expected.count)
+        }
+        try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent)
+    }
+
+    @Test("identical items keep separate track IDs from added to sighting")
+    func identicalItemsHaveTheirOwnIDs() throws {
+        let (clip, _) = try ReplayHarness.clip(of: Scenarios.backToBack(), name: "b2b")
+        let replay = try ReplayHarness.replay(clip)
+        let sightings = replay.sightings
+        #expect(sightings.count == 3)
+        let ids = sightings.compactMap { $0["trackId"]?.stringValue }
+        #expect(Set(ids).count == 3)
+        // Each sighting's track was added once and removed once, in that order.
+        for id in ids {
+            let kinds = replay.events.filter { $0["trackId"]?.stringValue == id }.compactMap { $0["type"]?.stringValue }
+            #expect(kinds.first == "track.added")
+            #expect(kinds.filter { $0 == "track.added" }.count == 1)
+            #expect(kinds.suffix(2) == ["track.removed", "sighting"])
+        }
+        // The first item reaches the frame first.
+        let firstFrames = sightings.compactMap { $0["firstFrame"]?.intValue }
+        #expect(firstFrames == firstFrames.sorted())
+    }
+
+    @Test("a label covered for 8 frames keeps its track and decodes around the gap")
+    func coveredLabel() throws {
+        let (clip, _) = try ReplayHarness.clip(of: Scenarios.covered(), name: "covered")
+        let sighting = try #require(try ReplayHarness.replay(clip).sightings.first)
+        let frames = try #require(sighting["frames"]?.intValue)
+        let decodes = try #require(sighting["decodes"]?.intValue)
+        #expect(frames - decodes >= 8, "the 8 covered frames are inside the track's life")
+        let first = try #require(sighting["firstFrame"]?.intValue)
+        let last = try #require(sighting["lastFrame"]?.intValue)
+        #expect(first < 70 && last > 78)
+    }
+
+    @Test("a long stream with many codes in view", arguments: [(UInt64(21), 10), (UInt64(22), 30)])
+    func flow(seed: UInt64, codes: Int) throws {
+        let scene = Scenarios.flow(width: 960, height: 540, frames: 120, codesInView: codes, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "flow")
+        let replay = try ReplayHarness.replay(clip)
+        #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty)
+        #expect(expected.filter { !$0.partial }.count >= 5)
+    }
+}
