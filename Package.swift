@@ -66,6 +66,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-bench", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-agent", dependencies: ["ScanAgent"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),

@@ -102,8 +102,10 @@ struct ReplayCommand: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         writeStandardError(
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
-                + "\(pipeline.tracker.discarded) unconfirmed reads dropped, "
-                + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s")
+                + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) phantom parts rejected "
+                + "(\(decoder.rescans) rescans), "
+                + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s, peak memory "
+                + "\(peakResidentKilobytes() / 1024) MiB")
         if let damaged {
             writeStandardError("scan-agent replay: \(damaged) (the \(frame) frames before it were processed)")
             throw ExitCode(1)
@@ -119,6 +121,13 @@ private func traceFrame(_ frame: Int, _ detections: [Detection], _ pipeline: Sca
             (ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil ? "\(detection.points.map { "(\($0.x),\($0.y))" }.joined())\n" : "") + "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) "
                 + "parts=\(parts.count) \(boxes.joined(separator: " "))")
     }
+}
+
+/// The process's peak resident memory, in KiB (Linux reports ru_maxrss in kilobytes).
+func peakResidentKilobytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss
 }
 
 /// Writes event lines to stdout through one buffered stream.

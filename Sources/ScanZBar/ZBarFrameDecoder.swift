@@ -5,21 +5,24 @@ import ScanCore
 public final class ZBarFrameDecoder {
     public let config: DecoderConfig
     private let scanner: ZBarScanner
-    /// Settings for verification rescans. Each rescan gets a new scanner: zbar's EAN decoder keeps
-    /// half-codes between images and would rebuild the very phantom it is asked to check.
-    private let verifierSettings: ZBarSettings
     private let splitter: DetectionSplitter
     private var crop: [UInt8] = []
     public var debugRaw = false
     private var debugFrame = -1
     /// Split parts that a rescan of their own region did not confirm (zbar phantoms).
     public private(set) var rejectedParts = 0
+    /// Rescans made to check parts.
+    public private(set) var rescans = 0
+    /// Codes a rescan read in the last few frames, where the rescan found them: a part of the same
+    /// value right there is the same code moved on, and needs no rescan of its own. Only rescans
+    /// add entries, so an accepted part never vouches for the next one.
+    private var recentlyConfirmed: [(value: [UInt8], box: Box, frame: Int)] = []
+    private var frameCount = 0
 
     public init(config: DecoderConfig) throws(ZBarError) {
         self.config = config
         let settings = ZBarSettings(symbologies: Set(config.symbologies), density: config.density)
         self.scanner = try ZBarScanner(settings: settings)
-        self.verifierSettings = ZBarSettings(symbologies: Set(config.symbologies), density: 1)
         self.splitter = DetectionSplitter(density: config.density)
     }
 
@@ -37,6 +40,8 @@ public final class ZBarFrameDecoder {
         }
         var result: [Detection] = []
         result.reserveCapacity(raw.count)
+        frameCount += 1
+        recentlyConfirmed.removeAll { frameCount - $0.frame > 3 }
         for detection in Self.mergeSameValue(raw) {
             if debugRaw { print("RAW \(debugFrame) \(detection.text ?? "") \(detection.points.map { "(\($0.x),\($0.y))" }.joined())") }
             let parts = splitter.split(detection)
@@ -97,6 +102,11 @@ public final class ZBarFrameDecoder {
     /// Rescans the part's neighbourhood; true when the same value is read there.
     private func confirms(_ part: Detection, in frame: GrayImage) throws(ZBarError) -> Bool {
         guard let box = part.box else { return false }
+        let near = Box(minX: box.minX - 32, minY: box.minY - 32, maxX: box.maxX + 32, maxY: box.maxY + 32)
+        if recentlyConfirmed.contains(where: { $0.value == part.value && $0.box.intersectionOverUnion(near) > 0 }) {
+            return true
+        }
+        rescans += 1
         // A read at one end of a code shows a thin column: look far enough along the scan lines
         // to hold the whole code (codes are rarely more than five times as wide as tall).
         let horizontal = DetectionSplitter.scansHorizontally(part.points)
@@ -106,14 +116,19 @@ public final class ZBarFrameDecoder {
         let region = Box(
             minX: max(0, box.minX - marginX), minY: max(0, box.minY - marginY),
             maxX: min(frame.width - 1, box.maxX + marginX), maxY: min(frame.height - 1, box.maxY + marginY))
-        let found = try ZBarScanner(settings: verifierSettings).scan(
+        // Only the symbology in question: cheaper to set up and to run.
+        let found = try ZBarScanner(settings: ZBarSettings(symbologies: [part.symbology], density: 1)).scan(
             cut(frame, region), origin: Point(x: region.minX, y: region.minY))
         // The same value, read where the part is, with halves that fit: a rescan of two labels
         // could rebuild the same phantom.
-        return found.contains { symbol in
+        let match = found.first { symbol in
             guard symbol.symbology == part.symbology, symbol.value == part.value, let symbolBox = symbol.box else { return false }
             return symbolBox.intersectionOverUnion(box) > 0 && Self.verifierSplitter.eanHalvesFit(symbol) != false
         }
+        guard let match, let matchBox = match.box else { return false }
+        // Only a read whose halves were seen to fit vouches for the next frames.
+        if Self.verifierSplitter.eanHalvesFit(match) == true { recentlyConfirmed.append((part.value, matchBox, frameCount)) }
+        return true
     }
 
     private func cut(_ frame: GrayImage, _ box: Box) -> GrayImage {

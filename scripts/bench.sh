@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `make bench`: replay throughput against raw zbar on the same frames, tracker cost, memory.
+# Clips are synthetic conveyor scenes (scan-synth flow) cached in .cache/bench/. Prints a
+# Markdown report on stdout (BENCHMARKS.md holds the latest one).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+bin="$(swift build -c release --show-bin-path)"
+out=".cache/bench"
+mkdir -p "$out"
+frames="${BENCH_FRAMES:-120}"
+cc -O2 -o "$out/zbar_raw" scripts/bench/zbar_raw.c -lzbar
+
+clip() {  # width height codes frames -> path
+  local path="$out/flow-$1x$2-c$3-f$4.y4m"
+  [ -f "$path" ] || "$bin/scan-synth" flow "$path" --width "$1" --height "$2" --codes "$3" --frames "$4" --seed 7 >&2
+  echo "$path"
+}
+fps_of() { sed -n 's/.* \([0-9.]*\) frames\/s.*/\1/p'; }
+
+echo "## Replay throughput vs raw zbar (one core each, release build)"
+echo
+echo "Command: \`make bench\` ($(nproc) cores, $(date -u +%Y-%m-%d)). Frames: synthetic conveyor (\`scan-synth flow\`), $frames per clip, noisy belt."
+echo "\"raw zbar defaults\": every symbology, density 1. \"raw zbar same settings\": the agent's default decoder (8 conveyor symbologies, density 2)."
+echo
+echo "| clip | codes in view | raw zbar defaults fps | raw zbar same settings fps | scan-agent replay fps | replay / same settings | replay / defaults |"
+echo "|---|---|---|---|---|---|---|"
+for size in "1280 720" "1920 1080"; do
+  set -- $size
+  for codes in 1 10 30; do
+    path=$(clip "$1" "$2" "$codes" "$frames")
+    inview=$("$bin/scan-synth" flow /dev/null --width "$1" --height "$2" --codes "$codes" --frames 1 --seed 7 2>&1 >/dev/null | sed -n 's/.*, \([0-9.]*\) codes in view.*/\1/p')
+    raw_default=$("$out/zbar_raw" "$path" 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
+    raw_same=$("$out/zbar_raw" "$path" --density 2 --symbologies conveyor 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
+    replay=$("$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | fps_of)
+    ratio_same=$(python3 -c "print(f'{$replay/$raw_same:.2f}')")
+    ratio_default=$(python3 -c "print(f'{$replay/$raw_default:.2f}')")
+    echo "| ${1}x${2} | ${inview:-$codes} | $raw_default | $raw_same | $replay | ${ratio_same}× | ${ratio_default}× |"
+  done
+done
+echo
+echo "## Pipeline cost per frame (split, normalise, track, events; no decoding)"
+echo
+echo "| live codes | µs per frame |"
+echo "|---|---|"
+for tracks in 1 10 40; do
+  us=$("$bin/scan-bench" --tracks "$tracks" --frames 20000 | sed -n 's/.*us_per_frame=\([0-9.]*\).*/\1/p')
+  echo "| $tracks | $us |"
+done
+echo
+echo "## Peak memory of a replay against clip length"
+echo
+echo "| clip | frames | peak resident memory |"
+echo "|---|---|---|"
+for length in 150 1200; do
+  path=$(clip 640 400 10 "$length")
+  peak=$("$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | sed -n 's/.*peak memory \([0-9]*\) MiB.*/\1/p')
+  echo "| 640x400, 10 codes | $length | $peak MiB |"
+done
