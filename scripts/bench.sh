@@ -11,9 +11,13 @@ mkdir -p "$out"
 frames="${BENCH_FRAMES:-120}"
 cc -O2 -o "$out/zbar_raw" scripts/bench/zbar_raw.c -lzbar
 
-clip() {  # width height codes frames -> path
-  local path="$out/flow-$1x$2-c$3-f$4.y4m"
-  [ -f "$path" ] || "$bin/scan-synth" flow "$path" --width "$1" --height "$2" --codes "$3" --frames "$4" --seed 7 >&2
+clip() {  # width height codes frames [seed] -> path; scan-synth's report goes to PATH.info
+  local seed="${5:-7}"
+  local path="$out/flow-$1x$2-c$3-f$4-s$seed.y4m"
+  if [ ! -f "$path" ]; then
+    "$bin/scan-synth" flow "$path" --width "$1" --height "$2" --codes "$3" --frames "$4" --seed "$seed" \
+      --truth "$path.truth" 2> "$path.info"
+  fi
   echo "$path"
 }
 fps_of() { sed -n 's/.* \([0-9.]*\) frames\/s.*/\1/p'; }
@@ -29,7 +33,7 @@ for size in "1280 720" "1920 1080"; do
   set -- $size
   for codes in 1 10 30; do
     path=$(clip "$1" "$2" "$codes" "$frames")
-    inview=$("$bin/scan-synth" flow /dev/null --width "$1" --height "$2" --codes "$codes" --frames 1 --seed 7 2>&1 >/dev/null | sed -n 's/.*, \([0-9.]*\) codes in view.*/\1/p')
+    inview=$(sed -n 's/.*, \([0-9.]*\) codes in view.*/\1/p' "$path.info")
     raw_default=$("$out/zbar_raw" "$path" 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
     raw_same=$("$out/zbar_raw" "$path" --density 2 --symbologies conveyor 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
     replay=$("$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | fps_of)
@@ -37,6 +41,25 @@ for size in "1280 720" "1920 1080"; do
     ratio_default=$(python3 -c "print(f'{$replay/$raw_default:.2f}')")
     echo "| ${1}x${2} | ${inview:-$codes} | $raw_default | $raw_same | $replay | ${ratio_same}× | ${ratio_default}× |"
   done
+done
+echo
+echo "## Counting accuracy on dense scenes"
+echo
+echo "Ground truth from scan-synth: codes wholly in view for 4+ frames must be reported once; codes only"
+echo "partly in view (cut by the frame edge at the start or end of a clip) may be reported once."
+echo "Duplicates: a code reported more often than it was in view. Phantoms: values on no label."
+echo
+echo "| clip | seeds | codes wholly in view | missed | duplicates | phantoms |"
+echo "|---|---|---|---|---|---|"
+for codes in 10 30; do
+  total=0; missed=0; dups=0; phantoms=0
+  for seed in 1 2 3 4 5; do
+    path=$(clip 1280 720 "$codes" 150 "$seed")
+    "$bin/scan-agent" replay "$path" --sightings-only 2>/dev/null > "$path.out"
+    read -r t m d p < <(python3 scripts/bench/accuracy.py "$path.truth" "$path.out")
+    total=$((total + t)); missed=$((missed + m)); dups=$((dups + d)); phantoms=$((phantoms + p))
+  done
+  echo "| 1280x720, $codes codes | 1–5 | $total | $missed | $dups | $phantoms |"
 done
 echo
 echo "## Pipeline cost per frame (split, normalise, track, events; no decoding)"
