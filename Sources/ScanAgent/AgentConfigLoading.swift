@@ -13,6 +13,16 @@ enum AgentConfigLoader {
     }
 }
 
+/// Reads a ruleset file.
+enum RulesetLoader {
+    static func load(path: String) throws(ConfigErrors) -> Ruleset {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
+        }
+        return try Ruleset.parse(Array(data), file: path)
+    }
+}
+
 /// A run id that makes track IDs unique across restarts: milliseconds since the epoch and a
 /// random suffix, in base 36.
 func makeRunID() -> String {

@@ -27,6 +27,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Agent config file (camera, decoder, tracking, session).")
     var config: String?
 
+    @Option(help: "Ruleset file (unwanted-code rules); overrides the config's \"rules\".")
+    var rules: String?
+
     @Option(help: "Time of the first frame, RFC 3339 (default: now).")
     var start: String?
 
@@ -69,12 +72,21 @@ struct ReplayCommand: ParsableCommand {
             writeStandardError("scan-agent replay: \(error)")
             throw ExitCode(2)
         }
+        var ruleset = Ruleset.acceptAll
+        if let rulesPath = rules ?? agentConfig.rulesFile {
+            do {
+                ruleset = try RulesetLoader.load(path: rulesPath)
+            } catch {
+                writeStandardError(error.description)
+                throw ExitCode(2)
+            }
+        }
         let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
         decoder.debugRaw = ProcessInfo.processInfo.environment["SCANTRACK_TRACE_RAW"] != nil
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking, density: agentConfig.decoder.density,
-            normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13),
-            idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
+            normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
+            rules: ruleset, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
 
         var output = EventOutput(sightingsOnly: sightingsOnly)
         var image = GrayImage(width: reader.header.width, height: reader.header.height, fill: 0)

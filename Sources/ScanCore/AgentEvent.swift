@@ -87,6 +87,44 @@ public struct EventFactory: Sendable {
         return AgentEvent(kind: .sighting, eventId: eventId, time: time, json: writer.finished())
     }
 
+    public func sessionStarted(_ session: Session) -> AgentEvent {
+        let eventId = session.id + ".started"
+        var writer = common(.sessionStarted, eventId: eventId, time: session.startedAt)
+        writer.field("sessionId", session.id)
+        writer.field("trigger", session.trigger)
+        writer.field("orderId", session.orderId)
+        writer.field("lane", camera.lane)
+        writer.field("station", camera.station)
+        return AgentEvent(kind: .sessionStarted, eventId: eventId, time: session.startedAt, json: writer.finished())
+    }
+
+    /// Exactly one per session, listing its accepted codes counted by tracks.
+    public func sessionCompleted(_ session: Session, reason: SessionStopReason, at time: Timestamp) -> AgentEvent {
+        let eventId = session.id + ".completed"
+        var writer = common(.sessionCompleted, eventId: eventId, time: time)
+        writer.field("sessionId", session.id)
+        writer.field("reason", reason.rawValue)
+        writer.field("startedAt", session.startedAt.description)
+        writer.field("trigger", session.trigger)
+        writer.field("orderId", session.orderId)
+        writer.field("lane", camera.lane)
+        writer.field("station", camera.station)
+        var codes: [UInt8] = [UInt8(ascii: "[")]
+        for (index, code) in session.codes.enumerated() {
+            if index > 0 { codes.append(UInt8(ascii: ",")) }
+            var entry = JSONWriter()
+            entry.field("value", code.value)
+            entry.field("symbology", code.symbology.rawValue)
+            entry.strings("trackIds", code.trackIds)
+            entry.field("count", code.count)
+            codes += entry.finished()
+        }
+        codes.append(UInt8(ascii: "]"))
+        writer.raw("codes", codes)
+        writer.field("items", session.codes.reduce(0) { $0 + $1.count })
+        return AgentEvent(kind: .sessionCompleted, eventId: eventId, time: time, json: writer.finished())
+    }
+
     /// `track.added`, `track.updated` or `track.removed` for live viewers.
     public func trackEvent(_ kind: AgentEvent.Kind, _ track: Track, time: Timestamp, sequence: Int) -> AgentEvent {
         let suffix: String =

@@ -6,20 +6,26 @@ public struct ScanPipeline: Sendable {
     public let factory: EventFactory
     public var splitter: DetectionSplitter
     public var normalizer: CodeNormalizer
-    /// Decides each track once, at its first confirmed read. Nil accepts everything.
-    public var decide: (@Sendable (Track, Timestamp) -> TrackDecision)?
-    /// The session a sighting belongs to, asked when the track ends.
-    public var sessionId: String?
+    /// Decides each track once, at its first confirmed read. Swapped between frames when a new
+    /// ruleset arrives.
+    public var rules: Ruleset
+    public private(set) var sessions: SessionPolicy
+    /// The session each confirmed, accepted track counted in.
+    private var sessionOfTrack: [String: String] = [:]
     private var updateCounts: [String: Int] = [:]
+    private var started = false
 
     public init(
         camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(), density: Int = 1,
-        normalizer: CodeNormalizer = CodeNormalizer(), idPrefix: String
+        normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
+        rules: Ruleset = .acceptAll, idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
         self.factory = EventFactory(camera: camera)
         self.splitter = DetectionSplitter(density: density)
         self.normalizer = normalizer
+        self.rules = rules
+        self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
     }
 
     /// Prepares raw decoder output: one detection per physical code, normalised.
@@ -36,13 +42,41 @@ public struct ScanPipeline: Sendable {
     public private(set) var ended: [Track] = []
 
     public mutating func process(frame: Int, time: Timestamp, detections raw: [Detection]) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        if !started {
+            started = true
+            events += sessionEvents(sessions.streamStart(at: time))
+        }
         let trackerEvents = tracker.step(frame: frame, time: time, detections: prepare(raw))
-        return translate(trackerEvents, time: time)
+        events += translate(trackerEvents, time: time)
+        events += sessionEvents(sessions.tick(at: time))
+        return events
     }
 
-    /// Ends every open track (end of stream, shutdown).
+    /// Ends every open track and the running session (end of stream, shutdown).
     public mutating func finish(time: Timestamp) -> [AgentEvent] {
-        translate(tracker.finish(), time: time)
+        var events = translate(tracker.finish(), time: time)
+        events += sessionEvents(sessions.endOfStream(at: time))
+        return events
+    }
+
+    /// `session.start` from a command.
+    public mutating func startSession(orderId: String?, at time: Timestamp) -> [AgentEvent] {
+        sessionEvents(sessions.startCommand(at: time, orderId: orderId))
+    }
+
+    /// `session.stop` from a command.
+    public mutating func stopSession(at time: Timestamp) -> [AgentEvent] {
+        sessionEvents(sessions.stopCommand(at: time))
+    }
+
+    private func sessionEvents(_ events: [SessionEvent]) -> [AgentEvent] {
+        events.map { event in
+            switch event {
+            case .started(let session): factory.sessionStarted(session)
+            case .completed(let session, let reason, let time): factory.sessionCompleted(session, reason: reason, at: time)
+            }
+        }
     }
 
     private mutating func translate(_ trackerEvents: [TrackerEvent], time: Timestamp) -> [AgentEvent] {
@@ -51,16 +85,26 @@ public struct ScanPipeline: Sendable {
         for event in trackerEvents {
             switch event {
             case .added(var track):
-                let decision = decide?(track, track.lastSeen) ?? .acceptedByDefault
+                // Decided once, with the time of the track's first confirmed read.
+                let subject = RuleSubject(
+                    value: EncodedValue(bytes: track.value).eventString, symbology: track.symbology, gs1: track.isGS1,
+                    camera: factory.camera, time: track.lastSeen)
+                let decision = rules.decide(subject)
                 track.decision = decision
                 tracker.setDecision(decision, forTrack: track.id)
                 events.append(factory.trackEvent(.trackAdded, track, time: time, sequence: 0))
+                if decision.accepted {
+                    let (sessionId, sessionChanges) = sessions.accepted(track, role: decision.role, at: track.lastSeen)
+                    if let sessionId { sessionOfTrack[track.id] = sessionId }
+                    events += sessionEvents(sessionChanges)
+                }
             case .updated(let track):
                 let count = updateCounts[track.id, default: 0] + 1
                 updateCounts[track.id] = count
                 events.append(factory.trackEvent(.trackUpdated, track, time: time, sequence: count))
             case .merged(let track, let keeper):
                 updateCounts[track.id] = nil
+                sessionOfTrack[track.id] = nil
                 var event = factory.trackEvent(.trackRemoved, track, time: time, sequence: 0)
                 // Tell viewers where it went; the code's one sighting comes from the keeper.
                 event.json.removeLast()
@@ -69,7 +113,7 @@ public struct ScanPipeline: Sendable {
             case .removed(let track):
                 updateCounts[track.id] = nil
                 events.append(factory.trackEvent(.trackRemoved, track, time: time, sequence: 0))
-                events.append(factory.sighting(track, time: time, sessionId: sessionId))
+                events.append(factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
                 ended.append(track)
             }
         }

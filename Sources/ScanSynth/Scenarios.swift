@@ -5,7 +5,7 @@ import ScanCore
 public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
-        "two-codes-420", "flow",
+        "two-codes-420", "prefixes", "flow",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -22,6 +22,7 @@ public enum Scenarios {
         case "rotated": rotated()
         case "two-codes": twoCodes(chroma: .mono)
         case "two-codes-420": twoCodes(chroma: .c420)
+        case "prefixes": prefixes()
         case "flow": flow(width: width, height: height, frames: frames, codesInView: codesInView, seed: seed)
         default: nil
         }
@@ -134,6 +135,17 @@ public enum Scenarios {
                     width: 310, height: 280)
             },
             chroma: chroma)
+    }
+
+    /// Six products, three with codes starting 40 and three starting 41, one after the other:
+    /// for weekday/weekend prefix rules and sessions that stop after N codes.
+    public static func prefixes() -> SynthScene {
+        let codes = ["400638133393", "410000000012", "400000000025", "410000000036", "410000000049", "400000000051"]
+        return SynthScene(
+            frameCount: 340,
+            items: codes.enumerated().map { index, code in
+                box("p\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
+            })
     }
 
     /// A steady stream of items for benchmarks and the demo: lanes of boxes with EAN-13, Code 128

@@ -1,0 +1,144 @@
+/// One session: a tote or an order at a pack bench, from start to completion.
+public struct Session: Sendable, Equatable {
+    public var id: String
+    public var startedAt: Timestamp
+    public var trigger: String
+    public var orderId: String?
+    /// Accepted codes in order of first sight, each counted by tracks.
+    public var codes: [SessionCode] = []
+    public var lastCodeAt: Timestamp?
+
+    public struct SessionCode: Sendable, Equatable {
+        public var value: String
+        public var symbology: Symbology
+        public var trackIds: [String]
+        public var count: Int { trackIds.count }
+    }
+}
+
+/// What the session policy reports.
+public enum SessionEvent: Sendable, Equatable {
+    case started(Session)
+    /// Exactly once per session, even when it is empty.
+    case completed(Session, reason: SessionStopReason, at: Timestamp)
+}
+
+public enum SessionStopReason: String, Sendable {
+    case count, duration, idle, command, endOfStream = "end-of-stream"
+}
+
+/// Session policies (DESIGN.md): start continuously, on command, on the first accepted code, or on
+/// a code with role `order`; stop after N unique accepted codes, T seconds, T seconds without a
+/// new code, on command, or at the end of the stream — whichever comes first.
+/// A value type driven by (event, time): the caller supplies times, there is no clock here.
+public struct SessionPolicy: Sendable {
+    public let config: SessionConfig
+    /// Session IDs are `<prefix>-s<n>`.
+    public let idPrefix: String
+    public private(set) var current: Session?
+    private var counter = 0
+    private var streamStarted = false
+
+    public init(config: SessionConfig, idPrefix: String) {
+        self.config = config
+        self.idPrefix = idPrefix
+    }
+
+    private mutating func open(at time: Timestamp, trigger: String, orderId: String?) -> SessionEvent {
+        counter += 1
+        let session = Session(id: "\(idPrefix)-s\(counter)", startedAt: time, trigger: trigger, orderId: orderId)
+        current = session
+        return .started(session)
+    }
+
+    private mutating func close(at time: Timestamp, reason: SessionStopReason) -> [SessionEvent] {
+        guard let session = current else { return [] }
+        current = nil
+        var events: [SessionEvent] = [.completed(session, reason: reason, at: time)]
+        // Continuous sessions follow one another at once, except after the stream ended, and after
+        // an idle stop (the next starts with the next code, so an idle lane makes no empty sessions).
+        if config.start == .continuous && reason != .endOfStream && reason != .idle {
+            events.append(open(at: time, trigger: "continuous", orderId: nil))
+        }
+        return events
+    }
+
+    /// The first frame of the stream: continuous sessions start here.
+    public mutating func streamStart(at time: Timestamp) -> [SessionEvent] {
+        guard !streamStarted else { return [] }
+        streamStarted = true
+        return config.start == .continuous ? [open(at: time, trigger: "continuous", orderId: nil)] : []
+    }
+
+    /// `session.start` command (optionally with the order it is for). A running session is
+    /// completed first, with reason `command`.
+    public mutating func startCommand(at time: Timestamp, orderId: String?) -> [SessionEvent] {
+        var events: [SessionEvent] = []
+        if current != nil {
+            events += closeWithoutContinuing(at: time, reason: .command)
+        }
+        events.append(open(at: time, trigger: "command", orderId: orderId))
+        return events
+    }
+
+    /// `session.stop` command.
+    public mutating func stopCommand(at time: Timestamp) -> [SessionEvent] {
+        close(at: time, reason: .command)
+    }
+
+    private mutating func closeWithoutContinuing(at time: Timestamp, reason: SessionStopReason) -> [SessionEvent] {
+        guard let session = current else { return [] }
+        current = nil
+        return [.completed(session, reason: reason, at: time)]
+    }
+
+    /// A track was confirmed and accepted by the rules. Returns the session it counts in (nil when
+    /// none is running or it falls in the start delay) and what happened.
+    public mutating func accepted(
+        _ track: Track, role: String?, at time: Timestamp
+    ) -> (sessionId: String?, events: [SessionEvent]) {
+        var events: [SessionEvent] = []
+        let value = EncodedValue(bytes: track.value).eventString
+        if current == nil {
+            switch config.start {
+            case .firstCode: events.append(open(at: time, trigger: "firstCode", orderId: nil))
+            case .continuous: events.append(open(at: time, trigger: "continuous", orderId: nil))
+            case .orderCode where role == "order": events.append(open(at: time, trigger: "orderCode", orderId: value))
+            default: return (nil, events)
+            }
+        }
+        guard var session = current else { return (nil, events) }
+        let delay = Int64(config.startDelaySeconds * 1000)
+        if time.milliseconds - session.startedAt.milliseconds < delay { return (nil, events) }
+        if let index = session.codes.firstIndex(where: { $0.value == value && $0.symbology == track.symbology }) {
+            session.codes[index].trackIds.append(track.id)
+        } else {
+            session.codes.append(Session.SessionCode(value: value, symbology: track.symbology, trackIds: [track.id]))
+        }
+        session.lastCodeAt = time
+        current = session
+        if let limit = config.stopAfterCodes, session.codes.count >= limit {
+            events += close(at: time, reason: .count)
+        }
+        return (session.id, events)
+    }
+
+    /// Time passes (called every frame): duration and idle limits.
+    public mutating func tick(at time: Timestamp) -> [SessionEvent] {
+        guard let session = current else { return [] }
+        let elapsed = time.milliseconds - session.startedAt.milliseconds
+        if let seconds = config.stopAfterSeconds, elapsed >= Int64(seconds * 1000) {
+            return close(at: time, reason: .duration)
+        }
+        if let seconds = config.stopAfterIdleSeconds {
+            let since = time.milliseconds - (session.lastCodeAt ?? session.startedAt).milliseconds
+            if since >= Int64(seconds * 1000) { return close(at: time, reason: .idle) }
+        }
+        return []
+    }
+
+    /// The stream ended: a running session completes with reason `end-of-stream`.
+    public mutating func endOfStream(at time: Timestamp) -> [SessionEvent] {
+        close(at: time, reason: .endOfStream)
+    }
+}
