@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanNATS", dependencies: ["CNATS"], swiftSettings: swiftSettings),
-        .target(name: "ScanPostgres", dependencies: ["CLibPQ"], swiftSettings: swiftSettings),
+        .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
 
         // Wiring.
         .target(
@@ -84,6 +84,13 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanPostgres", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAggregatorTests",
+            dependencies: [
+                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentTests", dependencies: ["ScanAgent", "ScanCore", "ScanSynth", "ScanZBar", "ScanTestSupport"],

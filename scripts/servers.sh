@@ -4,12 +4,22 @@
 #   scripts/servers.sh start NAME   start both, write run/NAME/servers.env (SCANTRACK_NATS, SCANTRACK_PG)
 #   scripts/servers.sh stop NAME    stop what `start NAME` started, by PID
 #   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
+#   scripts/servers.sh start-pg NAME / stop-pg NAME       (a PostgreSQL alone; restarts keep data and port;
+#                                                          writes run/NAME/pg.dsn)
 #
 # Both listen on 127.0.0.1 on free ports. PostgreSQL refuses to run as root, so it runs as the
 # `postgres` user (runuser) with its data directory and socket inside run/NAME/pg.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# The servers outlive this script: they must not inherit the caller's descriptors (a test
+# runner's pipes, or the socket by which Foundation's Process learns that its child exited).
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 command="${1:?usage: servers.sh start|stop|start-nats|stop-nats NAME}"
 name="${2:-test}"
 run="$here/run/$name"
@@ -87,6 +97,17 @@ start_pg() {
   echo "servers: PostgreSQL on 127.0.0.1:$port (data $data)"
 }
 
+restart_pg() {  # same data and port as before
+  local bin port
+  bin=$(pg_bin)
+  port=$(cat "$run/pg/port")
+  as_postgres "$bin/pg_ctl" -D "$run/pg/data" -l "$run/pg/postgres.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $port -k $run/pg/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
+    || { tail -n 20 "$run/pg/postgres.log" >&2; exit 1; }
+  head -n 1 "$run/pg/data/postmaster.pid" > "$run/pg/postgres.pid"
+  echo "servers: PostgreSQL restarted on 127.0.0.1:$port"
+}
+
 write_env() {
   cat > "$run/servers.env" <<ENV
 export SCANTRACK_NATS=nats://127.0.0.1:$(cat "$run/nats/port")
@@ -109,5 +130,11 @@ case "$command" in
     ;;
   start-nats) start_nats ;;
   stop-nats) stop_pid "$run/nats/nats.pid" nats-server ;;
+  start-pg)  # a PostgreSQL of its own (restart tests); keeps its port across restarts
+    mkdir -p "$run"
+    if [ -f "$run/pg/port" ] && [ -f "$run/pg/data/PG_VERSION" ]; then restart_pg; else start_pg; fi
+    echo "host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack" > "$run/pg.dsn"
+    ;;
+  stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL ;;
   *) echo "usage: servers.sh start|stop|start-nats|stop-nats NAME" >&2; exit 2 ;;
 esac

@@ -17,7 +17,9 @@ struct MigrateCommand: ParsableCommand {
     var status = false
 
     func run() throws {
-        let folder = try MigrationsFolder.resolve(migrations)
+        guard let folder = MigrationsFolder.resolve(migrations) else {
+            throw ValidationError("no migrations folder found (tried \(MigrationsFolder.candidates(migrations).joined(separator: ", "))); pass --migrations")
+        }
         do {
             let migrator = try Migrator(directory: folder)
             let database = try PGConnection(dsn: try connection.postgresDSN())
@@ -42,20 +44,3 @@ struct MigrateCommand: ParsableCommand {
     }
 }
 
-/// Finds the migrations folder: flag, environment, working directory, then beside the installed binary.
-enum MigrationsFolder {
-    static func resolve(_ flag: String?) throws -> String {
-        if let flag { return flag }
-        let environment = ProcessInfo.processInfo.environment
-        if let fromEnvironment = environment["SCANTRACK_MIGRATIONS"], !fromEnvironment.isEmpty { return fromEnvironment }
-        var candidates = ["migrations"]
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        candidates.append(executable.appendingPathComponent("../share/scantrack/migrations").path)
-        candidates.append("/usr/share/scantrack/migrations")
-        var isDirectory: ObjCBool = false
-        for candidate in candidates where FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return candidate }
-        }
-        throw ValidationError("no migrations folder found (tried \(candidates.joined(separator: ", "))); pass --migrations")
-    }
-}

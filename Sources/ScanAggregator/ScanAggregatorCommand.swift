@@ -1,5 +1,8 @@
 import ArgumentParser
+import Dispatch
 import Foundation
+import Logging
+import ScanPostgres
 
 /// `scan-aggregator`: stores agent events, reconciles cameras, builds pack records.
 public struct ScanAggregatorCommand: ParsableCommand {
@@ -12,11 +15,85 @@ public struct ScanAggregatorCommand: ParsableCommand {
     public init() {}
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run the aggregator (not yet available).")
-        @Option(help: "Aggregator config file.") var config: String?
+        static let configuration = CommandConfiguration(
+            abstract: "Ingest agent events until SIGTERM/SIGINT.",
+            discussion: """
+                Servers come from --nats/--pg, else SCANTRACK_NATS/SCANTRACK_PG. Refuses to start on a
+                schema that is behind (run `scanadmin migrate`). Several replicas may run at once: they
+                share one durable consumer. Exit codes: 0 stopped by a signal, 1 failure, 64 bad usage.
+                """)
+        @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS).") var nats: String?
+        @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres: String?
+        @Option(help: "Subject prefix.") var prefix: String = "scantrack"
+        @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
+        @Option(help: "Messages per batch.") var batch: Int = 500
+        @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
+
         func run() throws {
-            FileHandle.standardError.write(Data("scan-aggregator run: not yet available in this version\n".utf8))
-            throw ExitCode(69)
+            let environment = ProcessInfo.processInfo.environment
+            guard let natsURL = nats ?? environment["SCANTRACK_NATS"], !natsURL.isEmpty else {
+                throw ValidationError("no NATS server: pass --nats or set SCANTRACK_NATS")
+            }
+            guard let dsn = postgres ?? environment["SCANTRACK_PG"], !dsn.isEmpty else {
+                throw ValidationError("no PostgreSQL: pass --pg or set SCANTRACK_PG")
+            }
+            var logger = Logger(label: "scan-aggregator")
+            logger.logLevel = .info
+            do {
+                guard let folder = MigrationsFolder.resolve(migrations) else {
+                    throw PGError(
+                        code: .schemaBehind, function: "schema check", input: "migrations",
+                        message: "no migrations folder found; pass --migrations or set SCANTRACK_MIGRATIONS")
+                }
+                try Migrator(directory: folder).requireCurrent(try PGConnection(dsn: dsn))
+            } catch let error as PGError {
+                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+            var settings = IngestSettings(natsURL: natsURL, postgresDSN: dsn)
+            settings.prefix = prefix
+            settings.durable = durable
+            settings.batchSize = batch
+            let ingestor = try Ingestor(settings: settings, logger: logger)
+
+            let stop = StopFlag()
+            let sources = [SIGTERM, SIGINT].map { signalNumber -> any DispatchSourceSignal in
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { stop.set() }
+                source.resume()
+                return source
+            }
+            logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
+            while !stop.isSet {
+                let counts = try ingestor.runOnce()
+                if counts.messages > 0 {
+                    logger.debug("batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                }
+            }
+            _ = sources
+            let totals = ingestor.totals
+            logger.info(
+                "stopped",
+                metadata: [
+                    "messages": "\(totals.messages)", "sightings": "\(totals.sightingsStored)",
+                    "sessionEvents": "\(totals.sessionEventsStored)", "duplicates": "\(totals.duplicates)",
+                    "deadLetters": "\(totals.deadLetters)",
+                ])
         }
     }
+}
+
+/// Set from a signal handler's queue, read by the ingest loop.
+final class StopFlag: @unchecked Sendable {
+    // @unchecked: the one Bool is guarded by the lock.
+    private let lock = NSLock()
+    private var stopped = false
+    func set() { lock.withLock { stopped = true } }
+    var isSet: Bool { lock.withLock { stopped } }
+}
+
+/// Log lines go to stderr; stdout stays free for output that scripts read.
+public func bootstrapLogging() {
+    LoggingSystem.bootstrap(StreamLogHandler.standardError)
 }

@@ -8,6 +8,13 @@ public struct Session: Sendable, Equatable {
     public var codes: [SessionCode] = []
     public var lastCodeAt: Timestamp?
 
+    public init(id: String, startedAt: Timestamp, trigger: String, orderId: String? = nil) {
+        self.id = id
+        self.startedAt = startedAt
+        self.trigger = trigger
+        self.orderId = orderId
+    }
+
     public struct SessionCode: Sendable, Equatable {
         public var value: String
         public var symbology: Symbology

@@ -1,3 +1,4 @@
 import ScanAggregator
 
+bootstrapLogging()
 ScanAggregatorCommand.main()

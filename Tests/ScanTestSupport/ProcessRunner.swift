@@ -42,6 +42,21 @@ public enum ProcessRunner {
             status: process.terminationStatus, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs a command that starts daemons (local servers): its output goes to `log`, not to a
+    /// pipe, since a daemon keeps whatever it inherits open and a pipe would never reach its end.
+    public static func runDetached(_ command: [String], log: String) throws -> Int32 {
+        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "exec \(quoted) >> '\(log)' 2>&1 < /dev/null"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// The path of a program on PATH (for system tools like zbarimg).
     public static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

@@ -8,7 +8,8 @@ import json
 import sys
 
 truth = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-reported = collections.Counter(json.loads(line)["value"] for line in open(sys.argv[2]) if line.strip())
+events = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+reported = collections.Counter(e["value"] for e in events if e.get("type") == "sighting")
 whole = collections.Counter(t["value"] for t in truth if not t["partial"])
 partial = collections.Counter(t["value"] for t in truth if t["partial"])
 missed = sum(max(0, n - reported[v]) for v, n in whole.items())

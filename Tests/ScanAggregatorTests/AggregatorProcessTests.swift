@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanNATS
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+@testable import ScanAggregator
+
+/// The `scan-aggregator` binary as operators run it: killed, restarted, and run twice at once.
+@Suite("scan-aggregator process", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+struct AggregatorProcessTests {
+    static var binary: String { TestEnvironment.productsDirectory + "/scan-aggregator" }
+
+    static func start(_ world: IngestTests.World, batch: Int = 50) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", "--prefix", world.settings.prefix, "--batch", String(batch)]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "SCANTRACK_NATS": world.settings.natsURL, "SCANTRACK_PG": world.settings.postgresDSN,
+            "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+        ]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Waits (bounded) until the table holds `expected` rows; returns what it holds.
+    static func waitForRows(_ database: PGConnection, _ expected: Int, seconds: Int = 60) throws -> Int {
+        var rows = 0
+        for _ in 0..<(seconds * 10) {
+            rows = try IngestTests.count(database, "SELECT count(*) FROM sightings")
+            if rows >= expected { break }
+            usleep(100_000)
+        }
+        return rows
+    }
+
+    @Test("refuses to start on a schema that is behind, and says how to migrate")
+    func schemaBehind() throws {
+        let base = try TestEnvironment.requirePostgres()
+        let admin = try PGConnection(dsn: base)
+        let name = TestEnvironment.uniqueName("st_behind")
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let result = try ProcessRunner.run(
+            Self.binary, ["run"],
+            environment: [
+                "SCANTRACK_PG": TestDatabase.dsn(base, database: name), "SCANTRACK_NATS": try TestEnvironment.requireNATS(),
+                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+            ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("schema is behind"))
+        #expect(result.stderr.contains("scanadmin migrate"))
+    }
+
+    @Test("killed with SIGKILL mid-stream and restarted: every event stored exactly once")
+    func killAndRestart() throws {
+        let world = try IngestTests.world()
+        defer { world.drop() }
+        let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
+        let total = 3_000
+        var aggregator = try Self.start(world, batch: 50)
+        for n in 0..<total {
+            _ = try world.jetStream.publish(subject: subject, bytes: IngestTests.sighting(n), messageID: "k\(n)")
+            if n == total / 3 {
+                // Let it be busy, then kill it without warning.
+                _ = try Self.waitForRows(world.database, 200)
+                kill(aggregator.processIdentifier, SIGKILL)
+                aggregator.waitUntilExit()
+                aggregator = try Self.start(world, batch: 50)
+            }
+        }
+        let rows = try Self.waitForRows(world.database, total)
+        aggregator.terminate()
+        aggregator.waitUntilExit()
+        #expect(aggregator.terminationStatus == 0, "SIGTERM is a clean stop")
+        #expect(rows == total)
+        #expect(try IngestTests.count(world.database, "SELECT count(DISTINCT event_id) FROM sightings") == total)
+    }
+
+    @Test("two replicas on one durable consumer: every event stored exactly once")
+    func twoReplicas() throws {
+        let world = try IngestTests.world()
+        defer { world.drop() }
+        let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-2"
+        let one = try Self.start(world, batch: 20)
+        let two = try Self.start(world, batch: 20)
+        let total = 2_000
+        for n in 0..<total {
+            _ = try world.jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-2"), messageID: "r\(n)")
+        }
+        let rows = try Self.waitForRows(world.database, total)
+        for replica in [one, two] {
+            replica.terminate()
+            replica.waitUntilExit()
+        }
+        #expect(rows == total)
+        #expect(try IngestTests.count(world.database, "SELECT count(DISTINCT event_id) FROM sightings") == total)
+    }
+}
+
+/// PostgreSQL stopped and started again under a running aggregator. Uses a PostgreSQL of its own
+/// (scripts/servers.sh start-pg) so that the other tests keep theirs.
+@Suite("scan-aggregator and a PostgreSQL restart", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+struct PostgresRestartTests {
+    static let script = TestEnvironment.repoRoot + "/scripts/servers.sh"
+
+    @Test("ingest pauses while PostgreSQL is down and resumes: nothing lost, nothing doubled")
+    func restart() throws {
+        let name = TestEnvironment.uniqueName("pgrestart")
+        let log = NSTemporaryDirectory() + name + ".log"
+        #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "start-pg", name], log: log) == 0)
+        defer {
+            _ = try? ProcessRunner.runDetached(["/bin/bash", Self.script, "stop-pg", name], log: log)
+            try? FileManager.default.removeItem(atPath: TestEnvironment.repoRoot + "/run/" + name)
+        }
+        let dsn = try String(contentsOfFile: TestEnvironment.repoRoot + "/run/\(name)/pg.dsn", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(try PGConnection(dsn: dsn))
+        var settings = IngestSettings(natsURL: try TestEnvironment.requireNATS(), postgresDSN: dsn)
+        settings.prefix = TestEnvironment.uniqueName("st")
+        let jetStream = try NATSConnection(url: settings.natsURL).jetStream()
+        try Ingestor.ensureStreams(jetStream, settings)
+        defer {
+            try? jetStream.deleteStream(settings.agentStream)
+            try? jetStream.deleteStream(settings.deadLetterStream)
+        }
+        let world = IngestTests.World(settings: settings, database: try PGConnection(dsn: dsn), jetStream: jetStream, drop: {})
+        let aggregator = try AggregatorProcessTests.start(world, batch: 50)
+        let subject = "\(settings.prefix).v1.sighting.dc1.cam-3"
+        let total = 1_500
+        for n in 0..<500 { _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)") }
+        _ = try AggregatorProcessTests.waitForRows(world.database, 100)
+        #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "stop-pg", name], log: log) == 0)
+        // Published while the database is down: JetStream holds them.
+        for n in 500..<total {
+            _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)")
+        }
+        usleep(1_500_000)
+        #expect(aggregator.isRunning, "the aggregator waits for PostgreSQL instead of dying")
+        #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "start-pg", name], log: log) == 0)
+        let database = try PGConnection(dsn: dsn)
+        let rows = try AggregatorProcessTests.waitForRows(database, total)
+        aggregator.terminate()
+        aggregator.waitUntilExit()
+        #expect(rows == total)
+        #expect(try IngestTests.count(database, "SELECT count(DISTINCT event_id) FROM sightings") == total)
+    }
+}

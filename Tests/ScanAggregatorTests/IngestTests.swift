@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanNATS
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+@testable import ScanAggregator
+
+/// Ingest against the real nats-server and PostgreSQL that `make test` starts. Each test has a
+/// database and a subject prefix of its own.
+@Suite("aggregator ingest", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+struct IngestTests {
+    struct World {
+        var settings: IngestSettings
+        var database: PGConnection
+        var jetStream: JetStream
+        var drop: () -> Void
+    }
+
+    static func world() throws -> World {
+        let base = try TestEnvironment.requirePostgres()
+        let admin = try PGConnection(dsn: base)
+        let name = TestEnvironment.uniqueName("st_ingest")
+        try admin.execute("CREATE DATABASE \(name)")
+        let dsn = TestDatabase.dsn(base, database: name)
+        let database = try PGConnection(dsn: dsn)
+        try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
+        var settings = IngestSettings(natsURL: try TestEnvironment.requireNATS(), postgresDSN: dsn)
+        settings.prefix = TestEnvironment.uniqueName("st")
+        settings.fetchWaitMilliseconds = 200
+        let jetStream = try NATSConnection(url: settings.natsURL).jetStream()
+        try Ingestor.ensureStreams(jetStream, settings)
+        let drop = {
+            try? jetStream.deleteStream(settings.agentStream)
+            try? jetStream.deleteStream(settings.deadLetterStream)
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        }
+        return World(settings: settings, database: database, jetStream: jetStream, drop: drop)
+    }
+
+    /// A sighting event as an agent writes it.
+    static func sighting(_ n: Int, value: String? = nil, camera: String = "cam-1") -> [UInt8] {
+        var writer = JSONWriter()
+        let start = Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
+        writer.field("type", "sighting")
+        writer.field("eventId", "\(camera)-run-\(n).sighting")
+        writer.field("site", "dc1")
+        writer.field("camera", camera)
+        writer.field("time", start.adding(milliseconds: 400).description)
+        writer.field("trackId", "\(camera)-run-\(n)")
+        writer.field("symbology", "EAN-13")
+        writer.field("value", value ?? "400638133\(String(1000 + n % 9000))")
+        writer.field("status", "accepted")
+        writer.field("firstSeen", start.description)
+        writer.field("lastSeen", start.adding(milliseconds: 300).description)
+        writer.field("firstFrame", n * 3)
+        writer.field("lastFrame", n * 3 + 9)
+        writer.field("frames", 10)
+        writer.field("decodes", 8)
+        writer.raw("box", Array(#"{"first":[[0,0],[9,0],[9,9],[0,9]],"last":[[5,0],[14,0],[14,9],[5,9]]}"#.utf8))
+        return writer.finished()
+    }
+
+    static func drain(_ ingestor: Ingestor, until done: () throws -> Bool) throws {
+        for _ in 0..<200 {
+            try ingestor.runOnce()
+            if try done() { return }
+        }
+    }
+
+    static func count(_ database: PGConnection, _ sql: String) throws -> Int {
+        Int(try database.query(sql).rows.first?.first??.description ?? "0") ?? -1
+    }
+
+    @Test("every event is stored once: redelivered, republished and replayed events are not duplicated")
+    func exactlyOnce() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
+        for n in 0..<300 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "m\(n)") }
+        // A replay republishes with other message ids: JetStream keeps them, the store must not.
+        for n in 0..<50 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "replay\(n)") }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try Self.drain(ingestor) { ingestor.totals.messages >= 350 }
+        #expect(ingestor.totals.messages == 350)
+        #expect(ingestor.totals.sightingsStored == 300)
+        #expect(ingestor.totals.duplicates == 50)
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings") == 300)
+        #expect(try Self.count(world.database, "SELECT count(DISTINCT event_id) FROM sightings") == 300)
+        // Everything was acknowledged: a new ingestor on the same durable finds nothing left.
+        let again = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        #expect(try again.runOnce().messages == 0)
+    }
+
+    @Test("hostile values round-trip unchanged")
+    func hostileValues() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let values = ["'; DROP TABLE sightings; --", "quote\"back\\slash", "emoji 📦🚚", "]C1\u{1D}0104012345678901\u{1D}21AB", "tab\tnl\n"]
+        let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
+        for (n, value) in values.enumerated() {
+            _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n, value: value), messageID: "h\(n)")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try Self.drain(ingestor) { ingestor.totals.messages >= values.count }
+        let stored = try world.database.query("SELECT value FROM sightings ORDER BY first_frame").rows.map { $0[0] ?? "" }
+        #expect(stored == values)
+    }
+
+    @Test("bad input goes to dead letters with its reason, is acknowledged, and never blocks good events")
+    func deadLetters() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
+        var bad: [(String, [UInt8])] = [
+            ("invalid-json", Array("{not json".utf8)),
+            ("not-an-object", Array("[1,2,3]".utf8)),
+            ("missing-field", Array(#"{"type":"sighting","eventId":"x"}"#.utf8)),
+            ("too-large", [UInt8](repeating: 0x20, count: EventValidator.maxBytes + 1)),
+            ("invalid-json", [0xFF, 0xFE, 0x00, 0x01]),
+        ]
+        var wrongType = String(decoding: Self.sighting(900), as: UTF8.self)
+        wrongType = wrongType.replacingOccurrences(of: #""frames":10"#, with: #""frames":"ten""#)
+        bad.append(("wrong-type", Array(wrongType.utf8)))
+        var nul = String(decoding: Self.sighting(901), as: UTF8.self)
+        nul = nul.replacingOccurrences(of: #""status":"accepted""#, with: #""status":"accepted","note":"a\u0000b""#)
+        bad.append(("bad-value", Array(nul.utf8)))
+        for n in 0..<10 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "g\(n)") }
+        for (index, item) in bad.enumerated() {
+            _ = try world.jetStream.publish(subject: subject, bytes: item.1, messageID: "b\(index)")
+        }
+        let watcher = try world.jetStream.connection.subscribe(subject: "\(world.settings.prefix).v1.deadletter.>")
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try Self.drain(ingestor) { ingestor.totals.messages >= 10 + bad.count }
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings") == 10)
+        let reasons = try world.database.query("SELECT reason FROM dead_letters ORDER BY id").rows.map { $0[0] ?? "" }
+        #expect(reasons.sorted() == bad.map(\.0).sorted())
+        let detail = (try world.database.query("SELECT detail FROM dead_letters WHERE reason = 'wrong-type'").rows.first?[0] ?? nil) ?? ""
+        #expect(detail.contains("frames"), "the detail names the field")
+        // Each dead letter is also published on deadletter.<reason>.
+        var published = 0
+        while try watcher.next(timeoutMilliseconds: 500) != nil { published += 1 }
+        #expect(published == bad.count)
+    }
+
+    @Test("session events are stored once")
+    func sessionEvents() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let factory = EventFactory(camera: CameraIdentity(id: "pack-1", site: "dc1", station: "P1"))
+        let session = Session(id: "pack-1-run-s1", startedAt: Timestamp(milliseconds: 1_795_800_000_000), trigger: "command", orderId: "ORD-1")
+        let subject = "\(world.settings.prefix).v1.session.dc1.pack-1"
+        for event in [factory.sessionStarted(session), factory.sessionCompleted(session, reason: .command, at: session.startedAt.adding(milliseconds: 5000))] {
+            _ = try world.jetStream.publish(subject: subject, bytes: event.json, messageID: event.eventId)
+            _ = try world.jetStream.publish(subject: subject, bytes: event.json, messageID: event.eventId + ".again")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try Self.drain(ingestor) { ingestor.totals.messages >= 4 }
+        let rows = try world.database.query("SELECT type, reason, order_id FROM session_events ORDER BY event_time, type DESC").rows
+        #expect(rows.count == 2)
+        #expect(rows.last == ["session.completed", "command", "ORD-1"])
+    }
+}
