@@ -82,7 +82,6 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
-        decoder.debugRaw = ProcessInfo.processInfo.environment["SCANTRACK_TRACE_RAW"] != nil
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking, density: agentConfig.decoder.density,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,

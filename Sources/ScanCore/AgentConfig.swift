@@ -92,12 +92,7 @@ extension AgentConfig {
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
     public static func parse(_ bytes: [UInt8], file: String) throws(ConfigErrors) -> AgentConfig {
-        let document: JSONValue
-        do {
-            document = try JSONValue.parse(bytes)
-        } catch {
-            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "$", message: "not valid JSON: \(error)")])
-        }
+        let document = try ConfigReader.document(bytes, file: file)
         var reader = ConfigReader()
         let top = reader.object(document, at: "$", allowed: topKeys) ?? [:]
         if case .object = document {} else { throw ConfigErrors(file: file, issues: reader.issues) }

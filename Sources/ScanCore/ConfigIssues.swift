@@ -30,6 +30,15 @@ public struct ConfigReader: Sendable {
 
     public init() {}
 
+    /// Parses a whole file, or refuses it naming where the JSON breaks.
+    public static func document(_ bytes: [UInt8], file: String) throws(ConfigErrors) -> JSONValue {
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "$", message: "not valid JSON: \(error)")])
+        }
+    }
+
     public mutating func fail(_ path: String, _ message: String) {
         issues.append(ConfigIssue(path: path, message: message))
     }

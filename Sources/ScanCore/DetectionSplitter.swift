@@ -263,17 +263,21 @@ public struct DetectionSplitter: Sendable {
                 }
             }
         }
-        // Extent of each group of spanning segments.
-        var extents: [Int: (low: Int, high: Int, first: Int, last: Int)] = [:]
-        for i in spanning {
-            let r = root(i)
-            let segment = segments[i]
-            if let e = extents[r] {
-                extents[r] = (min(e.low, segment.low), max(e.high, segment.high), min(e.first, segment.line), max(e.last, segment.line))
-            } else {
-                extents[r] = (segment.low, segment.high, segment.line, segment.line)
+        /// Extent along the scan and first/last line of each group of the given segments.
+        func bounds(of members: [Int]) -> [Int: (low: Int, high: Int, first: Int, last: Int)] {
+            var result: [Int: (low: Int, high: Int, first: Int, last: Int)] = [:]
+            for i in members {
+                let r = root(i)
+                let segment = segments[i]
+                if let b = result[r] {
+                    result[r] = (min(b.low, segment.low), max(b.high, segment.high), min(b.first, segment.line), max(b.last, segment.line))
+                } else {
+                    result[r] = (segment.low, segment.high, segment.line, segment.line)
+                }
             }
+            return result
         }
+        let extents = bounds(of: spanning)
         // Single points: to the nearest covering group, else to each other.
         let singles = order.filter { segments[$0].high == segments[$0].low }
         for i in singles {
@@ -297,21 +301,12 @@ public struct DetectionSplitter: Sendable {
         var merged = true
         while merged {
             merged = false
-            var bounds: [Int: (low: Int, high: Int, first: Int, last: Int)] = [:]
-            for i in segments.indices {
-                let r = root(i)
-                let segment = segments[i]
-                if let b = bounds[r] {
-                    bounds[r] = (min(b.low, segment.low), max(b.high, segment.high), min(b.first, segment.line), max(b.last, segment.line))
-                } else {
-                    bounds[r] = (segment.low, segment.high, segment.line, segment.line)
-                }
-            }
-            let roots = Array(bounds.keys).sorted()
+            let groupBounds = bounds(of: Array(segments.indices))
+            let roots = Array(groupBounds.keys).sorted()
             search: for (position, a) in roots.enumerated() {
                 for b in roots[(position + 1)...] {
-                    let x = bounds[a]!  // keys come from bounds
-                    let y = bounds[b]!
+                    let x = groupBounds[a]!  // keys come from groupBounds
+                    let y = groupBounds[b]!
                     let lineDistance = max(0, max(x.first - y.last, y.first - x.last))
                     if lineDistance <= lineGap && overlaps((x.low, x.high), (y.low, y.high)) {
                         parent[root(a)] = root(b)

@@ -10,12 +10,7 @@ extension Ruleset {
     /// Parses and validates a ruleset; a broken one is refused whole, with every error listed by
     /// JSON path, the bad value and what is allowed.
     public static func parse(_ bytes: [UInt8], file: String, revision: String? = nil) throws(ConfigErrors) -> Ruleset {
-        let document: JSONValue
-        do {
-            document = try JSONValue.parse(bytes)
-        } catch {
-            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "$", message: "not valid JSON: \(error)")])
-        }
+        let document = try ConfigReader.document(bytes, file: file)
         var reader = ConfigReader()
         guard let top = reader.object(document, at: "$", allowed: topKeys) else {
             throw ConfigErrors(file: file, issues: reader.issues)

@@ -173,25 +173,15 @@ public struct Tracker: Sendable {
             predicted: (predicted.minY, predicted.maxY), seen: (box.minY, box.maxY), typical: track.typicalHeight, known: known)
         track.recordSize(box)
         let measured = Box(minX: width.low, minY: height.low, maxX: width.high, maxY: height.high)
-        // The anchor counts only if it, too, showed the code whole as its size is known now (the
-        // very first read may have shown one end).
         if width.complete {
-            let anchor = track.anchorX
-            if frame > anchor.frame, anchor.extent * 10 >= track.typicalWidth * 8 {
-                let vx = (measured.centerX - anchor.center) / Double(frame - anchor.frame)
-                track.velocityX = track.measuredX ? 0.7 * track.velocityX + 0.3 * vx : vx
-                track.measuredX = true
-            }
-            track.anchorX = Track.Anchor(center: measured.centerX, extent: box.width, frame: frame)
+            Self.measureSpeed(
+                &track.velocityX, &track.measuredX, &track.anchorX, center: measured.centerX, extent: box.width,
+                typical: track.typicalWidth, frame: frame)
         }
         if height.complete {
-            let anchor = track.anchorY
-            if frame > anchor.frame, anchor.extent * 10 >= track.typicalHeight * 8 {
-                let vy = (measured.centerY - anchor.center) / Double(frame - anchor.frame)
-                track.velocityY = track.measuredY ? 0.7 * track.velocityY + 0.3 * vy : vy
-                track.measuredY = true
-            }
-            track.anchorY = Track.Anchor(center: measured.centerY, extent: box.height, frame: frame)
+            Self.measureSpeed(
+                &track.velocityY, &track.measuredY, &track.anchorY, center: measured.centerY, extent: box.height,
+                typical: track.typicalHeight, frame: frame)
         }
         track.lastFrame = frame
         track.lastSeen = time
@@ -284,6 +274,21 @@ public struct Tracker: Sendable {
             keeper.velocityX = gone.velocityX
             keeper.velocityY = gone.velocityY
         }
+    }
+
+    /// Speed on one axis from a whole reading and the last whole reading before it. The anchor
+    /// counts only if it, too, showed the code whole as its size is known now (the very first
+    /// read may have shown one end).
+    static func measureSpeed(
+        _ velocity: inout Double, _ measuredBefore: inout Bool, _ anchor: inout Track.Anchor, center: Double, extent: Int,
+        typical: Int, frame: Int
+    ) {
+        if frame > anchor.frame, anchor.extent * 10 >= typical * 8 {
+            let speed = (center - anchor.center) / Double(frame - anchor.frame)
+            velocity = measuredBefore ? 0.7 * velocity + 0.3 * speed : speed
+            measuredBefore = true
+        }
+        anchor = Track.Anchor(center: center, extent: extent, frame: frame)
     }
 
     /// Where the code lies on one axis given what was seen on it.

@@ -7,8 +7,6 @@ public final class ZBarFrameDecoder {
     private let scanner: ZBarScanner
     private let splitter: DetectionSplitter
     private var crop: [UInt8] = []
-    public var debugRaw = false
-    private var debugFrame = -1
     /// Split parts that a rescan of their own region did not confirm (zbar phantoms).
     public private(set) var rejectedParts = 0
     /// Rescans made to check parts.
@@ -30,7 +28,6 @@ public final class ZBarFrameDecoder {
     /// symbols are split into one detection per code, and EAN/UPC parts are verified.
     public func decode(_ frame: GrayImage) throws(ZBarError) -> [Detection] {
         let raw: [Detection]
-        debugFrame += 1
         let region = config.regionOfInterest
         if region.isWholeFrame {
             raw = try scanner.scan(frame)
@@ -43,7 +40,6 @@ public final class ZBarFrameDecoder {
         frameCount += 1
         recentlyConfirmed.removeAll { frameCount - $0.frame > 3 }
         for detection in Self.mergeSameValue(raw) {
-            if debugRaw { print("RAW \(debugFrame) \(detection.text ?? "") \(detection.points.map { "(\($0.x),\($0.y))" }.joined())") }
             let parts = splitter.split(detection)
             guard Self.phantomProne(detection.symbology) else {
                 result += parts
