@@ -2,7 +2,8 @@
 # Local nats-server (JetStream) and PostgreSQL for tests and the demo, all state in run/<name>/.
 #
 #   scripts/servers.sh start NAME   start both, write run/NAME/servers.env (SCANTRACK_NATS, SCANTRACK_PG)
-#   scripts/servers.sh stop NAME    stop what `start NAME` started, by PID
+#   scripts/servers.sh stop NAME    stop what `start NAME` started, by PID (PostgreSQL with SIGINT,
+#                                   its fast shutdown: SIGTERM would wait for every client to leave)
 #   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
 #   scripts/servers.sh start-pg NAME / stop-pg NAME       (a PostgreSQL alone; restarts keep data and port;
 #                                                          writes run/NAME/pg.dsn)
@@ -51,13 +52,13 @@ as_postgres() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-stop_pid() {  # pidfile, what
-  local pidfile="$1" pid
+stop_pid() {  # pidfile, what, [signal]
+  local pidfile="$1" pid signal="${3:-TERM}"
   [ -f "$pidfile" ] || return 0
   pid=$(head -n 1 "$pidfile")
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -"$signal" "$pid" 2>/dev/null || true
+    for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
     echo "servers: stopped $2 (pid $pid)"
   fi
@@ -126,7 +127,7 @@ case "$command" in
     ;;
   stop)
     stop_pid "$run/nats/nats.pid" nats-server
-    stop_pid "$run/pg/postgres.pid" PostgreSQL
+    stop_pid "$run/pg/postgres.pid" PostgreSQL INT
     ;;
   start-nats) start_nats ;;
   stop-nats) stop_pid "$run/nats/nats.pid" nats-server ;;
@@ -135,6 +136,6 @@ case "$command" in
     if [ -f "$run/pg/port" ] && [ -f "$run/pg/data/PG_VERSION" ]; then restart_pg; else start_pg; fi
     echo "host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack" > "$run/pg.dsn"
     ;;
-  stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL ;;
+  stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL INT ;;
   *) echo "usage: servers.sh start|stop|start-nats|stop-nats NAME" >&2; exit 2 ;;
 esac
