@@ -113,7 +113,7 @@ struct ReplayCommand: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         writeStandardError(
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
-                + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) phantom parts rejected "
+                + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "
                 + "(\(decoder.rescans) rescans), "
                 + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s, peak memory "
                 + "\(peakResidentKilobytes() / 1024) MiB")
