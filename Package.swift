@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanTestSupport"],
+            name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),

@@ -63,7 +63,28 @@ public final class ZBarFrameDecoder {
                 }
             }
         }
-        return result
+        return Self.attachAddOns(result)
+    }
+
+    /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own: it belongs to the EAN/UPC
+    /// code just left of it on the same scan lines, as that code's `addOn`. A supplement alone is
+    /// not a code and is dropped.
+    static func attachAddOns(_ detections: [Detection]) -> [Detection] {
+        let addOns = detections.indices.filter { detections[$0].symbology == .ean2 || detections[$0].symbology == .ean5 }
+        guard !addOns.isEmpty else { return detections }
+        var result = detections
+        for index in addOns {
+            guard let addOnBox = detections[index].box else { continue }
+            let owner = detections.indices.filter { candidate in
+                guard Self.phantomProne(detections[candidate].symbology), let box = detections[candidate].box else { return false }
+                // zbar places the supplement's points at its far end: up to a separator and an
+                // EAN-5 (9 + 47 modules against the main code's 95) past the main code.
+                let rowsOverlap = min(box.maxY, addOnBox.maxY) >= max(box.minY, addOnBox.minY)
+                return rowsOverlap && addOnBox.minX >= box.maxX - 4 && addOnBox.maxX - box.maxX <= box.width * 3 / 4
+            }.min { (detections[$0].box?.maxX ?? 0) > (detections[$1].box?.maxX ?? 0) }
+            if let owner { result[owner].addOn = String(decoding: detections[index].value, as: UTF8.self) }
+        }
+        return result.enumerated().filter { !addOns.contains($0.offset) }.map(\.element)
     }
 
     /// zbar sometimes reports one code as several symbols of the same value in one image (and

@@ -1,0 +1,48 @@
+import ScanCore
+import ScanSynth
+import Testing
+
+@testable import ScanZBar
+
+/// The agent's decoder on rendered codes: region of interest, add-ons.
+@Suite("frame decoder")
+struct FrameDecoderTests {
+    /// A white 640x400 frame with `sprite` pasted at (x, y).
+    static func frame(with sprite: Sprite, x: Int, y: Int) -> GrayImage {
+        var image = GrayImage(width: 640, height: 400, fill: 245)
+        for row in 0..<sprite.height {
+            for column in 0..<sprite.width { image[x + column, y + row] = sprite.pixels[row * sprite.width + column] }
+        }
+        return image
+    }
+
+    @Test("only the region of interest is decoded, and points come back in frame coordinates")
+    func regionOfInterest() throws {
+        let (code, value) = try BarcodeRenderer.render(.qrCode, "TOTE-77", moduleSize: 4)
+        let image = Self.frame(with: code, x: 400, y: 250)
+        var config = DecoderConfig()
+        config.density = 1
+        let whole = try ZBarFrameDecoder(config: config).decode(image)
+        #expect(whole.map(\.text) == [value])
+        config.regionOfInterest = RegionOfInterest(x: 0.5, y: 0.5, width: 0.5, height: 0.5)
+        let inside = try ZBarFrameDecoder(config: config).decode(image)
+        #expect(inside.map(\.text) == [value])
+        #expect(inside.first?.box == whole.first?.box, "frame coordinates, not region coordinates")
+        config.regionOfInterest = RegionOfInterest(x: 0, y: 0, width: 0.5, height: 1)
+        #expect(try ZBarFrameDecoder(config: config).decode(image).isEmpty)
+    }
+
+    @Test("an EAN-13 with an EAN-5 add-on is one detection with addOn set")
+    func addOn() throws {
+        let (code, _) = try BarcodeRenderer.render(.ean13, "978014300723+51299", moduleSize: 2)
+        let image = Self.frame(with: code, x: 100, y: 100)
+        var config = DecoderConfig()
+        config.density = 1
+        config.symbologies = [.ean13, .ean5, .ean2]
+        let found = try ZBarFrameDecoder(config: config).decode(image)
+        #expect(found.count == 1)
+        #expect(found.first?.symbology == .ean13)
+        #expect(found.first?.addOn == "51299")
+        #expect(found.first.map { CodeNormalizer.hasValidGS1CheckDigit($0.value) } == true)
+    }
+}
