@@ -39,7 +39,7 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print only sightings and session events (no track.* events).")
     var sightingsOnly = false
 
-    @Flag(help: "Print every frame's raw decodes and their split on stderr (diagnostics).")
+    @Flag(help: "Print every frame's detections (one per code, after splitting and checks) on stderr (diagnostics).")
     var traceDetections = false
 
     func validate() throws {
@@ -83,7 +83,7 @@ struct ReplayCommand: ParsableCommand {
         }
         let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
         var pipeline = ScanPipeline(
-            camera: agentConfig.camera, tracking: agentConfig.tracking, density: agentConfig.decoder.density,
+            camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
             rules: ruleset, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
 
@@ -103,7 +103,7 @@ struct ReplayCommand: ParsableCommand {
             let time = startTime.adding(milliseconds: reader.header.offsetMilliseconds(frame: frame))
             lastTime = time
             let detections = try decoder.decode(image)
-            if traceDetections { traceFrame(frame, detections, pipeline) }
+            if traceDetections { traceFrame(frame, detections) }
             output.write(pipeline.process(frame: frame, time: time, detections: detections))
             frame += 1
         }
@@ -124,13 +124,14 @@ struct ReplayCommand: ParsableCommand {
     }
 }
 
-private func traceFrame(_ frame: Int, _ detections: [Detection], _ pipeline: ScanPipeline) {
+private func traceFrame(_ frame: Int, _ detections: [Detection]) {
     for detection in detections {
-        let parts = pipeline.splitter.split(detection)
-        let boxes = parts.compactMap(\.box).map { "[\($0.minX),\($0.minY)-\($0.maxX),\($0.maxY)]" }
+        let box = detection.box.map { "[\($0.minX),\($0.minY)-\($0.maxX),\($0.maxY)]" } ?? "[]"
+        let points =
+            ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil
+            ? " " + detection.points.map { "(\($0.x),\($0.y))" }.joined() : ""
         writeStandardError(
-            (ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil ? "\(detection.points.map { "(\($0.x),\($0.y))" }.joined())\n" : "") + "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) "
-                + "parts=\(parts.count) \(boxes.joined(separator: " "))")
+            "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) \(box)\(points)")
     }
 }
 

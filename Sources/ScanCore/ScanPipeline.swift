@@ -1,10 +1,11 @@
-/// From one frame's raw decodes to contract events: split merged symbols, normalise values,
-/// track, decide (rules) once per track, and emit track events and sightings.
+/// From one frame's detections to contract events: normalise values, track, decide (rules)
+/// once per track, run sessions, and emit track events and sightings. Detections arrive one per
+/// physical code: the decoder splits zbar's merged symbols (`DetectionSplitter`) before its
+/// phantom checks.
 /// Pure: the caller supplies frames, times and detections; the pipeline returns events.
 public struct ScanPipeline: Sendable {
     public private(set) var tracker: Tracker
     public let factory: EventFactory
-    public var splitter: DetectionSplitter
     public var normalizer: CodeNormalizer
     /// Decides each track once, at its first confirmed read. Swapped between frames when a new
     /// ruleset arrives.
@@ -16,38 +17,25 @@ public struct ScanPipeline: Sendable {
     private var started = false
 
     public init(
-        camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(), density: Int = 1,
+        camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
         normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
         rules: Ruleset = .acceptAll, idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
         self.factory = EventFactory(camera: camera)
-        self.splitter = DetectionSplitter(density: density)
         self.normalizer = normalizer
         self.rules = rules
         self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
     }
 
-    /// Prepares raw decoder output: one detection per physical code, normalised.
-    public func prepare(_ raw: [Detection]) -> [Detection] {
-        var prepared: [Detection] = []
-        prepared.reserveCapacity(raw.count)
-        for detection in raw {
-            for part in splitter.split(detection) { prepared.append(normalizer.normalize(part)) }
-        }
-        return prepared
-    }
 
-    /// What ended in this frame, with its final state; the caller turns them into sightings.
-    public private(set) var ended: [Track] = []
-
-    public mutating func process(frame: Int, time: Timestamp, detections raw: [Detection]) -> [AgentEvent] {
+    public mutating func process(frame: Int, time: Timestamp, detections: [Detection]) -> [AgentEvent] {
         var events: [AgentEvent] = []
         if !started {
             started = true
             events += sessionEvents(sessions.streamStart(at: time))
         }
-        let trackerEvents = tracker.step(frame: frame, time: time, detections: prepare(raw))
+        let trackerEvents = tracker.step(frame: frame, time: time, detections: detections.map(normalizer.normalize))
         events += translate(trackerEvents, time: time)
         events += sessionEvents(sessions.tick(at: time))
         return events
@@ -81,7 +69,6 @@ public struct ScanPipeline: Sendable {
 
     private mutating func translate(_ trackerEvents: [TrackerEvent], time: Timestamp) -> [AgentEvent] {
         var events: [AgentEvent] = []
-        ended.removeAll(keepingCapacity: true)
         for event in trackerEvents {
             switch event {
             case .added(var track):
@@ -114,7 +101,6 @@ public struct ScanPipeline: Sendable {
                 updateCounts[track.id] = nil
                 events.append(factory.trackEvent(.trackRemoved, track, time: time, sequence: 0))
                 events.append(factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
-                ended.append(track)
             }
         }
         return events
