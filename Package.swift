@@ -34,7 +34,7 @@ let package = Package(
         // Adapters: the only modules that import a C module.
         .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanNATS", dependencies: ["CNATS"], swiftSettings: swiftSettings),
+        .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
 
         // Wiring.
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPostgresTests", dependencies: ["ScanPostgres", "ScanTestSupport"],
@@ -93,7 +93,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanAgentTests", dependencies: ["ScanAgent", "ScanCore", "ScanSynth", "ScanZBar", "ScanTestSupport"],
+            name: "ScanAgentTests",
+            dependencies: [
+                "ScanAgent", "ScanCore", "ScanNATS", "ScanSynth", "ScanZBar", "ScanTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

@@ -21,20 +21,40 @@ for package in "${packages[@]}"; do
   fi
 done
 
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+apt_install() {
+  if [ -n "$sudo" ] && ! command -v sudo >/dev/null; then
+    echo "install-deps: need root (or sudo) to install $*" >&2; exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  # Debian's postgresql package starts a cluster of its own through its service scripts where an
+  # init system runs; ScanTrack never uses it (it starts its own server in run/).
+  $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  apt_install "${missing[@]}"
+  echo "install-deps: done"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
+# The WMS-style consumer (scripts/wms_consumer.py) uses the public nats-py client and jsonschema
+# from PyPI, in a virtual environment of the repo's own.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$here/.cache/venv"
+requirements="$here/scripts/requirements-wms.txt"
+if ! cmp -s "$requirements" "$venv/requirements.txt" 2>/dev/null; then
+  echo "install-deps: Python packages for the WMS consumer ($(tr '\n' ' ' < "$requirements" | sed 's/ $//'))"
+  rm -rf "$venv"
+  if ! python3 -m venv "$venv" 2>/dev/null; then
+    apt_install python3-venv
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-# Debian's postgresql package starts a cluster of its own through its service scripts where an
-# init system runs; ScanTrack never uses it (it starts its own server in run/).
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"

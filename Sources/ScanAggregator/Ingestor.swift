@@ -23,8 +23,9 @@ public struct IngestSettings: Sendable {
     }
 
     /// The agents' stream (sightings and sessions) and the dead-letter stream.
-    public var agentStream: String { prefix.uppercased().replacingOccurrences(of: ".", with: "_") + "_AGENT" }
-    public var deadLetterStream: String { prefix.uppercased().replacingOccurrences(of: ".", with: "_") + "_DEADLETTER" }
+    public var subjects: ContractSubjects { ContractSubjects(prefix: prefix) }
+    public var agentStream: String { subjects.agentStream }
+    public var deadLetterStream: String { subjects.deadLetterStream }
     public var sightingSubjects: String { "\(prefix).v1.sighting.>" }
     public var sessionSubjects: String { "\(prefix).v1.session.>" }
 }
@@ -75,8 +76,8 @@ public final class Ingestor {
 
     /// Creates (or updates) the agents' stream and the dead-letter stream.
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
-        try jetStream.ensureStream(StreamSpec(name: settings.agentStream, subjects: [settings.sightingSubjects, settings.sessionSubjects]))
-        try jetStream.ensureStream(StreamSpec(name: settings.deadLetterStream, subjects: ["\(settings.prefix).v1.deadletter.>"]))
+        try jetStream.ensureStream(settings.subjects.agentStreamSpec)
+        try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec)
     }
 
     /// A live connection, reconnecting after PostgreSQL went away.

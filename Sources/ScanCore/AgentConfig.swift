@@ -84,10 +84,23 @@ public struct NATSConfig: Sendable, Equatable {
 public struct SpoolConfig: Sendable, Equatable {
     public var dir: String
     public var maxBytes: Int = 1 << 30
+    /// What happens to an event that arrives when the spool is full.
+    public enum WhenFull: String, Sendable, CaseIterable {
+        /// Delete the oldest unsent segment to make room (counted as dropped): keeps what happens now.
+        case dropOldest
+        /// Refuse the new event (counted as dropped): keeps the oldest history complete.
+        case dropNewest
+    }
+    public var whenFull: WhenFull = .dropOldest
     public init(dir: String) { self.dir = dir }
 }
 
 extension AgentConfig {
+    /// One token of a NATS subject: no dots, spaces or wildcards.
+    static func isSubjectToken(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
+    }
+
     static let topKeys = ["camera", "source", "decoder", "tracking", "session", "nats", "spool", "heartbeatSeconds", "rules"]
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
@@ -100,11 +113,16 @@ extension AgentConfig {
         let cameraKeys = reader.object(top["camera"], at: "camera", allowed: ["id", "site", "lane", "station"])
         let id = reader.string(cameraKeys?["id"], at: "camera.id")
         if cameraKeys?["id"] == nil { reader.fail("camera.id", "required: the camera's unique id, e.g. \"cam-07\"") }
-        if let id, !id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+        if let id, !Self.isSubjectToken(id) {
             reader.fail("camera.id", "'\(id)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
         }
         var camera = CameraIdentity(id: id ?? "camera")
-        if let site = reader.string(cameraKeys?["site"], at: "camera.site") { camera.site = site }
+        if let site = reader.string(cameraKeys?["site"], at: "camera.site") {
+            if !Self.isSubjectToken(site) {
+                reader.fail("camera.site", "'\(site)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
+            }
+            camera.site = site
+        }
         camera.lane = reader.string(cameraKeys?["lane"], at: "camera.lane")
         camera.station = reader.string(cameraKeys?["station"], at: "camera.station")
         var config = AgentConfig(camera: camera)
@@ -181,7 +199,10 @@ extension AgentConfig {
             if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
         }
 
-        if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes"]) {
+        if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes", "whenFull"]) {
+            if let policy = reader.choice(spool["whenFull"], at: "spool.whenFull", allowed: SpoolConfig.WhenFull.allCases.map(\.rawValue)) {
+                config.spool.whenFull = SpoolConfig.WhenFull(rawValue: policy) ?? .dropOldest
+            }
             if let dir = reader.string(spool["dir"], at: "spool.dir") { config.spool.dir = dir }
             if let maxBytes = reader.int(spool["maxBytes"], at: "spool.maxBytes", range: 1 << 16...1 << 40) {
                 config.spool.maxBytes = maxBytes

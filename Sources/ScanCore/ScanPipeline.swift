@@ -48,6 +48,21 @@ public struct ScanPipeline: Sendable {
         return events
     }
 
+    /// Session time limits while no frame arrives (a paused agent, a camera that went away).
+    public mutating func tick(time: Timestamp) -> [AgentEvent] {
+        guard started else { return [] }
+        return sessionEvents(sessions.tick(at: time))
+    }
+
+    /// Ends the open tracks (each gets its sighting) but not the session: `pause`.
+    public mutating func endTracks(time: Timestamp) -> [AgentEvent] {
+        translate(tracker.finish(), time: time)
+    }
+
+    /// Confirmed tracks in view now.
+    public var liveTracks: Int { tracker.confirmedLive }
+    public var currentSessionId: String? { sessions.current?.id }
+
     /// `session.start` from a command.
     public mutating func startSession(orderId: String?, at time: Timestamp) -> [AgentEvent] {
         sessionEvents(sessions.startCommand(at: time, orderId: orderId))

@@ -8,7 +8,7 @@ import Glibc
 /// for us). Closed exactly once, in `deinit`.
 public final class V4L2Device {
     public let path: String
-    private let fd: Int32
+    let fd: Int32
 
     /// What the driver says about itself.
     public struct Capabilities: Sendable, Equatable {
@@ -44,7 +44,7 @@ public final class V4L2Device {
     }
 
     /// Runs one ioctl wrapper, retrying on EINTR, and turns failure into an error naming the device.
-    private func call(_ operation: String, _ body: () -> Int32) throws(V4L2Error) {
+    func call(_ operation: String, _ body: () -> Int32) throws(V4L2Error) {
         while true {
             if body() >= 0 { return }
             let error = Glibc.errno

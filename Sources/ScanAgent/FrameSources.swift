@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanV4L2
+
+/// Where frames come from: a camera or a recorded clip. `capture` runs on the capture thread.
+protocol FrameSource: AnyObject, Sendable {
+    /// `v4l2` or `clip`.
+    var kind: String { get }
+    /// `starting`, `streaming`, `reconnecting` or `ended`.
+    var state: String { get }
+    /// True when the queue should make the source wait rather than drop frames.
+    var blocking: Bool { get }
+    /// Delivers frames until `stop` or the end of the stream, then finishes the queue.
+    func capture(into queue: FrameQueue, stop: StopSignal)
+}
+
+/// A thread-safe state word for the heartbeat.
+final class SourceState: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var value = "starting"
+    var current: String { lock.withLock { value } }
+    func set(_ state: String) { lock.withLock { value = state } }
+}
+
+/// A YUV4MPEG2 clip played as a camera would deliver it: paced at the clip's frame rate
+/// (`realtime`), times from `start` plus the clip's frame offsets. Frames before `resumeFrame`
+/// (a clip resumed after a crash) are replayed unpaced. A clip damaged part way ends the stream
+/// at the damage, with an error naming file and frame.
+final class ClipSource: FrameSource, @unchecked Sendable {
+    // @unchecked: the reader is used by the capture thread only; `stateWord` is thread-safe.
+    let kind = "clip"
+    let blocking = true
+    let reader: ClipReader
+    let realtime: Bool
+    let start: Timestamp
+    let resumeFrame: Int
+    let logger: Logger
+    private let stateWord = SourceState()
+    var state: String { stateWord.current }
+
+    init(path: String, realtime: Bool, start: Timestamp, resumeFrame: Int, logger: Logger) throws(ClipError) {
+        reader = try ClipReader(path: path)
+        self.realtime = realtime
+        self.start = start
+        self.resumeFrame = resumeFrame
+        self.logger = logger
+    }
+
+    func capture(into queue: FrameQueue, stop: StopSignal) {
+        defer {
+            stateWord.set("ended")
+            queue.finish()
+        }
+        stateWord.set("streaming")
+        let header = reader.header
+        let origin = ContinuousClock.now
+        var index = 0
+        while !stop.isSet {
+            var image = GrayImage(width: header.width, height: header.height, fill: 0)
+            do {
+                guard try reader.readFrame(into: &image) else { return }
+            } catch {
+                logger.error("clip damaged; ending the stream", metadata: ["error": "\(error)"])
+                return
+            }
+            if realtime && index >= resumeFrame {
+                let due = origin + .milliseconds(header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
+                let wait = due - ContinuousClock.now
+                if wait > .zero, stop.sleep(seconds: Self.seconds(wait)) { return }
+            }
+            let frame = CapturedFrame(image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))
+            guard queue.put(frame) else { return }
+            index += 1
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// A V4L2 camera through libv4l2, reopened when it goes away: state `reconnecting` while the
+/// device is missing or failing, one log line per distinct error, a retry every second.
+final class CameraSource: FrameSource, @unchecked Sendable {
+    // @unchecked: the capture object lives on the capture thread only; `stateWord` is thread-safe.
+    let kind = "v4l2"
+    let blocking = false
+    let request: CaptureRequest
+    let logger: Logger
+    private let stateWord = SourceState()
+    var state: String { stateWord.current }
+
+    init(request: CaptureRequest, logger: Logger) {
+        self.request = request
+        self.logger = logger
+    }
+
+    func capture(into queue: FrameQueue, stop: StopSignal) {
+        defer {
+            stateWord.set("ended")
+            queue.finish()
+        }
+        var index = 0
+        var lastError = ""
+        while !stop.isSet {
+            let capture: V4L2Capture
+            do {
+                capture = try V4L2Capture(request)
+            } catch {
+                stateWord.set("reconnecting")
+                if error.description != lastError {
+                    logger.error("camera unavailable; retrying every second", metadata: ["error": "\(error)"])
+                    lastError = error.description
+                }
+                stop.sleep(seconds: 1)
+                continue
+            }
+            logger.info("camera streaming", metadata: ["device": "\(request.device)", "format": "\(capture.format)"])
+            lastError = ""
+            stateWord.set("streaming")
+            var image = GrayImage(width: capture.format.width, height: capture.format.height, fill: 0)
+            while !stop.isSet {
+                do {
+                    guard try capture.nextFrame(into: &image, timeoutMilliseconds: 1000) else { continue }
+                } catch {
+                    logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
+                    lastError = error.description
+                    stateWord.set("reconnecting")
+                    break
+                }
+                queue.put(CapturedFrame(image: image, index: index, time: wallClock()))
+                index += 1
+            }
+        }
+    }
+}

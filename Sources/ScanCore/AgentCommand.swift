@@ -1,0 +1,90 @@
+/// A request on `<prefix>.v1.cmd.<site>.<camera>.<verb>` (DESIGN.md, "Commands"). The body is
+/// empty or one JSON object; `session.start` may carry `{"orderId": "…"}`.
+public enum AgentCommand: Sendable, Equatable {
+    case sessionStart(orderId: String?)
+    case sessionStop
+    case pause
+    case resume
+    case status
+
+    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status"]
+
+    public var verb: String {
+        switch self {
+        case .sessionStart: "session.start"
+        case .sessionStop: "session.stop"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .status: "status"
+        }
+    }
+
+    /// Parses a request; the error says what is wrong in words a WMS developer can act on.
+    public static func parse(verb: String, body: [UInt8]) -> Result<AgentCommand, CommandError> {
+        guard verbs.contains(verb) else {
+            return .failure(CommandError(verb: verb, message: "unknown verb '\(verb)'; known: \(verbs.joined(separator: ", "))"))
+        }
+        var fields: [String: JSONValue] = [:]
+        if !body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            let document: JSONValue
+            do {
+                document = try JSONValue.parse(body, maxDepth: 8)
+            } catch {
+                return .failure(CommandError(verb: verb, message: "the request is not JSON: \(error)"))
+            }
+            guard case .object(let members) = document else {
+                return .failure(CommandError(verb: verb, message: "the request must be a JSON object, not \(document.typeName)"))
+            }
+            for (key, value) in members { fields[key] = value }
+        }
+        let allowed: Set<String> = verb == "session.start" ? ["orderId"] : []
+        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            let known = allowed.isEmpty ? "it takes none" : "it takes: " + allowed.sorted().joined(separator: ", ")
+            return .failure(CommandError(verb: verb, message: "unknown key '\(unknown)' for \(verb); \(known)"))
+        }
+        switch verb {
+        case "session.start":
+            var orderId: String?
+            if let value = fields["orderId"] {
+                guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 128 else {
+                    return .failure(CommandError(verb: verb, message: "orderId must be a string of 1 to 128 bytes"))
+                }
+                orderId = text
+            }
+            return .success(.sessionStart(orderId: orderId))
+        case "session.stop": return .success(.sessionStop)
+        case "pause": return .success(.pause)
+        case "resume": return .success(.resume)
+        default: return .success(.status)
+        }
+    }
+}
+
+public struct CommandError: Error, Sendable, Equatable {
+    public var verb: String
+    public var message: String
+    public init(verb: String, message: String) {
+        self.verb = verb
+        self.message = message
+    }
+
+    /// `{"ok": false, "verb": …, "error": …}`.
+    public func reply(camera: CameraIdentity) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.field("ok", false)
+        writer.field("verb", verb)
+        writer.field("camera", camera.id)
+        writer.field("error", message)
+        return writer.finished()
+    }
+}
+
+/// `{"ok": true, "verb": …, "camera": …}` plus what the command did.
+public func commandReply(verb: String, camera: CameraIdentity, fields: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.field("ok", true)
+    writer.field("verb", verb)
+    writer.field("camera", camera.id)
+    fields(&writer)
+    return writer.finished()
+}

@@ -1,0 +1,79 @@
+/// What an agent reports in its heartbeat on `<prefix>.v1.status.<site>.<camera>` and in reply to
+/// the `status` command. Rates are over the last heartbeat interval; counts since the start.
+public struct AgentStatus: Sendable, Equatable {
+    public var runId: String = ""
+    public var sourceType: String = ""
+    /// `streaming`, `reconnecting`, `ended`.
+    public var sourceState: String = "starting"
+    public var fpsIn: Double = 0
+    public var fpsProcessed: Double = 0
+    public var framesIn: Int = 0
+    public var framesProcessed: Int = 0
+    /// Frames the bounded queue replaced with a newer one because decoding was behind.
+    public var framesDropped: Int = 0
+    public var decodeMillisecondsAverage: Double = 0
+    public var decodeMillisecondsMax: Double = 0
+    public var liveTracks: Int = 0
+    public var sessionId: String?
+    public var paused = false
+    public var spoolDepth: Int = 0
+    public var spoolBytes: Int = 0
+    public var spoolDropped: Int = 0
+    /// `connected` or `disconnected`.
+    public var nats: String = "disconnected"
+    public var published: Int = 0
+    public var rulesRevision: String = "none"
+    /// `default`, `file`, `cache` or `bucket`.
+    public var rulesSource: String = "default"
+    public var rulesError: String?
+
+    public init() {}
+
+    /// The status event; `sequence` numbers heartbeats within a run.
+    public func event(factory: EventFactory, time: Timestamp, sequence: Int) -> AgentEvent {
+        var writer = JSONWriter()
+        writer.field("type", AgentEvent.Kind.status.rawValue)
+        let eventId = "\(factory.camera.id)-\(runId).status.\(sequence)"
+        writer.field("eventId", eventId)
+        writer.field("site", factory.camera.site)
+        writer.field("camera", factory.camera.id)
+        writer.field("time", time.description)
+        writer.field("lane", factory.camera.lane)
+        writer.field("station", factory.camera.station)
+        fields(&writer)
+        return AgentEvent(kind: .status, eventId: eventId, time: time, json: writer.finished())
+    }
+
+    /// The status fields without the event envelope (the `status` command's reply adds them).
+    public func fields(_ writer: inout JSONWriter) {
+        writer.field("runId", runId)
+        var source = JSONWriter()
+        source.field("type", sourceType)
+        source.field("state", sourceState)
+        writer.raw("source", source.finished())
+        writer.field("fpsIn", fpsIn, decimals: 1)
+        writer.field("fpsProcessed", fpsProcessed, decimals: 1)
+        writer.field("framesIn", framesIn)
+        writer.field("framesProcessed", framesProcessed)
+        writer.field("framesDropped", framesDropped)
+        var decode = JSONWriter()
+        decode.field("avg", decodeMillisecondsAverage, decimals: 2)
+        decode.field("max", decodeMillisecondsMax, decimals: 2)
+        writer.raw("decodeMs", decode.finished())
+        writer.field("liveTracks", liveTracks)
+        writer.field("sessionId", sessionId)
+        writer.field("paused", paused)
+        var spool = JSONWriter()
+        spool.field("depth", spoolDepth)
+        spool.field("bytes", spoolBytes)
+        spool.field("dropped", spoolDropped)
+        writer.raw("spool", spool.finished())
+        writer.field("nats", nats)
+        writer.field("published", published)
+        var rules = JSONWriter()
+        rules.field("revision", rulesRevision)
+        rules.field("source", rulesSource)
+        rules.field("error", rulesError)
+        writer.raw("rules", rules.finished())
+    }
+}

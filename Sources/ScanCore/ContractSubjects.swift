@@ -1,0 +1,41 @@
+/// The contract's NATS names for one subject prefix (DESIGN.md, "NATS subjects"): subjects,
+/// the JetStream streams that hold the durable ones, and the rules bucket.
+public struct ContractSubjects: Sendable, Equatable {
+    public var prefix: String
+
+    public init(prefix: String = "scantrack") { self.prefix = prefix }
+
+    /// `<prefix>.v1.<family>.<site>.<camera>` for `sighting`, `session`, `track` and `status`.
+    public func agent(_ family: String, site: String, camera: String) -> String {
+        "\(prefix).v1.\(family).\(site).\(camera)"
+    }
+
+    /// Where one agent listens for commands: `<prefix>.v1.cmd.<site>.<camera>.>`.
+    public func commands(site: String, camera: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).>" }
+
+    /// The subject a command is sent to; `verb` may hold a dot (`session.start`).
+    public func command(site: String, camera: String, verb: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).\(verb)" }
+
+    /// The verb of a command subject, or nil when the subject is not a command for this camera.
+    public func verb(ofCommandSubject subject: String, site: String, camera: String) -> String? {
+        let head = "\(prefix).v1.cmd.\(site).\(camera)."
+        guard subject.hasPrefix(head), subject.count > head.count else { return nil }
+        return String(subject.dropFirst(head.count))
+    }
+
+    private var streamStem: String { prefix.uppercased().replacingOccurrences(of: ".", with: "_") }
+
+    /// The stream of sightings and session events (agents write, the aggregator reads).
+    public var agentStream: String { streamStem + "_AGENT" }
+    public var agentStreamSubjects: [String] { ["\(prefix).v1.sighting.>", "\(prefix).v1.session.>"] }
+    public var deadLetterStream: String { streamStem + "_DEADLETTER" }
+    public var deadLetterSubjects: [String] { ["\(prefix).v1.deadletter.>"] }
+
+    /// The key-value bucket `scanadmin rules` writes and agents read; one key holds the ruleset.
+    public var rulesBucket: String { streamStem + "_RULES" }
+    public static let rulesKey = "ruleset"
+
+    /// How long JetStream remembers a `Nats-Msg-Id`: an agent that restarts within this window and
+    /// sends an event again (its spool's last unconfirmed batch, a resumed clip) stores it once.
+    public static let duplicateWindowSeconds: Int64 = 3600
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanTestSupport
+import Testing
+
+@testable import ScanAgent
+
+@Suite("spool: the agent's on-disk write-ahead log")
+struct SpoolTests {
+    static func payload(_ n: Int, padding: Int = 0) -> [UInt8] {
+        Array("{\"type\":\"sighting\",\"eventId\":\"e\(n)\",\"pad\":\"\(String(repeating: "x", count: padding))\"}".utf8)
+    }
+
+    static func append(_ spool: Spool, _ range: Range<Int>, padding: Int = 0) {
+        for n in range { spool.append(subject: "st.v1.sighting.dc1.cam", eventId: "e\(n)", payload: payload(n, padding: padding)) }
+    }
+
+    /// Sends (acknowledges) everything pending, returning the event ids in order.
+    static func drain(_ spool: Spool, limit: Int = 7) -> [String] {
+        var ids: [String] = []
+        while true {
+            let batch = spool.next(limit: limit)
+            if batch.isEmpty { break }
+            for record in batch {
+                ids.append(record.eventId)
+                spool.acknowledge(record)
+            }
+            spool.saveCursor()
+        }
+        return ids
+    }
+
+    @Test("records come back in order, and acknowledged ones never again, across a reopen")
+    func orderAndCursor() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let spool = try Spool(directory: dir, maxBytes: 1 << 20)
+            Self.append(spool, 0..<10)
+            #expect(spool.depth == 10)
+            let first = spool.next(limit: 4)
+            #expect(first.map(\.eventId) == ["e0", "e1", "e2", "e3"])
+            #expect(first[2].subject == "st.v1.sighting.dc1.cam")
+            #expect(first[2].payload == Self.payload(2))
+            for record in first { spool.acknowledge(record) }
+            spool.saveCursor()
+            #expect(spool.depth == 6)
+        }
+        // A new process: what was acknowledged stays sent, the rest comes first, then new events.
+        let reopened = try Spool(directory: dir, maxBytes: 1 << 20)
+        #expect(reopened.depth == 6)
+        Self.append(reopened, 10..<12)
+        #expect(Self.drain(reopened) == (4..<12).map { "e\($0)" })
+        #expect(reopened.depth == 0)
+    }
+
+    @Test("segments rotate and sent ones are deleted")
+    func rotation() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let spool = try Spool(directory: dir, maxBytes: 1 << 20)  // segments of 128 KiB
+        Self.append(spool, 0..<300, padding: 1000)
+        let segments = { try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".spool") }.count }
+        #expect(try segments() >= 3)
+        #expect(Self.drain(spool, limit: 50) == (0..<300).map { "e\($0)" })
+        #expect(try segments() == 1)
+        #expect(spool.pendingBytes == 0)
+    }
+
+    @Test("a line cut short by a crash is truncated and counted, the lines before it kept")
+    func tornTail() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let spool = try Spool(directory: dir, maxBytes: 1 << 20)
+            Self.append(spool, 0..<3)
+        }
+        let segment = dir + "/0000000001.spool"
+        let handle = try #require(FileHandle(forWritingAtPath: segment))
+        handle.seekToEndOfFile()
+        handle.write(Data("st.v1.sighting.dc1.cam e3 {\"type\":\"sigh".utf8))
+        try handle.close()
+        let spool = try Spool(directory: dir, maxBytes: 1 << 20)
+        #expect(spool.damaged == 1)
+        #expect(spool.depth == 3)
+        Self.append(spool, 4..<5)
+        #expect(Self.drain(spool) == ["e0", "e1", "e2", "e4"])
+    }
+
+    @Test("full with dropOldest: the oldest unsent segment goes, counted; the newest events stay")
+    func dropOldest() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let spool = try Spool(directory: dir, maxBytes: 256 << 10, whenFull: .dropOldest)  // 64 KiB segments
+        Self.append(spool, 0..<1000, padding: 900)  // ~1 MB offered
+        #expect(spool.dropped > 0)
+        #expect(spool.pendingBytes <= 256 << 10)
+        let sent = Self.drain(spool, limit: 100)
+        #expect(sent.count + spool.dropped == 1000)
+        #expect(sent.last == "e999")
+        // What survives is a contiguous run of the newest events.
+        #expect(sent == (1000 - sent.count..<1000).map { "e\($0)" })
+    }
+
+    @Test("full with dropNewest: new events are refused, counted; the oldest stay")
+    func dropNewest() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let spool = try Spool(directory: dir, maxBytes: 128 << 10, whenFull: .dropNewest)
+        Self.append(spool, 0..<500, padding: 900)
+        #expect(spool.dropped > 0)
+        let sent = Self.drain(spool, limit: 100)
+        #expect(sent.count + spool.dropped == 500)
+        #expect(sent == (0..<sent.count).map { "e\($0)" })
+    }
+
+    @Test("a spool folder that cannot be created is an error naming it")
+    func unusableFolder() throws {
+        #expect {
+            _ = try Spool(directory: "/proc/scantrack-spool", maxBytes: 1 << 20)
+        } throws: { error in
+            "\(error)".contains("/proc/scantrack-spool")
+        }
+    }
+}
+
+@Suite("frame queue between capture and decoding")
+struct FrameQueueTests {
+    static func frame(_ index: Int) -> CapturedFrame {
+        CapturedFrame(image: GrayImage(width: 2, height: 2, fill: 0), index: index, time: Timestamp(milliseconds: Int64(index)))
+    }
+
+    @Test("a camera queue keeps the newest frames and counts the ones it dropped")
+    func keepsNewest() {
+        let queue = FrameQueue(capacity: 2, blocking: false)
+        for n in 0..<5 { queue.put(Self.frame(n)) }
+        #expect(queue.dropped == 3)
+        #expect(queue.received == 5)
+        var taken: [Int] = []
+        while case .frame(let frame) = queue.take(timeout: 0.01) { taken.append(frame.index) }
+        #expect(taken == [3, 4])
+        queue.finish()
+        if case .ended = queue.take(timeout: 0.01) {} else { Issue.record("a finished, empty queue says ended") }
+    }
+
+    @Test("a clip queue makes the producer wait instead of dropping")
+    func blocks() {
+        let queue = FrameQueue(capacity: 1, blocking: true)
+        let producer = startThread("producer") {
+            for n in 0..<50 { queue.put(Self.frame(n)) }
+            queue.finish()
+        }
+        var taken: [Int] = []
+        loop: while true {
+            switch queue.take(timeout: 5) {
+            case .frame(let frame): taken.append(frame.index)
+            case .ended, .timedOut: break loop
+            }
+        }
+        producer.wait()
+        #expect(taken == Array(0..<50))
+        #expect(queue.dropped == 0)
+    }
+}
+
+@Suite("clip source")
+struct ClipSourceTests {
+    static func clip(frames: Int, fps: Int) throws -> String {
+        let path = try ReplayHarness.temporaryDirectory() + "/paced.y4m"
+        var bytes = Array("YUV4MPEG2 W16 H16 F\(fps):1 Cmono\n".utf8)
+        for n in 0..<frames { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(n % 256), count: 256) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    static func play(_ source: ClipSource) -> [CapturedFrame] {
+        let queue = FrameQueue(capacity: 2, blocking: source.blocking)
+        let capture = startThread("capture") { source.capture(into: queue, stop: StopSignal()) }
+        var frames: [CapturedFrame] = []
+        while case .frame(let frame) = queue.take(timeout: 5) { frames.append(frame) }
+        capture.wait()
+        return frames
+    }
+
+    @Test("realtime: paced at the clip's frame rate, times from the start plus the frame offsets")
+    func paced() throws {
+        let path = try Self.clip(frames: 20, fps: 20)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let start = try #require(Timestamp(rfc3339: "2026-11-21T08:00:00Z"))
+        let source = try ClipSource(path: path, realtime: true, start: start, resumeFrame: 0, logger: .init(label: "test"))
+        let began = ContinuousClock.now
+        let frames = Self.play(source)
+        let elapsed = ContinuousClock.now - began
+        #expect(frames.map(\.index) == Array(0..<20))
+        #expect(frames[19].time == start.adding(milliseconds: 950))
+        #expect(frames[7].image.pixels.allSatisfy { $0 == 7 })
+        // Pacing holds frames back: 20 frames at 20 fps cannot all arrive in under 0.9 s.
+        #expect(elapsed >= .milliseconds(900))
+        #expect(source.state == "ended")
+    }
+
+    @Test("resumed: frames before the checkpoint are replayed unpaced, with the same times")
+    func resumed() throws {
+        let path = try Self.clip(frames: 40, fps: 10)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let start = try #require(Timestamp(rfc3339: "2026-11-21T08:00:00Z"))
+        let source = try ClipSource(path: path, realtime: true, start: start, resumeFrame: 38, logger: .init(label: "test"))
+        let frames = Self.play(source)
+        #expect(frames.count == 40)
+        #expect(frames[39].time == start.adding(milliseconds: 3900))
+    }
+
+    @Test("a damaged clip is an error naming the file")
+    func damaged() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/bad.y4m", contents: Data("not a clip\n".utf8))
+        #expect {
+            _ = try ClipSource(path: dir + "/bad.y4m", realtime: true, start: Timestamp(milliseconds: 0), resumeFrame: 0, logger: .init(label: "t"))
+        } throws: { "\($0)".contains("bad.y4m") }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""A downstream consumer written as a WMS team would write it, with the public nats-py client:
+bind a durable JetStream pull consumer to the agents' stream, read sightings and session events
+on the documented subjects, and check each against the documented JSON schema (docs/schema/).
+
+    wms_consumer.py --nats URL --prefix scantrack [--idle 3] [--expect N]
+
+Prints one JSON summary line; exits 0 when every message is valid (and, with --expect, when
+exactly N distinct sightings arrived), 1 otherwise.
+"""
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+import jsonschema
+import nats
+from nats.js.api import ConsumerConfig, AckPolicy, DeliverPolicy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMAS = os.path.join(HERE, "..", "docs", "schema")
+
+
+def load(name):
+    with open(os.path.join(SCHEMAS, name)) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nats", default=os.environ.get("SCANTRACK_NATS", "nats://127.0.0.1:4222"))
+    parser.add_argument("--prefix", default="scantrack")
+    parser.add_argument("--idle", type=float, default=3.0, help="stop after this many seconds without a message")
+    parser.add_argument("--expect", type=int, help="exact number of distinct sightings expected")
+    args = parser.parse_args()
+
+    validators = {"sighting": load("sighting.schema.json"), "session": load("session.schema.json")}
+    stream = args.prefix.upper().replace(".", "_") + "_AGENT"
+    nc = await nats.connect(args.nats)
+    js = nc.jetstream()
+    sub = await js.pull_subscribe(
+        f"{args.prefix}.v1.>", durable="wms-check", stream=stream,
+        config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL))
+
+    seen, problems, counts = set(), [], {"sighting": 0, "session": 0}
+    while True:
+        try:
+            messages = await sub.fetch(100, timeout=args.idle)
+        except nats.errors.TimeoutError:
+            break
+        for msg in messages:
+            tokens = msg.subject.split(".")
+            where = msg.subject
+            try:
+                event = json.loads(msg.data)
+            except ValueError as error:
+                problems.append(f"{where}: not JSON: {error}")
+                await msg.ack()
+                continue
+            family = tokens[2] if len(tokens) == 5 and tokens[1] == "v1" else None
+            if family not in validators:
+                problems.append(f"{where}: not a documented subject")
+            else:
+                counts[family] += 1
+                for error in validators[family].iter_errors(event):
+                    problems.append(f"{where} {event.get('eventId')}: {error.message}")
+                if tokens[3] != event.get("site") or tokens[4] != event.get("camera"):
+                    problems.append(f"{where}: subject does not match site/camera {event.get('site')}/{event.get('camera')}")
+                if (msg.headers or {}).get("Nats-Msg-Id") != event.get("eventId"):
+                    problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != eventId")
+                if event.get("eventId") in seen:
+                    problems.append(f"{where}: eventId {event.get('eventId')} delivered twice")
+                seen.add(event.get("eventId"))
+            await msg.ack()
+    await nc.close()
+
+    ok = not problems and (args.expect is None or counts["sighting"] == args.expect)
+    print(json.dumps({"sightings": counts["sighting"], "sessionEvents": counts["session"],
+                      "problems": problems[:20], "ok": ok}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
