@@ -110,7 +110,7 @@ final class AgentRuntime: @unchecked Sendable {
             "scan-agent running",
             metadata: [
                 "camera": "\(config.camera.id)", "site": "\(config.camera.site)", "source": "\(source.kind)",
-                "runId": "\(runId)", "nats": "\(publisher.connection.url)", "spool": "\(spool.directory)",
+                "runId": "\(runId)", "nats": "\(redactedURL(publisher.connection.url))", "spool": "\(spool.directory)",
                 "rules": "\(pipeline.rules.revision)",
             ])
         decodeLoop()
@@ -282,13 +282,20 @@ final class AgentRuntime: @unchecked Sendable {
 
     private func serveCommands() {
         let camera = config.camera
-        let subscription: NATSSubscription
-        do {
-            subscription = try publisher.connection.subscribe(subject: subjects.commands(site: camera.site, camera: camera.id))
-        } catch {
-            logger.error("cannot listen for commands", metadata: ["error": "\(error)"])
-            return
+        var subscribed: NATSSubscription?
+        var lastError = ""
+        while subscribed == nil && !stop.isSet {
+            do {
+                subscribed = try publisher.connection.subscribe(subject: subjects.commands(site: camera.site, camera: camera.id))
+            } catch {
+                if error.description != lastError {
+                    logger.warning("cannot listen for commands yet; retrying", metadata: ["error": "\(error)"])
+                    lastError = error.description
+                }
+                stop.sleep(seconds: 1)
+            }
         }
+        guard let subscription = subscribed else { return }
         while !stop.isSet {
             let message: NATSMessage?
             do {

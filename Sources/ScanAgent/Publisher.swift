@@ -115,7 +115,8 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    private func noteDown(_ error: String, _ lastError: inout String) {
+    private func noteDown(_ failure: String, _ lastError: inout String) {
+        let error = connection.isConnected ? failure : "not connected to \(redactedURL(connection.url)) (\(failure))"
         let wasUp = lock.withLock {
             defer { up = false }
             return up

@@ -45,7 +45,9 @@ public final class NATSConnection: @unchecked Sendable {
         if options.retryOnFailedConnect {
             try NATSError.check(
                 "natsOptions_SetRetryOnFailedConnect", shown,
-                natsOptions_SetRetryOnFailedConnect(opts, true, nil, nil))
+                // With a callback cnats connects in the background and returns at once; without one
+                // it would retry inside natsConnection_Connect, for ever when reconnects are unlimited.
+                natsOptions_SetRetryOnFailedConnect(opts, true, { _, _ in }, nil))
         }
         var connection: OpaquePointer?
         let status = natsConnection_Connect(&connection, opts)

@@ -1,0 +1,158 @@
+import Foundation
+import ScanCore
+import ScanNATS
+import ScanSynth
+import ScanTestSupport
+import Testing
+
+/// Starts `scan-agent run` as operators do, and reads back what reached JetStream.
+enum AgentRunHarness {
+    static var agent: String { ReplayHarness.agent }
+    static let script = TestEnvironment.repoRoot + "/scripts/servers.sh"
+
+    /// A clip of the synthetic conveyor: `frames` at 30 fps, a few codes in view.
+    static func flowClip(frames: Int, seed: UInt64 = 11) throws -> String {
+        let scene = Scenarios.flow(width: 640, height: 360, frames: frames, codesInView: 4, seed: seed)
+        return try ReplayHarness.clip(of: scene, name: "flow").path
+    }
+
+    /// Writes a config for a clip (or another source) and returns its path.
+    static func config(
+        in dir: String, camera: String = "cam-01", source: String, natsURL: String, prefix: String,
+        extra: String = ""
+    ) throws -> String {
+        let text = """
+            {"camera": {"id": "\(camera)", "site": "dc1", "lane": "L1"},
+             "source": \(source),
+             "nats": {"url": "\(natsURL)", "prefix": "\(prefix)"},
+             "spool": {"dir": "\(dir)/spool-\(camera)"}, "heartbeatSeconds": 0.5\(extra)}
+            """
+        let path = dir + "/\(camera).json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func clipSource(_ clip: String, realtime: Bool = true) -> String {
+        "{\"type\": \"clip\", \"path\": \"\(clip)\", \"realtime\": \(realtime)}"
+    }
+
+    /// Starts the agent with its log in `log` (read it after the exit). The environment's
+    /// SCANTRACK_NATS is removed so that the config file decides.
+    static func start(config: String, log: String, drainSeconds: Int = 30) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: agent)
+        process.arguments = ["run", "--config", config, "--drain-seconds", String(drainSeconds)]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SCANTRACK_NATS"] = nil
+        process.environment = environment
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        process.standardError = handle
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Waits (bounded) for the process to end; false when it is still running.
+    static func waitForExit(_ process: Process, seconds: Double = 90) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        return !process.isRunning
+    }
+
+    /// Every durable event in the prefix's agent stream, in stream order, read by a new consumer.
+    static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [(subject: String, msgId: String?, event: JSONValue)] {
+        let subjects = ContractSubjects(prefix: prefix)
+        let subscription = try jetStream.pullSubscribe(
+            stream: subjects.agentStream, subject: "\(prefix).v1.>", consumer: ConsumerSpec(durable: TestEnvironment.uniqueName("check")))
+        var events: [(String, String?, JSONValue)] = []
+        while true {
+            let batch = try subscription.fetch(batch: 200, timeoutMilliseconds: 500)
+            if batch.isEmpty { break }
+            for message in batch {
+                events.append((message.subject, message.message.header("Nats-Msg-Id"), try JSONValue.parse(message.bytes)))
+                try message.ack()
+            }
+        }
+        return events
+    }
+
+    /// What identifies a sighting independently of run ids and wall-clock times.
+    static func signature(_ sighting: JSONValue) -> String {
+        let value = sighting["value"]?.stringValue ?? "?"
+        let first = sighting["firstFrame"]?.intValue ?? -1
+        let last = sighting["lastFrame"]?.intValue ?? -1
+        return "\(value)@\(first)-\(last)"
+    }
+
+    /// The offline replay's durable events of the same clip (what the agent must deliver).
+    static func offline(_ clip: String) throws -> (sightings: [String], sessionEvents: Int) {
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0)
+        return (
+            replay.sightings.map(signature).sorted(),
+            replay.events.filter { $0["type"]?.stringValue?.hasPrefix("session.") == true }.count
+        )
+    }
+
+    /// Checks that the stream holds exactly the offline replay's events, each once.
+    static func expectExactlyOnce(
+        _ events: [(subject: String, msgId: String?, event: JSONValue)], offline: (sightings: [String], sessionEvents: Int),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let ids = events.compactMap { $0.event["eventId"]?.stringValue }
+        #expect(Set(ids).count == events.count, "an event id reached the stream twice", sourceLocation: sourceLocation)
+        let sightings = events.filter { $0.event["type"]?.stringValue == "sighting" }
+        #expect(sightings.map { signature($0.event) }.sorted() == offline.sightings, sourceLocation: sourceLocation)
+        let sessions = events.filter { $0.event["type"]?.stringValue?.hasPrefix("session.") == true }
+        #expect(sessions.count == offline.sessionEvents, sourceLocation: sourceLocation)
+        for entry in events {
+            #expect(entry.msgId == entry.event["eventId"]?.stringValue, "Nats-Msg-Id is the event id", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A nats-server of the test's own (scripts/servers.sh start-nats), stoppable mid-run.
+    final class PrivateNATS {
+        let name = TestEnvironment.uniqueName("natsrestart")
+        var log: String { NSTemporaryDirectory() + name + ".log" }
+        var url: String {
+            let port = (try? String(contentsOfFile: TestEnvironment.repoRoot + "/run/\(name)/nats/port", encoding: .utf8)) ?? "0"
+            return "nats://127.0.0.1:" + port.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        init() throws { try start() }
+
+        func start() throws {
+            #expect(try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "start-nats", name], log: log) == 0)
+        }
+
+        func stop() throws {
+            #expect(try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "stop-nats", name], log: log) == 0)
+        }
+
+        deinit {
+            _ = try? ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "stop-nats", name], log: log)
+            try? FileManager.default.removeItem(atPath: TestEnvironment.repoRoot + "/run/" + name)
+        }
+    }
+
+    /// Sends a command and parses the reply.
+    static func command(_ connection: NATSConnection, prefix: String, camera: String = "cam-01", _ verb: String, _ body: String = "")
+        throws -> JSONValue
+    {
+        let subject = ContractSubjects(prefix: prefix).command(site: "dc1", camera: camera, verb: verb)
+        let reply = try connection.request(subject: subject, bytes: Array(body.utf8), timeoutMilliseconds: 5_000)
+        return try JSONValue.parse(reply.bytes)
+    }
+
+    /// Polls `body` every 100 ms until it returns true or `seconds` pass.
+    static func eventually(seconds: Double = 20, _ body: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if try body() { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+}

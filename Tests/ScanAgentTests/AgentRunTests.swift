@@ -1,0 +1,316 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanNATS
+import ScanTestSupport
+import Testing
+
+@testable import ScanAgent
+
+/// `scan-agent run` against a real nats-server with JetStream.
+@Suite("scan-agent run with NATS", .enabled(if: TestEnvironment.natsEnabled))
+struct AgentRunTests {
+    typealias H = AgentRunHarness
+
+    @Test("a clip run delivers to JetStream exactly what an offline replay prints; track events and heartbeats on core NATS")
+    func clipRun() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 120)
+        let connection = try NATSConnection(url: natsURL)
+        let jetStream = try connection.jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let tracks = try connection.subscribe(subject: "\(prefix).v1.track.dc1.cam-01")
+        let status = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
+
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+
+        let offline = try H.offline(clip)
+        #expect(!offline.sightings.isEmpty)
+        let events = try H.streamEvents(jetStream, prefix: prefix)
+        H.expectExactlyOnce(events, offline: offline)
+        for entry in events {
+            let family = entry.event["type"]?.stringValue == "sighting" ? "sighting" : "session"
+            #expect(entry.subject == "\(prefix).v1.\(family).dc1.cam-01")
+        }
+
+        var trackKinds: [String: Int] = [:]
+        while let message = try tracks.next(timeoutMilliseconds: 200) {
+            let event = try JSONValue.parse(message.bytes)
+            trackKinds[event["type"]?.stringValue ?? "?", default: 0] += 1
+        }
+        #expect(trackKinds["track.added", default: 0] >= offline.sightings.count)
+        #expect(trackKinds["track.removed", default: 0] >= offline.sightings.count)
+        var heartbeats: [JSONValue] = []
+        while let message = try status.next(timeoutMilliseconds: 200) { heartbeats.append(try JSONValue.parse(message.bytes)) }
+        #expect(heartbeats.count >= 3, "a heartbeat every 0.5 s over a 4 s clip")
+        let last = try #require(heartbeats.last)
+        #expect(last["type"] == .string("status"))
+        #expect(last["framesProcessed"]?.intValue == 120)
+        #expect(last["nats"] == .string("connected"))
+        #expect(last["spool"]?["depth"]?.intValue == 0)
+        #expect(last["rules"]?["revision"] == .string("none"))
+        #expect(heartbeats.contains { ($0["fpsProcessed"]?.doubleValue ?? 0) > 10 }, "the clip runs at about 30 fps")
+        #expect(heartbeats.contains { $0["source"]?["state"] == .string("streaming") })
+    }
+
+    @Test("a WMS-style consumer (Python, nats-py) reads the sightings on the documented subjects and validates the schema")
+    func wmsConsumer() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 90, seed: 5)
+        let jetStream = try NATSConnection(url: natsURL).jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let config = try H.config(in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent))
+        #expect(agent.terminationStatus == 0)
+        let expected = try H.offline(clip).sightings.count
+        let result = try ProcessRunner.run(
+            python,
+            [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--nats", natsURL, "--prefix", prefix, "--idle", "1.5",
+             "--expect", String(expected)])
+        #expect(result.status == 0, "\(result.stdoutText) \(result.stderr)")
+        let summary = try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(summary["ok"] == .bool(true))
+        #expect(summary["sightings"]?.intValue == expected)
+        #expect(summary["problems"] == .array([]))
+    }
+
+    @Test("nats-server stopped mid-run and restarted: every sighting delivered exactly once")
+    func natsRestart() throws {
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 150, seed: 3)
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        usleep(1_200_000)
+        try nats.stop()
+        usleep(2_000_000)
+        #expect(agent.isRunning, "decoding goes on without NATS")
+        try nats.start()
+        #expect(H.waitForExit(agent))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+        #expect(log.contains("JetStream unavailable"), "the outage was noticed: \(log)")
+
+        let events = try H.streamEvents(try NATSConnection(url: nats.url).jetStream(), prefix: prefix)
+        H.expectExactlyOnce(events, offline: try H.offline(clip))
+    }
+
+    @Test("agent killed (SIGKILL) mid-run while NATS is down, restarted with its spool: every sighting exactly once")
+    func killAndRestart() throws {
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 150, seed: 4)
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix)
+        let first = try H.start(config: config, log: dir + "/first.log")
+        usleep(1_000_000)
+        try nats.stop()
+        usleep(2_500_000)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal)
+        // What the killed agent produced while NATS was down is on disk, unsent.
+        let pending = try Spool(directory: dir + "/spool-cam-01", maxBytes: 1 << 30).depth
+        #expect(pending > 0)
+
+        try nats.start()
+        let second = try H.start(config: config, log: dir + "/second.log")
+        #expect(H.waitForExit(second))
+        let log = (try? String(contentsOfFile: dir + "/second.log", encoding: .utf8)) ?? ""
+        #expect(second.terminationStatus == 0, "\(log)")
+        #expect(log.contains("spool holds events from an earlier run"), "\(log)")
+        #expect(log.contains("resuming an unfinished run"), "\(log)")
+
+        let events = try H.streamEvents(try NATSConnection(url: nats.url).jetStream(), prefix: prefix)
+        H.expectExactlyOnce(events, offline: try H.offline(clip))
+    }
+
+    @Test("SIGTERM with NATS down: exit 0, events kept in the spool and sent first at the next start")
+    func shutdownKeepsSpool() throws {
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 300, seed: 6)
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix)
+        let first = try H.start(config: config, log: dir + "/first.log", drainSeconds: 1)
+        usleep(800_000)
+        try nats.stop()
+        usleep(2_000_000)
+        first.terminate()
+        #expect(H.waitForExit(first, seconds: 20))
+        #expect(first.terminationStatus == 0)
+        let kept = try Spool(directory: dir + "/spool-cam-01", maxBytes: 1 << 30)
+        let keptIds = kept.next(limit: 10_000).map(\.eventId)
+        #expect(!keptIds.isEmpty)
+        #expect(keptIds.contains { $0.hasSuffix(".completed") }, "the session was ended at shutdown")
+
+        try nats.start()
+        let short = try H.flowClip(frames: 60, seed: 8)
+        let second = try H.start(
+            config: try H.config(in: dir, source: H.clipSource(short, realtime: false), natsURL: nats.url, prefix: prefix),
+            log: dir + "/second.log")
+        #expect(H.waitForExit(second))
+        #expect(second.terminationStatus == 0)
+        let events = try H.streamEvents(try NATSConnection(url: nats.url).jetStream(), prefix: prefix)
+        let ids = events.compactMap { $0.event["eventId"]?.stringValue }
+        // The earlier run's spooled events reached the stream, before anything of the new run.
+        let positions = keptIds.compactMap { ids.firstIndex(of: $0) }
+        #expect(positions.count == keptIds.count)
+        let secondLog = (try? String(contentsOfFile: dir + "/second.log", encoding: .utf8)) ?? ""
+        let runId = try #require(secondLog.split(separator: " ").first { $0.hasPrefix("runId=") }?.dropFirst(6))
+        let secondRun = events.enumerated().filter { $0.element.event["eventId"]?.stringValue?.contains("-\(runId)-") == true }
+        #expect(!secondRun.isEmpty)
+        #expect((positions.max() ?? 0) < (secondRun.map(\.offset).min() ?? Int.max))
+        #expect(Set(ids).count == ids.count)
+    }
+
+    @Test("commands: session.start with an order, session.stop, pause, resume, status; bad requests get an error reply")
+    func commands() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 900, seed: 9)
+        let connection = try NATSConnection(url: natsURL)
+        let jetStream = try connection.jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix, extra: ", \"session\": {\"start\": \"command\"}")
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        defer { if agent.isRunning { agent.terminate() } }
+        #expect(try H.eventually { (try? H.command(connection, prefix: prefix, "status"))?["ok"] == .bool(true) })
+
+        let started = try H.command(connection, prefix: prefix, "session.start", "{\"orderId\": \"ORD-1\"}")
+        #expect(started["ok"] == .bool(true))
+        #expect(started["orderId"] == .string("ORD-1"))
+        let sessionId = try #require(started["sessionId"]?.stringValue)
+        let status = try H.command(connection, prefix: prefix, "status")
+        #expect(status["sessionId"] == .string(sessionId))
+        #expect(status["camera"] == .string("cam-01"))
+        #expect(status["source"]?["type"] == .string("clip"))
+
+        let paused = try H.command(connection, prefix: prefix, "pause")
+        #expect(paused["paused"] == .bool(true))
+        #expect(try H.command(connection, prefix: prefix, "status")["paused"] == .bool(true))
+        #expect(try H.command(connection, prefix: prefix, "status")["liveTracks"]?.intValue == 0, "pause ends the open tracks")
+        #expect(try H.command(connection, prefix: prefix, "resume")["paused"] == .bool(false))
+
+        let stopped = try H.command(connection, prefix: prefix, "session.stop")
+        #expect(stopped["ok"] == .bool(true))
+        #expect(stopped["sessionId"] == .string(sessionId))
+        let again = try H.command(connection, prefix: prefix, "session.stop")
+        #expect(again["ok"] == .bool(false))
+        #expect(again["error"]?.stringValue?.contains("no session") == true)
+
+        let unknown = try H.command(connection, prefix: prefix, "reboot")
+        #expect(unknown["ok"] == .bool(false))
+        #expect(unknown["error"]?.stringValue?.contains("unknown verb 'reboot'") == true)
+        let malformed = try H.command(connection, prefix: prefix, "session.start", "{\"orderId\": ")
+        #expect(malformed["ok"] == .bool(false))
+        #expect(malformed["error"]?.stringValue?.contains("not JSON") == true)
+        let wrongKey = try H.command(connection, prefix: prefix, "pause", "{\"now\": true}")
+        #expect(wrongKey["ok"] == .bool(false))
+        #expect(agent.isRunning, "bad requests do not hurt the agent")
+
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(agent.terminationStatus == 0)
+        let events = try H.streamEvents(jetStream, prefix: prefix).map(\.event)
+        let start = events.first { $0["type"] == .string("session.started") && $0["sessionId"] == .string(sessionId) }
+        #expect(start?["orderId"] == .string("ORD-1"))
+        #expect(start?["trigger"] == .string("command"))
+        let completed = events.filter { $0["type"] == .string("session.completed") && $0["sessionId"] == .string(sessionId) }
+        #expect(completed.count == 1)
+        #expect(completed.first?["reason"] == .string("command"))
+    }
+
+    @Test("rules from the bucket: swapped while running, a bad revision refused, the last good one cached for a start without NATS")
+    func rulesFromBucket() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let subjects = ContractSubjects(prefix: prefix)
+        let connection = try NATSConnection(url: natsURL)
+        let jetStream = try connection.jetStream()
+        defer {
+            try? jetStream.deleteStream(subjects.agentStream)
+            try? jetStream.deleteStream("KV_" + subjects.rulesBucket)
+        }
+        let clip = try H.flowClip(frames: 900, seed: 2)
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        defer { if agent.isRunning { agent.terminate() } }
+        #expect(try H.eventually { (try? H.command(connection, prefix: prefix, "status"))?["rules"]?["source"] == .string("default") })
+
+        let bucket = try jetStream.keyValue(bucket: subjects.rulesBucket)
+        let rejectAll = #"{"version": 1, "rules": [{"id": "reject-all", "action": "reject", "match": {"minLength": 1}}]}"#
+        let revision = try bucket.put(ContractSubjects.rulesKey, Array(rejectAll.utf8))
+        #expect(try H.eventually {
+            let rules = try H.command(connection, prefix: prefix, "status")["rules"]
+            return rules?["revision"] == .string(String(revision)) && rules?["source"] == .string("bucket")
+        })
+        let bad = try bucket.put(ContractSubjects.rulesKey, Array(#"{"version": 1, "rules": [{"id": "x", "action": "maybe"}]}"#.utf8))
+        #expect(try H.eventually {
+            let rules = try H.command(connection, prefix: prefix, "status")["rules"]
+            return rules?["error"]?.stringValue?.contains("revision \(bad)") == true
+        })
+        #expect(try H.command(connection, prefix: prefix, "status")["rules"]?["revision"] == .string(String(revision)))
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(agent.terminationStatus == 0)
+
+        // NATS unreachable: the agent starts with the cached ruleset and spools what it decides.
+        let offlineConfig = try H.config(
+            in: dir, source: H.clipSource(try H.flowClip(frames: 60, seed: 12), realtime: false), natsURL: "nats://127.0.0.1:1",
+            prefix: prefix)
+        let offline = try H.start(config: offlineConfig, log: dir + "/offline.log", drainSeconds: 1)
+        #expect(H.waitForExit(offline, seconds: 60))
+        let log = (try? String(contentsOfFile: dir + "/offline.log", encoding: .utf8)) ?? ""
+        #expect(offline.terminationStatus == 0, "\(log)")
+        #expect(log.contains("rules=\(revision)"), "\(log)")
+        let spooled = try Spool(directory: dir + "/spool-cam-01", maxBytes: 1 << 30).next(limit: 10_000)
+        let sightings = try spooled.map { try JSONValue.parse($0.payload) }.filter { $0["type"] == .string("sighting") }
+        #expect(!sightings.isEmpty)
+        #expect(sightings.allSatisfy { $0["status"] == .string("rejected") && $0["ruleId"] == .string("reject-all") })
+    }
+
+    @Test("a V4L2 camera that is missing: the agent keeps retrying, says so in its status, and stops cleanly")
+    func missingCamera() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let config = try H.config(
+            in: dir, source: #"{"type": "v4l2", "device": "/dev/video-scantrack-missing"}"#, natsURL: natsURL, prefix: prefix)
+        let connection = try NATSConnection(url: natsURL)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        defer { if agent.isRunning { agent.terminate() } }
+        #expect(try H.eventually {
+            (try? H.command(connection, prefix: prefix, "status"))?["source"]?["state"] == .string("reconnecting")
+        })
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(agent.terminationStatus == 0)
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("/dev/video-scantrack-missing"), "\(log)")
+        try? connection.jetStream().deleteStream(ContractSubjects(prefix: prefix).agentStream)
+    }
+}
