@@ -71,4 +71,19 @@ struct AgentConfigTests {
         #expect(RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8).pixels(width: 1280, height: 720) == Box(minX: 0, minY: 72, maxX: 1279, maxY: 647))
         #expect(RegionOfInterest().pixels(width: 10, height: 10) == Box(minX: 0, minY: 0, maxX: 9, maxY: 9))
     }
+
+    @Test("spool.whenFull chooses the policy at the limit; the site must be one subject token")
+    func spoolPolicyAndSite() throws {
+        let config = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c1", "site": "dc-1"}, "spool": {"whenFull": "dropNewest"}}"#.utf8), file: "a.json")
+        #expect(config.spool.whenFull == .dropNewest)
+        #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "a.json").spool.whenFull == .dropOldest)
+        do {
+            _ = try AgentConfig.parse(Array(#"{"camera": {"id": "c1", "site": "dc.1"}, "spool": {"whenFull": "wait"}}"#.utf8), file: "b.json")
+            Issue.record("accepted a dotted site and an unknown policy")
+        } catch {
+            #expect(error.issues.map(\.path).sorted() == ["camera.site", "spool.whenFull"])
+            #expect(error.description.contains("dropOldest"))
+        }
+    }
 }
