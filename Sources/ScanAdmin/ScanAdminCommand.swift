@@ -7,12 +7,12 @@ public struct ScanAdminCommand: ParsableCommand {
         abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports.",
         discussion: """
             Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS.
-            Exit codes: 0 success, 1 failure at run time, 64 bad usage, 69 not available yet.
+            Exit codes: 0 success, 1 failure at run time, 64 bad usage, 69 not available yet (each command's --help lists its own).
             """,
         subcommands: [
             MigrateCommand.self, NotYetAvailable.Rules.self, NotYetAvailable.Orders.self,
             NotYetAvailable.Topology.self, NotYetAvailable.Cameras.self, NotYetAvailable.Report.self,
-            NotYetAvailable.Tail.self,
+            TailCommand.self, AgentCommandCommand.self,
         ]
     )
 
@@ -50,10 +50,5 @@ enum NotYetAvailable {
         static let configuration = CommandConfiguration(commandName: "report", abstract: "Shift reports (not yet available).")
         @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
         func run() throws { throw NotYetAvailable.fail("report") }
-    }
-    struct Tail: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "tail", abstract: "Print live events (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("tail") }
     }
 }

@@ -228,6 +228,12 @@ struct AgentRunTests {
         let wrongKey = try H.command(connection, prefix: prefix, "pause", "{\"now\": true}")
         #expect(wrongKey["ok"] == .bool(false))
         #expect(agent.isRunning, "bad requests do not hurt the agent")
+        // The operator's way to the same commands.
+        let viaAdmin = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scanadmin",
+            ["agent", "status", "--camera", "cam-01", "--site", "dc1", "--prefix", prefix, "--nats", natsURL])
+        #expect(viaAdmin.status == 0, "\(viaAdmin.stderr)")
+        #expect((try? JSONValue.parse(viaAdmin.stdoutText))?["verb"] == .string("status"))
 
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))

@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanNATS
+
+/// `scanadmin tail`: live events from NATS (sightings, sessions, tracks, heartbeats) until
+/// interrupted, or until --count events or --seconds pass.
+struct TailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "Print live agent events from NATS until interrupted.",
+        discussion: """
+            Subscribes to <prefix>.v1.<family>.<site>.<camera> (core NATS: what is published from
+            now on). --type takes a family (sighting, session, track, status) or an event type
+            (track.added, session.completed …). Text output is one line an event; --format json
+            prints each event's JSON unchanged, one a line.
+            Exit codes: 0 done (count reached, time up or interrupted), 1 NATS unreachable, 64 bad usage.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Subject prefix.") var prefix: String = "scantrack"
+    @Option(help: "Only this site.") var site: String?
+    @Option(help: "Only this camera.") var camera: String?
+    @Option(help: "Only this family or event type.") var type: String?
+    @Option(help: "text or json.") var format: String = "text"
+    @Option(help: "Stop after this many events.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+    static let families = ["sighting", "session", "track", "status"]
+
+    func validate() throws {
+        if let type {
+            let family = String(type.split(separator: ".").first ?? "")
+            guard Self.families.contains(family) else {
+                throw ValidationError("--type '\(type)': use a family (\(Self.families.joined(separator: ", "))) or an event type such as track.added")
+            }
+        }
+        guard ["text", "json"].contains(format) else { throw ValidationError("--format '\(format)': use text or json") }
+        for (name, value) in [("--site", site), ("--camera", camera)] {
+            if let value, value.isEmpty || value.contains(where: { $0 == "." || $0 == " " || $0 == "*" || $0 == ">" }) {
+                throw ValidationError("\(name) '\(value)' is not a subject token")
+            }
+        }
+    }
+
+    var subject: String {
+        let family = type.map { String($0.split(separator: ".")[0]) } ?? "*"
+        return "\(prefix).v1.\(family).\(site ?? "*").\(camera ?? "*")"
+    }
+
+    func run() throws {
+        let nats: NATSConnection
+        let subscription: NATSSubscription
+        do {
+            nats = try NATSConnection(url: connection.natsURL)
+            subscription = try nats.subscribe(subject: subject)
+        } catch {
+            printError("scanadmin tail: \(error)")
+            throw ExitCode.failure
+        }
+        _ = nats
+        let deadline = seconds.map { Date(timeIntervalSinceNow: $0) }
+        var printed = 0
+        while count.map({ printed < $0 }) ?? true {
+            if let deadline, Date() >= deadline { break }
+            guard let message = try? subscription.next(timeoutMilliseconds: 200) else { continue }
+            let bytes = message.bytes
+            let event = try? JSONValue.parse(bytes)
+            if let type, type.contains("."), event?["type"]?.stringValue != type { continue }
+            // One write a line, unbuffered: a pipe (grep, a log file) sees each event as it comes.
+            let text = format == "json" ? String(decoding: bytes, as: UTF8.self) : Self.line(subject: message.subject, event: event)
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            printed += 1
+        }
+    }
+
+    /// `08:00:01.250 dc1/cam-07 sighting EAN-13 4006381333931 accepted cam-07-x-3`.
+    static func line(subject: String, event: JSONValue?) -> String {
+        guard let event, case .object = event else { return "\(subject) (not a JSON object)" }
+        let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
+        let who = "\(event["site"]?.stringValue ?? "?")/\(event["camera"]?.stringValue ?? "?")"
+        let type = event["type"]?.stringValue ?? "?"
+        var parts = [time, who, type]
+        switch type {
+        case "status":
+            let fps = event["fpsProcessed"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "?"
+            parts += [
+                "fps=\(fps)", "dropped=\(event["framesDropped"]?.intValue ?? 0)", "tracks=\(event["liveTracks"]?.intValue ?? 0)",
+                "spool=\(event["spool"]?["depth"]?.intValue ?? 0)", "nats=\(event["nats"]?.stringValue ?? "?")",
+                "rules=\(event["rules"]?["revision"]?.stringValue ?? "?")",
+            ]
+        case let kind where kind.hasPrefix("session."):
+            parts += [event["sessionId"]?.stringValue ?? "", event["reason"]?.stringValue ?? event["orderId"]?.stringValue ?? ""]
+            if let codes = event["codes"], case .array(let list) = codes { parts.append("codes=\(list.count)") }
+        default:
+            parts += [
+                event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "", event["status"]?.stringValue ?? "",
+                event["trackId"]?.stringValue ?? "",
+            ]
+        }
+        return parts.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+/// `scanadmin agent VERB --camera C`: a command to one running agent, the reply printed as JSON.
+struct AgentCommandCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Send a command to a running agent and print its reply.",
+        discussion: """
+            Verbs: \(AgentCommand.verbs.joined(separator: ", ")). The request goes to
+            <prefix>.v1.cmd.<site>.<camera>.<verb>; the agent answers with one JSON object.
+            Exit codes: 0 the agent said ok; 1 it refused (the reply says why); 3 no agent answered; 64 bad usage.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The verb.") var verb: String
+    @Option(help: "The camera's id.") var camera: String
+    @Option(help: "The camera's site.") var site: String = "default"
+    @Option(help: "Order id for session.start.") var orderId: String?
+    @Option(help: "Subject prefix.") var prefix: String = "scantrack"
+    @Option(help: "Seconds to wait for the reply.") var timeout: Double = 5
+
+    func validate() throws {
+        guard AgentCommand.verbs.contains(verb) else {
+            throw ValidationError("unknown verb '\(verb)'; known: \(AgentCommand.verbs.joined(separator: ", "))")
+        }
+        if orderId != nil && verb != "session.start" { throw ValidationError("--order-id goes with session.start only") }
+    }
+
+    func run() throws {
+        var body: [UInt8] = []
+        if let orderId {
+            var writer = JSONWriter()
+            writer.field("orderId", orderId)
+            body = writer.finished()
+        }
+        let subject = ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
+        let reply: NATSMessage
+        do {
+            let nats = try NATSConnection(url: connection.natsURL)
+            reply = try nats.request(subject: subject, bytes: body, timeoutMilliseconds: Int64(timeout * 1000))
+        } catch {
+            printError("scanadmin agent: no reply on \(subject): \(error)")
+            throw ExitCode(3)
+        }
+        print(String(decoding: reply.bytes, as: UTF8.self))
+        if (try? JSONValue.parse(reply.bytes))?["ok"] != .bool(true) { throw ExitCode.failure }
+    }
+}
