@@ -146,7 +146,8 @@ final class AgentRuntime: @unchecked Sendable {
     private var window = (frames: 0, received: 0, decodeSeconds: 0.0, decodeMax: 0.0, started: ContinuousClock.now)
 
     private func decodeLoop() {
-        var nextHeartbeat = ContinuousClock.now
+        let interval = Duration.milliseconds(Int64(config.heartbeatSeconds * 1000))
+        var nextHeartbeat = ContinuousClock.now + interval  // the first one has a full interval to measure
         var lastCheckpoint = ContinuousClock.now
         while !stop.isSet {
             applyInbox()
@@ -170,7 +171,7 @@ final class AgentRuntime: @unchecked Sendable {
             if ContinuousClock.now >= nextHeartbeat {
                 heartbeatSequence += 1
                 publishHeartbeat(sequence: heartbeatSequence)
-                nextHeartbeat = .now + .milliseconds(Int64(config.heartbeatSeconds * 1000))
+                nextHeartbeat = .now + interval
             }
         }
     }

@@ -18,6 +18,8 @@ final class Publisher: @unchecked Sendable {
     private var duplicateCount = 0
     private var coreDropped = 0
     private var up = false
+    /// True from a failed JetStream publish until the next acknowledgement.
+    private var failing = false
 
     init(config: AgentConfig, spool: Spool, logger: Logger) throws(NATSError) {
         var options = NATSConnection.Options()
@@ -34,7 +36,11 @@ final class Publisher: @unchecked Sendable {
 
     var published: Int { lock.withLock { publishedCount } }
     var duplicates: Int { lock.withLock { duplicateCount } }
-    var natsState: String { lock.withLock { up } ? "connected" : "disconnected" }
+    /// `connected`; `degraded` (connected, but JetStream does not acknowledge); `disconnected`.
+    var natsState: String {
+        guard connection.isConnected else { return "disconnected" }
+        return lock.withLock { up || !failing } ? "connected" : "degraded"
+    }
 
     /// Core NATS, no acknowledgement: track events and heartbeats.
     func publishCore(subject: String, bytes: [UInt8]) {
@@ -118,7 +124,10 @@ final class Publisher: @unchecked Sendable {
     private func noteDown(_ failure: String, _ lastError: inout String) {
         let error = connection.isConnected ? failure : "not connected to \(redactedURL(connection.url)) (\(failure))"
         let wasUp = lock.withLock {
-            defer { up = false }
+            defer {
+                up = false
+                failing = true
+            }
             return up
         }
         if wasUp || lastError.isEmpty {
@@ -129,7 +138,10 @@ final class Publisher: @unchecked Sendable {
 
     private func noteUp(_ lastError: inout String) {
         let wasUp = lock.withLock {
-            defer { up = true }
+            defer {
+                up = true
+                failing = false
+            }
             return up
         }
         if !wasUp {
