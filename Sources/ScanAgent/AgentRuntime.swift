@@ -54,6 +54,9 @@ final class AgentRuntime: @unchecked Sendable {
     let logger: Logger
     let subjects: ContractSubjects
     let stop = StopSignal()
+    /// Set only once the decoding thread has routed its last events: a publisher that stopped
+    /// with `stop` could leave the tracks ended at shutdown in the spool.
+    private let publisherStop = StopSignal()
     let inbox = Inbox()
     let board = StatusBoard()
     let spool: Spool
@@ -102,7 +105,9 @@ final class AgentRuntime: @unchecked Sendable {
     func run() {
         let threads = [
             startThread("capture") { [source, queue, stop] in source.capture(into: queue, stop: stop) },
-            startThread("publisher") { [publisher, stop, drainSeconds] in publisher.run(stop: stop, drainSeconds: drainSeconds) },
+            startThread("publisher") { [publisher, publisherStop, drainSeconds] in
+                publisher.run(stop: publisherStop, drainSeconds: drainSeconds)
+            },
             startThread("commands") { [self] in self.serveCommands() },
             startThread("rules") { [self] in self.watchRules() },
         ]
@@ -118,6 +123,7 @@ final class AgentRuntime: @unchecked Sendable {
         let time = source.kind == "clip" ? lastTime : wallClock()
         route(pipeline.finish(time: time))
         stop.set()
+        publisherStop.set()
         queue.finish()
         spool.wake()
         for thread in threads { thread.wait() }
