@@ -72,7 +72,8 @@ let package = Package(
         .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),
         .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin"], swiftSettings: swiftSettings),
 
-        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS"], path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],

@@ -7,11 +7,11 @@ public struct ScanAdminCommand: ParsableCommand {
         abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports.",
         discussion: """
             Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS.
-            Exit codes: 0 success, 1 failure at run time, 64 bad usage, 69 not available yet (each command's --help lists its own).
+            Exit codes: 0 success, 1 failure at run time, 2 bad input file (named, with the line or JSON path), 64 bad usage, 69 not available yet (each command's --help lists its own).
             """,
         subcommands: [
-            MigrateCommand.self, NotYetAvailable.Rules.self, NotYetAvailable.Orders.self,
-            NotYetAvailable.Topology.self, NotYetAvailable.Cameras.self, NotYetAvailable.Report.self,
+            MigrateCommand.self, NotYetAvailable.Rules.self, OrdersCommand.self,
+            TopologyCommand.self, NotYetAvailable.Cameras.self, NotYetAvailable.Report.self,
             TailCommand.self, AgentCommandCommand.self,
         ]
     )
@@ -30,16 +30,6 @@ enum NotYetAvailable {
         static let configuration = CommandConfiguration(commandName: "rules", abstract: "Manage rulesets (not yet available).")
         @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
         func run() throws { throw NotYetAvailable.fail("rules") }
-    }
-    struct Orders: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "orders", abstract: "Import and show orders (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("orders") }
-    }
-    struct Topology: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "topology", abstract: "Load and show the site topology (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("topology") }
     }
     struct Cameras: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "cameras", abstract: "List cameras and their health (not yet available).")

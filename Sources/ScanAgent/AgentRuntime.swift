@@ -369,22 +369,3 @@ final class AgentRuntime: @unchecked Sendable {
         }
     }
 }
-
-/// Runs `body` on a thread of its own; `wait` joins it.
-final class WorkerThread: @unchecked Sendable {
-    // @unchecked: the semaphore is thread-safe.
-    private let done = DispatchSemaphore(value: 0)
-    func wait() { done.wait() }
-    fileprivate func finished() { done.signal() }
-}
-
-func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) -> WorkerThread {
-    let worker = WorkerThread()
-    let thread = Thread {
-        body()
-        worker.finished()
-    }
-    thread.name = name
-    thread.start()
-    return worker
-}

@@ -56,12 +56,13 @@ public final class Ingestor {
     private let jetStream: JetStream
     private let sightings: PullSubscription
     private let sessions: PullSubscription
-    private var database: PGConnection?
+    private let database: PGReconnecting
     public private(set) var totals = IngestCounts()
 
     public init(settings: IngestSettings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
+        database = PGReconnecting(dsn: settings.postgresDSN)
         var options = NATSConnection.Options()
         options.name = "scan-aggregator"
         let connection = try NATSConnection(url: settings.natsURL, options: options)
@@ -78,15 +79,7 @@ public final class Ingestor {
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
         try jetStream.ensureStream(settings.subjects.agentStreamSpec)
         try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec)
-    }
-
-    /// A live connection, reconnecting after PostgreSQL went away.
-    private func connection() throws(PGError) -> PGConnection {
-        if let database, database.isHealthy { return database }
-        database = nil
-        let fresh = try PGConnection(dsn: settings.postgresDSN)
-        database = fresh
-        return fresh
+        try jetStream.ensureStream(settings.subjects.resultsStreamSpec)
     }
 
     /// One fetch from each consumer, stored and acknowledged. Returns what it did (zero messages
@@ -126,9 +119,9 @@ public final class Ingestor {
         var attempt = 0
         while true {
             do {
-                let database = try connection()
-                let store = EventStore(connection: database)
-                try database.transaction { () throws(PGError) in
+                let connection = try database.connection()
+                let store = EventStore(connection: connection)
+                try connection.transaction { () throws(PGError) in
                     counts.sightingsStored = try store.insertSightings(sightingRows)
                     counts.sessionEventsStored = try store.insertSessionEvents(sessionRows)
                     for (message, letter) in refused {
@@ -143,7 +136,7 @@ public final class Ingestor {
                 if attempt == 1 || attempt % 20 == 0 {
                     logger.warning("PostgreSQL unavailable, ingest paused", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 }
-                database = nil
+                database.reset()
                 usleep(250_000)
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import ScanCore
 import ScanPostgres
 
 /// `scan-aggregator`: stores agent events, reconciles cameras, builds pack records.
@@ -28,6 +29,9 @@ public struct ScanAggregatorCommand: ParsableCommand {
         @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
         @Option(help: "Messages per batch.") var batch: Int = 500
         @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
+        @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
+        var topology: String?
+        @Flag(help: "Only store events: no item passes or pack records from this replica.") var ingestOnly = false
 
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
@@ -45,10 +49,19 @@ public struct ScanAggregatorCommand: ParsableCommand {
                         code: .schemaBehind, function: "schema check", input: "migrations",
                         message: "no migrations folder found; pass --migrations or set SCANTRACK_MIGRATIONS")
                 }
-                try Migrator(directory: folder).requireCurrent(try PGConnection(dsn: dsn))
+                let database = try PGConnection(dsn: dsn)
+                try Migrator(directory: folder).requireCurrent(database)
+                if let topology {
+                    let layout = try loadTopologyFile(topology)
+                    try SiteStore(connection: database).load(layout)
+                    logger.info("topology loaded", metadata: ["file": "\(topology)", "sites": "\(layout.sites.count)"])
+                }
             } catch let error as PGError {
                 FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
                 throw ExitCode.failure
+            } catch let error as ConfigErrors {
+                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+                throw ExitCode(2)
             }
             var settings = IngestSettings(natsURL: natsURL, postgresDSN: dsn)
             settings.prefix = prefix
@@ -65,6 +78,8 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 return source
             }
             logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
+            let reconciling = ingestOnly ? nil : try startReconciler(settings: settings, logger: logger, stop: stop)
+            defer { reconciling?.wait() }
             while !stop.isSet {
                 let counts = try ingestor.runOnce()
                 if counts.messages > 0 {
@@ -82,6 +97,42 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 ])
         }
     }
+}
+
+/// Reconciliation and pack records on a thread of their own; one replica at a time does the work.
+func startReconciler(settings: IngestSettings, logger: Logger, stop: StopFlag) throws -> WorkerThread {
+    let reconciler = try Reconciler(settings: settings, logger: logger)
+    return startThread("reconciler") {
+        var failures = 0
+        while !stop.isSet {
+            do {
+                let counts = try reconciler.runOnce()
+                failures = 0
+                if counts.sightings < reconciler.batchSize { usleep(250_000) }
+            } catch {
+                failures += 1
+                if failures == 1 || failures % 40 == 0 {
+                    logger.warning("reconciliation paused", metadata: ["error": "\(error)"])
+                }
+                usleep(250_000)
+            }
+        }
+        let totals = reconciler.totals
+        logger.info(
+            "reconciler stopped",
+            metadata: [
+                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)", "late": "\(totals.lateSightings)",
+                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)", "packsPublished": "\(totals.packsPublished)",
+            ])
+    }
+}
+
+/// Reads and checks a topology file (errors by JSON path).
+public func loadTopologyFile(_ path: String) throws(ConfigErrors) -> Topology {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
+    }
+    return try Topology.parse(Array(data), file: path)
 }
 
 /// Set from a signal handler's queue, read by the ingest loop.

@@ -97,7 +97,7 @@ public struct SpoolConfig: Sendable, Equatable {
 
 extension AgentConfig {
     /// One token of a NATS subject: no dots, spaces or wildcards.
-    static func isSubjectToken(_ text: String) -> Bool {
+    public static func isSubjectToken(_ text: String) -> Bool {
         !text.isEmpty && text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
     }
 

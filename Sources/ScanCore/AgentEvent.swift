@@ -117,6 +117,7 @@ public struct EventFactory: Sendable {
             entry.field("symbology", code.symbology.rawValue)
             entry.strings("trackIds", code.trackIds)
             entry.field("count", code.count)
+            entry.field("role", code.role)
             codes += entry.finished()
         }
         codes.append(UInt8(ascii: "]"))

@@ -29,6 +29,11 @@ public struct ContractSubjects: Sendable, Equatable {
     public var agentStream: String { streamStem + "_AGENT" }
     public var agentStreamSubjects: [String] { ["\(prefix).v1.sighting.>", "\(prefix).v1.session.>"] }
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
+    /// The aggregator's results for the WMS: item passes and pack records.
+    public var resultsStream: String { streamStem + "_RESULTS" }
+    public var resultsStreamSubjects: [String] { ["\(prefix).v1.item.>", "\(prefix).v1.pack.>"] }
+    public func item(site: String, lane: String) -> String { "\(prefix).v1.item.\(site).\(lane)" }
+    public func pack(site: String, station: String) -> String { "\(prefix).v1.pack.\(site).\(station)" }
     public var deadLetterSubjects: [String] { ["\(prefix).v1.deadletter.>"] }
 
     /// The key-value bucket `scanadmin rules` writes and agents read; one key holds the ruleset.

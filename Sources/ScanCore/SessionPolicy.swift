@@ -19,6 +19,8 @@ public struct Session: Sendable, Equatable {
         public var value: String
         public var symbology: Symbology
         public var trackIds: [String]
+        /// The role the rules gave the code (`order`, `tote`, `item`…), if any.
+        public var role: String? = nil
         public var count: Int { trackIds.count }
     }
 }
@@ -120,7 +122,7 @@ public struct SessionPolicy: Sendable {
         if let index = session.codes.firstIndex(where: { $0.value == value && $0.symbology == track.symbology }) {
             session.codes[index].trackIds.append(track.id)
         } else {
-            session.codes.append(Session.SessionCode(value: value, symbology: track.symbology, trackIds: [track.id]))
+            session.codes.append(Session.SessionCode(value: value, symbology: track.symbology, trackIds: [track.id], role: role))
         }
         session.lastCodeAt = time
         current = session

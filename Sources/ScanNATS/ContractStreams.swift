@@ -9,5 +9,13 @@ extension ContractSubjects {
         return spec
     }
 
+    /// Item passes and pack records for the WMS; deduplicated like the agents' stream, since the
+    /// aggregator republishes what it is not sure was acknowledged.
+    public var resultsStreamSpec: StreamSpec {
+        var spec = StreamSpec(name: resultsStream, subjects: resultsStreamSubjects)
+        spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
+        return spec
+    }
+
     public var deadLetterStreamSpec: StreamSpec { StreamSpec(name: deadLetterStream, subjects: deadLetterSubjects) }
 }

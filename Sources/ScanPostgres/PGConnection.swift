@@ -249,3 +249,24 @@ private func withPointers<R>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CCh
         return body(offsets.map { offset in offset.map { UnsafePointer(base + $0) } })
     }
 }
+
+/// One connection kept for a long-running loop: opened on first use and opened again after
+/// PostgreSQL went away (a restart pauses the loop, it does not end it).
+public final class PGReconnecting {
+    public let dsn: String
+    private var current: PGConnection?
+
+    public init(dsn: String) { self.dsn = dsn }
+
+    /// A live connection; throws while PostgreSQL cannot be reached.
+    public func connection() throws(PGError) -> PGConnection {
+        if let current, current.isHealthy { return current }
+        current = nil
+        let fresh = try PGConnection(dsn: dsn)
+        current = fresh
+        return fresh
+    }
+
+    /// Drops the connection (after an error that may have broken it).
+    public func reset() { current = nil }
+}

@@ -63,19 +63,7 @@ enum AgentRunHarness {
 
     /// Every durable event in the prefix's agent stream, in stream order, read by a new consumer.
     static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [(subject: String, msgId: String?, event: JSONValue)] {
-        let subjects = ContractSubjects(prefix: prefix)
-        let subscription = try jetStream.pullSubscribe(
-            stream: subjects.agentStream, subject: "\(prefix).v1.>", consumer: ConsumerSpec(durable: TestEnvironment.uniqueName("check")))
-        var events: [(String, String?, JSONValue)] = []
-        while true {
-            let batch = try subscription.fetch(batch: 200, timeoutMilliseconds: 500)
-            if batch.isEmpty { break }
-            for message in batch {
-                events.append((message.subject, message.message.header("Nats-Msg-Id"), try JSONValue.parse(message.bytes)))
-                try message.ack()
-            }
-        }
-        return events
+        try StreamReader.events(jetStream, stream: ContractSubjects(prefix: prefix).agentStream, subject: "\(prefix).v1.>")
     }
 
     /// What identifies a sighting independently of run ids and wall-clock times.

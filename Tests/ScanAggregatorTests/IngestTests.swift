@@ -35,15 +35,18 @@ struct IngestTests {
         let drop = {
             try? jetStream.deleteStream(settings.agentStream)
             try? jetStream.deleteStream(settings.deadLetterStream)
+            try? jetStream.deleteStream(settings.subjects.resultsStream)
             _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         }
         return World(settings: settings, database: database, jetStream: jetStream, drop: drop)
     }
 
     /// A sighting event as an agent writes it.
-    static func sighting(_ n: Int, value: String? = nil, camera: String = "cam-1") -> [UInt8] {
+    static func sighting(
+        _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil, status: String = "accepted"
+    ) -> [UInt8] {
         var writer = JSONWriter()
-        let start = Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
+        let start = firstSeen ?? Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
         writer.field("type", "sighting")
         writer.field("eventId", "\(camera)-run-\(n).sighting")
         writer.field("site", "dc1")
@@ -52,7 +55,8 @@ struct IngestTests {
         writer.field("trackId", "\(camera)-run-\(n)")
         writer.field("symbology", "EAN-13")
         writer.field("value", value ?? "400638133\(String(1000 + n % 9000))")
-        writer.field("status", "accepted")
+        writer.field("status", status)
+        if status == "rejected" { writer.field("ruleId", "reject-test") }
         writer.field("firstSeen", start.description)
         writer.field("lastSeen", start.adding(milliseconds: 300).description)
         writer.field("firstFrame", n * 3)

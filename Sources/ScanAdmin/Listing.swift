@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+
+/// `--format` of every listing.
+enum ListingFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, csv, json
+}
+
+/// A listing: named columns and rows of text, printed as an aligned table, RFC 4180 CSV, or a
+/// JSON array of objects keyed by the column names (numbers stay numbers).
+struct Listing {
+    var columns: [String]
+    var rows: [[String]] = []
+    /// Columns whose values are numbers in JSON.
+    var numeric: Set<String> = []
+
+    func render(_ format: ListingFormat) -> String {
+        switch format {
+        case .table:
+            var widths = columns.map(\.count)
+            for row in rows {
+                for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+            }
+            func line(_ cells: [String]) -> String {
+                cells.enumerated().map { index, cell in
+                    index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ")
+            }
+            return ([line(columns.map { $0.uppercased() })] + rows.map(line)).joined(separator: "\n") + "\n"
+        case .csv:
+            return ([columns] + rows).map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n") + "\n"
+        case .json:
+            let objects = rows.map { row -> String in
+                var writer = JSONWriter()
+                for (column, cell) in zip(columns, row) {
+                    if numeric.contains(column), let number = Int(cell) {
+                        writer.field(column, number)
+                    } else {
+                        writer.field(column, cell)
+                    }
+                }
+                return writer.text
+            }
+            return "[" + objects.joined(separator: ",\n ") + "]\n"
+        }
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Reads a whole input file or fails naming it (exit 2).
+func readInputFile(_ path: String, command: String) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        printError("scanadmin \(command): cannot read \(path)")
+        throw ExitCode(2)
+    }
+    return Array(data)
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanPostgres
+
+/// `scanadmin orders import FILE.csv | show ID`
+struct OrdersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orders",
+        abstract: "Import expected orders from CSV and show an order with its pack verdicts.",
+        discussion: """
+            CSV: a header naming order_id, line, code, quantity (in any order; other columns are ignored).
+            Exit codes: 0 done, 1 database failure or unknown order, 2 bad file (every bad row by line number; nothing imported).
+            """,
+        subcommands: [Import.self, Show.self])
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import orders; an order already known is replaced whole by the file's lines.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "CSV file.") var file: String
+
+        func run() throws {
+            let orders: [OrderCSV.Order]
+            do {
+                orders = try OrderCSV.parse(String(decoding: try readInputFile(file, command: "orders import"), as: UTF8.self), file: file)
+            } catch let error as ConfigErrors {
+                printError("scanadmin orders import: \(error)")
+                throw ExitCode(2)
+            }
+            let lines = try withDatabase(connection, command: "orders import") { database in
+                try SiteStore(connection: database).importOrders(orders, source: URL(fileURLWithPath: file).lastPathComponent)
+            }
+            print("imported \(orders.count) order(s), \(lines) line(s) from \(file)")
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "An order's lines, and every pack record made for it with its verdict per line.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "table, csv or json.") var format: ListingFormat = .table
+        @Argument(help: "Order id.") var id: String
+
+        func run() throws {
+            let listing = try withDatabase(connection, command: "orders show") { database -> Listing? in
+                guard let lines = try SiteStore(connection: database).orderLines(id) else { return nil }
+                var listing = Listing(columns: ["orderId", "line", "code", "expected", "session", "station", "counted", "verdict", "orderVerdict"])
+                listing.numeric = ["line", "expected", "counted"]
+                let packs = try database.query(
+                    """
+                    SELECT r.session_id, r.station, r.verdict, l.line, l.code, l.expected, l.counted, l.verdict
+                    FROM pack_records r JOIN pack_lines l USING (session_id)
+                    WHERE r.order_id = $1 ORDER BY r.completed_at, l.position
+                    """, [.text(id)]
+                ).rows
+                if packs.isEmpty {
+                    for line in lines {
+                        listing.rows.append([id, String(line.line), line.code, String(line.expected), "", "", "", "not packed", "not packed"])
+                    }
+                }
+                for row in packs {
+                    listing.rows.append([
+                        id, row[3] ?? "", row[4] ?? "", row[5] ?? "", row[0] ?? "", row[1] ?? "", row[6] ?? "", row[7] ?? "", row[2] ?? "",
+                    ])
+                }
+                return listing
+            }
+            guard let listing else {
+                printError("scanadmin orders show: no order '\(id)' (import it with scanadmin orders import FILE.csv)")
+                throw ExitCode.failure
+            }
+            print(listing.render(format), terminator: "")
+        }
+    }
+}

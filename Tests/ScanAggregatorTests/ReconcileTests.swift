@@ -1,0 +1,223 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanNATS
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+@testable import ScanAggregator
+
+/// Reconciliation and pack records against the real nats-server and PostgreSQL.
+@Suite("aggregator reconciliation and pack records", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+struct ReconcileTests {
+    typealias W = IngestTests
+
+    static let topology = #"""
+        {"version": 1, "sites": [{"id": "dc1", "timeZone": "Europe/Zurich",
+          "lanes": [{"id": "L1", "windowSeconds": 0.4, "graceSeconds": 1,
+                     "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 1.5}, {"id": "cam-03", "travelSeconds": 1.5}]}],
+          "stations": [{"id": "pack-01", "cameras": ["cam-10"]}]}]}
+        """#
+
+    static let base = Timestamp(milliseconds: 1_795_800_000_000)
+
+    /// Ingests and reconciles until `done`, like the aggregator's two loops.
+    static func settle(_ world: IngestTests.World, _ reconcilers: [Reconciler], until done: () throws -> Bool) throws {
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        for _ in 0..<120 {
+            try ingestor.runOnce()
+            for reconciler in reconcilers { try reconciler.runOnce() }
+            if try done() { return }
+            usleep(100_000)
+        }
+        Issue.record("did not settle")
+    }
+
+    @Test("three cameras on one lane, identical items back to back: one pass per item, published once on item.<site>.<lane>")
+    func threeCameras() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        let value = "4006381333931"
+        var published = 0
+        // Eight identical items 900 ms apart; the middle camera misses item 5; cam-03 publishes first.
+        for camera in ["cam-03", "cam-01", "cam-02"] {
+            let offset: Int64 = camera == "cam-01" ? 0 : camera == "cam-02" ? 1_500 : 3_000
+            for item in 0..<8 where !(camera == "cam-02" && item == 5) {
+                let jitter = Int64((item * 37) % 150) - 75
+                let at = Self.base.adding(milliseconds: Int64(item) * 900 + offset + jitter)
+                let subject = "\(world.settings.prefix).v1.sighting.dc1.\(camera)"
+                _ = try world.jetStream.publish(subject: subject, bytes: W.sighting(item, value: value, camera: camera, firstSeen: at), messageID: "\(camera)-\(item)")
+                published += 1
+            }
+        }
+        // Noise: a rejected code, a camera on no lane, another code.
+        _ = try world.jetStream.publish(
+            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-01",
+            bytes: W.sighting(50, value: "9999", camera: "cam-01", firstSeen: Self.base, status: "rejected"), messageID: "r")
+        _ = try world.jetStream.publish(
+            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-10",
+            bytes: W.sighting(51, value: value, camera: "cam-10", firstSeen: Self.base), messageID: "s")
+        _ = try world.jetStream.publish(
+            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-02",
+            bytes: W.sighting(52, value: "5012345678900", camera: "cam-02", firstSeen: Self.base.adding(milliseconds: 1_950)), messageID: "o")
+
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM item_passes WHERE published_revision = revision AND closed_at IS NOT NULL") == 9
+                && W.count(world.database, "SELECT count(*) FROM sightings WHERE NOT reconciled") == 0
+        }
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE value = '4006381333931'") == 8)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3") == 7)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE missing = '{cam-02}'") == 1)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_sightings") == published + 1)
+        // Every pass holds one sighting per camera, all from the same item number.
+        let groups = try world.database.query(
+            "SELECT string_agg(s.track_id, ' ' ORDER BY s.camera) FROM item_sightings s JOIN item_passes p USING (item_id) WHERE p.value = $1 GROUP BY p.item_id",
+            [.text(value)]
+        ).rows.map { $0[0] ?? "" }
+        for group in groups {
+            let items = Set(group.split(separator: " ").map { $0.split(separator: "-").last.map(String.init) ?? "" })
+            #expect(items.count == 1, "\(group)")
+        }
+
+        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.item.>")
+        #expect(events.count == 9)
+        #expect(events.allSatisfy { $0.subject == "\(world.settings.prefix).v1.item.dc1.L1" })
+        #expect(Set(events.compactMap(\.msgId)).count == 9)
+        let incomplete = events.filter { $0.event["complete"] == .bool(false) }
+        #expect(incomplete.count == 2)  // the item cam-02 missed, and the other code seen by cam-02 only
+        #expect(events.allSatisfy { $0.event["type"] == .string("item") && $0.event["revision"]?.intValue == 1 })
+
+        // A late sighting for the pass cam-02 missed: joins it, republished as revision 2.
+        let late = Self.base.adding(milliseconds: 5 * 900 + 1_500)
+        _ = try world.jetStream.publish(
+            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-02", bytes: W.sighting(5, value: value, camera: "cam-02", firstSeen: late),
+            messageID: "late")
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM item_passes WHERE revision = 2 AND published_revision = 2") == 1
+        }
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE value = '4006381333931'") == 8)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3") == 8)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_sightings WHERE late") == 1)
+    }
+
+    @Test("two reconcilers (replicas) on one database: the same passes, each published once")
+    func replicas() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        for camera in ["cam-01", "cam-02", "cam-03"] {
+            let offset: Int64 = camera == "cam-01" ? 0 : camera == "cam-02" ? 1_500 : 3_000
+            for item in 0..<40 {
+                let at = Self.base.adding(milliseconds: Int64(item) * 1_000 + offset)
+                _ = try world.jetStream.publish(
+                    subject: "\(world.settings.prefix).v1.sighting.dc1.\(camera)",
+                    bytes: W.sighting(item, value: "40063813\(String(33931 + item % 3))", camera: camera, firstSeen: at), messageID: "\(camera)-\(item)")
+            }
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try W.drain(ingestor) { ingestor.totals.messages >= 120 }
+        let first = try Reconciler(settings: world.settings, logger: Logger(label: "a"))
+        let second = try Reconciler(settings: world.settings, logger: Logger(label: "b"))
+        first.batchSize = 25
+        second.batchSize = 25
+        let runs = [first, second].map { reconciler in
+            startThread("reconciler") {
+                for _ in 0..<200 {
+                    _ = try? reconciler.runOnce()
+                    usleep(20_000)
+                }
+            }
+        }
+        for run in runs { run.wait() }
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes") == 40)
+        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3 AND published_revision = 1") == 40)
+        #expect(first.totals.passesOpened + second.totals.passesOpened == 40)
+        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.item.>")
+        #expect(events.count == 40)
+    }
+
+    /// A pack-station session as an agent completes it.
+    static func sessionCompleted(_ id: String, orderId: String?, codes: [(String, Int, String?)], station: String? = "pack-01") -> [UInt8] {
+        var writer = JSONWriter()
+        writer.field("type", "session.completed")
+        writer.field("eventId", id + ".completed")
+        writer.field("site", "dc1")
+        writer.field("camera", "cam-10")
+        writer.field("time", Self.base.adding(milliseconds: 9_000).description)
+        writer.field("sessionId", id)
+        writer.field("reason", "command")
+        writer.field("startedAt", Self.base.description)
+        writer.field("trigger", "command")
+        writer.field("orderId", orderId)
+        writer.field("station", station)
+        let entries = codes.enumerated().map { index, code -> String in
+            var entry = JSONWriter()
+            entry.field("value", code.0)
+            entry.field("symbology", code.2 == "order" ? "CODE-128" : "EAN-13")
+            entry.strings("trackIds", (0..<code.1).map { "\(id)-\(index)-\($0)" })
+            entry.field("count", code.1)
+            entry.field("role", code.2)
+            return entry.text
+        }
+        writer.raw("codes", Array(("[" + entries.joined(separator: ",") + "]").utf8))
+        return writer.finished()
+    }
+
+    @Test("pack records: complete, short, over, unexpected and unknown order, stored and published on pack.<site>.<station>")
+    func packVerdicts() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        let orders = try OrderCSV.parse("order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-1,2,5012345678900,1\n", file: "o.csv")
+        try SiteStore(connection: world.database).importOrders(orders, source: "o.csv")
+        let a = "4006381333931"
+        let b = "5012345678900"
+        let cases: [(String, String?, [(String, Int, String?)], String)] = [
+            ("s-complete", "ORD-1", [(a, 2, nil), (b, 1, nil)], "complete"),
+            ("s-short", "ORD-1", [(a, 1, nil), (b, 1, nil)], "short"),
+            ("s-over", "ORD-1", [(a, 2, nil), (b, 2, nil)], "over"),
+            ("s-unexpected", "ORD-1", [(a, 2, nil), (b, 1, nil), ("9780201379624", 1, nil)], "unexpected"),
+            ("s-unknown", "ORD-404", [(a, 1, nil)], "unknown-order"),
+            ("s-label", nil, [("ORD-1", 1, "order"), (a, 2, nil), (b, 1, nil)], "complete"),
+            ("s-empty", "ORD-1", [], "short"),
+        ]
+        let subject = "\(world.settings.prefix).v1.session.dc1.cam-10"
+        for (id, order, codes, _) in cases {
+            _ = try world.jetStream.publish(subject: subject, bytes: Self.sessionCompleted(id, orderId: order, codes: codes), messageID: id)
+        }
+        // A conveyor session (no station) makes no pack record.
+        _ = try world.jetStream.publish(
+            subject: subject, bytes: Self.sessionCompleted("s-conveyor", orderId: nil, codes: [(a, 1, nil)], station: nil), messageID: "conv")
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM pack_records WHERE published") == cases.count
+                && W.count(world.database, "SELECT count(*) FROM session_events WHERE NOT packed") == 0
+        }
+        for (id, _, _, verdict) in cases {
+            let stored = try world.database.query("SELECT verdict, order_id FROM pack_records WHERE session_id = $1", [.text(id)]).rows.first
+            #expect(stored?[0] == verdict, "\(id)")
+        }
+        #expect(try W.count(world.database, "SELECT count(*) FROM pack_records") == cases.count)
+        let label = try world.database.query("SELECT order_id, items FROM pack_records WHERE session_id = 's-label'").rows.first
+        #expect(label?[0] == "ORD-1" && label?[1] == "3")
+        let short = try world.database.query(
+            "SELECT line, expected, counted, verdict FROM pack_lines WHERE session_id = 's-short' ORDER BY position").rows
+        #expect(short == [["1", "2", "1", "short"], ["2", "1", "1", "complete"]])
+
+        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.pack.>")
+        #expect(events.count == cases.count)
+        #expect(events.allSatisfy { $0.subject == "\(world.settings.prefix).v1.pack.dc1.pack-01" })
+        let byId = Dictionary(uniqueKeysWithValues: events.map { ($0.event["sessionId"]?.stringValue ?? "", $0.event) })
+        for (id, _, _, verdict) in cases { #expect(byId[id]?["verdict"] == .string(verdict), "\(id)") }
+        let unexpectedLines = byId["s-unexpected"]?["lines"]
+        guard case .array(let lines)? = unexpectedLines else {
+            Issue.record("no lines in \(String(describing: byId["s-unexpected"]))")
+            return
+        }
+        #expect(lines.count == 3)
+        #expect(lines.last?["verdict"] == .string("unexpected"))
+        #expect(lines.last?["line"] == nil)
+    }
+}
