@@ -30,7 +30,7 @@ demo: deps
 
 bench: deps corpus
 	swift build -c release
-	scripts/bench.sh
+	scripts/with-servers.sh bench scripts/bench.sh
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift

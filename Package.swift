@@ -67,6 +67,10 @@ let package = Package(
         ),
         .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-bench", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scan-bench-ingest",
+            dependencies: ["ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-agent", dependencies: ["ScanAgent"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),

@@ -80,3 +80,23 @@ for length in 150 1200; do
   peak=$("$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | sed -n 's/.*peak memory \([0-9]*\) MiB.*/\1/p')
   echo "| 640x400, 10 codes | $length | $peak MiB |"
 done
+echo
+echo "## Aggregator ingest: JetStream to committed PostgreSQL rows"
+echo
+events="${BENCH_INGEST_EVENTS:-200000}"
+echo "Real nats-server (JetStream, file store) and PostgreSQL 15 started by \`make bench\` in run/bench (fsync off, as"
+echo "for tests). Sustained: $events sightings waiting in the stream, ingested by one aggregator (fetch, validate,"
+echo "COPY, commit, ack). Ceiling: the same rows with one plain \`COPY\` into the same emptied table, same indexes."
+echo "Latency: sightings published at a steady 2,000/s for 20 s while ingesting; publish-to-commit."
+echo
+echo "| run | events | seconds | events/s | ratio to COPY |"
+echo "|---|---|---|---|---|"
+ingest=$("$bin/scan-bench-ingest" --events "$events" --rate 2000 --seconds 20 --migrations migrations)
+value() { echo "$ingest" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+ratio=$(python3 -c "print(f'{$(value sustained_rate)/$(value copy_rate)*100:.0f} %')")
+echo "| aggregator ingest (batch $(value batch)) | $(value sustained_events) | $(value sustained_seconds) | $(value sustained_rate) | $ratio |"
+echo "| plain COPY (ceiling) | $(value copy_events) | $(value copy_seconds) | $(value copy_rate) | 100 % |"
+echo
+echo "| steady load | events | p50 | p99 | max |"
+echo "|---|---|---|---|---|"
+echo "| $(value latency_rate) sightings/s | $(value latency_events) | $(value latency_p50_ms) ms | $(value latency_p99_ms) ms | $(value latency_max_ms) ms |"

@@ -12,7 +12,7 @@ public struct IngestSettings: Sendable {
     public var prefix: String = "scantrack"
     /// Durable consumer name; replicas share it and split the work.
     public var durable: String = "aggregator"
-    public var batchSize: Int = 500
+    public var batchSize: Int = 2_000
     public var fetchWaitMilliseconds: Int64 = 500
     /// Unacknowledged messages come back after this long (a replica that died mid-batch).
     public var ackWaitMilliseconds: Int64 = 10_000
@@ -26,8 +26,8 @@ public struct IngestSettings: Sendable {
     public var subjects: ContractSubjects { ContractSubjects(prefix: prefix) }
     public var agentStream: String { subjects.agentStream }
     public var deadLetterStream: String { subjects.deadLetterStream }
-    public var sightingSubjects: String { "\(prefix).v1.sighting.>" }
-    public var sessionSubjects: String { "\(prefix).v1.session.>" }
+    /// Everything agents send durably: sightings and session events, on one consumer.
+    public var durableSubjects: String { "\(prefix).v1.>" }
 }
 
 /// What one pass stored.
@@ -50,14 +50,19 @@ public struct IngestCounts: Sendable, Equatable {
 /// then acknowledge. A crash before the commit leaves the messages unacknowledged, so JetStream
 /// delivers them again; storage is idempotent on the event id, so nothing is stored twice.
 /// Blocking (cnats and libpq): run it on a thread of its own.
-public final class Ingestor {
+public final class Ingestor: @unchecked Sendable {
+    // @unchecked: `runOnce` is called from one thread; it hands one batch at a time to a writer
+    // thread and waits for it before touching the state again.
     public let settings: IngestSettings
     private let logger: Logger
     private let jetStream: JetStream
-    private let sightings: PullSubscription
-    private let sessions: PullSubscription
+    private let events: PullSubscription
     private let database: PGReconnecting
     public private(set) var totals = IngestCounts()
+    private var prefetched: Prepared?
+    /// Called after each commit with the event times of the sightings it stored (benchmarks
+    /// measure publish-to-commit latency with it).
+    public var onCommit: (@Sendable ([Timestamp]) -> Void)?
 
     public init(settings: IngestSettings, logger: Logger) throws {
         self.settings = settings
@@ -68,11 +73,9 @@ public final class Ingestor {
         let connection = try NATSConnection(url: settings.natsURL, options: options)
         jetStream = try connection.jetStream()
         try Self.ensureStreams(jetStream, settings)
-        var consumer = ConsumerSpec(durable: settings.durable + "-sighting")
+        var consumer = ConsumerSpec(durable: settings.durable)
         consumer.ackWaitMilliseconds = settings.ackWaitMilliseconds
-        sightings = try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.sightingSubjects, consumer: consumer)
-        consumer.durable = settings.durable + "-session"
-        sessions = try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.sessionSubjects, consumer: consumer)
+        events = try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.durableSubjects, consumer: consumer)
     }
 
     /// Creates (or updates) the agents' stream and the dead-letter stream.
@@ -82,39 +85,104 @@ public final class Ingestor {
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec)
     }
 
-    /// One fetch from each consumer, stored and acknowledged. Returns what it did (zero messages
-    /// when nothing was waiting).
+    /// Stores one batch and acknowledges it after the commit; while PostgreSQL writes it, the
+    /// next batch is fetched and validated on this thread, and kept for the next call. Returns
+    /// what was stored (zero messages when nothing was waiting).
     @discardableResult
     public func runOnce() throws -> IngestCounts {
-        var counts = try pass(sightings)
-        counts = counts + (try pass(sessions))
-        totals = totals + counts
-        return counts
+        let current = try prefetched ?? prepare(try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds))
+        prefetched = nil
+        guard !current.messages.isEmpty else { return IngestCounts() }
+        let outcome = StoreOutcome()
+        let writer = startThread("ingest-store") { [self] in
+            do {
+                outcome.counts = try store(current)
+            } catch {
+                outcome.error = error
+            }
+        }
+        var fetchError: (any Error)?
+        do {
+            prefetched = prepare(try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds))
+        } catch {
+            fetchError = error
+        }
+        writer.wait()
+        if let error = outcome.error { throw error }
+        if let fetchError { throw fetchError }
+        totals = totals + outcome.counts
+        return outcome.counts
     }
 
-    private func pass(_ subscription: PullSubscription) throws -> IngestCounts {
-        let messages = try subscription.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
-        guard !messages.isEmpty else { return IngestCounts() }
-        var counts = IngestCounts(messages: messages.count)
-        var sightingRows: [(record: SightingRecord, body: String)] = []
-        var sessionRows: [(record: SessionRecord, body: String)] = []
+    /// Stores what was fetched ahead (at shutdown), so it is acknowledged now rather than
+    /// redelivered after the ack wait.
+    public func flush() throws {
+        guard let batch = prefetched else { return }
+        prefetched = nil
+        totals = totals + (try store(batch))
+    }
+
+    /// A fetched batch, validated: rows to store and messages refused with their reason.
+    struct Prepared {
+        var messages: [JetStreamMessage] = []
+        var sightings: [(record: SightingRecord, body: String)] = []
+        var sessions: [(record: SessionRecord, body: String)] = []
         var refused: [(message: JetStreamMessage, letter: DeadLetter)] = []
+    }
+
+    /// Handed between the ingest thread and the thread that writes one batch.
+    private final class StoreOutcome: @unchecked Sendable {
+        // @unchecked: written by the writer thread before `wait` returns, read after.
+        var counts = IngestCounts()
+        var error: (any Error)?
+    }
+
+    /// `\u0000` anywhere in the text (jsonb refuses it). A byte search: the hot path of ingest.
+    static func holdsEscapedNUL(_ bytes: [UInt8]) -> Bool {
+        let pattern: [UInt8] = Array("\\u0000".utf8)
+        guard bytes.count >= pattern.count else { return false }
+        var index = 0
+        while let found = bytes[index...].firstIndex(of: 0x5C) {
+            if found + pattern.count <= bytes.count && bytes[found..<found + pattern.count].elementsEqual(pattern) {
+                // An escaped backslash before it ("\\u0000") is text, not NUL: count the run.
+                var run = 0
+                var back = found
+                while back > 0 && bytes[back - 1] == 0x5C {
+                    run += 1
+                    back -= 1
+                }
+                if run % 2 == 0 { return true }
+            }
+            index = found + 1
+        }
+        return false
+    }
+
+    private func prepare(_ messages: [JetStreamMessage]) -> Prepared {
+        var batch = Prepared(messages: messages)
         for message in messages {
             let bytes = message.bytes
             do {
                 let event = try EventValidator.parse(bytes)
                 // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
+                if Self.holdsEscapedNUL(bytes) { throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)") }
                 let body = String(decoding: bytes, as: UTF8.self)
-                if body.contains("\\u0000") { throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)") }
                 if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
-                    sightingRows.append((try EventValidator.sighting(event), body))
+                    batch.sightings.append((try EventValidator.sighting(event), body))
                 } else {
-                    sessionRows.append((try EventValidator.session(event), body))
+                    batch.sessions.append((try EventValidator.session(event), body))
                 }
             } catch let letter as DeadLetter {
-                refused.append((message, letter))
+                batch.refused.append((message, letter))
+            } catch {
+                batch.refused.append((message, DeadLetter(.invalidJSON, "\(error)")))
             }
         }
+        return batch
+    }
+
+    private func store(_ batch: Prepared) throws -> IngestCounts {
+        var counts = IngestCounts(messages: batch.messages.count)
         // Store until it works: PostgreSQL restarting pauses ingest, it loses nothing.
         var attempt = 0
         while true {
@@ -122,9 +190,9 @@ public final class Ingestor {
                 let connection = try database.connection()
                 let store = EventStore(connection: connection)
                 try connection.transaction { () throws(PGError) in
-                    counts.sightingsStored = try store.insertSightings(sightingRows)
-                    counts.sessionEventsStored = try store.insertSessionEvents(sessionRows)
-                    for (message, letter) in refused {
+                    counts.sightingsStored = try store.insertSightings(batch.sightings)
+                    counts.sessionEventsStored = try store.insertSessionEvents(batch.sessions)
+                    for (message, letter) in batch.refused {
                         try store.insertDeadLetter(
                             subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail, payload: message.bytes)
                     }
@@ -140,9 +208,10 @@ public final class Ingestor {
                 usleep(250_000)
             }
         }
-        counts.duplicates = sightingRows.count - counts.sightingsStored + sessionRows.count - counts.sessionEventsStored
-        counts.deadLetters = refused.count
-        for (message, letter) in refused {
+        onCommit?(batch.sightings.map(\.record.time))
+        counts.duplicates = batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
+        counts.deadLetters = batch.refused.count
+        for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.
             var payload = JSONWriter()
             payload.field("reason", letter.reason.rawValue)
@@ -155,7 +224,7 @@ public final class Ingestor {
                     messageID: "deadletter-\(settings.agentStream)-\(sequence)")
             }
         }
-        for message in messages { try message.ack() }
+        for message in batch.messages { try message.ack() }
         return counts
     }
 }

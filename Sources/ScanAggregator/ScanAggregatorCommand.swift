@@ -27,7 +27,7 @@ public struct ScanAggregatorCommand: ParsableCommand {
         @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres: String?
         @Option(help: "Subject prefix.") var prefix: String = "scantrack"
         @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
-        @Option(help: "Messages per batch.") var batch: Int = 500
+        @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
         @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
         var topology: String?
@@ -87,6 +87,7 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 }
             }
             _ = sources
+            try ingestor.flush()  // what was fetched ahead is stored and acknowledged, not redelivered later
             let totals = ingestor.totals
             logger.info(
                 "stopped",

@@ -14,28 +14,38 @@ public struct EventStore {
     ]
 
     /// Inserts sightings; rows whose event id is stored already are skipped. Returns rows added.
+    /// Call inside a transaction. The common case (nothing stored yet) is one plain COPY into
+    /// `sightings`; when that hits a stored event id (a redelivery, a second replica, a replay)
+    /// the batch is rolled back to a savepoint, COPied into a staging table emptied at commit,
+    /// and moved with INSERT … SELECT … ON CONFLICT DO NOTHING. COPY carries values, never SQL.
     @discardableResult
     public func insertSightings(_ batch: [(record: SightingRecord, body: String)]) throws(PGError) -> Int {
         guard !batch.isEmpty else { return 0 }
-        var parameters: [PGValue] = []
-        parameters.reserveCapacity(batch.count * Self.sightingColumns.count)
-        var rows: [String] = []
-        for (index, item) in batch.enumerated() {
+        let columns = Self.sightingColumns.joined(separator: ",")
+        let rows: [[String?]] = batch.map { item in
             let r = item.record
-            let base = index * Self.sightingColumns.count
-            rows.append("(" + (1...Self.sightingColumns.count).map { "$\(base + $0)" }.joined(separator: ",") + ")")
-            parameters += [
-                .text(r.eventId), .text(r.site), .text(r.camera), .text(r.trackId), .text(r.symbology), .text(r.value),
-                .text(r.valueEncoding), .text(r.status), .optionalText(r.ruleId), .optionalText(r.role), .optionalText(r.lane),
-                .optionalText(r.station), .optionalText(r.sessionId), .text(r.gs1 ? "true" : "false"), .optionalText(r.addOn),
-                .text(r.firstSeen.description), .text(r.lastSeen.description), .int(r.firstFrame), .int(r.lastFrame), .int(r.frames),
-                .int(r.decodes), .text(r.time.description), .text(item.body),
+            return [
+                r.eventId, r.site, r.camera, r.trackId, r.symbology, r.value, r.valueEncoding, r.status, r.ruleId, r.role, r.lane,
+                r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description, r.lastSeen.description,
+                String(r.firstFrame), String(r.lastFrame), String(r.frames), String(r.decodes), r.time.description, item.body,
             ]
         }
-        let sql =
-            "INSERT INTO sightings (\(Self.sightingColumns.joined(separator: ","))) VALUES \(rows.joined(separator: ","))"
-            + " ON CONFLICT (event_id) DO NOTHING"
-        return try connection.query(sql, parameters).affected
+        try connection.execute("SAVEPOINT sightings_batch")
+        do {
+            let added = try connection.copyIn("COPY sightings (\(columns)) FROM STDIN", rows: rows)
+            try connection.execute("RELEASE SAVEPOINT sightings_batch")
+            return added
+        } catch where error.sqlState == "23505" {
+            try connection.execute("ROLLBACK TO SAVEPOINT sightings_batch")
+        }
+        try connection.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS sightings_stage (LIKE sightings INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+        try connection.copyIn("COPY sightings_stage (\(columns)) FROM STDIN", rows: rows)
+        // DISTINCT ON: one batch may hold the same event twice (a republished message).
+        return try connection.execute(
+            "INSERT INTO sightings (\(columns)) SELECT DISTINCT ON (event_id) \(columns) FROM sightings_stage"
+                + " ON CONFLICT (event_id) DO NOTHING"
+        ).affected
     }
 
     @discardableResult

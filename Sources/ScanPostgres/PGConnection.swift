@@ -204,13 +204,21 @@ public final class PGConnection {
     }
 
     static func appendCopyEscaped(_ value: String, to buffer: inout [UInt8]) {
-        for byte in value.utf8 {
-            switch byte {
-            case 0x5C: buffer += [0x5C, 0x5C]
-            case 0x09: buffer += [0x5C, UInt8(ascii: "t")]
-            case 0x0A: buffer += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: buffer += [0x5C, UInt8(ascii: "r")]
-            default: buffer.append(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            // Most values need no escaping: copy them whole.
+            guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                buffer.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
+                case 0x09: buffer.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0x0A: buffer.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                default: buffer.append(byte)
+                }
             }
         }
     }
