@@ -2,11 +2,12 @@
 """A downstream consumer written as a WMS team would write it, with the public nats-py client:
 bind a durable JetStream pull consumer to the agents' stream, read sightings and session events
 on the documented subjects, and check each against the documented JSON schema (docs/schema/).
+With --results it reads the aggregator's item passes and pack records instead.
 
-    wms_consumer.py --nats URL --prefix scantrack [--idle 3] [--expect N]
+    wms_consumer.py --nats URL --prefix scantrack [--results] [--idle 3] [--expect N]
 
 Prints one JSON summary line; exits 0 when every message is valid (and, with --expect, when
-exactly N distinct sightings arrived), 1 otherwise.
+exactly N distinct sightings, or with --results item passes, arrived), 1 otherwise.
 """
 import argparse
 import asyncio
@@ -34,18 +35,26 @@ async def main():
     parser.add_argument("--nats", default=os.environ.get("SCANTRACK_NATS", "nats://127.0.0.1:4222"))
     parser.add_argument("--prefix", default="scantrack")
     parser.add_argument("--idle", type=float, default=3.0, help="stop after this many seconds without a message")
-    parser.add_argument("--expect", type=int, help="exact number of distinct sightings expected")
+    parser.add_argument("--expect", type=int, help="exact number of distinct sightings (items with --results) expected")
+    parser.add_argument("--results", action="store_true", help="read item passes and pack records from the aggregator")
     args = parser.parse_args()
 
-    validators = {"sighting": load("sighting.schema.json"), "session": load("session.schema.json")}
-    stream = args.prefix.upper().replace(".", "_") + "_AGENT"
+    if args.results:
+        validators = {"item": load("item.schema.json"), "pack": load("pack.schema.json")}
+        stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
+        # The last subject token names the lane of an item, the station of a pack.
+        place = {"item": "lane", "pack": "station"}
+    else:
+        validators = {"sighting": load("sighting.schema.json"), "session": load("session.schema.json")}
+        stream = args.prefix.upper().replace(".", "_") + "_AGENT"
+        place = {"sighting": "camera", "session": "camera"}
     nc = await nats.connect(args.nats)
     js = nc.jetstream()
     sub = await js.pull_subscribe(
         f"{args.prefix}.v1.>", durable="wms-check", stream=stream,
         config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL))
 
-    seen, problems, counts = set(), [], {"sighting": 0, "session": 0}
+    seen, problems, counts = set(), [], {family: 0 for family in validators}
     while True:
         try:
             messages = await sub.fetch(100, timeout=args.idle)
@@ -67,8 +76,9 @@ async def main():
                 counts[family] += 1
                 for error in validators[family].iter_errors(event):
                     problems.append(f"{where} {event.get('eventId')}: {error.message}")
-                if tokens[3] != event.get("site") or tokens[4] != event.get("camera"):
-                    problems.append(f"{where}: subject does not match site/camera {event.get('site')}/{event.get('camera')}")
+                where_to = place[family]
+                if tokens[3] != event.get("site") or tokens[4] != event.get(where_to):
+                    problems.append(f"{where}: subject does not match site/{where_to} {event.get('site')}/{event.get(where_to)}")
                 if (msg.headers or {}).get("Nats-Msg-Id") != event.get("eventId"):
                     problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != eventId")
                 if event.get("eventId") in seen:
@@ -77,9 +87,13 @@ async def main():
             await msg.ack()
     await nc.close()
 
-    ok = not problems and (args.expect is None or counts["sighting"] == args.expect)
-    print(json.dumps({"sightings": counts["sighting"], "sessionEvents": counts["session"],
-                      "problems": problems[:20], "ok": ok}))
+    counted = counts["item"] if args.results else counts["sighting"]
+    ok = not problems and (args.expect is None or counted == args.expect)
+    if args.results:
+        summary = {"items": counts["item"], "packs": counts["pack"]}
+    else:
+        summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"]}
+    print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
 
 

@@ -8,11 +8,12 @@ import ScanNATS
 struct TailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tail",
-        abstract: "Print live agent events from NATS until interrupted.",
+        abstract: "Print live agent and aggregator events from NATS until interrupted.",
         discussion: """
             Subscribes to <prefix>.v1.<family>.<site>.<camera> (core NATS: what is published from
-            now on). --type takes a family (sighting, session, track, status) or an event type
-            (track.added, session.completed …). Text output is one line an event; --format json
+            now on). --type takes a family (sighting, session, track, status; item and pack from
+            the aggregator, whose last token is the lane or station, matched by --camera) or an
+            event type (track.added, session.completed …). Text output is one line an event; --format json
             prints each event's JSON unchanged, one a line.
             Exit codes: 0 done (count reached, time up or interrupted), 1 NATS unreachable, 64 bad usage.
             """)
@@ -26,7 +27,7 @@ struct TailCommand: ParsableCommand {
     @Option(help: "Stop after this many events.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
 
-    static let families = ["sighting", "session", "track", "status"]
+    static let families = ["sighting", "session", "track", "status", "item", "pack"]
 
     func validate() throws {
         if let type {
@@ -78,10 +79,23 @@ struct TailCommand: ParsableCommand {
     static func line(subject: String, event: JSONValue?) -> String {
         guard let event, case .object = event else { return "\(subject) (not a JSON object)" }
         let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
-        let who = "\(event["site"]?.stringValue ?? "?")/\(event["camera"]?.stringValue ?? "?")"
         let type = event["type"]?.stringValue ?? "?"
+        let place = event[type == "item" ? "lane" : type == "pack" ? "station" : "camera"]?.stringValue ?? "?"
+        let who = "\(event["site"]?.stringValue ?? "?")/\(place)"
         var parts = [time, who, type]
         switch type {
+        case "item":
+            let cameras: Int = if case .array(let list)? = event["cameras"] { list.count } else { 0 }
+            parts += [
+                event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "",
+                "cameras=\(cameras)/\(event["camerasExpected"]?.intValue ?? 0)", "rev=\(event["revision"]?.intValue ?? 0)",
+                event["itemId"]?.stringValue ?? "",
+            ]
+        case "pack":
+            parts += [
+                event["orderId"]?.stringValue ?? "(no order)", event["verdict"]?.stringValue ?? "",
+                "items=\(event["items"]?.intValue ?? 0)", event["sessionId"]?.stringValue ?? "",
+            ]
         case "status":
             let fps = event["fpsProcessed"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "?"
             parts += [

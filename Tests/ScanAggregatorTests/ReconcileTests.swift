@@ -101,6 +101,7 @@ struct ReconcileTests {
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE value = '4006381333931'") == 8)
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3") == 8)
         #expect(try W.count(world.database, "SELECT count(*) FROM item_sightings WHERE late") == 1)
+        try Self.wmsCheck(world, expectItems: 10, packs: 0)  // nine passes, one republished as revision 2
     }
 
     @Test("two reconcilers (replicas) on one database: the same passes, each published once")
@@ -219,5 +220,21 @@ struct ReconcileTests {
         #expect(lines.count == 3)
         #expect(lines.last?["verdict"] == .string("unexpected"))
         #expect(lines.last?["line"] == nil)
+        try Self.wmsCheck(world, expectItems: 0, packs: cases.count)
+    }
+
+    /// The WMS-style consumer (Python, nats-py) reads the results and validates them against
+    /// docs/schema/item.schema.json and pack.schema.json.
+    static func wmsCheck(_ world: IngestTests.World, expectItems: Int, packs: Int) throws {
+        let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        let result = try ProcessRunner.run(
+            python,
+            [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--results", "--nats", world.settings.natsURL, "--prefix",
+             world.settings.prefix, "--idle", "1", "--expect", String(expectItems)])
+        #expect(result.status == 0, "\(result.stdoutText) \(result.stderr)")
+        let summary = try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(summary["packs"]?.intValue == packs)
+        #expect(summary["problems"] == .array([]))
     }
 }
