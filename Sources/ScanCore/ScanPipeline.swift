@@ -106,7 +106,7 @@ public struct ScanPipeline: Sendable {
                 events.append(factory.trackEvent(.trackUpdated, track, time: time, sequence: count))
             case .merged(let track, let keeper):
                 updateCounts[track.id] = nil
-                sessionOfTrack[track.id] = nil
+                if sessionOfTrack.removeValue(forKey: track.id) != nil { sessions.forget(trackId: track.id) }
                 var event = factory.trackEvent(.trackRemoved, track, time: time, sequence: 0)
                 // Tell viewers where it went; the code's one sighting comes from the keeper.
                 event.json.removeLast()

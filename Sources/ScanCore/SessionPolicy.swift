@@ -132,6 +132,15 @@ public struct SessionPolicy: Sendable {
         return (session.id, events)
     }
 
+    /// A track folded into another (the same code seen twice) no longer counts: the keeper does.
+    /// A code left without tracks leaves the session.
+    public mutating func forget(trackId: String) {
+        guard var session = current, let index = session.codes.firstIndex(where: { $0.trackIds.contains(trackId) }) else { return }
+        session.codes[index].trackIds.removeAll { $0 == trackId }
+        if session.codes[index].trackIds.isEmpty { session.codes.remove(at: index) }
+        current = session
+    }
+
     /// Time passes (called every frame): duration and idle limits.
     public mutating func tick(at time: Timestamp) -> [SessionEvent] {
         guard let session = current else { return [] }

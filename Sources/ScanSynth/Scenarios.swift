@@ -5,7 +5,7 @@ import ScanCore
 public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
-        "two-codes-420", "prefixes", "flow",
+        "two-codes-420", "prefixes", "flow", "lane", "pack",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -24,6 +24,8 @@ public enum Scenarios {
         case "two-codes-420": twoCodes(chroma: .c420)
         case "prefixes": prefixes()
         case "flow": flow(width: width, height: height, frames: frames, codesInView: codesInView, seed: seed)
+        case "lane": lane()
+        case "pack": pack()
         default: nil
         }
     }
@@ -190,5 +192,41 @@ public enum Scenarios {
             }
         }
         return SynthScene(width: width, height: height, frameCount: frames, items: items, noise: 8, seed: seed)
+    }
+
+    /// The demo's conveyor lane: ten products one behind the other, identical ones back
+    /// to back among them (4006381333931 three times, 9780201379624 twice), 1.4 s apart.
+    public static func lane() -> SynthScene {
+        let codes = [
+            "400638133393", "400638133393", "400638133393", "501234567890", "978020137962", "978020137962", "590123412345",
+            "400638133393", "871234567890", "501234567890",
+        ]
+        return SynthScene(
+            frameCount: 600,
+            items: codes.enumerated().map { index, code in
+                box("l\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
+            })
+    }
+
+    /// The demo's pack station: three orders, each an order label (Code 128, `ORD-…`)
+    /// followed by its items, with a pause of several seconds between orders. ORD-1001 gets what
+    /// it should, ORD-1002 one item short, ORD-1003 an item it does not hold.
+    public static func pack() -> SynthScene {
+        let orders: [(String, [String])] = [
+            ("ORD-1001", ["400638133393", "400638133393", "501234567890"]),
+            ("ORD-1002", ["978020137962", "978020137962"]),
+            ("ORD-1003", ["400638133393", "871234567890"]),
+        ]
+        var items: [SynthItem] = []
+        var x = -300.0
+        for (order, codes) in orders {
+            items.append(box(order, x: x, y: 120, speed: 8, labels: [SynthLabel(.code128, order, offsetX: 16, offsetY: 30, barHeight: 60)]))
+            for (index, code) in codes.enumerated() {
+                x -= 340
+                items.append(box("\(order)-\(index)", x: x, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)]))
+            }
+            x -= 340 + 8 * 30 * 4  // four seconds of empty belt: the session goes idle and completes
+        }
+        return SynthScene(frameCount: Int((-x + 640) / 8) + 30, items: items)
     }
 }

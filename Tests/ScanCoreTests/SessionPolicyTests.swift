@@ -43,6 +43,21 @@ struct SessionPolicyTests {
         #expect(policy.current?.id == "cam-s2", "continuous: the next session starts at once")
     }
 
+    @Test("a track folded into another no longer counts; a code left without tracks leaves the session")
+    func forgetMerged() {
+        var policy = SessionPolicy(config: SessionConfig(), idPrefix: "cam")
+        var events = policy.streamStart(at: Self.at(0))
+        events += policy.accepted(Self.track("A", id: "t1"), role: nil, at: Self.at(1)).events
+        events += policy.accepted(Self.track("A", id: "t2"), role: nil, at: Self.at(1.1)).events
+        events += policy.accepted(Self.track("B", id: "t3"), role: nil, at: Self.at(2)).events
+        policy.forget(trackId: "t2")
+        policy.forget(trackId: "t3")
+        policy.forget(trackId: "unknown")
+        let done = Self.completed(policy.endOfStream(at: Self.at(3)))
+        #expect(done.first?.0.codes.map(\.value) == ["A"])
+        #expect(done.first?.0.codes.first?.trackIds == ["t1"])
+    }
+
     @Test("stop after T seconds, and after T seconds without a new code")
     func timeStops() {
         var config = SessionConfig()
