@@ -1,46 +1,87 @@
 #!/usr/bin/env bash
-# The demo, run by `make demo` with local servers up (scripts/with-servers.sh exports their URLs).
-# What exists so far: schema, the synthetic conveyor, matrix scan with rules and sessions.
-# Live agents publishing to the aggregator, and the shift report, come with later work.
+# The demo, run by `make demo` with local servers up (scripts/with-servers.sh exports their URLs
+# and stops the servers afterwards). Three live agents on synthetic clips paced in real time —
+# two cameras on one conveyor lane seeing the same products 1.5 s apart, one pack-station camera
+# — publish to JetStream; the aggregator stores, reconciles and checks packs against orders.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 bin="$(swift build --show-bin-path)"
-work="run/demo/clips"
-mkdir -p "$work"
+run="run/demo"
+work="$run/work"
+rm -rf "$work"
+mkdir -p "$work/clips" "$work/logs"
+pids=()
+cleanup() {  # stop what this script started, by PID
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
 
-echo "== schema"
+echo "== schema, topology, orders"
 "$bin/scanadmin" migrate
-"$bin/scanadmin" migrate --status
+"$bin/scanadmin" topology load scripts/demo/topology.json
+"$bin/scanadmin" orders import docs/examples/orders.csv
 
 echo
-echo "== synthetic conveyor: three identical products back to back, three 40… and three 41… codes"
-"$bin/scan-synth" back-to-back "$work/back-to-back.y4m"
-"$bin/scan-synth" prefixes "$work/prefixes.y4m"
+echo "== synthetic clips: a conveyor lane (10 products, identical ones back to back), a pack station (3 orders)"
+"$bin/scan-synth" lane "$work/clips/lane.y4m"
+"$bin/scan-synth" pack "$work/clips/pack.y4m"
+
+agent_config() {  # id lane-or-station-json clip session-json rules-json -> path
+  local path="$work/$1.json"
+  cat > "$path" <<JSON
+{"camera": {"id": "$1", "site": "dc1", $2},
+ "source": {"type": "clip", "path": "$3", "realtime": true},
+ "session": $4,
+ "nats": {"url": "$SCANTRACK_NATS"},
+ "spool": {"dir": "$work/spool-$1"},
+ "heartbeatSeconds": 2$5}
+JSON
+  echo "$path"
+}
+lane1=$(agent_config cam-01 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '')
+lane2=$(agent_config cam-02 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '')
+pack=$(agent_config cam-10 '"station": "pack-01"' "$work/clips/pack.y4m" '{"start": "orderCode", "stopAfterIdleSeconds": 2.5}' \
+  ', "rules": "scripts/demo/pack-rules.json"')
 
 echo
-echo "== matrix scan: identical products are counted one by one"
-"$bin/scan-agent" replay "$work/back-to-back.y4m" --sightings-only --start 2026-11-21T08:00:00Z > "$work/back-to-back.jsonl"
-python3 - "$work/back-to-back.jsonl" <<'PY'
-import json, sys
-events = [json.loads(line) for line in open(sys.argv[1])]
-for e in events:
-    if e["type"] == "sighting":
-        print(f'  sighting {e["value"]} track {e["trackId"]} frames {e["firstFrame"]}-{e["lastFrame"]}')
-PY
+echo "== aggregator, then three agents in real time (about 35 s); live item passes and packs:"
+"$bin/scan-aggregator" run 2> "$work/logs/aggregator.log" &
+pids+=($!)
+"$bin/scanadmin" tail --type item & pids+=($!)
+"$bin/scanadmin" tail --type pack & pids+=($!)
+sleep 1
+"$bin/scan-agent" run --config "$lane1" 2> "$work/logs/cam-01.log" & a1=$!
+"$bin/scan-agent" run --config "$pack" 2> "$work/logs/cam-10.log" & a3=$!
+sleep 1.5  # cam-02 is 1.5 s downstream of cam-01
+"$bin/scan-agent" run --config "$lane2" 2> "$work/logs/cam-02.log" & a2=$!
+pids+=($a1 $a2 $a3)
+status=0
+for pid in $a1 $a2 $a3; do wait "$pid" || status=$?; done
+if [ "$status" -ne 0 ]; then echo "an agent failed (exit $status); logs in $work/logs/" >&2; exit 1; fi
+# The last pack record, then the last item passes (they close once the lane has been quiet
+# for their window and grace, about 4 s).
+for _ in $(seq 1 40); do
+  "$bin/scanadmin" orders show ORD-1003 --format csv | grep -qv "not packed" && break
+  sleep 0.5
+done
+sleep 6
+kill -TERM "${pids[@]}" 2>/dev/null || true
+wait 2>/dev/null || true
+pids=()
 
 echo
-echo "== rules and sessions on Saturday 2026-11-21: weekends accept only 41…; sessions stop after 3 codes"
-"$bin/scan-agent" replay "$work/prefixes.y4m" --rules docs/examples/weekday-weekend.json \
-  --config docs/examples/session-3-codes.json --start 2026-11-21T08:00:00Z --sightings-only > "$work/prefixes.jsonl"
-python3 - "$work/prefixes.jsonl" <<'PY'
-import json, sys
-for e in (json.loads(line) for line in open(sys.argv[1])):
-    if e["type"] == "sighting":
-        print(f'  sighting {e["value"]} {e["status"]}' + (f' by {e["ruleId"]}' if e.get("ruleId") else ""))
-    elif e["type"] == "session.completed":
-        codes = ", ".join(f'{c["value"]}×{c["count"]}' for c in e["codes"]) or "no codes"
-        print(f'  session {e["sessionId"]} completed ({e["reason"]}): {codes}')
-PY
+echo "== orders"
+for order in ORD-1001 ORD-1002 ORD-1003; do "$bin/scanadmin" orders show "$order"; echo; done
+
+echo "== what a WMS received (JetStream, validated against docs/schema/)"
+if [ -x .cache/venv/bin/python ]; then
+  .cache/venv/bin/python scripts/wms_consumer.py --results --idle 1 || true
+fi
+
 echo
-echo "demo done (live agents, aggregator reconciliation and the shift report are not built yet)"
+echo "== shift report"
+"$bin/scanadmin" report --shift today || true
+echo
+echo "demo done; logs in $work/logs/"
