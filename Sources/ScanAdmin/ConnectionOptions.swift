@@ -1,24 +1,58 @@
 import ArgumentParser
 import Foundation
+import ScanCore
 
-/// Server settings shared by every subcommand: flag, then environment.
+/// Server settings shared by every subcommand: flag, then environment, then a config file
+/// (`--config`, else `$SCANTRACK_CONFIG`, else `~/.config/scantrack/scanadmin.json`, if it
+/// exists): `{"pg": "host=… dbname=…", "nats": "nats://…", "shifts": "early=06:00-14:00,…"}`.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).")
+    @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG, then the config file).")
     var postgres: String?
 
-    @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS, else nats://127.0.0.1:4222).")
+    @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS, then the config file, else nats://127.0.0.1:4222).")
     var nats: String?
+
+    @Option(name: .customLong("config"), help: "scanadmin config file (default: $SCANTRACK_CONFIG or ~/.config/scantrack/scanadmin.json).")
+    var configFile: String?
+
+    static let keys = ["pg", "nats", "shifts"]
+
+    /// The config file's settings; a file that was asked for but cannot be read or parsed is an error.
+    func fileSettings() throws -> [String: String] {
+        let environment = ProcessInfo.processInfo.environment
+        let explicit = configFile ?? environment["SCANTRACK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = explicit ?? (environment["HOME"].map { $0 + "/.config/scantrack/scanadmin.json" } ?? "")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if let explicit { throw ValidationError("cannot read the config file \(explicit)") }
+            return [:]
+        }
+        let document: JSONValue
+        do {
+            document = try ConfigReader.document(Array(data), file: path)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var reader = ConfigReader()
+        let members = reader.object(document, at: "$", allowed: Self.keys) ?? [:]
+        var settings: [String: String] = [:]
+        for key in Self.keys { if let value = reader.string(members[key], at: key) { settings[key] = value } }
+        if !reader.issues.isEmpty { throw ValidationError(ConfigErrors(file: path, issues: reader.issues).description) }
+        return settings
+    }
 
     func postgresDSN() throws -> String {
         if let postgres, !postgres.isEmpty { return postgres }
         if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_PG"], !fromEnvironment.isEmpty {
             return fromEnvironment
         }
-        throw ValidationError("no PostgreSQL connection: pass --pg or set SCANTRACK_PG")
+        if let fromFile = try fileSettings()["pg"] { return fromFile }
+        throw ValidationError("no PostgreSQL connection: pass --pg, set SCANTRACK_PG or put \"pg\" in the config file")
     }
 
     var natsURL: String {
-        nats ?? ProcessInfo.processInfo.environment["SCANTRACK_NATS"] ?? "nats://127.0.0.1:4222"
+        if let nats { return nats }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !fromEnvironment.isEmpty { return fromEnvironment }
+        return (try? fileSettings()["nats"]) ?? "nats://127.0.0.1:4222"
     }
 }
 

@@ -11,7 +11,7 @@ public struct ScanAdminCommand: ParsableCommand {
             """,
         subcommands: [
             MigrateCommand.self, NotYetAvailable.Rules.self, OrdersCommand.self,
-            TopologyCommand.self, NotYetAvailable.Cameras.self, NotYetAvailable.Report.self,
+            TopologyCommand.self, NotYetAvailable.Cameras.self, ReportCommand.self,
             TailCommand.self, AgentCommandCommand.self,
         ]
     )
@@ -35,10 +35,5 @@ enum NotYetAvailable {
         static let configuration = CommandConfiguration(commandName: "cameras", abstract: "List cameras and their health (not yet available).")
         @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
         func run() throws { throw NotYetAvailable.fail("cameras") }
-    }
-    struct Report: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "report", abstract: "Shift reports (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("report") }
     }
 }

@@ -66,10 +66,13 @@ struct TopologyCommand: ParsableCommand {
 
 func seconds(_ milliseconds: Int64) -> String { String(format: "%.2f", Double(milliseconds) / 1000) }
 
-/// Opens PostgreSQL and runs `body`; a database error is printed naming the command (exit 1).
+/// Opens PostgreSQL, checks the schema is current (when the migrations folder is found), and
+/// runs `body`; a database error is printed naming the command (exit 1).
 func withDatabase<T>(_ connection: ConnectionOptions, command: String, _ body: (PGConnection) throws -> T) throws -> T {
     do {
-        return try body(try PGConnection(dsn: try connection.postgresDSN()))
+        let database = try PGConnection(dsn: try connection.postgresDSN())
+        if let folder = MigrationsFolder.resolve(nil) { try Migrator(directory: folder).requireCurrent(database) }
+        return try body(database)
     } catch let error as PGError {
         printError("scanadmin \(command): \(error)")
         throw ExitCode.failure

@@ -80,6 +80,11 @@ public struct ScanAggregatorCommand: ParsableCommand {
             logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
             let reconciling = ingestOnly ? nil : try startReconciler(settings: settings, logger: logger, stop: stop)
             defer { reconciling?.wait() }
+            let recorder = try HeartbeatRecorder(settings: settings, logger: logger)
+            let listening = startThread("heartbeats") {
+                while !stop.isSet { recorder.runOnce() }
+            }
+            defer { listening.wait() }
             while !stop.isSet {
                 let counts = try ingestor.runOnce()
                 if counts.messages > 0 {

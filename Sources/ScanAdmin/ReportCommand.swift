@@ -1,0 +1,383 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanPostgres
+
+/// `scanadmin report --shift today`: the end-of-shift report.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Shift report: item passes, sightings, rules, packs, throughput and camera health per shift.",
+        discussion: """
+            --shift takes today (every shift that started today), yesterday, current, previous, a shift
+            name (its latest start), or DATE/NAME (2026-11-23/night: a night shift belongs to the day it
+            starts). --from/--to report any range instead (RFC 3339, or a local date YYYY-MM-DD).
+            Shifts: --shifts, else "shifts" in the config file, else early=06:00-14:00,late=14:00-22:00,
+            night=22:00-06:00, in the site's time zone (from the topology; UTC when unknown).
+            Filters: --site, --lane (sightings and item passes of the lane), --camera.
+            Exit codes: 0 done, 1 database failure, 64 bad usage (an unknown shift, a bad date).
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "today, yesterday, current, previous, NAME or DATE/NAME.") var shift: String?
+    @Option(help: "Start of a custom range (RFC 3339 or YYYY-MM-DD).") var from: String?
+    @Option(help: "End of a custom range (exclusive).") var to: String?
+    @Option(help: "Only this site (its time zone is used).") var site: String?
+    @Option(help: "Only this lane.") var lane: String?
+    @Option(help: "Only this camera.") var camera: String?
+    @Option(help: "Shift definitions, name=HH:MM-HH:MM,…") var shifts: String?
+    @Option(help: "Time zone (IANA), instead of the site's.") var timeZone: String?
+    @Option(help: "table, csv or json.") var format: ListingFormat = .table
+    @Option(help: "The time to report at (RFC 3339; default now), for reruns and tests.") var now: String?
+
+    func validate() throws {
+        if shift != nil && (from != nil || to != nil) { throw ValidationError("use --shift or --from/--to, not both") }
+        if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together") }
+    }
+
+    func run() throws {
+        let reference = try now.map { text -> Date in
+            guard let instant = Timestamp(rfc3339: text) else { throw ValidationError("--now '\(text)' is not an RFC 3339 time") }
+            return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
+        } ?? Date()
+        try withDatabase(connection, command: "report") { database in
+            let zone = try resolveZone(database)
+            let spec = try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec
+            let plan: ShiftPlan
+            do {
+                plan = try ShiftPlan.parse(spec, timeZone: zone)
+            } catch let error as ConfigErrors {
+                throw ValidationError("--shifts: \(error.issues.map(\.description).joined(separator: "; "))")
+            }
+            let periods = try periods(plan, now: reference)
+            let filter = ReportFilter(site: site, lane: lane, camera: camera, timeZone: zone.identifier)
+            let figures = try periods.map { period throws(PGError) in try ShiftFigures.load(database, period: period, filter: filter) }
+            let text: String =
+                switch format {
+                case .json: ShiftFigures.json(figures, plan: plan, filter: filter)
+                case .csv: ShiftFigures.csv(figures, plan: plan)
+                case .table: ShiftFigures.table(figures, plan: plan, filter: filter)
+                }
+            print(text, terminator: "")
+        }
+    }
+
+    private func resolveZone(_ database: PGConnection) throws -> TimeZone {
+        if let timeZone {
+            guard let zone = TimeZone(identifier: timeZone) else { throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone") }
+            return zone
+        }
+        let rows = try database.query("SELECT site, time_zone FROM sites ORDER BY site").rows
+        let chosen = site.flatMap { wanted in rows.first { $0[0] == wanted } } ?? (rows.count == 1 ? rows.first : nil)
+        return chosen.flatMap { $0[1] }.flatMap { TimeZone(identifier: $0) } ?? TimeZone(identifier: "UTC")!
+    }
+
+    private func periods(_ plan: ShiftPlan, now: Date) throws -> [ShiftPlan.Instance] {
+        if let from, let to {
+            let start = try instant(from, plan: plan, option: "--from")
+            let end = try instant(to, plan: plan, option: "--to")
+            guard start < end else { throw ValidationError("--from must be before --to") }
+            return [ShiftPlan.Instance(name: "range", date: plan.localDate(start), start: start, end: end)]
+        }
+        do {
+            return try plan.resolve(ShiftPlan.selection(shift ?? "today"), now: now)
+        } catch {
+            throw ValidationError("--shift '\(shift ?? "today")': \(error)")
+        }
+    }
+
+    private func instant(_ text: String, plan: ShiftPlan, option: String) throws -> Date {
+        if let time = Timestamp(rfc3339: text) { return Date(timeIntervalSince1970: Double(time.milliseconds) / 1000) }
+        if let midnight = plan.instance(ShiftPlan.Shift(name: "day", start: 0, end: 24 * 60), on: text), text.count == 10 {
+            return midnight.start
+        }
+        throw ValidationError("\(option) '\(text)' is not an RFC 3339 time or a date (YYYY-MM-DD)")
+    }
+}
+
+struct ReportFilter {
+    var site: String?
+    var lane: String?
+    var camera: String?
+    var timeZone: String
+
+    var parameters: [PGValue] { [.optionalText(site), .optionalText(lane), .optionalText(camera)] }
+}
+
+/// Everything the report says about one shift.
+struct ShiftFigures {
+    var period: ShiftPlan.Instance
+    var itemPasses = 0
+    var partialPasses = 0
+    var sightings = 0
+    var accepted = 0
+    var rejected = 0
+    var uniqueCodes = 0
+    var packs: [PackVerdict: Int] = [:]
+    var topRules: [(rule: String, count: Int)] = []
+    var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int)] = []
+    var hourly: [(hour: String, sightings: Int, itemPasses: Int)] = []
+    var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
+
+    /// Sightings in the period and the filters ($1 start, $2 end, $3 site, $4 lane, $5 camera).
+    static let sightingScope = """
+        first_seen >= $1::timestamptz AND first_seen < $2::timestamptz AND ($3::text IS NULL OR site = $3)
+        AND ($4::text IS NULL OR lane = $4 OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4 AND ($3::text IS NULL OR site = $3)))
+        AND ($5::text IS NULL OR camera = $5)
+        """
+
+    static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError) -> ShiftFigures {
+        var figures = ShiftFigures(period: period)
+        let bounds: [PGValue] = [.text(iso(period.start)), .text(iso(period.end))]
+        let scope = bounds + filter.parameters
+        func int(_ text: String?) -> Int { Int(text ?? "") ?? 0 }
+
+        let totals = try db.query(
+            """
+            SELECT count(*), count(*) FILTER (WHERE status = 'accepted'), count(*) FILTER (WHERE status = 'rejected'),
+                   count(DISTINCT value) FILTER (WHERE status = 'accepted')
+            FROM sightings WHERE \(sightingScope)
+            """, scope
+        ).rows[0]
+        (figures.sightings, figures.accepted, figures.rejected, figures.uniqueCodes) = (int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]))
+        figures.topRules = try db.query(
+            """
+            SELECT coalesce(rule_id, '(none)'), count(*) FROM sightings WHERE status = 'rejected' AND \(sightingScope)
+            GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5
+            """, scope
+        ).rows.map { ($0[0] ?? "", int($0[1])) }
+        figures.cameras = try db.query(
+            """
+            SELECT camera, count(*), count(*) FILTER (WHERE status = 'accepted'), count(*) FILTER (WHERE status = 'rejected')
+            FROM sightings WHERE \(sightingScope) GROUP BY camera ORDER BY camera
+            """, scope
+        ).rows.map { ($0[0] ?? "", int($0[1]), int($0[2]), int($0[3])) }
+
+        let passScope = """
+            p.first_seen >= $1::timestamptz AND p.first_seen < $2::timestamptz AND ($3::text IS NULL OR p.site = $3)
+            AND ($4::text IS NULL OR p.lane = $4)
+            AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
+            """
+        let passes = try db.query(
+            "SELECT count(*), count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) FROM item_passes p WHERE \(passScope)", scope
+        ).rows[0]
+        (figures.itemPasses, figures.partialPasses) = (int(passes[0]), int(passes[1]))
+
+        let packRows = try db.query(
+            """
+            SELECT verdict, count(*) FROM pack_records WHERE completed_at >= $1::timestamptz AND completed_at < $2::timestamptz
+            AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR true)  -- packs are not on a lane
+            AND ($5::text IS NULL OR camera = $5) GROUP BY verdict
+            """, scope
+        ).rows
+        for row in packRows { if let verdict = PackVerdict(rawValue: row[0] ?? "") { figures.packs[verdict] = int(row[1]) } }
+
+        let zone: [PGValue] = [.text(filter.timeZone)]
+        let hourlySightings = try db.query(
+            """
+            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00'), count(*)
+            FROM sightings WHERE status = 'accepted' AND \(sightingScope) GROUP BY 1 ORDER BY 1
+            """, scope + zone
+        ).rows
+        let hourlyPasses = try db.query(
+            """
+            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00'), count(*)
+            FROM item_passes p WHERE \(passScope) GROUP BY 1 ORDER BY 1
+            """, scope + zone
+        ).rows
+        var hours: [String: (Int, Int)] = [:]
+        for row in hourlySightings { hours[row[0] ?? "", default: (0, 0)].0 = int(row[1]) }
+        for row in hourlyPasses { hours[row[0] ?? "", default: (0, 0)].1 = int(row[1]) }
+        figures.hourly = hours.keys.sorted().map { ($0, hours[$0]!.0, hours[$0]!.1) }
+
+        // Camera health: heartbeats heard in the shift, the longest silence between two of them,
+        // and frames dropped (per agent run: the counter starts again with each run).
+        figures.health = try db.query(
+            """
+            WITH beats AS (
+                SELECT camera, run_id, time, frames_dropped,
+                       lag(time) OVER (PARTITION BY camera ORDER BY time) AS previous
+                FROM heartbeats
+                WHERE time >= $1::timestamptz AND time < $2::timestamptz AND ($3::text IS NULL OR site = $3)
+                  AND ($5::text IS NULL OR camera = $5)
+                  AND ($4::text IS NULL OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4))
+            ), runs AS (
+                SELECT camera, max(frames_dropped) - min(frames_dropped) AS dropped FROM beats GROUP BY camera, run_id
+            )
+            SELECT b.camera, count(*),
+                   coalesce(max(extract(epoch FROM b.time - b.previous)), 0)::bigint,
+                   (SELECT coalesce(sum(dropped), 0) FROM runs r WHERE r.camera = b.camera)
+            FROM beats b GROUP BY b.camera ORDER BY b.camera
+            """, scope
+        ).rows.map { ($0[0] ?? "", int($0[1]), max(0, int($0[2])), int($0[3])) }
+        return figures
+    }
+
+    static func iso(_ date: Date) -> String {
+        Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).description
+    }
+
+    static func packCount(_ figures: ShiftFigures, _ verdict: PackVerdict) -> Int { figures.packs[verdict] ?? 0 }
+
+    // MARK: output
+
+    static func json(_ all: [ShiftFigures], plan: ShiftPlan, filter: ReportFilter) -> String {
+        var shifts: [String] = []
+        for f in all {
+            var w = JSONWriter()
+            w.field("name", f.period.name)
+            w.field("date", f.period.date)
+            w.field("start", plan.offsetTime(f.period.start))
+            w.field("end", plan.offsetTime(f.period.end))
+            w.field("itemPasses", f.itemPasses)
+            w.field("partialPasses", f.partialPasses)
+            w.field("sightings", f.sightings)
+            w.field("accepted", f.accepted)
+            w.field("rejected", f.rejected)
+            w.field("uniqueCodes", f.uniqueCodes)
+            var packs = JSONWriter()
+            packs.field("complete", packCount(f, .complete))
+            packs.field("short", packCount(f, .short))
+            packs.field("over", packCount(f, .over))
+            packs.field("unexpected", packCount(f, .unexpected))
+            packs.field("unknownOrder", packCount(f, .unknownOrder))
+            packs.field("total", f.packs.values.reduce(0, +))
+            w.raw("packs", packs.finished())
+            w.raw("topRejectRules", array(f.topRules.map { rule in object { $0.field("rule", rule.rule); $0.field("count", rule.count) } }))
+            w.raw(
+                "cameras",
+                array(
+                    f.cameras.map { c in
+                        object {
+                            $0.field("camera", c.camera)
+                            $0.field("sightings", c.sightings)
+                            $0.field("accepted", c.accepted)
+                            $0.field("rejected", c.rejected)
+                        }
+                    }))
+            w.raw(
+                "hourly",
+                array(
+                    f.hourly.map { h in
+                        object {
+                            $0.field("hour", h.hour)
+                            $0.field("sightings", h.sightings)
+                            $0.field("itemPasses", h.itemPasses)
+                        }
+                    }))
+            w.raw(
+                "health",
+                array(
+                    f.health.map { h in
+                        object {
+                            $0.field("camera", h.camera)
+                            $0.field("heartbeats", h.heartbeats)
+                            $0.field("maxGapSeconds", h.maxGapSeconds)
+                            $0.field("framesDropped", h.framesDropped)
+                        }
+                    }))
+            shifts.append(w.text)
+        }
+        var top = JSONWriter()
+        top.field("timeZone", plan.timeZone.identifier)
+        top.field("site", filter.site)
+        top.field("lane", filter.lane)
+        top.field("camera", filter.camera)
+        top.raw("shifts", Array(("[" + shifts.joined(separator: ",") + "]").utf8))
+        return top.text + "\n"
+    }
+
+    private static func object(_ fill: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter()
+        fill(&writer)
+        return writer.text
+    }
+
+    private static func array(_ items: [String]) -> [UInt8] { Array(("[" + items.joined(separator: ",") + "]").utf8) }
+
+    /// Long format: one figure a row, the same figures as JSON under stable names.
+    static func csv(_ all: [ShiftFigures], plan: ShiftPlan) -> String {
+        var listing = Listing(columns: ["shift", "start", "end", "section", "key", "figure", "value"])
+        for f in all {
+            let head = [f.period.label, plan.offsetTime(f.period.start), plan.offsetTime(f.period.end)]
+            func add(_ section: String, _ key: String, _ figure: String, _ value: Int) {
+                listing.rows.append(head + [section, key, figure, String(value)])
+            }
+            add("totals", "", "itemPasses", f.itemPasses)
+            add("totals", "", "partialPasses", f.partialPasses)
+            add("totals", "", "sightings", f.sightings)
+            add("totals", "", "accepted", f.accepted)
+            add("totals", "", "rejected", f.rejected)
+            add("totals", "", "uniqueCodes", f.uniqueCodes)
+            for (verdict, name) in [(PackVerdict.complete, "complete"), (.short, "short"), (.over, "over"), (.unexpected, "unexpected"), (.unknownOrder, "unknownOrder")] {
+                add("packs", "", name, packCount(f, verdict))
+            }
+            for rule in f.topRules { add("rejectRules", rule.rule, "count", rule.count) }
+            for c in f.cameras {
+                add("cameras", c.camera, "sightings", c.sightings)
+                add("cameras", c.camera, "accepted", c.accepted)
+                add("cameras", c.camera, "rejected", c.rejected)
+            }
+            for h in f.hourly {
+                add("hourly", h.hour, "sightings", h.sightings)
+                add("hourly", h.hour, "itemPasses", h.itemPasses)
+            }
+            for h in f.health {
+                add("health", h.camera, "heartbeats", h.heartbeats)
+                add("health", h.camera, "maxGapSeconds", h.maxGapSeconds)
+                add("health", h.camera, "framesDropped", h.framesDropped)
+            }
+        }
+        return listing.render(.csv)
+    }
+
+    /// Readable in 80 columns: one block a shift.
+    static func table(_ all: [ShiftFigures], plan: ShiftPlan, filter: ReportFilter) -> String {
+        var out = ""
+        let scope = [filter.site.map { "site \($0)" }, filter.lane.map { "lane \($0)" }, filter.camera.map { "camera \($0)" }].compactMap { $0 }
+        if all.isEmpty { out += "No shift has started yet today (\(plan.timeZone.identifier)).\n" }
+        for f in all {
+            out += "Shift \(f.period.label)  \(plan.localTime(f.period.start)) – \(plan.localTime(f.period.end))"
+            out += scope.isEmpty ? "\n" : "  (\(scope.joined(separator: ", ")))\n"
+            out += String(repeating: "=", count: 78) + "\n"
+            let partial = f.partialPasses > 0 ? "  (\(f.partialPasses) seen by only some cameras of their lane)" : ""
+            out += "Item passes      \(f.itemPasses)\(partial)\n"
+            out += "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes \(f.uniqueCodes)\n"
+            if !f.topRules.isEmpty {
+                out += "Top reject rules " + f.topRules.map { "\($0.rule) \($0.count)" }.joined(separator: ", ") + "\n"
+            }
+            let total = f.packs.values.reduce(0, +)
+            out += "Packs            \(total)  complete \(packCount(f, .complete))  short \(packCount(f, .short))  over \(packCount(f, .over))"
+            out += "  unexpected \(packCount(f, .unexpected))  unknown order \(packCount(f, .unknownOrder))\n"
+            if !f.cameras.isEmpty {
+                var cameras = Listing(columns: ["camera", "sightings", "accepted", "rejected", "heartbeats", "max gap s", "dropped"])
+                for c in f.cameras {
+                    let health = f.health.first { $0.camera == c.camera }
+                    cameras.rows.append([
+                        c.camera, String(c.sightings), String(c.accepted), String(c.rejected), health.map { String($0.heartbeats) } ?? "0",
+                        health.map { String($0.maxGapSeconds) } ?? "-", health.map { String($0.framesDropped) } ?? "-",
+                    ])
+                }
+                for h in f.health where !f.cameras.contains(where: { $0.camera == h.camera }) {
+                    cameras.rows.append([h.camera, "0", "0", "0", String(h.heartbeats), String(h.maxGapSeconds), String(h.framesDropped)])
+                }
+                out += "\n" + cameras.render(.table)
+            }
+            if !f.hourly.isEmpty {
+                let peak = max(1, f.hourly.map(\.sightings).max() ?? 1)
+                out += "\nHour              accepted  items\n"
+                for h in f.hourly {
+                    let bar = String(repeating: "#", count: Int((Double(h.sightings) / Double(peak) * 40).rounded(.up)))
+                    out += "\(h.hour)  " + pad(h.sightings, 8) + "  " + pad(h.itemPasses, 5) + "  " + bar + "\n"
+                }
+            }
+            out += "\n"
+        }
+        return out
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}

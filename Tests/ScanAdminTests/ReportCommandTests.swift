@@ -1,0 +1,281 @@
+import Foundation
+import ScanCore
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+/// `scanadmin report`, `topology` and `orders` against a real PostgreSQL with seeded data.
+@Suite("scanadmin report, topology and orders", .enabled(if: TestEnvironment.postgresEnabled))
+struct ReportCommandTests {
+    static var scanadmin: String { TestEnvironment.productsDirectory + "/scanadmin" }
+
+    struct Seeded {
+        var database: PGConnection
+        var environment: [String: String]
+        var drop: () -> Void
+
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(ReportCommandTests.scanadmin, arguments, environment: environment)
+        }
+    }
+
+    static func database() throws -> Seeded {
+        let base = try TestEnvironment.requirePostgres()
+        let admin = try PGConnection(dsn: base)
+        let name = TestEnvironment.uniqueName("st_report")
+        try admin.execute("CREATE DATABASE \(name)")
+        let dsn = TestDatabase.dsn(base, database: name)
+        let database = try PGConnection(dsn: dsn)
+        try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
+        return Seeded(
+            database: database,
+            environment: ["SCANTRACK_PG": dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations", "SCANTRACK_CONFIG": ""],
+            drop: { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") })
+    }
+
+    static let topology = #"""
+        {"version": 1, "sites": [{"id": "dc1", "timeZone": "Europe/Zurich",
+          "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 1.5}]}],
+          "stations": [{"id": "pack-01", "cameras": ["cam-10"]}]}]}
+        """#
+
+    static func sighting(_ db: PGConnection, _ id: String, camera: String, at time: String, value: String, rule: String? = nil) throws {
+        try db.query(
+            """
+            INSERT INTO sightings (event_id, site, camera, track_id, symbology, value, status, rule_id, lane, first_seen, last_seen,
+                                   first_frame, last_frame, frames, decodes, event_time, body)
+            VALUES ($1, 'dc1', $2, $1, 'EAN-13', $3, $4, $5, $6, $7, $7, 0, 9, 10, 8, $7, '{}')
+            """,
+            [
+                .text(id), .text(camera), .text(value), .text(rule == nil ? "accepted" : "rejected"), .optionalText(rule),
+                camera == "cam-10" ? .null : .text("L1"), .text(time),
+            ])
+    }
+
+    static func pass(_ db: PGConnection, _ id: String, at time: String, seen: Int) throws {
+        try db.query(
+            """
+            INSERT INTO item_passes (item_id, site, lane, symbology, value, first_seen, last_seen, cameras_expected, cameras_seen,
+                                     revision, published_revision, closed_at)
+            VALUES ($1, 'dc1', 'L1', 'EAN-13', '4006381333931', $2, $2, 2, $3, 1, 1, now())
+            """, [.text(id), .text(time), .int(seen)])
+    }
+
+    static func pack(_ db: PGConnection, _ id: String, at time: String, verdict: String) throws {
+        try db.query(
+            """
+            INSERT INTO pack_records (session_id, site, station, camera, order_id, verdict, started_at, completed_at, items)
+            VALUES ($1, 'dc1', 'pack-01', 'cam-10', 'ORD-1', $2, $3, $3, 2)
+            """, [.text(id), .text(verdict), .text(time)])
+    }
+
+    static func heartbeat(_ db: PGConnection, _ id: String, at time: String, dropped: Int) throws {
+        try db.query(
+            """
+            INSERT INTO heartbeats (event_id, site, camera, run_id, time, frames_dropped, body)
+            VALUES ($1, 'dc1', 'cam-01', 'r1', $2, $3, '{}')
+            """, [.text(id), .text(time), .int(dropped)])
+    }
+
+    /// The night of the autumn DST change in Zurich: 22:00 CEST to 06:00 CET, nine hours.
+    static func seedNight(_ db: PGConnection) throws {
+        try SiteStore(connection: db).load(try Topology.parse(Array(topology.utf8), file: "t.json"))
+        try sighting(db, "late-1", camera: "cam-01", at: "2026-10-24T19:59:59.999Z", value: "E")  // 21:59 CEST: late
+        try sighting(db, "n1", camera: "cam-01", at: "2026-10-24T20:30:00.000Z", value: "A")  // 22:30 CEST
+        try sighting(db, "n2", camera: "cam-01", at: "2026-10-25T00:30:00.000Z", value: "A")  // 02:30 CEST
+        try sighting(db, "n3", camera: "cam-02", at: "2026-10-25T01:30:00.000Z", value: "B")  // 02:30 CET, the hour again
+        try sighting(db, "n4", camera: "cam-02", at: "2026-10-25T04:59:00.000Z", value: "C", rule: "unwanted-C")
+        try sighting(db, "n5", camera: "cam-10", at: "2026-10-25T03:00:00.000Z", value: "A'; DROP TABLE sightings; --", rule: "no-quotes")
+        try sighting(db, "early-1", camera: "cam-01", at: "2026-10-25T05:00:00.000Z", value: "D")  // 06:00 CET: early
+        try pass(db, "p1", at: "2026-10-24T20:30:00.000Z", seen: 2)
+        try pass(db, "p2", at: "2026-10-25T00:30:00.000Z", seen: 1)
+        try pass(db, "p3", at: "2026-10-25T05:30:00.000Z", seen: 2)
+        try pack(db, "s1", at: "2026-10-24T21:00:00.000Z", verdict: "complete")
+        try pack(db, "s2", at: "2026-10-24T22:00:00.000Z", verdict: "short")
+        try pack(db, "s3", at: "2026-10-25T02:00:00.000Z", verdict: "unknown-order")
+        try pack(db, "s4", at: "2026-10-25T06:00:00.000Z", verdict: "over")
+        try heartbeat(db, "h1", at: "2026-10-24T20:10:00.000Z", dropped: 3)
+        try heartbeat(db, "h2", at: "2026-10-24T20:10:05.000Z", dropped: 4)
+        try heartbeat(db, "h3", at: "2026-10-24T20:20:05.000Z", dropped: 10)
+    }
+
+    @Test("a night shift across the DST change: every figure as the test inserted it, in json, csv and an 80-column table")
+    func nightShift() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        let result = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONValue.parse(result.stdoutText)
+        #expect(report["timeZone"] == .string("Europe/Zurich"))
+        guard case .array(let shifts)? = report["shifts"], let night = shifts.first else {
+            Issue.record("no shifts in \(result.stdoutText)")
+            return
+        }
+        #expect(shifts.count == 1)
+        #expect(night["start"] == .string("2026-10-24T22:00:00+02:00"))
+        #expect(night["end"] == .string("2026-10-25T06:00:00+01:00"))
+        #expect(night["sightings"]?.intValue == 5)
+        #expect(night["accepted"]?.intValue == 3)
+        #expect(night["rejected"]?.intValue == 2)
+        #expect(night["uniqueCodes"]?.intValue == 2)
+        #expect(night["itemPasses"]?.intValue == 2)
+        #expect(night["partialPasses"]?.intValue == 1)
+        #expect(night["packs"]?["complete"]?.intValue == 1)
+        #expect(night["packs"]?["short"]?.intValue == 1)
+        #expect(night["packs"]?["unknownOrder"]?.intValue == 1)
+        #expect(night["packs"]?["over"]?.intValue == 0)
+        #expect(night["topRejectRules"] == .array([
+            .object([("rule", .string("no-quotes")), ("count", .number(1))]), .object([("rule", .string("unwanted-C")), ("count", .number(1))]),
+        ]))
+        guard case .array(let cameras)? = night["cameras"] else {
+            Issue.record("missing in the report")
+            return
+        }
+        #expect(cameras.map { $0["camera"]?.stringValue ?? "" } == ["cam-01", "cam-02", "cam-10"])
+        #expect(cameras[1]["accepted"]?.intValue == 1 && cameras[1]["rejected"]?.intValue == 1)
+        guard case .array(let hourly)? = night["hourly"] else {
+            Issue.record("missing in the report")
+            return
+        }
+        // Both 02:30s (CEST, then CET an hour later) fall in the local hour 02:00.
+        #expect(hourly.map { $0["hour"]?.stringValue ?? "" } == ["2026-10-24 22:00", "2026-10-25 02:00"])
+        #expect(hourly.map { $0["sightings"]?.intValue ?? -1 } == [1, 2])
+        guard case .array(let health)? = night["health"], let camera = health.first else {
+            Issue.record("missing in the report")
+            return
+        }
+        #expect(camera["heartbeats"]?.intValue == 3)
+        #expect(camera["maxGapSeconds"]?.intValue == 600)
+        #expect(camera["framesDropped"]?.intValue == 7)
+
+        // The same figures in CSV, under the same names.
+        let csv = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "csv"])
+        #expect(csv.status == 0)
+        let rows = csv.stdoutText.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.first == ["shift", "start", "end", "section", "key", "figure", "value"])
+        func figure(_ section: String, _ key: String, _ name: String) -> String? {
+            rows.first { $0.count == 7 && $0[3] == section && $0[4] == key && $0[5] == name }?[6]
+        }
+        #expect(figure("totals", "", "sightings") == "5")
+        #expect(figure("totals", "", "partialPasses") == "1")
+        #expect(figure("packs", "", "unknownOrder") == "1")
+        #expect(figure("cameras", "cam-02", "rejected") == "1")
+        #expect(figure("health", "cam-01", "framesDropped") == "7")
+
+        let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
+        #expect(table.status == 0)
+        #expect(table.stdoutText.contains("Shift 2026-10-24/night"))
+        #expect(table.stdoutText.contains("(1 seen by only some cameras of their lane)"))
+        for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+    }
+
+    @Test("today, filters and a custom range select the right shifts and rows")
+    func selections() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        // 07:30 local on the 25th: today's early shift only (the night started the day before).
+        let today = try seeded.run(["report", "--shift", "today", "--now", "2026-10-25T06:30:00Z", "--format", "json"])
+        #expect(today.status == 0, "\(today.stderr)")
+        let shifts = try JSONValue.parse(today.stdoutText)["shifts"]
+        guard case .array(let list)? = shifts else {
+            Issue.record("missing in the report")
+            return
+        }
+        #expect(list.map { $0["name"]?.stringValue ?? "" } == ["early"])
+        #expect(list.first?["sightings"]?.intValue == 1)
+        #expect(list.first?["packs"]?["over"]?.intValue == 1)
+
+        let lane = try seeded.run(["report", "--shift", "2026-10-24/night", "--lane", "L1", "--format", "json"])
+        #expect(try JSONValue.parse(lane.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }?["sightings"]?.intValue == 4)
+        let camera = try seeded.run(["report", "--shift", "2026-10-24/night", "--camera", "cam-02", "--format", "json"])
+        let cameraShift = try JSONValue.parse(camera.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }
+        #expect(cameraShift?["sightings"]?.intValue == 2)
+        #expect(cameraShift?["packs"]?["total"]?.intValue == 0)
+
+        let range = try seeded.run(["report", "--from", "2026-10-24", "--to", "2026-10-26", "--format", "json"])
+        let whole = try JSONValue.parse(range.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }
+        #expect(whole?["sightings"]?.intValue == 7)
+        #expect(whole?["itemPasses"]?.intValue == 3)
+    }
+
+    @Test("bad input: an unknown shift, half a range, a bad time, a bad --shifts; each exits 64 naming it")
+    func badInput() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        for (arguments, named) in [
+            (["report", "--shift", "lunch"], "lunch"), (["report", "--from", "2026-10-24"], "--to"),
+            (["report", "--from", "yesterday-ish", "--to", "2026-10-25"], "yesterday-ish"),
+            (["report", "--shifts", "early=6-14"], "early=6-14"), (["report", "--shift", "today", "--from", "2026-10-24", "--to", "2026-10-25"], "--shift"),
+        ] {
+            let result = try seeded.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(named), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("topology load and show; a bad topology file exits 2 naming the path, and loads nothing")
+    func topologyCommands() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        let dir = try ReplayHarnessDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.topology.write(toFile: dir + "/t.json", atomically: true, encoding: .utf8)
+        let load = try seeded.run(["topology", "load", dir + "/t.json"])
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(load.stdoutText.contains("1 site(s), 1 lane(s), 2 lane camera(s)"))
+        let show = try seeded.run(["topology", "show", "--format", "csv"])
+        #expect(show.stdoutText.contains("dc1,Europe/Zurich,lane,L1,1,cam-02,1.50,1.00"))
+        #expect(show.stdoutText.contains("dc1,Europe/Zurich,station,pack-01,,cam-10,,"))
+        try #"{"sites": [{"id": "dc2", "lanes": [{"id": "L9", "cameras": []}]}]}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        let bad = try seeded.run(["topology", "load", dir + "/bad.json"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.json") && bad.stderr.contains("sites[0].lanes[0].cameras"))
+        let json = try seeded.run(["topology", "show", "--format", "json"])
+        #expect(!json.stdoutText.contains("dc2"))
+        let missing = try seeded.run(["topology", "load", dir + "/nope.json"])
+        #expect(missing.status == 2 && missing.stderr.contains("nope.json"))
+    }
+
+    @Test("orders import: a bad row is named by line and nothing is imported; show lists lines and pack verdicts")
+    func ordersCommands() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        let dir = try ReplayHarnessDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-2,1,O'Brien;--,1\n".write(toFile: dir + "/o.csv", atomically: true, encoding: .utf8)
+        try "order_id,line,code,quantity\nORD-3,1,400,1\nORD-3,2,401,many\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+        let bad = try seeded.run(["orders", "import", dir + "/bad.csv"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.csv") && bad.stderr.contains("line 3") && bad.stderr.contains("many"))
+        #expect(try seeded.run(["orders", "show", "ORD-3"]).status == 1)
+        let good = try seeded.run(["orders", "import", dir + "/o.csv"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdoutText.contains("imported 2 order(s), 2 line(s)"))
+        let odd = try seeded.run(["orders", "show", "ORD-2", "--format", "json"])
+        let rows = try JSONValue.parse(odd.stdoutText)
+        guard case .array(let list) = rows, let row = list.first else {
+            Issue.record("not a list: \(odd.stdoutText)")
+            return
+        }
+        #expect(list.count == 1)
+        #expect(row["code"] == .string("O'Brien;--"))
+        #expect(row["line"] == .number(1) && row["expected"] == .number(1))
+        #expect(row["verdict"] == .string("not packed"))
+        try Self.pack(seeded.database, "s9", at: "2026-10-24T21:00:00.000Z", verdict: "short")
+        try seeded.database.query(
+            "INSERT INTO pack_lines (session_id, position, line, code, symbology, expected, counted, verdict) VALUES ('s9', 0, 1, '4006381333931', 'EAN-13', 2, 1, 'short')")
+        let shown = try seeded.run(["orders", "show", "ORD-1", "--format", "csv"])
+        #expect(shown.stdoutText.contains("ORD-1,1,4006381333931,2,s9,pack-01,1,short,short"))
+    }
+}
+
+/// A fresh temporary folder.
+enum ReplayHarnessDirectory {
+    static func make() throws -> String {
+        let path = NSTemporaryDirectory() + "scantrack-" + TestEnvironment.uniqueName("t")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
