@@ -2,7 +2,8 @@
 # The demo, run by `make demo` with local servers up (scripts/with-servers.sh exports their URLs
 # and stops the servers afterwards). Three live agents on synthetic clips paced in real time —
 # two cameras on one conveyor lane seeing the same products 1.5 s apart, one pack-station camera
-# — publish to JetStream; the aggregator stores, reconciles and checks packs against orders.
+# — publish to JetStream; the aggregator stores, reconciles and checks packs against orders; the
+# pack camera's order-label rule also reaches it through the rules bucket (scanadmin rules add).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -18,9 +19,10 @@ cleanup() {  # stop what this script started, by PID
 }
 trap cleanup EXIT
 
-echo "== schema, topology, orders"
+echo "== schema, topology, rules, orders"
 "$bin/scanadmin" migrate
 "$bin/scanadmin" topology load scripts/demo/topology.json
+"$bin/scanadmin" rules add scripts/demo/pack-rules.json --author demo
 "$bin/scanadmin" orders import docs/examples/orders.csv
 
 echo
@@ -72,6 +74,10 @@ wait 2>/dev/null || true
 pids=()
 
 echo
+echo "== cameras"
+"$bin/scanadmin" cameras --silent-after 60
+
+echo
 echo "== orders"
 for order in ORD-1001 ORD-1002 ORD-1003; do "$bin/scanadmin" orders show "$order"; echo; done
 
@@ -82,6 +88,6 @@ fi
 
 echo
 echo "== shift report"
-"$bin/scanadmin" report --shift today || true
+"$bin/scanadmin" report --shift today
 echo
 echo "demo done; logs in $work/logs/"

@@ -6,34 +6,17 @@ public struct ScanAdminCommand: ParsableCommand {
         commandName: "scanadmin",
         abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports.",
         discussion: """
-            Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS.
-            Exit codes: 0 success, 1 failure at run time, 2 bad input file (named, with the line or JSON path), 64 bad usage, 69 not available yet (each command's --help lists its own).
+            Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS, else the config file (--config,
+            $SCANTRACK_CONFIG, ~/.config/scantrack/scanadmin.json). Passwords are never printed.
+            Exit codes: 0 success, 1 failure at run time, 2 bad input file (named, with the line or JSON path),
+            64 bad usage; each command's --help lists its own.
             """,
         subcommands: [
-            MigrateCommand.self, NotYetAvailable.Rules.self, OrdersCommand.self,
-            TopologyCommand.self, NotYetAvailable.Cameras.self, ReportCommand.self,
+            MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
+            TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
             TailCommand.self, AgentCommandCommand.self,
         ]
     )
 
     public init() {}
-}
-
-/// Commands that later work fills in; they say so and exit 69 (EX_UNAVAILABLE).
-enum NotYetAvailable {
-    static func fail(_ name: String) -> ExitCode {
-        printError("scanadmin \(name): not yet available in this version")
-        return ExitCode(69)
-    }
-
-    struct Rules: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rules", abstract: "Manage rulesets (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("rules") }
-    }
-    struct Cameras: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "cameras", abstract: "List cameras and their health (not yet available).")
-        @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-        func run() throws { throw NotYetAvailable.fail("cameras") }
-    }
 }

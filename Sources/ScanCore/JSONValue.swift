@@ -285,3 +285,42 @@ private struct JSONParser {
         return .number(value)
     }
 }
+
+extension JSONValue {
+    /// Compact JSON text; object keys keep their document order.
+    public var serialized: String {
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func write(to bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes += Array("null".utf8)
+        case .bool(let flag): bytes += Array((flag ? "true" : "false").utf8)
+        case .number(let number):
+            if number == number.rounded(), abs(number) < 1e15 {
+                bytes += Array(String(Int64(number)).utf8)
+            } else {
+                bytes += Array(String(number).utf8)
+            }
+        case .string(let text): JSONWriter.appendString(text, to: &bytes)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+}

@@ -56,11 +56,4 @@ struct MigrateCommandTests {
         #expect(status.stdoutText.contains("0001_"))
         #expect(!status.stdoutText.contains("pending"))
     }
-
-    @Test("commands of later versions say so and exit 69", arguments: ["rules", "cameras"])
-    func notYet(command: String) throws {
-        let result = try ProcessRunner.run(Self.scanadmin, [command])
-        #expect(result.status == 69)
-        #expect(result.stderr.contains("not yet available"))
-    }
 }
