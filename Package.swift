@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanCore", "ScanNATS", "ScanSynth", "ScanZBar", "ScanTestSupport",
+                "ScanAgent", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

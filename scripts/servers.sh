@@ -7,6 +7,10 @@
 #   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
 #   scripts/servers.sh start-pg NAME / stop-pg NAME       (a PostgreSQL alone; restarts keep data and port;
 #                                                          writes run/NAME/pg.dsn)
+#   scripts/servers.sh start-cluster NAME   a three-node JetStream cluster (n1 n2 n3) on loopback; writes
+#                                           run/NAME/cluster.urls (the client URLs, comma-separated)
+#   scripts/servers.sh stop-node NAME N / start-node NAME N   stop or restart node nN alone (same ports, same store)
+#   scripts/servers.sh stop-cluster NAME    stop every node
 #
 # Both listen on 127.0.0.1 on free ports. PostgreSQL refuses to run as root, so it runs as the
 # `postgres` user (runuser) with its data directory and socket inside run/NAME/pg.
@@ -21,7 +25,7 @@ for fd in /proc/$$/fd/*; do
   if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
 done
 
-command="${1:?usage: servers.sh start|stop|start-nats|stop-nats NAME}"
+command="${1:?usage: servers.sh start|stop|start-nats|stop-nats|start-cluster|stop-cluster NAME}"
 name="${2:-test}"
 run="$here/run/$name"
 
@@ -109,6 +113,25 @@ restart_pg() {  # same data and port as before
   echo "servers: PostgreSQL restarted on 127.0.0.1:$port"
 }
 
+# Node N of a three-node cluster: client and route ports chosen once and kept across restarts.
+start_node() {  # N
+  local n="$1" dir="$run/cluster/n$1" routes="" i
+  mkdir -p "$dir"
+  [ -f "$dir/port" ] || free_port > "$dir/port"
+  [ -f "$dir/route" ] || free_port > "$dir/route"
+  for i in 1 2 3; do
+    [ "$i" = "$n" ] && continue
+    mkdir -p "$run/cluster/n$i"
+    [ -f "$run/cluster/n$i/route" ] || free_port > "$run/cluster/n$i/route"
+    routes="${routes:+$routes,}nats://127.0.0.1:$(cat "$run/cluster/n$i/route")"
+  done
+  nats-server -js -a 127.0.0.1 -p "$(cat "$dir/port")" -sd "$dir/store" -P "$dir/nats.pid" -l "$dir/nats.log" \
+    --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" &
+  echo $! > "$dir/nats.pid"
+  wait_for_port "$(cat "$dir/port")" "nats-server n$n" "$dir/nats.pid"
+  echo "servers: nats-server n$n on 127.0.0.1:$(cat "$dir/port") (routes on $(cat "$dir/route"))"
+}
+
 write_env() {
   cat > "$run/servers.env" <<ENV
 export SCANTRACK_NATS=nats://127.0.0.1:$(cat "$run/nats/port")
@@ -137,5 +160,16 @@ case "$command" in
     echo "host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack" > "$run/pg.dsn"
     ;;
   stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL INT ;;
-  *) echo "usage: servers.sh start|stop|start-nats|stop-nats NAME" >&2; exit 2 ;;
+  start-cluster)
+    for n in 1 2 3; do stop_pid "$run/cluster/n$n/nats.pid" "nats-server n$n"; done
+    rm -rf "$run/cluster"
+    for n in 1 2 3; do start_node "$n"; done
+    urls=""
+    for n in 1 2 3; do urls="${urls:+$urls,}nats://127.0.0.1:$(cat "$run/cluster/n$n/port")"; done
+    echo "$urls" > "$run/cluster.urls"
+    ;;
+  start-node) start_node "${3:?node number}" ;;
+  stop-node) stop_pid "$run/cluster/n${3:?node number}/nats.pid" "nats-server n$3" ;;
+  stop-cluster) for n in 1 2 3; do stop_pid "$run/cluster/n$n/nats.pid" "nats-server n$n"; done ;;
+  *) echo "usage: servers.sh start|stop|start-nats|stop-nats|start-pg|stop-pg|start-cluster|stop-cluster NAME, start-node|stop-node NAME N" >&2; exit 2 ;;
 esac

@@ -17,6 +17,13 @@ struct ConnectionOptions: ParsableArguments {
 
     static let keys = ["pg", "nats", "shifts"]
 
+    /// Copies of the rules bucket when scanadmin creates it in a JetStream cluster
+    /// (`$SCANTRACK_NATS_REPLICAS`, 1 to 5; else 1).
+    static var streamReplicas: Int {
+        let value = ProcessInfo.processInfo.environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) } ?? 1
+        return min(max(value, 1), 5)
+    }
+
     /// The config file's settings; a file that was asked for but cannot be read or parsed is an error.
     func fileSettings() throws -> [String: String] {
         let environment = ProcessInfo.processInfo.environment

@@ -57,7 +57,7 @@ struct RulesCommand: ParsableCommand {
         let subjects = ContractSubjects(prefix: prefix)
         do {
             let nats = try NATSConnection(url: connection.natsURL)
-            let bucket = try nats.jetStream().keyValue(bucket: subjects.rulesBucket)
+            let bucket = try nats.jetStream().keyValue(bucket: subjects.rulesBucket, replicas: ConnectionOptions.streamReplicas)
             let kvRevision = try bucket.put(ContractSubjects.rulesKey, Array(revision.document.utf8))
             try RuleStore(connection: database).markPublished(revision: revision.revision, kvRevision: kvRevision)
             print("published revision \(revision.revision) to \(subjects.rulesBucket) as bucket revision \(kvRevision)")

@@ -335,7 +335,7 @@ final class AgentRuntime: @unchecked Sendable {
         while !stop.isSet {
             if publisher.connection.isConnected {
                 do {
-                    if bucket == nil { bucket = try publisher.jetStream.keyValue(bucket: subjects.rulesBucket) }
+                    if bucket == nil { bucket = try publisher.jetStream.keyValue(bucket: subjects.rulesBucket, replicas: publisher.replicas ?? 1) }
                     if let entry = try bucket?.get(ContractSubjects.rulesKey), !entry.deleted, entry.revision != seen {
                         seen = entry.revision
                         apply(entry)

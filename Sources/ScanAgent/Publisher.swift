@@ -11,6 +11,7 @@ final class Publisher: @unchecked Sendable {
     let connection: NATSConnection
     let jetStream: JetStream
     let subjects: ContractSubjects
+    let replicas: Int?
     let spool: Spool
     let logger: Logger
     private let lock = NSLock()
@@ -30,6 +31,7 @@ final class Publisher: @unchecked Sendable {
         connection = try NATSConnection(url: config.nats.url, options: options)
         jetStream = try connection.jetStream(timeoutMilliseconds: 2_000)
         subjects = ContractSubjects(prefix: config.nats.prefix)
+        replicas = config.nats.replicas
         self.spool = spool
         self.logger = logger
     }
@@ -69,7 +71,7 @@ final class Publisher: @unchecked Sendable {
             }
             if !streamChecked {
                 do {
-                    try jetStream.ensureStream(subjects.agentStreamSpec)
+                    try jetStream.ensureStream(subjects.agentStreamSpec(replicas: replicas.map(Int64.init)))
                     streamChecked = true
                 } catch {
                     noteDown(error.description, &lastError)

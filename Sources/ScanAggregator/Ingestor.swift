@@ -16,6 +16,9 @@ public struct IngestSettings: Sendable {
     public var fetchWaitMilliseconds: Int64 = 500
     /// Unacknowledged messages come back after this long (a replica that died mid-batch).
     public var ackWaitMilliseconds: Int64 = 10_000
+    /// Copies a JetStream cluster keeps of the streams this aggregator creates (nil: 1 for a
+    /// new stream; an existing one keeps its own).
+    public var replicas: Int64?
 
     public init(natsURL: String, postgresDSN: String) {
         self.natsURL = natsURL
@@ -56,7 +59,12 @@ public final class Ingestor: @unchecked Sendable {
     public let settings: IngestSettings
     private let logger: Logger
     private let jetStream: JetStream
-    private let events: PullSubscription
+    private var events: PullSubscription
+    private var fetchFailures = 0
+    private var lastFetchError = ""
+    /// Acknowledgements that did not reach the server (the messages come again after the ack
+    /// wait and are recognised by their event ids).
+    public private(set) var acksLost = 0
     private let database: PGReconnecting
     public private(set) var totals = IngestCounts()
     private var prefetched: Prepared?
@@ -73,16 +81,45 @@ public final class Ingestor: @unchecked Sendable {
         let connection = try NATSConnection(url: settings.natsURL, options: options)
         jetStream = try connection.jetStream()
         try Self.ensureStreams(jetStream, settings)
+        events = try Self.subscribe(jetStream, settings)
+    }
+
+    private static func subscribe(_ jetStream: JetStream, _ settings: IngestSettings) throws(NATSError) -> PullSubscription {
         var consumer = ConsumerSpec(durable: settings.durable)
         consumer.ackWaitMilliseconds = settings.ackWaitMilliseconds
-        events = try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.durableSubjects, consumer: consumer)
+        return try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.durableSubjects, consumer: consumer)
+    }
+
+    /// The next batch, or none while JetStream cannot deliver (a node or the connection gone, a
+    /// stream leader being elected): ingest pauses and resumes, it never ends on a NATS error.
+    /// After a few seconds of failures the subscription is bound again (creating the consumer
+    /// if it was deleted).
+    private func fetch() -> [JetStreamMessage] {
+        do {
+            let messages = try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
+            if fetchFailures > 0 {
+                logger.info("JetStream delivers again; ingest resumed", metadata: ["failures": "\(fetchFailures)"])
+                fetchFailures = 0
+                lastFetchError = ""
+            }
+            return messages
+        } catch {
+            fetchFailures += 1
+            if error.description != lastFetchError || fetchFailures % 40 == 0 {
+                lastFetchError = error.description
+                logger.warning("JetStream not delivering; ingest paused", metadata: ["error": "\(error)", "failures": "\(fetchFailures)"])
+            }
+            usleep(250_000)
+            if fetchFailures % 20 == 0, let again = try? Self.subscribe(jetStream, settings) { events = again }
+            return []
+        }
     }
 
     /// Creates (or updates) the agents' stream and the dead-letter stream.
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
-        try jetStream.ensureStream(settings.subjects.agentStreamSpec)
-        try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec)
-        try jetStream.ensureStream(settings.subjects.resultsStreamSpec)
+        try jetStream.ensureStream(settings.subjects.agentStreamSpec(replicas: settings.replicas))
+        try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec(replicas: settings.replicas))
+        try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
     }
 
     /// Stores one batch and acknowledges it after the commit; while PostgreSQL writes it, the
@@ -90,7 +127,7 @@ public final class Ingestor: @unchecked Sendable {
     /// what was stored (zero messages when nothing was waiting).
     @discardableResult
     public func runOnce() throws -> IngestCounts {
-        let current = try prefetched ?? prepare(try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds))
+        let current = prefetched ?? prepare(fetch())
         prefetched = nil
         guard !current.messages.isEmpty else { return IngestCounts() }
         let outcome = StoreOutcome()
@@ -101,15 +138,9 @@ public final class Ingestor: @unchecked Sendable {
                 outcome.error = error
             }
         }
-        var fetchError: (any Error)?
-        do {
-            prefetched = prepare(try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds))
-        } catch {
-            fetchError = error
-        }
+        prefetched = prepare(fetch())
         writer.wait()
         if let error = outcome.error { throw error }
-        if let fetchError { throw fetchError }
         totals = totals + outcome.counts
         return outcome.counts
     }
@@ -224,7 +255,14 @@ public final class Ingestor: @unchecked Sendable {
                     messageID: "deadletter-\(settings.agentStream)-\(sequence)")
             }
         }
-        for message in batch.messages { try message.ack() }
+        var lost = 0
+        for message in batch.messages where (try? message.ack()) == nil { lost += 1 }
+        if lost > 0 {
+            // Stored already: the server redelivers these after the ack wait and they are dropped
+            // as duplicates of their event ids.
+            acksLost += lost
+            logger.warning("acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
+        }
         return counts
     }
 }

@@ -44,7 +44,7 @@ public final class Reconciler: @unchecked Sendable {
         var options = NATSConnection.Options()
         options.name = "scan-aggregator reconciler"
         jetStream = try NATSConnection(url: settings.natsURL, options: options).jetStream()
-        try jetStream.ensureStream(settings.subjects.resultsStreamSpec)
+        try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
     }
 
     /// One round. A lost PostgreSQL connection is reported as an error; the caller retries.

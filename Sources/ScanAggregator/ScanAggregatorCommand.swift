@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import ScanCore
+import ScanNATS
 import ScanPostgres
 
 /// `scan-aggregator`: stores agent events, reconciles cameras, builds pack records.
@@ -19,7 +20,8 @@ public struct ScanAggregatorCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ingest agent events until SIGTERM/SIGINT.",
             discussion: """
-                Servers come from --nats/--pg, else SCANTRACK_NATS/SCANTRACK_PG. Refuses to start on a
+                Servers come from --nats/--pg, else SCANTRACK_NATS/SCANTRACK_PG; a NATS cluster is given as
+                its servers' URLs separated by commas. Refuses to start on a
                 schema that is behind (run `scanadmin migrate`). Several replicas may run at once: they
                 share one durable consumer. Exit codes: 0 stopped by a signal, 1 failure, 64 bad usage.
                 """)
@@ -27,6 +29,10 @@ public struct ScanAggregatorCommand: ParsableCommand {
         @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres: String?
         @Option(help: "Subject prefix.") var prefix: String = "scantrack"
         @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
+        @Option(
+            name: .customLong("stream-replicas"),
+            help: "Copies a JetStream cluster keeps of the streams this aggregator creates (default: $SCANTRACK_NATS_REPLICAS, else 1; an existing stream keeps its own).")
+        var streamReplicas: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
         @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
@@ -67,8 +73,13 @@ public struct ScanAggregatorCommand: ParsableCommand {
             settings.prefix = prefix
             settings.durable = durable
             settings.batchSize = batch
-            let ingestor = try Ingestor(settings: settings, logger: logger)
-
+            let replicas = streamReplicas ?? environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) }
+            if let replicas {
+                guard (1...5).contains(replicas) else {
+                    throw ValidationError("--stream-replicas must be 1 to 5 (a JetStream cluster keeps at most 5 copies), not \(replicas)")
+                }
+                settings.replicas = Int64(replicas)
+            }
             let stop = StopFlag()
             let sources = [SIGTERM, SIGINT].map { signalNumber -> any DispatchSourceSignal in
                 signal(signalNumber, SIG_IGN)
@@ -77,10 +88,16 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 source.resume()
                 return source
             }
+            guard let ingestor = try untilJetStreamReady("ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
+            else { return }
             logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
-            let reconciling = ingestOnly ? nil : try startReconciler(settings: settings, logger: logger, stop: stop)
+            let reconciling =
+                ingestOnly ? nil : try untilJetStreamReady("reconciliation", stop: stop, logger: logger) {
+                    try startReconciler(settings: settings, logger: logger, stop: stop)
+                }
             defer { reconciling?.wait() }
-            let recorder = try HeartbeatRecorder(settings: settings, logger: logger)
+            guard let recorder = try untilJetStreamReady("heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
+            else { return }
             let listening = startThread("heartbeats") {
                 while !stop.isSet { recorder.runOnce() }
             }
@@ -103,6 +120,30 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 ])
         }
     }
+}
+
+/// Runs `body` until it works, while it fails on JetStream (a cluster electing leaders, a node
+/// restarting: the streams cannot be created or bound yet), logging each new error; nil when
+/// a stop was asked for first. No server answering at all is an error at once (a wrong URL
+/// should not look like a slow start).
+func untilJetStreamReady<T>(_ what: String, stop: StopFlag, logger: Logger, _ body: () throws -> T) throws -> T? {
+    var last = ""
+    var attempts = 0
+    while !stop.isSet {
+        do {
+            let value = try body()
+            if attempts > 0 { logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"]) }
+            return value
+        } catch let error as NATSError where error.code != .connectionFailed {
+            attempts += 1
+            if error.description != last || attempts % 20 == 0 {
+                last = error.description
+                logger.warning("JetStream not ready; retrying", metadata: ["for": "\(what)", "error": "\(error)"])
+            }
+            usleep(500_000)
+        }
+    }
+    return nil
 }
 
 /// Reconciliation and pack records on a thread of their own; one replica at a time does the work.

@@ -78,6 +78,9 @@ public struct SessionConfig: Sendable, Equatable {
 public struct NATSConfig: Sendable, Equatable {
     public var url: String = "nats://127.0.0.1:4222"
     public var prefix: String = "scantrack"
+    /// Copies a JetStream cluster keeps of the stream and rules bucket this agent creates (nil:
+    /// 1 for a new stream; an existing one keeps its own).
+    public var replicas: Int?
     public init() {}
 }
 
@@ -188,15 +191,18 @@ extension AgentConfig {
             }
         }
 
-        if let nats = reader.object(top["nats"], at: "nats", allowed: ["url", "prefix"]) {
+        if let nats = reader.object(top["nats"], at: "nats", allowed: ["url", "prefix", "replicas"]) {
             if let url = reader.string(nats["url"], at: "nats.url") {
-                if url.hasPrefix("nats://") || url.hasPrefix("tls://") {
-                    config.nats.url = url
+                // One server, or a cluster's servers separated by commas.
+                let servers = url.split(separator: ",", omittingEmptySubsequences: false)
+                if let bad = servers.first(where: { !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }) {
+                    reader.fail("nats.url", "'\(bad)' is not a NATS URL (nats://host:port, several separated by commas)")
                 } else {
-                    reader.fail("nats.url", "'\(url)' is not a NATS URL (nats://host:port)")
+                    config.nats.url = url
                 }
             }
             if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
+            if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) { config.nats.replicas = replicas }
         }
 
         if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes", "whenFull"]) {

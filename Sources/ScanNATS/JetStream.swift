@@ -9,7 +9,9 @@ public struct StreamSpec: Sendable, Equatable {
     /// Oldest messages are removed past this age (0: keep until other limits).
     public var maxAgeSeconds: Int64 = 7 * 24 * 3600
     public var maxBytes: Int64 = -1
-    public var replicas: Int64 = 1
+    /// Copies kept by a JetStream cluster. nil: 1 when the stream is created, and an existing
+    /// stream keeps what it has (so a program started without the setting never shrinks it).
+    public var replicas: Int64?
     public var memoryStorage: Bool = false
 
     public init(name: String, subjects: [String]) {
@@ -74,17 +76,38 @@ public final class JetStream: @unchecked Sendable {
         config.Duplicates = spec.duplicateWindowSeconds * 1_000_000_000
         config.MaxAge = spec.maxAgeSeconds * 1_000_000_000
         config.MaxBytes = spec.maxBytes
-        config.Replicas = spec.replicas
+        config.Replicas = spec.replicas ?? 1
         config.Storage = spec.memoryStorage ? js_MemoryStorage : js_FileStorage
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsCode = jsErrCode(0)
         var status = js_AddStream(&info, handle, &config, nil, &jsCode)
         if status != NATS_OK && jsCode == JSStreamNameExistErr {
+            if let info { jsStreamInfo_Destroy(info) }
+            info = nil
+            if spec.replicas == nil { config.Replicas = try replicas(ofStream: spec.name) }
             jsCode = jsErrCode(0)
             status = js_UpdateStream(&info, handle, &config, nil, &jsCode)
         }
         if let info { jsStreamInfo_Destroy(info) }
         try NATSError.checkJS("js_AddStream", spec.name, status, jsCode)
+    }
+
+    /// The number of copies the cluster keeps of an existing stream.
+    public func replicas(ofStream name: String) throws(NATSError) -> Int64 {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS("js_GetStreamInfo", name, js_GetStreamInfo(&info, handle, name, nil, &jsCode), jsCode)
+        defer { jsStreamInfo_Destroy(info) }
+        return info?.pointee.Config?.pointee.Replicas ?? 1
+    }
+
+    /// The server that leads the stream in a JetStream cluster (nil on a single server).
+    public func leader(ofStream name: String) throws(NATSError) -> String? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS("js_GetStreamInfo", name, js_GetStreamInfo(&info, handle, name, nil, &jsCode), jsCode)
+        defer { jsStreamInfo_Destroy(info) }
+        return info?.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
     }
 
     public func deleteStream(_ name: String) throws(NATSError) {

@@ -53,9 +53,9 @@ public final class KeyValueBucket: @unchecked Sendable {
 }
 
 extension JetStream {
-    /// Binds to a key-value bucket, creating it (file storage, `history` revisions per key) when
-    /// it does not exist yet.
-    public func keyValue(bucket: String, history: UInt8 = 16) throws(NATSError) -> KeyValueBucket {
+    /// Binds to a key-value bucket, creating it (file storage, `history` revisions per key,
+    /// `replicas` copies in a cluster) when it does not exist yet.
+    public func keyValue(bucket: String, history: UInt8 = 16, replicas: Int = 1) throws(NATSError) -> KeyValueBucket {
         var store: OpaquePointer?
         var status = js_KeyValue(&store, handle, bucket)
         if status == NATS_NOT_FOUND {
@@ -64,6 +64,7 @@ extension JetStream {
             kvConfig_Init(&config)
             config.Bucket = strings.make(bucket)
             config.History = history
+            config.Replicas = Int32(replicas)
             status = js_CreateKeyValue(&store, handle, &config)
         }
         try NATSError.check("js_KeyValue", bucket, status)

@@ -32,7 +32,16 @@ public final class NATSConnection: @unchecked Sendable {
         guard let opts else { throw NATSError(function: "natsOptions_Create", input: "options", status: NATS_NO_MEMORY) }
         defer { natsOptions_Destroy(opts) }
         let shown = redactedURL(url)
-        try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
+        let servers = Self.serverList(url)
+        if servers.count > 1 {
+            // A cluster: connect to any of them; cnats also learns the others from the servers.
+            let strings = CStrings()
+            try NATSError.check(
+                "natsOptions_SetServers", shown,
+                natsOptions_SetServers(opts, strings.makeArray(servers), Int32(servers.count)))
+        } else {
+            try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
+        }
         try NATSError.check("natsOptions_SetName", options.name, natsOptions_SetName(opts, options.name))
         try NATSError.check("natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
         try NATSError.check(
@@ -61,6 +70,11 @@ public final class NATSConnection: @unchecked Sendable {
 
     deinit {
         natsConnection_Destroy(handle)
+    }
+
+    /// The servers of a URL that may list several, comma-separated (`nats://a:4222,nats://b:4222`).
+    public static func serverList(_ url: String) -> [String] {
+        url.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
     }
 
     public var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }

@@ -59,6 +59,9 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Removes user and password from a URL before it appears in a message or log.
 public func redactedURL(_ url: String) -> String {
+    if url.contains(",") {
+        return url.split(separator: ",").map { redactedURL(String($0)) }.joined(separator: ",")
+    }
     guard let schemeEnd = url.firstRange(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
         return url
     }

@@ -86,4 +86,22 @@ struct AgentConfigTests {
             #expect(error.description.contains("dropOldest"))
         }
     }
+
+    @Test("a cluster is its servers' URLs separated by commas; replicas are 1 to 5")
+    func clusterURLs() throws {
+        let urls = "nats://n1:4222,nats://n2:4222,tls://n3:4222"
+        let config = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c1"}, "nats": {"url": "\#(urls)", "replicas": 3}}"#.utf8), file: "a.json")
+        #expect(config.nats.url == urls)
+        #expect(config.nats.replicas == 3)
+        #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "a.json").nats.replicas == nil)
+        do {
+            _ = try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c1"}, "nats": {"url": "nats://n1:4222,n2:4222", "replicas": 7}}"#.utf8), file: "b.json")
+            Issue.record("accepted a server without a scheme and 7 replicas")
+        } catch {
+            #expect(error.issues.map(\.path).sorted() == ["nats.replicas", "nats.url"])
+            #expect(error.description.contains("'n2:4222' is not a NATS URL"))
+        }
+    }
 }
