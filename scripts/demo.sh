@@ -19,6 +19,7 @@ cleanup() {  # stop what this script started, by PID
 }
 trap cleanup EXIT
 
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 echo "== schema, topology, rules, orders"
 "$bin/scanadmin" migrate
 "$bin/scanadmin" topology load scripts/demo/topology.json
@@ -88,6 +89,13 @@ fi
 
 echo
 echo "== shift report"
-"$bin/scanadmin" report --shift today
+"$bin/scanadmin" report --shift today | tee "$work/report.txt"
+if grep -q "No shift has started yet today" "$work/report.txt"; then
+  echo; "$bin/scanadmin" report --shift current   # after midnight, before the first shift of the day
+fi
+
+echo
+echo "== summary of this run"
+"$bin/scanadmin" report --from "$started" --to "$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)" --format json | python3 scripts/demo/summary.py
 echo
 echo "demo done; logs in $work/logs/"

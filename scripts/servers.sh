@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Local nats-server (JetStream) and PostgreSQL for tests and the demo, all state in run/<name>/.
 #
-#   scripts/servers.sh start NAME   start both, write run/NAME/servers.env (SCANTRACK_NATS, SCANTRACK_PG)
+#   scripts/servers.sh start NAME [--fresh]   start both, write run/NAME/servers.env (SCANTRACK_NATS,
+#                                   SCANTRACK_PG); JetStream starts empty, PostgreSQL keeps its data
+#                                   unless --fresh
 #   scripts/servers.sh stop NAME    stop what `start NAME` started, by PID (PostgreSQL with SIGINT,
 #                                   its fast shutdown: SIGTERM would wait for every client to leave)
 #   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
@@ -143,6 +145,8 @@ case "$command" in
   start)
     "$0" stop "$name" >/dev/null 2>&1 || true
     rm -rf "$run/nats/store" "$run/nats/port"
+    # --fresh: a new database as well (tests, the demo and benchmarks start from nothing).
+    if [ "${3:-}" = "--fresh" ]; then rm -rf "$run/pg"; fi
     mkdir -p "$run"
     start_nats
     start_pg

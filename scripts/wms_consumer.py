@@ -2,9 +2,10 @@
 """A downstream consumer written as a WMS team would write it, with the public nats-py client:
 bind a durable JetStream pull consumer to the agents' stream, read sightings and session events
 on the documented subjects, and check each against the documented JSON schema (docs/schema/).
-With --results it reads the aggregator's item passes and pack records instead.
+With --results it reads the aggregator's item passes and pack records instead; with --live it
+listens to the core NATS track events and heartbeats (what live viewers use) and checks those.
 
-    wms_consumer.py --nats URL --prefix scantrack [--results] [--idle 3] [--expect N]
+    wms_consumer.py --nats URL --prefix scantrack [--results | --live] [--idle 3] [--expect N]
 
 Prints one JSON summary line; exits 0 when every message is valid (and, with --expect, when
 exactly N distinct sightings, or with --results item passes, arrived), 1 otherwise.
@@ -37,7 +38,11 @@ async def main():
     parser.add_argument("--idle", type=float, default=3.0, help="stop after this many seconds without a message")
     parser.add_argument("--expect", type=int, help="exact number of distinct sightings (items with --results) expected")
     parser.add_argument("--results", action="store_true", help="read item passes and pack records from the aggregator")
+    parser.add_argument("--live", action="store_true",
+                        help="check live track events and heartbeats (core NATS) until --idle seconds pass without one")
     args = parser.parse_args()
+    if args.live:
+        return await live(args)
 
     if args.results:
         validators = {"item": load("item.schema.json"), "pack": load("pack.schema.json")}
@@ -94,6 +99,44 @@ async def main():
     else:
         summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"]}
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
+    return 0 if ok else 1
+
+
+async def live(args):
+    """Core NATS: what is published while we listen. Waits up to a minute for the first message."""
+    validators = {"track": load("track.schema.json"), "status": load("status.schema.json")}
+    nc = await nats.connect(args.nats)
+    queue = asyncio.Queue()
+
+    async def received(msg):
+        await queue.put(msg)
+
+    for family in validators:
+        await nc.subscribe(f"{args.prefix}.v1.{family}.>", cb=received)
+    await nc.flush()
+    print(json.dumps({"listening": True}), flush=True)  # the caller may start the agent now
+    problems, counts, wait = [], {family: 0 for family in validators}, 60.0
+    while True:
+        try:
+            msg = await asyncio.wait_for(queue.get(), timeout=wait)
+        except asyncio.TimeoutError:
+            break
+        wait = args.idle
+        tokens = msg.subject.split(".")
+        family = tokens[2]
+        try:
+            event = json.loads(msg.data)
+        except ValueError as error:
+            problems.append(f"{msg.subject}: not JSON: {error}")
+            continue
+        counts[family] += 1
+        for error in validators[family].iter_errors(event):
+            problems.append(f"{msg.subject} {event.get('eventId')}: {error.message}")
+        if len(tokens) != 5 or tokens[3] != event.get("site") or tokens[4] != event.get("camera"):
+            problems.append(f"{msg.subject}: subject does not match site/camera {event.get('site')}/{event.get('camera')}")
+    await nc.close()
+    ok = not problems and counts["track"] > 0 and counts["status"] > 0
+    print(json.dumps({"trackEvents": counts["track"], "heartbeats": counts["status"], "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
 
 

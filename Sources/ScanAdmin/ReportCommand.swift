@@ -335,7 +335,9 @@ struct ShiftFigures {
     static func table(_ all: [ShiftFigures], plan: ShiftPlan, filter: ReportFilter) -> String {
         var out = ""
         let scope = [filter.site.map { "site \($0)" }, filter.lane.map { "lane \($0)" }, filter.camera.map { "camera \($0)" }].compactMap { $0 }
-        if all.isEmpty { out += "No shift has started yet today (\(plan.timeZone.identifier)).\n" }
+        if all.isEmpty {
+            out += "No shift has started yet today (\(plan.timeZone.identifier)); the shift under way is --shift current.\n"
+        }
         for f in all {
             out += "Shift \(f.period.label)  \(plan.localTime(f.period.start)) – \(plan.localTime(f.period.end))"
             out += scope.isEmpty ? "\n" : "  (\(scope.joined(separator: ", ")))\n"

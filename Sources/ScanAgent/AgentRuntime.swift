@@ -147,6 +147,7 @@ final class AgentRuntime: @unchecked Sendable {
     // MARK: decoding thread
 
     private var framesProcessed = 0
+    private var spoolLossLogged: Date?
     private var sightings = 0
     private var heartbeatSequence = 0
     private var window = (frames: 0, received: 0, decodeSeconds: 0.0, decodeMax: 0.0, started: ContinuousClock.now)
@@ -206,7 +207,18 @@ final class AgentRuntime: @unchecked Sendable {
             let subject = subjects.agent(event.subjectFamily, site: camera.site, camera: camera.id)
             if event.isDurable {
                 if event.kind == .sighting { sightings += 1 }
-                spool.append(subject: subject, eventId: event.eventId, payload: event.json)
+                let droppedBefore = spool.dropped
+                _ = spool.append(subject: subject, eventId: event.eventId, payload: event.json)
+                let droppedNow = spool.dropped
+                if droppedNow > droppedBefore, spoolLossLogged.map({ Date().timeIntervalSince($0) >= 10 }) ?? true {
+                    spoolLossLogged = Date()  // at most one line per 10 s while the spool stays full
+                    logger.error(
+                        "spool full; events lost",
+                        metadata: [
+                            "lost": "\(droppedNow - droppedBefore)", "lostSinceStart": "\(droppedNow)",
+                            "whenFull": "\(config.spool.whenFull)", "maxBytes": "\(config.spool.maxBytes)",
+                        ])
+                }
             } else {
                 publisher.publishCore(subject: subject, bytes: event.json)
             }

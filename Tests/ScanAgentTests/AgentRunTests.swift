@@ -60,7 +60,7 @@ struct AgentRunTests {
         #expect(heartbeats.contains { $0["source"]?["state"] == .string("streaming") })
     }
 
-    @Test("a WMS-style consumer (Python, nats-py) reads the sightings on the documented subjects and validates the schema")
+    @Test("a WMS-style consumer (Python, nats-py) reads the sightings on the documented subjects and validates the schema; live track events and heartbeats validate too")
     func wmsConsumer() throws {
         let natsURL = try TestEnvironment.requireNATS()
         let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
@@ -71,10 +71,26 @@ struct AgentRunTests {
         let clip = try H.flowClip(frames: 90, seed: 5)
         let jetStream = try NATSConnection(url: natsURL).jetStream()
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
-        let config = try H.config(in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix)
+        // Live track events and heartbeats (core NATS) are checked against their schemas while the agent runs.
+        let live = Process()
+        live.executableURL = URL(fileURLWithPath: python)
+        live.arguments = [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--live", "--nats", natsURL, "--prefix", prefix, "--idle", "2"]
+        let liveOutput = Pipe()
+        live.standardOutput = liveOutput
+        try live.run()
+        let listening = liveOutput.fileHandleForReading.availableData  // its first line: subscribed
+        #expect(String(decoding: listening, as: UTF8.self).contains("listening"))
+        let config = try H.config(in: dir, source: H.clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
         #expect(H.waitForExit(agent))
         #expect(agent.terminationStatus == 0)
+        #expect(H.waitForExit(live, seconds: 30))
+        let liveText = String(decoding: liveOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(live.terminationStatus == 0, "\(liveText)")
+        let liveSummary = try JSONValue.parse(liveText.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect((liveSummary["trackEvents"]?.intValue ?? 0) > 0)
+        #expect((liveSummary["heartbeats"]?.intValue ?? 0) >= 2, "a heartbeat every 0.5 s over a 3 s clip")
+        #expect(liveSummary["problems"] == .array([]))
         let expected = try H.offline(clip).sightings.count
         let result = try ProcessRunner.run(
             python,
