@@ -1,6 +1,8 @@
 # ScanTrack: every entry point does its own setup, so each works on a fresh machine.
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
+# zxing-cpp is built into the repo by scripts/build-zxing.sh; SwiftPM finds it through this path.
+export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 .PHONY: all deps build release corpus test demo bench format clean
 
@@ -8,6 +10,7 @@ all: build
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/build-zxing.sh >/dev/null
 
 build: deps
 	swift build

@@ -27,12 +27,16 @@ let package = Package(
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
+        // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
+        // .cache/zxing; its pkg-config file has a name of our own so Debian's older zxing is never taken.
+        .systemLibrary(name: "CZXing", pkgConfig: "scantrack-zxing"),
 
         // Pure core: no C module, no I/O.
         .target(name: "ScanCore", swiftSettings: swiftSettings),
 
         // Adapters: the only modules that import a C module.
         .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanZXing", dependencies: ["CZXing", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
@@ -41,7 +45,7 @@ let package = Package(
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanZBar", "ScanV4L2", "ScanNATS",
+                "ScanCore", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,6 +86,9 @@ let package = Package(
         .testTarget(
             name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanZXingTests", dependencies: ["ScanZXing", "ScanCore", "ScanSynth", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -100,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar", "ScanTestSupport",
+                "ScanAgent", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar", "ScanZXing", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

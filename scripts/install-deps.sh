@@ -12,6 +12,7 @@ packages=(
   imagemagick           # converts the shared corpus to grayscale for tests
   libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
+  cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)
   docker-compose        # validates docker/compose.yaml in the tests (no engine needed)
 )
 

@@ -15,15 +15,19 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
     case codabar = "CODABAR"
     case dataBar = "DataBar"
     case dataBarExpanded = "DataBar-Exp"
+    /// Read by the second engine (zxing-cpp) only, like DataMatrix, PDF417, Aztec and MaxiCode.
+    case dataBarLimited = "DataBar-Ltd"
     case qrCode = "QR-Code"
     case sqCode = "SQ-Code"
     case pdf417 = "PDF417"
     case dataMatrix = "DataMatrix"
+    case aztec = "Aztec"
+    case maxiCode = "MaxiCode"
 
     /// Linear (1D) codes: zbar reports scan-line hits for them, not corners.
     public var isLinear: Bool {
         switch self {
-        case .qrCode, .sqCode, .pdf417, .dataMatrix: false
+        case .qrCode, .sqCode, .pdf417, .dataMatrix, .aztec, .maxiCode: false
         default: true
         }
     }

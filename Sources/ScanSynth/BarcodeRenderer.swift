@@ -61,7 +61,7 @@ public enum BarcodeRenderer {
     /// The code alone (black on white, no text), `moduleSize` pixels per module, and the value a
     /// reader returns (zint adds check digits where the symbology has them).
     public static func render(
-        _ symbology: SynthSymbology, _ data: String, moduleSize: Int, barHeight: Int = 50
+        _ symbology: SynthSymbology, _ data: String, moduleSize: Int, barHeight: Int = 50, gs1: Bool = false
     ) throws(RenderError) -> (sprite: Sprite, value: String) {
         guard let symbol = ZBarcode_Create() else { throw RenderError(value: data, message: "zint out of memory") }
         defer { ZBarcode_Delete(symbol) }
@@ -69,6 +69,8 @@ public enum BarcodeRenderer {
         symbol.pointee.scale = Float(moduleSize) / 2
         symbol.pointee.show_hrt = 0
         symbol.pointee.height = Float(barHeight)
+        // GS1 data is written with its AIs in brackets ("[01]…[10]…"); zint encodes FNC1 for it.
+        if gs1 { symbol.pointee.input_mode = Int32(GS1_MODE) }
         // EAN/UPC bitmaps include their quiet zones; other linear codes get ten modules each side.
         if symbology.isLinear && symbology != .ean13 && symbology != .ean8 { symbol.pointee.whitespace_width = 10 }
         let bytes = Array(data.utf8)

@@ -17,11 +17,17 @@ public final class ZBarFrameDecoder {
     private var recentlyConfirmed: [(value: [UInt8], box: Box, frame: Int)] = []
     private var frameCount = 0
 
-    public init(config: DecoderConfig) throws(ZBarError) {
+    /// `testInverted`: also read light codes on a dark ground (still images; costs a second pass).
+    public init(config: DecoderConfig, testInverted: Bool = false) throws(ZBarError) {
         self.config = config
-        let settings = ZBarSettings(symbologies: Set(config.symbologies), density: config.density)
+        let settings = ZBarSettings(symbologies: Set(config.symbologies), density: config.density, testInverted: testInverted)
         self.scanner = try ZBarScanner(settings: settings)
         self.splitter = DetectionSplitter(density: config.density)
+    }
+
+    /// Whether zbar decodes the symbology (zbar 0.23 lists PDF417 but cannot decode it).
+    public static func reads(_ symbology: Symbology) -> Bool {
+        symbology != .pdf417 && symbology != .sqCode && ZBarSymbologyMap.zbarType(symbology) != nil
     }
 
     /// Every physical symbol in the frame's region of interest, in frame coordinates: zbar's merged

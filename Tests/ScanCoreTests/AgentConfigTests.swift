@@ -36,7 +36,7 @@ struct AgentConfigTests {
         let text = """
             {"camera": {"site": "dc1", "colour": "red"},
              "source": {"type": "usb", "fps": 0},
-             "decoder": {"symbologies": ["EAN-13", "aztec"], "density": 1.5, "regionOfInterest": {"x": 0.5, "width": 0.8}},
+             "decoder": {"symbologies": ["EAN-13", "telepen"], "density": 1.5, "regionOfInterest": {"x": 0.5, "width": 0.8}},
              "session": {"start": "sometimes"},
              "nats": {"url": "http://x"},
              "extra": 1}
@@ -53,7 +53,7 @@ struct AgentConfigTests {
                 #expect(paths.contains(path), "missing an error at \(path): \(paths)")
             }
             #expect(error.description.contains("bad.json: source.type: 'usb' is not one of v4l2, clip"))
-            #expect(error.description.contains("'aztec' is not a symbology"))
+            #expect(error.description.contains("'telepen' is not a symbology"))
         }
     }
 

@@ -43,6 +43,12 @@ struct PGMTests {
         #expect(try PGM.parse(PGM.encode(image)) == image)
     }
 
+    @Test("a colour PPM becomes luma with the BT.601 weights")
+    func colour() throws {
+        let bytes = Array("P6\n3 1\n255\n".utf8) + [255, 255, 255, 255, 0, 0, 0, 0, 255]
+        #expect(try PGM.parse(bytes) == GrayImage(width: 3, height: 1, pixels: [255, 76, 28]))
+    }
+
     @Test("headers with comments parse")
     func comments() throws {
         let bytes = Array("P5\n# made by hand\n2 1\n255\n".utf8) + [10, 20]
@@ -50,7 +56,8 @@ struct PGMTests {
     }
 
     @Test("damaged files are refused with the reason", arguments: [
-        ("P6\n1 1\n255\n\u{0}\u{0}\u{0}", "not a binary PGM"),
+        ("P3\n1 1\n255\n0 0 0", "not a binary PGM"),
+        ("P6\n2 1\n255\n\u{0}\u{0}\u{0}", "truncated"),
         ("P5\n2 2\n255\n\u{0}", "truncated"),
         ("P5\n2 2\n65535\n", "8-bit"),
         ("P5\n\n", "missing width"),
@@ -82,6 +89,6 @@ struct GeometryTests {
         #expect(Symbology(name: "code128") == .code128)
         #expect(Symbology(name: "qr") == .qrCode)
         #expect(Symbology(name: "I2/5") == .interleaved2of5)
-        #expect(Symbology(name: "aztec") == nil)
+        #expect(Symbology(name: "telepen") == nil)
     }
 }

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanZBar
+import ScanZXing
+
+/// `scan-agent decode FILE...`: the thorough mode for still images (a photo of a label): every
+/// symbology, both engines, one JSON object per symbol on stdout.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode still images with both engines and print one JSON object per symbol.",
+        discussion: """
+            Reads binary PGM (P5) and PPM (P6) images; convert others first, e.g.
+            `convert label.jpg label.pgm` (ImageMagick) or `ffmpeg -i label.png -pix_fmt gray label.pgm`.
+            Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and
+            columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
+            Limited; rotated and inverted images tried). A symbol read by both is printed once with
+            engine "zbar+zxing". Each line: file, symbology, value (valueEncoding "base64" when the value
+            is binary), engine, box (four corners, pixels).
+            Exit codes: 0 done, also when nothing was found; 2 a file could not be read (named on stderr;
+            the other files are still decoded).
+            """)
+
+    @Argument(help: "Images (PGM or PPM).") var files: [String]
+
+    @Option(help: "Only these symbologies (comma-separated, e.g. DataMatrix,EAN-13); default all.")
+    var symbologies: String?
+
+    @Flag(help: "Report UPC-A and UPC-E as printed, not in their 13-digit EAN-13 form (events use that form by default).")
+    var upcAsPrinted = false
+
+    func run() throws {
+        var only: Set<Symbology>?
+        if let symbologies {
+            var set = Set<Symbology>()
+            for name in symbologies.split(separator: ",") {
+                guard let symbology = Symbology(name: String(name)) else {
+                    throw ValidationError("--symbologies: '\(name)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                set.insert(symbology)
+            }
+            only = set
+        }
+        let decoder = try StillDecoder(symbologies: only, normalizer: CodeNormalizer(upcAsEAN13: !upcAsPrinted))
+        var unreadable = 0
+        for file in files {
+            let image: GrayImage
+            do {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw PGM.ParseError(reason: "cannot read the file")
+                }
+                image = try PGM.parse(Array(data))
+            } catch {
+                writeStandardError("scan-agent decode: \(file): \(error)")
+                unreadable += 1
+                continue
+            }
+            do {
+                for symbol in try decoder.decode(image, name: file) {
+                    var writer = JSONWriter()
+                    writer.field("file", file)
+                    writer.field("symbology", symbol.detection.symbology.rawValue)
+                    let value = EncodedValue(bytes: symbol.detection.value)
+                    writer.field("value", value.eventString)
+                    if value.encoding == "base64" { writer.field("valueEncoding", "base64") }
+                    writer.field("engine", symbol.engine)
+                    writer.raw("box", JSONWriter.points(symbol.corners))
+                    FileHandle.standardOutput.write(Data(writer.finished() + [0x0A]))
+                }
+            } catch {
+                writeStandardError("scan-agent decode: \(file): \(error)")
+                unreadable += 1
+            }
+        }
+        if unreadable > 0 { throw ExitCode(2) }
+    }
+}
+
+/// Both engines on one still image, their results merged: a symbol both read is one symbol.
+final class StillDecoder {
+    struct Symbol {
+        var detection: Detection
+        var engine: String
+        var corners: [Point]
+    }
+
+    private let zbar: ZBarFrameDecoder?
+    private let zxing: ZXingReader?
+    private let normalizer: CodeNormalizer
+
+    init(symbologies: Set<Symbology>?, normalizer: CodeNormalizer) throws {
+        self.normalizer = normalizer
+        let zbarKinds = Symbology.allCases.filter { ZBarFrameDecoder.reads($0) && (symbologies?.contains($0) ?? true) }
+        var config = DecoderConfig()
+        config.symbologies = zbarKinds
+        config.density = 1
+                zbar = zbarKinds.isEmpty ? nil : try ZBarFrameDecoder(config: config, testInverted: true)
+        let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
+        zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: ZXingSettings(symbologies: zxingKinds))
+    }
+
+    func decode(_ image: GrayImage, name: String) throws -> [Symbol] {
+        var symbols: [Symbol] = []
+        for detection in try zbar?.decode(image).map(normalize) ?? [] {
+            let corners = detection.box.map { $0.corners } ?? detection.points
+            symbols.append(Symbol(detection: detection, engine: "zbar", corners: corners))
+        }
+        for detection in try zxing?.read(image, input: name).map(normalize) ?? [] {
+            guard let box = detection.box else { continue }
+            if let same = symbols.firstIndex(where: { symbol in
+                symbol.engine == "zbar" && symbol.detection.value == detection.value
+                    && Self.sameFamily(symbol.detection.symbology, detection.symbology)
+                    && (symbol.detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false)
+            }) {
+                symbols[same].engine = "zbar+zxing"
+                symbols[same].corners = detection.points  // zxing-cpp reports the symbol's corners
+            } else {
+                symbols.append(Symbol(detection: detection, engine: "zxing", corners: detection.points))
+            }
+        }
+        return symbols
+    }
+
+    /// One product, one value: UPC in its EAN-13 form (unless asked otherwise), whichever engine
+    /// read it (zxing-cpp already expands some UPC-E to 13 digits).
+    private func normalize(_ detection: Detection) -> Detection {
+        var result = normalizer.normalize(detection)
+        if normalizer.upcAsEAN13, result.symbology == .upcA || result.symbology == .upcE, result.value.count == 13 {
+            result.symbology = .ean13
+        }
+        return result
+    }
+
+    /// The engines name some retail codes differently (an EAN-13 starting 0 is a UPC-A).
+    static func sameFamily(_ a: Symbology, _ b: Symbology) -> Bool {
+        let retail: Set<Symbology> = [.ean13, .upcA, .upcE, .isbn13]
+        return a == b || (retail.contains(a) && retail.contains(b))
+    }
+}

@@ -1,0 +1,170 @@
+import CZXing
+import ScanCore
+
+/// A zxing-cpp call that failed, naming the function and the input.
+public struct ZXingError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var function: String
+    public var input: String
+    public var message: String
+
+    public var description: String { "\(function) failed for \(input): \(message)" }
+}
+
+/// What a reader looks for, and how hard.
+public struct ZXingSettings: Sendable, Equatable {
+    /// Symbologies to read; nil: every symbology zxing-cpp reads.
+    public var symbologies: Set<Symbology>?
+    /// zxing-cpp's thorough mode. Keep it on and narrow `symbologies` instead: with it off,
+    /// DataMatrix reads collapse.
+    public var tryHarder = true
+    /// Also try the image rotated by 90° (linear codes) and inverted (light on dark).
+    public var tryRotate = true
+    public var tryInvert = true
+    public var tryDownscale = true
+    /// Stop after this many symbols in one image (0: no limit).
+    public var maxSymbols = 0
+
+    public init(symbologies: Set<Symbology>? = nil) { self.symbologies = symbologies }
+
+    /// The symbologies this engine is used for on a conveyor: what zbar cannot read.
+    public static let matrixOnly = ZXingSettings(symbologies: [.dataMatrix, .pdf417])
+}
+
+/// Owns one `ZXing_ReaderOptions`. zxing-cpp keeps no state between images, but the options
+/// object is not documented as thread-safe, so a reader is used from one thread at a time.
+public final class ZXingReader {
+    private let options: OpaquePointer
+    public let settings: ZXingSettings
+
+    public init(settings: ZXingSettings = ZXingSettings()) throws(ZXingError) {
+        // Checked before the options exist: a throwing initializer of a fully initialised class
+        // still runs deinit, which would free them a second time.
+        let formats = settings.symbologies.map { $0.sorted { $0.rawValue < $1.rawValue }.flatMap { ZXingFormats.formats(for: $0) } }
+        if let formats, formats.isEmpty {
+            throw ZXingError(
+                function: "ZXing_ReaderOptions_setFormats",
+                input: (settings.symbologies ?? []).map(\.rawValue).sorted().joined(separator: ", "),
+                message: "zxing-cpp reads none of these symbologies")
+        }
+        guard let options = ZXing_ReaderOptions_new() else {
+            throw ZXingError(function: "ZXing_ReaderOptions_new", input: "reader options", message: Self.lastError())
+        }
+        self.options = options
+        self.settings = settings
+        ZXing_ReaderOptions_setTryHarder(options, settings.tryHarder)
+        ZXing_ReaderOptions_setTryRotate(options, settings.tryRotate)
+        ZXing_ReaderOptions_setTryInvert(options, settings.tryInvert)
+        ZXing_ReaderOptions_setTryDownscale(options, settings.tryDownscale)
+        ZXing_ReaderOptions_setMaxNumberOfSymbols(options, Int32(settings.maxSymbols))
+        // Raw bytes are what events carry; GS1 separators stay GS (0x1D), as zbar reports them.
+        ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
+        ZXing_ReaderOptions_setEanAddOnSymbol(options, ZXing_EanAddOnSymbol_Read)
+        if let formats {
+            formats.withUnsafeBufferPointer { ZXing_ReaderOptions_setFormats(options, $0.baseAddress, Int32($0.count)) }
+        }
+    }
+
+    deinit { ZXing_ReaderOptions_delete(options) }
+
+    /// Whether zxing-cpp reads the symbology.
+    public static func reads(_ symbology: Symbology) -> Bool { !ZXingFormats.formats(for: symbology).isEmpty }
+
+    /// Every symbol zxing-cpp finds in the image, as detections in image coordinates plus `origin`.
+    /// `input` names the image in errors (a file, a camera's frame).
+    public func read(_ image: GrayImage, origin: Point = Point(x: 0, y: 0), input: String = "a frame") throws(ZXingError) -> [Detection] {
+        guard image.width > 0, image.height > 0 else {
+            throw ZXingError(function: "ZXing_ImageView_new", input: input, message: "the image is \(image.width)x\(image.height)")
+        }
+        let outcome: Result<[Detection], ZXingError> = image.pixels.withUnsafeBufferPointer { pixels in
+            guard
+                let view = ZXing_ImageView_new_checked(
+                    pixels.baseAddress, Int32(pixels.count), Int32(image.width), Int32(image.height), ZXing_ImageFormat_Lum,
+                    Int32(image.width), 1)
+            else {
+                return .failure(ZXingError(function: "ZXing_ImageView_new_checked", input: input, message: Self.lastError()))
+            }
+            defer { ZXing_ImageView_delete(view) }
+            guard let barcodes = ZXing_ReadBarcodes(view, options) else {
+                return .failure(ZXingError(function: "ZXing_ReadBarcodes", input: input, message: Self.lastError()))
+            }
+            defer { ZXing_Barcodes_delete(barcodes) }
+            var detections: [Detection] = []
+            for index in 0..<ZXing_Barcodes_size(barcodes) {
+                guard let barcode = ZXing_Barcodes_at(barcodes, index), ZXing_Barcode_isValid(barcode),
+                    let detection = Self.detection(barcode, origin: origin)
+                else { continue }
+                detections.append(detection)
+            }
+            return .success(detections)
+        }
+        return try outcome.get()
+    }
+
+    private static func detection(_ barcode: OpaquePointer, origin: Point) -> Detection? {
+        guard let symbology = ZXingFormats.symbology(of: ZXing_Barcode_format(barcode)) else { return nil }
+        var length: Int32 = 0
+        guard let raw = ZXing_Barcode_bytes(barcode, &length) else { return nil }
+        defer { ZXing_free(raw) }
+        let value = Array(UnsafeBufferPointer(start: raw, count: Int(max(length, 0))))
+        let position = ZXing_Barcode_position(barcode)
+        let points = [position.topLeft, position.topRight, position.bottomRight, position.bottomLeft].map {
+            Point(x: Int($0.x) + origin.x, y: Int($0.y) + origin.y)
+        }
+        return Detection(
+            symbology: symbology, value: value, points: points, isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1,
+            engine: "zxing")
+    }
+
+    static func lastError() -> String {
+        guard let message = ZXing_LastErrorMsg() else { return "no message" }
+        defer { ZXing_free(message) }
+        let text = String(cString: message)
+        return text.isEmpty ? "no message" : text
+    }
+}
+
+/// Between ScanTrack's symbology names (the event contract) and zxing-cpp's formats.
+enum ZXingFormats {
+    static func formats(for symbology: Symbology) -> [ZXing_BarcodeFormat] {
+        switch symbology {
+        case .ean13, .isbn13: [ZXing_BarcodeFormat_EAN13]
+        case .ean8: [ZXing_BarcodeFormat_EAN8]
+        case .upcA: [ZXing_BarcodeFormat_UPCA]
+        case .upcE: [ZXing_BarcodeFormat_UPCE]
+        case .code128: [ZXing_BarcodeFormat_Code128]
+        case .code39: [ZXing_BarcodeFormat_Code39]
+        case .code93: [ZXing_BarcodeFormat_Code93]
+        case .interleaved2of5: [ZXing_BarcodeFormat_ITF]
+        case .codabar: [ZXing_BarcodeFormat_Codabar]
+        case .dataBar: [ZXing_BarcodeFormat_DataBar]
+        case .dataBarExpanded: [ZXing_BarcodeFormat_DataBarExp]
+        case .dataBarLimited: [ZXing_BarcodeFormat_DataBarLtd]
+        case .qrCode: [ZXing_BarcodeFormat_QRCode]
+        case .pdf417: [ZXing_BarcodeFormat_PDF417]
+        case .dataMatrix: [ZXing_BarcodeFormat_DataMatrix]
+        case .aztec: [ZXing_BarcodeFormat_Aztec]
+        case .maxiCode: [ZXing_BarcodeFormat_MaxiCode]
+        case .ean2, .ean5, .isbn10, .sqCode: []
+        }
+    }
+
+    /// The contract name of what zxing-cpp read; variants (QR Model 2, Compact PDF417, DataBar
+    /// Stacked, ITF-14 …) report their family's name.
+    static func symbology(of format: ZXing_BarcodeFormat) -> Symbology? {
+        let family = ZXing_BarcodeFormatSymbology(format)
+        let table: [(ZXing_BarcodeFormat, Symbology)] = [
+            (ZXing_BarcodeFormat_EAN13, .ean13), (ZXing_BarcodeFormat_EAN8, .ean8), (ZXing_BarcodeFormat_UPCA, .upcA),
+            (ZXing_BarcodeFormat_UPCE, .upcE), (ZXing_BarcodeFormat_ISBN, .ean13),
+            (ZXing_BarcodeFormat_DataBarExp, .dataBarExpanded), (ZXing_BarcodeFormat_DataBarExpStk, .dataBarExpanded),
+            (ZXing_BarcodeFormat_DataBarLtd, .dataBarLimited),
+        ]
+        if let exact = table.first(where: { $0.0 == format }) { return exact.1 }
+        let families: [(ZXing_BarcodeFormat, Symbology)] = [
+            (ZXing_BarcodeFormat_Code128, .code128), (ZXing_BarcodeFormat_Code39, .code39), (ZXing_BarcodeFormat_Code93, .code93),
+            (ZXing_BarcodeFormat_ITF, .interleaved2of5), (ZXing_BarcodeFormat_Codabar, .codabar), (ZXing_BarcodeFormat_DataBar, .dataBar),
+            (ZXing_BarcodeFormat_QRCode, .qrCode), (ZXing_BarcodeFormat_PDF417, .pdf417), (ZXing_BarcodeFormat_DataMatrix, .dataMatrix),
+            (ZXing_BarcodeFormat_Aztec, .aztec), (ZXing_BarcodeFormat_MaxiCode, .maxiCode), (ZXing_BarcodeFormat_EANUPC, .ean13),
+        ]
+        return families.first(where: { $0.0 == family })?.1
+    }
+}

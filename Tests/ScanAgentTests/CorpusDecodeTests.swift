@@ -1,0 +1,118 @@
+import Foundation
+import ScanCore
+import ScanTestSupport
+import ScanZXing
+import Testing
+
+/// `scan-agent decode` (both engines) on the shared corpus's single-code images, against each
+/// engine alone: zbar as `zbarimg` reads the same files, zxing-cpp as a reader of its own with
+/// every format on.
+@Suite("scan-agent decode on the shared corpus")
+struct CorpusDecodeTests {
+    struct Rates {
+        var images = 0
+        var both = 0
+        var zbar = 0
+        var zxing = 0
+    }
+
+    /// Retail codes compared in one form (13 digits, UPC-E expanded), since engines print UPC
+    /// differently; other values exactly.
+    static func comparable(_ value: [UInt8], retail: Bool) -> [UInt8] {
+        guard retail, value.allSatisfy({ (0x30...0x39).contains($0) }) else { return value }
+        if value.count == 8, let upcA = CodeNormalizer.expandUPCE(value) { return [0x30] + upcA }
+        if value.count == 12 { return [0x30] + value }
+        return value
+    }
+
+    static func expected(folder: String, image: String) -> [UInt8]? {
+        let stem = URL(fileURLWithPath: image).deletingPathExtension().deletingPathExtension().lastPathComponent
+        for ext in ["txt", "bin"] {
+            if let data = FileManager.default.contents(atPath: TestEnvironment.corpusRoot + "/zxing/\(folder)/\(stem).\(ext)") {
+                return Array(data)
+            }
+        }
+        return nil
+    }
+
+    static func group(_ folder: String) -> String {
+        folder.replacingOccurrences(of: #"-\d+$"#, with: "", options: .regularExpression)
+    }
+
+    @Test("at least the better single engine's read rate on every symbology group, and at least 90 % overall")
+    func readRates() throws {
+        let root = TestEnvironment.grayCorpusRoot + "/zxing"
+        let zbarimg = try #require(ProcessRunner.which("zbarimg"), "zbarimg is missing: run scripts/install-deps.sh")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: root).sorted().filter {
+            $0 != "multi-1" && !$0.hasPrefix("falsepositives")
+        }
+        #expect(folders.count >= 40, "the grayscale corpus is there (make test converts it)")
+        let zxingAlone = try ZXingReader()
+        var groups: [String: Rates] = [:]
+        for folder in folders {
+            let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter { $0.hasSuffix(".pgm") }.sorted()
+            let paths = images.map { root + "/" + folder + "/" + $0 }
+            let result = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + paths)
+            #expect(result.status == 0, "\(folder): \(result.stderr)")
+            var values: [String: [[UInt8]]] = [:]
+            for line in result.stdoutText.split(separator: "\n") {
+                let symbol = try JSONValue.parse(String(line))
+                let file = try #require(symbol["file"]?.stringValue)
+                let text = try #require(symbol["value"]?.stringValue)
+                let bytes = symbol["valueEncoding"] == .string("base64") ? try #require(Base64.decode(text)) : Array(text.utf8)
+                values[file, default: []].append(bytes)
+            }
+            let retail = ["ean13", "ean8", "upca", "upce"].contains(Self.group(folder))
+            var rates = groups[Self.group(folder)] ?? Rates()
+            for (image, path) in zip(images, paths) {
+                guard let raw = Self.expected(folder: folder, image: image) else { continue }
+                let want = Self.comparable(raw, retail: retail)
+                rates.images += 1
+                if (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want }) { rates.both += 1 }
+                let picture = try PGM.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+                if try zxingAlone.read(picture).contains(where: { Self.comparable($0.value, retail: retail) == want }) { rates.zxing += 1 }
+                let reference = try ProcessRunner.run(zbarimg, ["-q", "--raw", "--nodbus", path])
+                let lines = reference.stdout.split(separator: 0x0A, omittingEmptySubsequences: false).map { Self.comparable(Array($0), retail: retail) }
+                if lines.contains(want) || reference.stdout.starts(with: want + [0x0A]) { rates.zbar += 1 }
+            }
+            groups[Self.group(folder)] = rates
+        }
+        var total = Rates()
+        for (name, rates) in groups.sorted(by: { $0.key < $1.key }) {
+            print("corpus \(name): \(rates.images) images, zbar \(rates.zbar), zxing-cpp \(rates.zxing), both \(rates.both)")
+            #expect(rates.both >= max(rates.zbar, rates.zxing), "\(name): both engines read fewer than one alone")
+            total.images += rates.images
+            total.both += rates.both
+            total.zbar += rates.zbar
+            total.zxing += rates.zxing
+        }
+        print("corpus all: \(total.images) images, zbar \(total.zbar), zxing-cpp \(total.zxing), both \(total.both)")
+        #expect(total.images >= 780, "the single-code images of the corpus")
+        #expect(Double(total.both) >= 0.9 * Double(total.images), "read \(total.both) of \(total.images)")
+        #expect(total.both > total.zxing && total.both > total.zbar, "each engine reads images the other misses")
+    }
+
+    @Test("exit 0 when nothing is found, 2 on an unreadable file (named), the other files still decoded")
+    func badFiles() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PGM.encode(GrayImage(width: 40, height: 30, fill: 255)).withUnsafeBufferPointer { Data($0) }
+            .write(to: URL(fileURLWithPath: dir + "/blank.pgm"))
+        let empty = try ProcessRunner.run(ReplayHarness.agent, ["decode", dir + "/blank.pgm"])
+        #expect(empty.status == 0)
+        #expect(empty.stdout.isEmpty)
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pgm"))
+        let datamatrix = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.grayCorpusRoot + "/zxing/datamatrix-1")
+                .filter { $0.hasSuffix(".pgm") }.sorted().first)
+        let good = TestEnvironment.grayCorpusRoot + "/zxing/datamatrix-1/" + datamatrix
+        let mixed = try ProcessRunner.run(ReplayHarness.agent, ["decode", dir + "/broken.pgm", dir + "/missing.pgm", good])
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("broken.pgm") && mixed.stderr.contains("missing.pgm"))
+        let line = try JSONValue.parse(try #require(mixed.stdoutText.split(separator: "\n").first).description)
+        #expect(line["file"] == .string(good))
+        #expect(line["symbology"] == .string("DataMatrix"))
+        #expect(line["engine"] == .string("zxing"))
+        if case .array(let corners)? = line["box"] { #expect(corners.count == 4) } else { Issue.record("no box") }
+    }
+}
