@@ -66,7 +66,7 @@ final class AgentRuntime: @unchecked Sendable {
     let runId: String
     let drainSeconds: Double
     private var pipeline: ScanPipeline
-    private let decoder: ZBarFrameDecoder
+    private let decoder: CameraDecoder
     private let checkpoint: ClipCheckpoint?
     private var rulesSource: String
     private var paused = false
@@ -87,7 +87,7 @@ final class AgentRuntime: @unchecked Sendable {
         self.drainSeconds = drainSeconds
         self.rulesSource = rulesSource
         self.queue = FrameQueue(capacity: 2, blocking: source.blocking)
-        self.decoder = try ZBarFrameDecoder(config: config.decoder)
+        self.decoder = try CameraDecoder(config: config.decoder, camera: config.camera.id)
         self.pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,

@@ -81,7 +81,7 @@ struct ReplayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let decoder = try ZBarFrameDecoder(config: agentConfig.decoder)
+        let decoder = try CameraDecoder(config: agentConfig.decoder, camera: agentConfig.camera.id)
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,

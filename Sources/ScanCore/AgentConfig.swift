@@ -62,6 +62,8 @@ public struct DecoderConfig: Sendable, Equatable {
     public var density: Int = 2
     public var regionOfInterest: RegionOfInterest = RegionOfInterest()
     public var upcAsEAN13: Bool = true
+    /// zxing-cpp (DataMatrix, PDF417 … when `symbologies` names them) runs on every Nth frame.
+    public var zxingEveryNthFrame: Int = 1
     public init() {}
 }
 
@@ -145,7 +147,12 @@ extension AgentConfig {
             }
         }
 
-        if let decoder = reader.object(top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13"]) {
+        if let decoder = reader.object(
+            top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame"])
+        {
+            if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
+                config.decoder.zxingEveryNthFrame = every
+            }
             if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
                 if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
                 config.decoder.symbologies = symbologies

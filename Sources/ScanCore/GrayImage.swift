@@ -24,4 +24,15 @@ public struct GrayImage: Sendable, Equatable {
         get { pixels[y * width + x] }
         set { pixels[y * width + x] = newValue }
     }
+
+    /// The pixels inside `box` (inclusive, clamped by the caller to the image) as an image of their own.
+    public func cropped(to box: Box) -> GrayImage {
+        var out = [UInt8]()
+        out.reserveCapacity(box.width * box.height)
+        for row in box.minY...box.maxY {
+            let start = row * width + box.minX
+            out += pixels[start..<start + box.width]
+        }
+        return GrayImage(width: box.width, height: box.height, pixels: out)
+    }
 }

@@ -5,7 +5,7 @@ import ScanCore
 public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
-        "two-codes-420", "prefixes", "flow", "lane", "pack",
+        "two-codes-420", "prefixes", "flow", "lane", "pack", "totes",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -26,6 +26,7 @@ public enum Scenarios {
         case "flow": flow(width: width, height: height, frames: frames, codesInView: codesInView, seed: seed)
         case "lane": lane()
         case "pack": pack()
+        case "totes": totes()
         default: nil
         }
     }
@@ -228,5 +229,30 @@ public enum Scenarios {
             x -= 340 + 8 * 30 * 4  // four seconds of empty belt: the session goes idle and completes
         }
         return SynthScene(frameCount: Int((-x + 640) / 8) + 30, items: items)
+    }
+
+    /// Totes on a conveyor in two rows: DataMatrix licence plates (two identical ones back to
+    /// back), QR tote labels, a PDF417 shipping label and an EAN-13, as a distribution centre
+    /// sees them. zbar reads the QR and EAN codes, zxing-cpp the DataMatrix and PDF417.
+    public static func totes() -> SynthScene {
+        let dm = { (value: String) in SynthLabel(.dataMatrix, value, moduleSize: 4, offsetX: 20, offsetY: 16) }
+        let qr = { (value: String) in SynthLabel(.qrCode, value, moduleSize: 4, offsetX: 20, offsetY: 16) }
+        let rowA: [SynthLabel] = [
+            dm("LPN00012345"), qr("TOTE-0001"), dm("LPN00012346"), dm("LPN00012346"),
+            SynthLabel(.pdf417, "SHIP 1Z999AA10123456784", moduleSize: 2, offsetX: 12, offsetY: 20, barHeight: 6),
+            qr("TOTE-0002"),
+        ]
+        let rowB: [SynthLabel] = [
+            qr("TOTE-0003"), dm("LPN00012347"), SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20), dm("LPN00012348"),
+            qr("TOTE-0003"),
+        ]
+        var items: [SynthItem] = []
+        for (row, labels) in [(0, rowA), (1, rowB)] {
+            for (index, label) in labels.enumerated() {
+                let x = -300 - Double(index) * 330 - Double(row) * 160
+                items.append(box("t\(row)-\(index)", x: x, y: row == 0 ? 20 : 220, speed: 9, labels: [label], width: 290, height: 170))
+            }
+        }
+        return SynthScene(width: 720, height: 400, frameCount: 290, items: items)
     }
 }

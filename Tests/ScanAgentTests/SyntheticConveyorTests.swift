@@ -25,6 +25,34 @@ struct SyntheticConveyorTests {
         try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent)
     }
 
+    @Test("DataMatrix and QR totes with a PDF417 label: both engines feed one tracker, every code counted exactly once",
+          arguments: [1, 2])
+    func totes(everyNth: Int) throws {
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.totes(), name: "totes")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/cam.json"
+        try """
+        {"camera": {"id": "cam-20", "site": "dc1", "lane": "L2"},
+         "decoder": {"symbologies": ["QR-Code", "EAN-13", "DataMatrix", "PDF417"], "zxingEveryNthFrame": \(everyNth)}}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty)
+        #expect(replay.sightings.count == expected.count)
+        let symbologies = Dictionary(grouping: replay.sightings, by: { $0["symbology"]?.stringValue ?? "?" }).mapValues(\.count)
+        #expect(symbologies == ["DataMatrix": 5, "QR-Code": 4, "PDF417": 1, "EAN-13": 1])
+        let twins = replay.sightings.filter { $0["value"] == .string("LPN00012346") }
+        #expect(twins.count == 2 && Set(twins.compactMap { $0["trackId"]?.stringValue }).count == 2, "identical plates are two tracks")
+
+        // Without DataMatrix and PDF417 in the config, zxing-cpp is not used and only zbar's codes count.
+        try """
+        {"camera": {"id": "cam-20", "site": "dc1"}, "decoder": {"symbologies": ["QR-Code", "EAN-13"]}}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let zbarOnly = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(zbarOnly.sightings.count == 5)
+    }
+
     @Test("identical items keep separate track IDs from added to sighting")
     func identicalItemsHaveTheirOwnIDs() throws {
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.backToBack(), name: "b2b")
