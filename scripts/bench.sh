@@ -81,6 +81,49 @@ for length in 150 1200; do
   echo "| 640x400, 10 codes | $length | $peak MiB |"
 done
 echo
+echo "## Second engine: corpus read rate (scan-agent decode) per symbology group"
+echo
+echo "The shared corpus's 791 single-code images (multi-1 and falsepositives left out), as grayscale PGM."
+echo "zbar alone: \`zbarimg\` on the same files; zxing-cpp alone: the symbols \`scan-agent decode\` attributes"
+echo "to it (every format, tryHarder, rotations, inversion); both: every symbol \`scan-agent decode\` prints."
+echo "A read counts when a value equals the expected one (retail codes compared as 13-digit GTINs)."
+echo
+python3 scripts/bench/corpus_rate.py "$bin/scan-agent" .cache/corpus-gray "${SCANTRACK_CORPUS:-../shared/corpus}"
+echo
+echo "## Second engine: replay speed with DataMatrix and PDF417 enabled"
+echo
+echo "Same clips, same agent: zbar only (QR-Code, EAN-13 and the conveyor defaults) against the same plus"
+echo "DataMatrix and PDF417 read by zxing-cpp on every frame, or every 3rd. Totes: \`scan-synth totes\`"
+echo "(720x400, DataMatrix plates, QR totes, a PDF417 label); flow: the 1280x720 conveyor above (no DataMatrix)."
+echo
+echo "| clip | config | sightings | fps | ratio to zbar only |"
+echo "|---|---|---|---|---|"
+totes="$out/totes.y4m"
+[ -f "$totes" ] || "$bin/scan-synth" totes "$totes" 2>/dev/null
+flowclip=$(clip 1280 720 10 "$frames")
+for clipfile in "$totes" "$flowclip"; do
+  base=""
+  for mode in zbar every1 every3; do
+    case $mode in
+      zbar) extra='' ; label="zbar only" ;;
+      every1) extra=', "DataMatrix", "PDF417"' ; label="+ zxing-cpp every frame" ;;
+      every3) extra='' ; label="+ zxing-cpp every 3rd frame" ;;
+    esac
+    symbologies='"EAN-13", "EAN-8", "UPC-A", "UPC-E", "CODE-128", "CODE-39", "I2/5", "QR-Code"'
+    if [ "$mode" = every3 ]; then
+      decoder="{\"symbologies\": [$symbologies, \"DataMatrix\", \"PDF417\"], \"zxingEveryNthFrame\": 3}"
+    else
+      decoder="{\"symbologies\": [$symbologies$extra]}"
+    fi
+    echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": $decoder}" > "$out/engine-$mode.json"
+    report=$("$bin/scan-agent" replay "$clipfile" --config "$out/engine-$mode.json" --sightings-only 2>&1 >/dev/null)
+    fps=$(echo "$report" | fps_of)
+    count=$(echo "$report" | sed -n 's/.* \([0-9]*\) sightings,.*/\1/p')
+    [ -z "$base" ] && base=$fps
+    echo "| $(basename "$clipfile" .y4m) | $label | $count | $fps | $(python3 -c "print(f'{$fps/$base:.2f}')")× |"
+  done
+done
+echo
 echo "## Aggregator ingest: JetStream to committed PostgreSQL rows"
 echo
 events="${BENCH_INGEST_EVENTS:-200000}"
