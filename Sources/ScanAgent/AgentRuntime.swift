@@ -187,7 +187,7 @@ final class AgentRuntime: @unchecked Sendable {
         let began = ContinuousClock.now
         let detections: [Detection]
         do {
-            detections = try decoder.decode(frame.image)
+            detections = try decoder.decode(frame.image, expected: pipeline.tracker.expected(at: frame.index))
         } catch {
             logger.error("frame not decoded", metadata: ["frame": "\(frame.index)", "error": "\(error)"])
             return

@@ -102,7 +102,7 @@ struct ReplayCommand: ParsableCommand {
             }
             let time = startTime.adding(milliseconds: reader.header.offsetMilliseconds(frame: frame))
             lastTime = time
-            let detections = try decoder.decode(image)
+            let detections = try decoder.decode(image, expected: pipeline.tracker.expected(at: frame))
             if traceDetections { traceFrame(frame, detections) }
             output.write(pipeline.process(frame: frame, time: time, detections: detections))
             frame += 1
@@ -114,7 +114,7 @@ struct ReplayCommand: ParsableCommand {
         writeStandardError(
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "
-                + "(\(decoder.rescans) rescans), "
+                + "(\(decoder.rescans) rescans), \(decoder.secondOpinionReads) second-opinion reads in \(decoder.secondOpinionsAsked) regions, "
                 + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s, peak memory "
                 + "\(peakResidentKilobytes() / 1024) MiB")
         if let damaged {

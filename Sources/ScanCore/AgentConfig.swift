@@ -64,6 +64,9 @@ public struct DecoderConfig: Sendable, Equatable {
     public var upcAsEAN13: Bool = true
     /// zxing-cpp (DataMatrix, PDF417 … when `symbologies` names them) runs on every Nth frame.
     public var zxingEveryNthFrame: Int = 1
+    /// Where a confirmed track was not decoded by zbar in a frame, zxing-cpp reads the region
+    /// where the tracker expects the code (a blurred or damaged label keeps its reads).
+    public var secondOpinion: Bool = true
     public init() {}
 }
 
@@ -148,11 +151,12 @@ extension AgentConfig {
         }
 
         if let decoder = reader.object(
-            top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame"])
+            top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion"])
         {
             if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
                 config.decoder.zxingEveryNthFrame = every
             }
+            if let second = reader.bool(decoder["secondOpinion"], at: "decoder.secondOpinion") { config.decoder.secondOpinion = second }
             if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
                 if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
                 config.decoder.symbologies = symbologies

@@ -84,7 +84,7 @@ public struct Track: Sendable, Equatable {
     }
 
     /// Where the code should be at `frame`, if it keeps moving as it did.
-    func predictedBox(at frame: Int) -> Box {
+    public func predictedBox(at frame: Int) -> Box {
         let elapsed = Double(frame - lastFrame)
         let dx = Int((velocityX * elapsed).rounded())
         let dy = Int((velocityY * elapsed).rounded())

@@ -113,8 +113,8 @@ struct RulesAndSessionsReplayTests {
         let order = try ProcessRunner.run(
             ReplayHarness.agent, ["rules", "test", file, "--code", "ORD-42", "--symbology", "CODE-128"])
         #expect(order.stdoutText.contains("role order"))
-        let bad = try ProcessRunner.run(ReplayHarness.agent, ["rules", "test", file, "--code", "1", "--symbology", "aztec"])
+        let bad = try ProcessRunner.run(ReplayHarness.agent, ["rules", "test", file, "--code", "1", "--symbology", "telepen"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("--symbology 'aztec'"))
+        #expect(bad.stderr.contains("--symbology 'telepen'"))
     }
 }

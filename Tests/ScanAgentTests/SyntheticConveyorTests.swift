@@ -53,6 +53,25 @@ struct SyntheticConveyorTests {
         #expect(zbarOnly.sightings.count == 5)
     }
 
+    @Test("second opinion: where zbar loses a tilted code, zxing-cpp reads it at the tracked place; counts stay exact")
+    func secondOpinion() throws {
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.rotated(), name: "rotated")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var decodes: [Bool: Int] = [:]
+        for enabled in [true, false] {
+            let config = dir + "/cam-\(enabled).json"
+            try "{\"camera\": {\"id\": \"c\"}, \"decoder\": {\"secondOpinion\": \(enabled)}}".write(toFile: config, atomically: true, encoding: .utf8)
+            let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+            #expect(replay.result.status == 0)
+            #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty, "second opinion \(enabled)")
+            decodes[enabled] = replay.sightings.compactMap { $0["decodes"]?.intValue }.reduce(0, +)
+            let summary = replay.result.stderr
+            #expect(summary.contains(enabled ? "second-opinion reads in" : "0 second-opinion reads in 0 regions"), "\(summary)")
+        }
+        #expect((decodes[true] ?? 0) > (decodes[false] ?? 0) + 10, "the second engine adds reads: \(decodes)")
+    }
+
     @Test("identical items keep separate track IDs from added to sighting")
     func identicalItemsHaveTheirOwnIDs() throws {
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.backToBack(), name: "b2b")
