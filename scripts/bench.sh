@@ -21,6 +21,17 @@ clip() {  # width height codes frames [seed] -> path; scan-synth's report goes t
   echo "$path"
 }
 fps_of() { sed -n 's/.* \([0-9.]*\) frames\/s.*/\1/p'; }
+# replay_with CLIP DECODER-JSON NAME: sets $row to "sightings | fps | ratio×", the ratio against $base,
+# which the first call of a table (base="") sets. Runs in this shell, not a subshell, to keep $base.
+replay_with() {
+  echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": $2}" > "$out/$3.json"
+  local report fps count
+  report=$("$bin/scan-agent" replay "$1" --config "$out/$3.json" --sightings-only 2>&1 >/dev/null)
+  fps=$(echo "$report" | fps_of)
+  count=$(echo "$report" | sed -n 's/.* \([0-9]*\) sightings,.*/\1/p')
+  [ -z "$base" ] && base=$fps
+  row="$count | $fps | $(python3 -c "print(f'{$fps/$base:.2f}')")×"
+}
 
 echo "## Replay throughput vs raw zbar (one core each, release build)"
 echo
@@ -115,13 +126,30 @@ for clipfile in "$totes" "$flowclip"; do
     else
       decoder="{\"symbologies\": [$symbologies$extra]}"
     fi
-    echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": $decoder}" > "$out/engine-$mode.json"
-    report=$("$bin/scan-agent" replay "$clipfile" --config "$out/engine-$mode.json" --sightings-only 2>&1 >/dev/null)
-    fps=$(echo "$report" | fps_of)
-    count=$(echo "$report" | sed -n 's/.* \([0-9]*\) sightings,.*/\1/p')
-    [ -z "$base" ] && base=$fps
-    echo "| $(basename "$clipfile" .y4m) | $label | $count | $fps | $(python3 -c "print(f'{$fps/$base:.2f}')")× |"
+    replay_with "$clipfile" "$decoder" "engine-$mode"
+    echo "| $(basename "$clipfile" .y4m) | $label | $row |"
   done
+done
+echo
+echo "## Second engine: zxing-cpp sweep for codes zbar never reads"
+echo
+echo "\`scan-synth inverted\` (720x300, five QR totes, three reverse-printed light on dark): zbar alone against"
+echo "the same config with \`\"zxingSweep\": [\"QR-Code\"]\` (zxing-cpp also looks for QR in its pass every Nth frame)."
+echo
+echo "| config | sightings (5 labels) | fps | ratio to zbar only |"
+echo "|---|---|---|---|"
+inverted="$out/inverted.y4m"
+[ -f "$inverted" ] || "$bin/scan-synth" inverted "$inverted" 2>/dev/null
+base=""
+for every in 0 1 3 6; do
+  if [ "$every" = 0 ]; then
+    decoder='{"symbologies": ["QR-Code"]}'; label="zbar only"
+  else
+    decoder="{\"symbologies\": [\"QR-Code\"], \"zxingSweep\": [\"QR-Code\"], \"zxingEveryNthFrame\": $every}"
+    label="+ sweep every $every frame(s)"
+  fi
+  replay_with "$inverted" "$decoder" "sweep-$every"
+  echo "| $label | $row |"
 done
 echo
 echo "## Aggregator ingest: JetStream to committed PostgreSQL rows"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A downstream consumer written as a WMS team would write it, with the public nats-py client:
 bind a durable JetStream pull consumer to the agents' stream, read sightings and session events
-on the documented subjects, and check each against the documented JSON schema (docs/schema/).
+on the documented subjects, and check each against the documented JSON schema. Which schema and
+which subject tokens belong to each subject come from the AsyncAPI document (docs/asyncapi.yaml),
+so the checks fail when that document and the running code disagree.
 With --results it reads the aggregator's item passes and pack records instead; with --live it
 listens to the core NATS track events and heartbeats (what live viewers use) and checks those.
 
@@ -18,17 +20,70 @@ import sys
 
 import jsonschema
 import nats
+import yaml
 from nats.js.api import ConsumerConfig, AckPolicy, DeliverPolicy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMAS = os.path.join(HERE, "..", "docs", "schema")
+ASYNCAPI = os.path.join(HERE, "..", "docs", "asyncapi.yaml")
 
 
-def load(name):
-    with open(os.path.join(SCHEMAS, name)) as f:
-        schema = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
+def contract(path=ASYNCAPI):
+    """{family: (validator, name of the last subject token)} for every event subject of the form
+    scantrack.v1.<family>.{site}.{place} in the AsyncAPI document. Every reference in the document
+    must resolve (local ones to a node, file ones to a valid JSON Schema)."""
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as error:
+        raise SystemExit(f"{path}: {error}")
+    if not isinstance(doc, dict) or not str(doc.get("asyncapi", "")).startswith("3."):
+        raise SystemExit(f"{path}: not an AsyncAPI 3 document")
+    folder = os.path.dirname(os.path.abspath(path))
+
+    def resolve(ref):
+        if ref.startswith("#/"):
+            node = doc
+            for key in ref[2:].split("/"):
+                if not isinstance(node, dict) or key not in node:
+                    raise SystemExit(f"{path}: reference {ref} does not resolve")
+                node = node[key]
+            return node
+        try:
+            with open(os.path.join(folder, ref)) as f:
+                schema = json.load(f)
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except (OSError, ValueError, jsonschema.SchemaError) as error:
+            raise SystemExit(f"{path}: reference {ref}: {error}")
+        return schema
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                resolve(node["$ref"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    families = {}
+    for name, channel in doc["channels"].items():
+        tokens = (channel.get("address") or "").split(".")
+        if len(tokens) != 5 or tokens[1] != "v1" or tokens[3] != "{site}":
+            continue
+        for message in channel["messages"].values():
+            payload = resolve(message["$ref"])["payload"]
+            schema = resolve(payload["schema"]["$ref"])
+            families[tokens[2]] = (jsonschema.Draft202012Validator(schema), tokens[4].strip("{}"))
+    return families
+
+
+def load(families, names):
+    missing = [name for name in names if name not in families]
+    if missing:
+        raise SystemExit(f"{ASYNCAPI}: no channel for {', '.join(missing)}")
+    return {name: families[name][0] for name in names}, {name: families[name][1] for name in names}
 
 
 async def main():
@@ -40,19 +95,24 @@ async def main():
     parser.add_argument("--results", action="store_true", help="read item passes and pack records from the aggregator")
     parser.add_argument("--live", action="store_true",
                         help="check live track events and heartbeats (core NATS) until --idle seconds pass without one")
+    parser.add_argument("--check-asyncapi", metavar="PATH", nargs="?", const=ASYNCAPI,
+                        help="only check the AsyncAPI document (every reference resolves) and print its event subjects")
     args = parser.parse_args()
+    if args.check_asyncapi:
+        families = contract(args.check_asyncapi)
+        print(json.dumps({"subjects": {family: place for family, (_, place) in sorted(families.items())}, "ok": True}))
+        return 0
+    families = contract()
     if args.live:
-        return await live(args)
+        return await live(args, families)
 
     if args.results:
-        validators = {"item": load("item.schema.json"), "pack": load("pack.schema.json")}
-        stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
         # The last subject token names the lane of an item, the station of a pack.
-        place = {"item": "lane", "pack": "station"}
+        validators, place = load(families, ["item", "pack"])
+        stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
-        validators = {"sighting": load("sighting.schema.json"), "session": load("session.schema.json")}
+        validators, place = load(families, ["sighting", "session"])
         stream = args.prefix.upper().replace(".", "_") + "_AGENT"
-        place = {"sighting": "camera", "session": "camera"}
     nc = await nats.connect(args.nats)
     js = nc.jetstream()
     sub = await js.pull_subscribe(
@@ -102,9 +162,9 @@ async def main():
     return 0 if ok else 1
 
 
-async def live(args):
+async def live(args, families):
     """Core NATS: what is published while we listen. Waits up to a minute for the first message."""
-    validators = {"track": load("track.schema.json"), "status": load("status.schema.json")}
+    validators, place = load(families, ["track", "status"])
     nc = await nats.connect(args.nats)
     queue = asyncio.Queue()
 
@@ -132,8 +192,9 @@ async def live(args):
         counts[family] += 1
         for error in validators[family].iter_errors(event):
             problems.append(f"{msg.subject} {event.get('eventId')}: {error.message}")
-        if len(tokens) != 5 or tokens[3] != event.get("site") or tokens[4] != event.get("camera"):
-            problems.append(f"{msg.subject}: subject does not match site/camera {event.get('site')}/{event.get('camera')}")
+        where_to = place[family]
+        if len(tokens) != 5 or tokens[3] != event.get("site") or tokens[4] != event.get(where_to):
+            problems.append(f"{msg.subject}: subject does not match site/{where_to} {event.get('site')}/{event.get(where_to)}")
     await nc.close()
     ok = not problems and counts["track"] > 0 and counts["status"] > 0
     print(json.dumps({"trackEvents": counts["track"], "heartbeats": counts["status"], "problems": problems[:20], "ok": ok}))

@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanZXing
 
 /// Reads a config file from disk, applying `SCANTRACK_NATS` over the file's NATS URL.
 enum AgentConfigLoader {
@@ -8,6 +9,11 @@ enum AgentConfigLoader {
             throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
         }
         var config = try AgentConfig.parse(Array(data), file: path)
+        // AgentConfig knows no engines; which symbologies zxing-cpp reads is known here.
+        let unreadable = config.decoder.zxingSweep.enumerated().filter { !ZXingReader.reads($0.element) }.map {
+            ConfigIssue(path: "decoder.zxingSweep[\($0.offset)]", message: "zxing-cpp does not read \($0.element.rawValue)")
+        }
+        if !unreadable.isEmpty { throw ConfigErrors(file: path, issues: unreadable) }
         if let url = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !url.isEmpty { config.nats.url = url }
         return config
     }

@@ -5,6 +5,8 @@ import ScanZXing
 /// A camera's decoding: zbar on every frame for the linear codes and QR; zxing-cpp
 /// - for what zbar cannot read (DataMatrix, PDF417, Aztec, MaxiCode, DataBar Limited) when the
 ///   config lists those, on the region of interest, every `decoder.zxingEveryNthFrame` frames;
+/// - in that same pass, for the zbar symbologies in `decoder.zxingSweep`: codes zbar never reads
+///   (light on dark, damaged); a sweep result zbar also read in this frame is dropped;
 /// - as a second opinion (`decoder.secondOpinion`): where a confirmed track was not decoded by
 ///   zbar in this frame, on the region where the tracker expects the code, for that code's
 ///   symbology only (a blurred, glared or partly covered label keeps its reads).
@@ -20,6 +22,8 @@ final class CameraDecoder {
     let zbar: ZBarFrameDecoder?
     let zxing: ZXingReader?
     let everyNth: Int
+    /// zbar's symbologies that the every-Nth-frame pass also looks for.
+    private let sweep: Set<Symbology>
     /// One reader per symbology, made when first needed, for second opinions.
     private var secondReaders: [Symbology: ZXingReader] = [:]
     private let secondOpinion: Bool
@@ -29,6 +33,8 @@ final class CameraDecoder {
     /// Regions read by the second engine, and codes it found there.
     private(set) var secondOpinionsAsked = 0
     private(set) var secondOpinionReads = 0
+    /// Codes of `decoder.zxingSweep` symbologies the every-Nth-frame pass found (zbar's included).
+    private(set) var sweepReads = 0
     /// At most this many regions a frame: a clip full of blurred codes must not stall decoding.
     static let secondOpinionsPerFrame = 4
 
@@ -38,7 +44,9 @@ final class CameraDecoder {
         zbarConfig.symbologies = config.symbologies.filter { ZBarFrameDecoder.reads($0) }
         zbar = zbarConfig.symbologies.isEmpty ? nil : try ZBarFrameDecoder(config: zbarConfig)
         let second = Set(config.symbologies.filter { !ZBarFrameDecoder.reads($0) && ZXingReader.reads($0) })
-        zxing = second.isEmpty ? nil : try ZXingReader(settings: ZXingSettings(symbologies: second))
+        sweep = Set(config.zxingSweep.filter { ZBarFrameDecoder.reads($0) && ZXingReader.reads($0) && zbarConfig.symbologies.contains($0) })
+        let pass = second.union(sweep)
+        zxing = pass.isEmpty ? nil : try ZXingReader(settings: ZXingSettings(symbologies: pass))
         everyNth = max(1, config.zxingEveryNthFrame)
         secondOpinion = config.secondOpinion
         region = config.regionOfInterest
@@ -53,17 +61,30 @@ final class CameraDecoder {
         let input = "\(camera) frame \(frameCount)"
         var detections = try zbar?.decode(frame) ?? []
         if let zxing, frameCount % everyNth == 0 {
+            let read: [Detection]
             if region.isWholeFrame {
-                detections += try zxing.read(frame, input: input)
+                read = try zxing.read(frame, input: input)
             } else {
                 let box = region.pixels(width: frame.width, height: frame.height)
-                detections += try zxing.read(frame.cropped(to: box), origin: Point(x: box.minX, y: box.minY), input: input)
+                read = try zxing.read(frame.cropped(to: box), origin: Point(x: box.minX, y: box.minY), input: input)
             }
+            let fromZBar = detections
+            detections += read.filter { found in
+                !sweep.contains(found.symbology) || !fromZBar.contains { Self.sameCode($0, found) }
+            }
+            sweepReads += read.count { sweep.contains($0.symbology) }
         }
         if secondOpinion, zbar != nil {
             detections += try secondOpinions(frame, expected: expected, found: detections, input: input)
         }
         return detections
+    }
+
+    /// The same code read by both engines in one frame: same symbology and value, overlapping boxes.
+    static func sameCode(_ a: Detection, _ b: Detection) -> Bool {
+        guard a.symbology == b.symbology, a.value == b.value else { return false }
+        guard let boxA = a.box, let boxB = b.box else { return true }
+        return boxA.intersectionOverUnion(boxB) > 0
     }
 
     /// zxing-cpp on the expected regions of zbar's codes that no detection of this frame covers.
@@ -74,7 +95,9 @@ final class CameraDecoder {
                 && !found.contains { $0.box.map { $0.intersectionOverUnion(track.box) > 0 } ?? false }
         }
         var extra: [Detection] = []
-        for track in missing.prefix(Self.secondOpinionsPerFrame) {
+        // Only where the tracker knows the code's extent: a box that is still a line or a point (a
+        // label entering the view, zbar's scan points on its edge) says too little where to look.
+        for track in missing.filter({ $0.box.width >= 8 && $0.box.height >= 8 }).prefix(Self.secondOpinionsPerFrame) {
             // The expected box with a margin of half its size (the prediction is not exact), inside the frame.
             let marginX = max(track.box.width / 2, 8)
             let marginY = max(track.box.height / 2, 8)
@@ -90,7 +113,25 @@ final class CameraDecoder {
                 secondReaders[track.symbology] = reader
             }
             secondOpinionsAsked += 1
+            // A second opinion confirms the tracked code; another code of that symbology inside the
+            // margin is left to zbar (a partial read there would start a track of its own).
+            // Its place: the tracker's box for the code, centred where zxing-cpp saw it. The two
+            // engines outline a code differently (zbar: scan-line hits; zxing-cpp: the rows it read),
+            // and the tracker's size and speed estimates must not jump between the two.
             let found = try reader.read(frame.cropped(to: area), origin: Point(x: area.minX, y: area.minY), input: input)
+                .filter { $0.value == track.value && $0.symbology == track.symbology }
+                .map { read in
+                    guard let seen = read.box else { return read }
+                    let dx = (seen.minX + seen.maxX - track.box.minX - track.box.maxX) / 2
+                    let dy = (seen.minY + seen.maxY - track.box.minY - track.box.maxY) / 2
+                    let placed = Box(minX: track.box.minX + dx, minY: track.box.minY + dy, maxX: track.box.maxX + dx, maxY: track.box.maxY + dy)
+                    var adjusted = read
+                    adjusted.points = [
+                        Point(x: placed.minX, y: placed.minY), Point(x: placed.maxX, y: placed.minY),
+                        Point(x: placed.maxX, y: placed.maxY), Point(x: placed.minX, y: placed.maxY),
+                    ]
+                    return adjusted
+                }
             secondOpinionReads += found.count
             extra += found
         }

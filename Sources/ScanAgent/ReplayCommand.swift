@@ -115,6 +115,7 @@ struct ReplayCommand: ParsableCommand {
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "
                 + "(\(decoder.rescans) rescans), \(decoder.secondOpinionReads) second-opinion reads in \(decoder.secondOpinionsAsked) regions, "
+                + "\(decoder.sweepReads) sweep reads, "
                 + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s, peak memory "
                 + "\(peakResidentKilobytes() / 1024) MiB")
         if let damaged {

@@ -67,6 +67,10 @@ public struct DecoderConfig: Sendable, Equatable {
     /// Where a confirmed track was not decoded by zbar in a frame, zxing-cpp reads the region
     /// where the tracker expects the code (a blurred or damaged label keeps its reads).
     public var secondOpinion: Bool = true
+    /// Symbologies zbar reads that zxing-cpp also looks for in its every-Nth-frame pass over the
+    /// region of interest: codes zbar never reads (light on dark, damaged, steeply tilted) become
+    /// tracks, and the second opinion keeps them between passes. Each must be in `symbologies`.
+    public var zxingSweep: [Symbology] = []
     public init() {}
 }
 
@@ -151,7 +155,9 @@ extension AgentConfig {
         }
 
         if let decoder = reader.object(
-            top["decoder"], at: "decoder", allowed: ["symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion"])
+            top["decoder"], at: "decoder", allowed: [
+                "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion", "zxingSweep",
+            ])
         {
             if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
                 config.decoder.zxingEveryNthFrame = every
@@ -160,6 +166,12 @@ extension AgentConfig {
             if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
                 if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
                 config.decoder.symbologies = symbologies
+            }
+            if let sweep = reader.symbologies(decoder["zxingSweep"], at: "decoder.zxingSweep") {
+                for (index, symbology) in sweep.enumerated() where !config.decoder.symbologies.contains(symbology) {
+                    reader.fail("decoder.zxingSweep[\(index)]", "'\(symbology.rawValue)' is not in decoder.symbologies")
+                }
+                config.decoder.zxingSweep = sweep
             }
             if let density = reader.int(decoder["density"], at: "decoder.density", range: 1...8) { config.decoder.density = density }
             if let upc = reader.bool(decoder["upcAsEAN13"], at: "decoder.upcAsEAN13") { config.decoder.upcAsEAN13 = upc }

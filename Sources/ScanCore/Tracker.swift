@@ -100,17 +100,34 @@ public struct Tracker: Sendable {
 
         mergeDuplicates(into: &events)
 
-        // Tracks that missed too long end; unconfirmed ones vanish without a trace.
-        var kept: [Track] = []
-        kept.reserveCapacity(live.count + detections.count)
-        for track in live {
-            if frame - track.lastFrame > config.maxMissedFrames {
-                if track.confirmed { events.append(.removed(track)) } else { discarded += 1 }
-            } else {
-                kept.append(track)
+        // Tracks that missed too long end; unconfirmed ones vanish without a trace. A confirmed one
+        // that ends next to a live track of its value was a partial read of that code's edge (a
+        // label entering the view, read on one side while the whole code started its own track):
+        // it is folded into that track rather than becoming a second sighting.
+        let ending = live.indices.filter { frame - live[$0].lastFrame > config.maxMissedFrames }
+        if !ending.isEmpty {
+            let staying = live.indices.filter { frame - live[$0].lastFrame <= config.maxMissedFrames }
+            for index in ending {
+                let gone = live[index]
+                guard gone.confirmed else {
+                    discarded += 1
+                    continue
+                }
+                let twin = staying.first { other in
+                    let keeper = live[other]
+                    guard keeper.confirmed, keeper.symbology == gone.symbology, keeper.value == gone.value else { return false }
+                    let gate = max(config.minGatePixels, 0.25 * Double(max(keeper.typicalWidth, keeper.typicalHeight)))
+                    return Self.gap(gone.predictedBox(at: keeper.lastFrame), keeper.lastBox) <= gate
+                }
+                if let twin {
+                    Self.absorb(gone, into: &live[twin])
+                    events.append(.merged(gone, into: live[twin].id))
+                } else {
+                    events.append(.removed(gone))
+                }
             }
+            live = staying.map { live[$0] }
         }
-        live = kept
 
         // New tentative tracks for detections nothing claimed; pieces of one code seen in the same
         // frame (same value, close together) start one track.

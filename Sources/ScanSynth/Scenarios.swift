@@ -5,7 +5,7 @@ import ScanCore
 public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
-        "two-codes-420", "prefixes", "flow", "lane", "pack", "totes",
+        "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -27,6 +27,7 @@ public enum Scenarios {
         case "lane": lane()
         case "pack": pack()
         case "totes": totes()
+        case "inverted": inverted()
         default: nil
         }
     }
@@ -254,5 +255,20 @@ public enum Scenarios {
             }
         }
         return SynthScene(width: 720, height: 400, frameCount: 290, items: items)
+    }
+
+    /// Reusable totes with reverse-printed QR labels (light on dark) among ordinary ones; two
+    /// identical reverse-printed labels back to back. zbar reads only the ordinary labels; the
+    /// zxing-cpp sweep (`decoder.zxingSweep`) finds the others.
+    public static func inverted() -> SynthScene {
+        let labels: [(String, Bool)] = [
+            ("TOTE-2001", false), ("TOTE-2002", true), ("TOTE-2003", true), ("TOTE-2003", true), ("TOTE-2004", false),
+        ]
+        let items = labels.enumerated().map { index, label in
+            box("inv\(index)", x: -300 - Double(index) * 330, y: 60, speed: 9,
+                labels: [SynthLabel(.qrCode, label.0, moduleSize: 4, offsetX: 20, offsetY: 16, inverted: label.1)],
+                width: 290, height: 170)
+        }
+        return SynthScene(width: 720, height: 300, frameCount: Int((300 + 4 * 330 + 720) / 9) + 10, items: items)
     }
 }

@@ -12,10 +12,12 @@ public struct SynthLabel: Sendable {
     public var rotationDegrees: Double
     /// Bar height of linear codes, in pixels.
     public var barHeight: Int
+    /// Light code on dark ground (reverse print, as on reusable totes and etched plates).
+    public var inverted: Bool
 
     public init(
         _ symbology: SynthSymbology, _ data: String, moduleSize: Int = 2, offsetX: Int = 10, offsetY: Int = 10,
-        rotationDegrees: Double = 0, barHeight: Int = 44
+        rotationDegrees: Double = 0, barHeight: Int = 44, inverted: Bool = false
     ) {
         self.symbology = symbology
         self.data = data
@@ -24,6 +26,7 @@ public struct SynthLabel: Sendable {
         self.offsetY = offsetY
         self.rotationDegrees = rotationDegrees
         self.barHeight = barHeight
+        self.inverted = inverted
     }
 }
 

@@ -39,6 +39,7 @@ public struct SceneRenderer: Sendable {
                     label.symbology, label.data, moduleSize: label.moduleSize, barHeight: label.barHeight)
                 var paper = Sprite(width: code.width + 16, height: code.height + 16, fill: 245)
                 Self.paste(code, into: &paper, atX: 8, y: 8)
+                if label.inverted { paper.pixels = paper.pixels.map { 255 &- $0 } }
                 let placed = label.rotationDegrees == 0 ? paper : Self.rotate(paper, degrees: label.rotationDegrees)
                 placedLabels.append((placed, value))
                 needWidth = max(needWidth, label.offsetX + placed.width + 6)

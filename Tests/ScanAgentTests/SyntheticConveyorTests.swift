@@ -53,6 +53,38 @@ struct SyntheticConveyorTests {
         #expect(zbarOnly.sightings.count == 5)
     }
 
+    @Test("zxing sweep: reverse-printed QR totes that zbar never reads become tracks; identical ones stay two; exact counts",
+          arguments: [1, 3])
+    func sweep(everyNth: Int) throws {
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.inverted(), name: "inverted")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/cam.json"
+        func replay(_ decoder: String) throws -> [JSONValue] {
+            try "{\"camera\": {\"id\": \"cam-21\"}, \"decoder\": \(decoder)}".write(toFile: config, atomically: true, encoding: .utf8)
+            let run = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+            #expect(run.result.status == 0, "\(run.result.stderr)")
+            return run.sightings
+        }
+        let values = { (sightings: [JSONValue]) in sightings.compactMap { $0["value"]?.stringValue }.sorted() }
+        // zbar alone reads the two ordinary labels only.
+        let zbarOnly = try replay("{\"symbologies\": [\"QR-Code\"]}")
+        #expect(values(zbarOnly) == ["TOTE-2001", "TOTE-2004"])
+        let swept = try replay("{\"symbologies\": [\"QR-Code\"], \"zxingSweep\": [\"QR-Code\"], \"zxingEveryNthFrame\": \(everyNth)}")
+        #expect(ReplayHarness.compare(swept, with: expected).isEmpty, "\(ReplayHarness.compare(swept, with: expected))")
+        #expect(values(swept) == ["TOTE-2001", "TOTE-2002", "TOTE-2003", "TOTE-2003", "TOTE-2004"])
+        let twins = swept.filter { $0["value"] == .string("TOTE-2003") }.compactMap { $0["trackId"]?.stringValue }
+        #expect(Set(twins).count == 2, "identical reverse-printed labels are two tracks")
+        // A swept code that zbar also reads is not counted twice: the ordinary labels are one sighting each.
+        #expect(swept.filter { $0["value"] == .string("TOTE-2001") }.count == 1)
+        // A symbology zxing-cpp cannot read is refused by name.
+        try #"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code", "SQ-Code"], "zxingSweep": ["SQ-Code"]}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(refused.result.status != 0)
+        #expect(refused.result.stderr.contains("decoder.zxingSweep[0]: zxing-cpp does not read SQ-Code"), "\(refused.result.stderr)")
+    }
+
     @Test("second opinion: where zbar loses a tilted code, zxing-cpp reads it at the tracked place; counts stay exact")
     func secondOpinion() throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.rotated(), name: "rotated")

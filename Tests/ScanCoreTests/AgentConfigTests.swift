@@ -57,6 +57,22 @@ struct AgentConfigTests {
         }
     }
 
+    @Test("decoder.zxingSweep takes symbologies of decoder.symbologies only, and names the one that is not")
+    func sweep() throws {
+        let good = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code", "EAN-13"], "zxingSweep": ["QR-Code"]}}"#.utf8),
+            file: "good.json")
+        #expect(good.decoder.zxingSweep == [.qrCode])
+        #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c"}}"#.utf8), file: "min.json").decoder.zxingSweep.isEmpty)
+        #expect {
+            try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code"], "zxingSweep": ["QR-Code", "EAN-13"]}}"#.utf8),
+                file: "sweep.json")
+        } throws: { error in
+            (error as? ConfigErrors)?.description.contains("sweep.json: decoder.zxingSweep[1]: 'EAN-13' is not in decoder.symbologies") == true
+        }
+    }
+
     @Test("not JSON at all says where")
     func notJSON() {
         #expect {
