@@ -44,7 +44,7 @@ final class CameraDecoder {
         zbarConfig.symbologies = config.symbologies.filter { ZBarFrameDecoder.reads($0) }
         zbar = zbarConfig.symbologies.isEmpty ? nil : try ZBarFrameDecoder(config: zbarConfig)
         let second = Set(config.symbologies.filter { !ZBarFrameDecoder.reads($0) && ZXingReader.reads($0) })
-        sweep = Set(config.zxingSweep.filter { ZBarFrameDecoder.reads($0) && ZXingReader.reads($0) && zbarConfig.symbologies.contains($0) })
+        sweep = Set(config.zxingSweep.filter { zbarConfig.symbologies.contains($0) && ZXingReader.reads($0) })
         let pass = second.union(sweep)
         zxing = pass.isEmpty ? nil : try ZXingReader(settings: ZXingSettings(symbologies: pass))
         everyNth = max(1, config.zxingEveryNthFrame)
@@ -126,10 +126,7 @@ final class CameraDecoder {
                     let dy = (seen.minY + seen.maxY - track.box.minY - track.box.maxY) / 2
                     let placed = Box(minX: track.box.minX + dx, minY: track.box.minY + dy, maxX: track.box.maxX + dx, maxY: track.box.maxY + dy)
                     var adjusted = read
-                    adjusted.points = [
-                        Point(x: placed.minX, y: placed.minY), Point(x: placed.maxX, y: placed.minY),
-                        Point(x: placed.maxX, y: placed.maxY), Point(x: placed.minX, y: placed.maxY),
-                    ]
+                    adjusted.points = placed.corners
                     return adjusted
                 }
             secondOpinionReads += found.count

@@ -132,4 +132,22 @@ struct TrackerTests {
         }
         #expect(result.ended.count == 1)
     }
+
+    @Test("a confirmed edge-only track that ends beside the whole code's track is folded into it, not a second sighting")
+    func edgeTrackFoldedAtEnd() {
+        // Frames 0-4: only one end of a linear code is read (a point, 40 px left of where the whole
+        // code shows); from frame 5 the whole code is read and starts its own track, the edge reads stop.
+        let value = Array("LPN-2".utf8)
+        let result = Self.run(frames: 40) { frame in
+            if frame < 5 {
+                return [Detection(symbology: .code128, value: value, points: [Point(x: 20 + frame * 6, y: 100), Point(x: 20 + frame * 6, y: 102)])]
+            }
+            let x = 60 + frame * 6
+            return [Detection(symbology: .code128, value: value, points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })]
+        }
+        #expect(result.ended.count == 1)
+        let merged = result.events.filter { if case .merged = $0 { true } else { false } }
+        #expect(merged.count == 1)
+        #expect(result.ended.first?.firstFrame == 0, "the whole code's track took over the edge track's start")
+    }
 }
