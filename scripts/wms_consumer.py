@@ -39,6 +39,7 @@ def contract(path=ASYNCAPI):
     if not isinstance(doc, dict) or not str(doc.get("asyncapi", "")).startswith("3."):
         raise SystemExit(f"{path}: not an AsyncAPI 3 document")
     folder = os.path.dirname(os.path.abspath(path))
+    loaded = {}  # schema files by reference: walk() reads each once, the channels below reuse it
 
     def resolve(ref):
         if ref.startswith("#/"):
@@ -48,13 +49,14 @@ def contract(path=ASYNCAPI):
                     raise SystemExit(f"{path}: reference {ref} does not resolve")
                 node = node[key]
             return node
-        try:
-            with open(os.path.join(folder, ref)) as f:
-                schema = json.load(f)
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except (OSError, ValueError, jsonschema.SchemaError) as error:
-            raise SystemExit(f"{path}: reference {ref}: {error}")
-        return schema
+        if ref not in loaded:
+            try:
+                with open(os.path.join(folder, ref)) as f:
+                    loaded[ref] = json.load(f)
+                jsonschema.Draft202012Validator.check_schema(loaded[ref])
+            except (OSError, ValueError, jsonschema.SchemaError) as error:
+                raise SystemExit(f"{path}: reference {ref}: {error}")
+        return loaded[ref]
 
     def walk(node):
         if isinstance(node, dict):

@@ -124,9 +124,8 @@ final class CameraDecoder {
                     guard let seen = read.box else { return read }
                     let dx = (seen.minX + seen.maxX - track.box.minX - track.box.maxX) / 2
                     let dy = (seen.minY + seen.maxY - track.box.minY - track.box.maxY) / 2
-                    let placed = Box(minX: track.box.minX + dx, minY: track.box.minY + dy, maxX: track.box.maxX + dx, maxY: track.box.maxY + dy)
                     var adjusted = read
-                    adjusted.points = placed.corners
+                    adjusted.points = track.box.offset(dx: dx, dy: dy).corners
                     return adjusted
                 }
             secondOpinionReads += found.count

@@ -41,6 +41,11 @@ public struct Box: Sendable, Hashable {
     public var centerX: Double { Double(minX + maxX) / 2 }
     public var centerY: Double { Double(minY + maxY) / 2 }
 
+    /// The same box moved by `dx`, `dy` pixels.
+    public func offset(dx: Int, dy: Int) -> Box {
+        Box(minX: minX + dx, minY: minY + dy, maxX: maxX + dx, maxY: maxY + dy)
+    }
+
     /// Corners clockwise from the top left: the polygon form events carry.
     public var corners: [Point] {
         [

@@ -88,7 +88,7 @@ public struct Track: Sendable, Equatable {
         let elapsed = Double(frame - lastFrame)
         let dx = Int((velocityX * elapsed).rounded())
         let dy = Int((velocityY * elapsed).rounded())
-        return Box(minX: lastBox.minX + dx, minY: lastBox.minY + dy, maxX: lastBox.maxX + dx, maxY: lastBox.maxY + dy)
+        return lastBox.offset(dx: dx, dy: dy)
     }
 
     static func upperQuartile(_ values: [Int]) -> Int {
