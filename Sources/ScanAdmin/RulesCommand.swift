@@ -12,7 +12,7 @@ struct RulesCommand: ParsableCommand {
         discussion: """
             Every change (add, remove) stores a new revision of the whole ruleset with who made it and when, and
             publishes it to the rules key-value bucket (<PREFIX>_RULES, key "ruleset"); running agents pick it up
-            within seconds and report the bucket revision they run. File format: ../shared/DESIGN.md "Rules".
+            within seconds and report the bucket revision they run. File format: docs/rules.md.
             Exit codes: 0 done (test: accepted), 1 failure or no such rule (test: rejected), 2 a bad ruleset file
             (every error by JSON path), 3 stored but not published (NATS unreachable; run `rules publish`), 64 bad usage.
             """,

@@ -1,4 +1,4 @@
-/// A request on `<prefix>.v1.cmd.<site>.<camera>.<verb>` (DESIGN.md, "Commands"). The body is
+/// A request on `<prefix>.v1.cmd.<site>.<camera>.<verb>` (docs/integration.md, "Commands"). The body is
 /// empty or one JSON object; `session.start` may carry `{"orderId": "…"}`.
 public enum AgentCommand: Sendable, Equatable {
     case sessionStart(orderId: String?)

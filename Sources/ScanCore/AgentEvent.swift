@@ -1,4 +1,4 @@
-/// One event of the contract (DESIGN.md, "Event JSON"): what `scan-agent replay` prints and what
+/// One event of the contract (docs/integration.md): what `scan-agent replay` prints and what
 /// the agent publishes.
 public struct AgentEvent: Sendable, Equatable {
     public enum Kind: String, Sendable {

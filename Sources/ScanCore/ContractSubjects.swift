@@ -1,4 +1,4 @@
-/// The contract's NATS names for one subject prefix (DESIGN.md, "NATS subjects"): subjects,
+/// The contract's NATS names for one subject prefix (docs/integration.md, "Subjects"): subjects,
 /// the JetStream streams that hold the durable ones, and the rules bucket.
 public struct ContractSubjects: Sendable, Equatable {
     public var prefix: String

@@ -58,7 +58,7 @@ public struct SessionRecord: Sendable, Equatable {
     public var orderId: String?
 }
 
-/// Checks agent events against the contract (DESIGN.md "Event JSON") before anything is stored.
+/// Checks agent events against the contract (docs/integration.md, docs/schema/) before anything is stored.
 public enum EventValidator {
     /// Larger messages are refused unread (a sighting is well under 2 KiB).
     public static let maxBytes = 64 * 1024

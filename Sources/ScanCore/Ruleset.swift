@@ -1,6 +1,6 @@
 import Foundation
 
-/// Unwanted-code rules (DESIGN.md, "Rules and session policies"): the first matching rule by
+/// Unwanted-code rules (docs/rules.md): the first matching rule by
 /// priority decides whether a code is accepted or rejected, and may give it a role.
 ///
 /// Priority: lower numbers are tried first; rules of equal priority in file order. The file's

@@ -36,7 +36,7 @@ public enum SessionStopReason: String, Sendable {
     case count, duration, idle, command, endOfStream = "end-of-stream"
 }
 
-/// Session policies (DESIGN.md): start continuously, on command, on the first accepted code, or on
+/// Session policies (docs/agent-config.md): start continuously, on command, on the first accepted code, or on
 /// a code with role `order`; stop after N unique accepted codes, T seconds, T seconds without a
 /// new code, on command, or at the end of the stream — whichever comes first.
 /// A value type driven by (event, time): the caller supplies times, there is no clock here.

@@ -4,7 +4,7 @@ import ScanSynth
 import ScanTestSupport
 import Testing
 
-/// What `scan-agent replay` promises (DESIGN.md: commands and event JSON).
+/// What `scan-agent replay` promises (docs/integration.md: commands and event JSON).
 @Suite("replay contract")
 struct ReplayContractTests {
     @Test("sightings carry every contract field with the right types; IDs are unique")
