@@ -20,7 +20,13 @@ clip() {  # width height codes frames [seed] -> path; scan-synth's report goes t
   fi
   echo "$path"
 }
-fps_of() { sed -n 's/.* \([0-9.]*\) frames\/s.*/\1/p'; }
+fps_of() { sed -n 's/.* \([0-9.]*\) frames\/s, peak.*/\1/p'; }
+# tally TRUTH EVENTS: adds a replay's accuracy to total, missed, dups, phantoms (reset them before a row).
+tally() {
+  local t m d p
+  read -r t m d p < <(python3 scripts/bench/accuracy.py "$1" "$2")
+  total=$((total + t)); missed=$((missed + m)); dups=$((dups + d)); phantoms=$((phantoms + p))
+}
 # replay_with CLIP DECODER-JSON NAME: sets $row to "sightings | fps | ratio×", the ratio against $base,
 # which the first call of a table (base="") sets. Runs in this shell, not a subshell, to keep $base.
 replay_with() {
@@ -54,23 +60,112 @@ for size in "1280 720" "1920 1080"; do
   done
 done
 echo
+echo "## Real-time matrix scan: 1920x1080, about 20 codes in view"
+echo
+hdframes="${BENCH_HD_FRAMES:-150}"
+hd="$out/hd-rows-f$hdframes.y4m"
+[ -f "$hd" ] || "$bin/scan-synth" hd-rows "$hd" --frames "$hdframes" --seed 7 --truth "$hd.truth" 2> "$hd.info"
+hd_inview=$(sed -n 's/.*, \([0-9.]*\) codes in view.*/\1/p' "$hd.info")
+echo "Clip: \`scan-synth hd-rows\` ($hdframes frames, four rows of boxes with EAN-13 and Code 128 labels, $hd_inview codes in"
+echo "view on average, identical products side by side). Every program pinned to one core (\`taskset -c 1\`),"
+echo "three runs each, the median. Replay fps: \`scan-agent replay\`'s own figure, reading the clip, decoding, tracking and"
+echo "writing events included; raw zbar: \`zbar_raw\` on the same frames (reading included, nothing else)."
+echo "Latency: decoding one frame (localiser, zbar, zxing-cpp), p50/p99 from replay's summary."
+echo
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+raw_hd() { for _ in 1 2 3; do taskset -c 1 "$out/zbar_raw" "$hd" "$@" 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p'; done | median; }
+hd_raw_default=$(raw_hd)
+hd_raw_d2=$(raw_hd --density 2 --symbologies conveyor)
+# replay_hd NAME DECODER-JSON [taskset prefix]: sets hd_fps, hd_p50, hd_p99, hd_scanned, hd_counts (median run by fps)
+replay_hd() {
+  echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": $2}" > "$out/hd-$1.json"
+  local runs=()
+  for _ in 1 2 3; do
+    local report
+    report=$($3 "$bin/scan-agent" replay "$hd" --config "$out/hd-$1.json" --sightings-only --run-id bench \
+      --start 2026-11-21T08:00:00Z 2>&1 >"$out/hd-$1.out")
+    runs+=("$(echo "$report" | fps_of) $(echo "$report" | sed -n 's/.*latency p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2/p') $(echo "$report" | sed -n 's/.*frame scanned: \(.*\)$/\1/p' | tr ' ' '_')")
+  done
+  read -r hd_fps hd_p50 hd_p99 hd_scanned < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+  hd_scanned=$(echo "$hd_scanned" | tr '_' ' ')
+  read -r t m d p < <(python3 scripts/bench/accuracy.py "$hd.truth" "$out/hd-$1.out")
+  hd_counts="$t codes: $m missed, $d duplicates, $p phantoms"
+}
+echo "| decoder | threads | fps | / raw zbar density 2 ($hd_raw_d2 fps) | / raw zbar defaults ($hd_raw_default fps) | latency p50 / p99 | frame scanned | counts |"
+echo "|---|---|---|---|---|---|---|---|"
+for run in "full {\"mode\":\"full\"} 1" "guided {} 1" "guided-2 {\"threads\":2} 2"; do
+  set -- $run
+  if [ "$3" = 1 ]; then pin="taskset -c 1"; else pin=""; fi
+  replay_hd "$1" "$2" "$pin"
+  ratio_d2=$(python3 -c "print(f'{$hd_fps/$hd_raw_d2:.2f}')")
+  ratio_def=$(python3 -c "print(f'{$hd_fps/$hd_raw_default:.2f}')")
+  echo "| ${1%-2} | $3 | $hd_fps | ${ratio_d2}× | ${ratio_def}× | $hd_p50 / $hd_p99 ms | ${hd_scanned:-100 %} | $hd_counts |"
+done
+echo
+echo "Where the time goes (guided, one core, \`scan-agent replay --profile\`):"
+echo
+echo '```'
+taskset -c 1 "$bin/scan-agent" replay "$hd" --config "$out/hd-guided.json" --sightings-only --profile 2>&1 >/dev/null | sed -n '/^stage/,$p'
+echo '```'
+echo
+echo "### A live agent on one core fed at 30 frames/s"
+echo
+echo "\`scan-agent run\` with the clip as its source, paced at 30 frames/s and dropping what the decoder is not ready"
+echo "for, as a camera does (\`source.dropLate\`), pinned to one core; publishing to the bench's nats-server."
+echo
+echo "| decoder | frames delivered | frames decoded | frames dropped | sightings published |"
+echo "|---|---|---|---|---|"
+for mode in full guided; do
+  rm -rf "$out/live-$mode"
+  cat > "$out/live-$mode.json" <<END
+{"camera": {"id": "live-$mode", "site": "bench"}, "source": {"type": "clip", "path": "$PWD/$hd", "realtime": true, "dropLate": true},
+ "decoder": {"mode": "$mode"}, "nats": {"url": "$SCANTRACK_NATS"}, "spool": {"dir": "$PWD/$out/live-$mode"}, "heartbeatSeconds": 1}
+END
+  taskset -c 1 "$bin/scan-agent" run --config "$out/live-$mode.json" > "$out/live-$mode.log" 2>&1 || true
+  stopped=$(grep "scan-agent stopped" "$out/live-$mode.log" | tail -1)
+  field() { echo "$stopped" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
+  decoded=$(field frames); dropped=$(field framesDropped); published=$(field sightings)
+  echo "| $mode | $((decoded + dropped)) | $decoded | $dropped | $published |"
+done
+echo
+echo "## Phantom half-joins on a fast belt"
+echo
+echo "\`scan-synth fast-rows\` (1280x720, five rows of EAN-13 labels rotated up to ±8°, 20 px a frame, motion blur),"
+echo "160 frames, seeds 1–3. Phantoms: values on no label (zbar joining halves of two labels)."
+echo
+echo "| decoder | seeds | codes wholly in view | missed | duplicates | phantoms |"
+echo "|---|---|---|---|---|---|"
+for mode in full guided; do
+  total=0; missed=0; dups=0; phantoms=0
+  echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": {\"mode\": \"$mode\"}}" > "$out/fast-$mode.json"
+  for seed in 1 2 3; do
+    path="$out/fast-rows-s$seed.y4m"
+    [ -f "$path" ] || "$bin/scan-synth" fast-rows "$path" --frames 160 --seed "$seed" --truth "$path.truth" 2>/dev/null
+    "$bin/scan-agent" replay "$path" --config "$out/fast-$mode.json" --sightings-only 2>/dev/null > "$path.$mode.out"
+    tally "$path.truth" "$path.$mode.out"
+  done
+  echo "| $mode | 1–3 | $total | $missed | $dups | $phantoms |"
+done
+echo
 echo "## Counting accuracy on dense scenes"
 echo
 echo "Ground truth from scan-synth: codes wholly in view for 4+ frames must be reported once; codes only"
 echo "partly in view (cut by the frame edge at the start or end of a clip) may be reported once."
 echo "Duplicates: a code reported more often than it was in view. Phantoms: values on no label."
 echo
-echo "| clip | seeds | codes wholly in view | missed | duplicates | phantoms |"
-echo "|---|---|---|---|---|---|"
+echo "| clip | decoder | seeds | codes wholly in view | missed | duplicates | phantoms |"
+echo "|---|---|---|---|---|---|---|"
 for codes in 10 30; do
-  total=0; missed=0; dups=0; phantoms=0
-  for seed in 1 2 3 4 5; do
-    path=$(clip 1280 720 "$codes" 150 "$seed")
-    "$bin/scan-agent" replay "$path" --sightings-only 2>/dev/null > "$path.out"
-    read -r t m d p < <(python3 scripts/bench/accuracy.py "$path.truth" "$path.out")
-    total=$((total + t)); missed=$((missed + m)); dups=$((dups + d)); phantoms=$((phantoms + p))
+  for mode in full guided; do
+    total=0; missed=0; dups=0; phantoms=0
+    echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": {\"mode\": \"$mode\"}}" > "$out/dense-$mode.json"
+    for seed in 1 2 3 4 5; do
+      path=$(clip 1280 720 "$codes" 150 "$seed")
+      "$bin/scan-agent" replay "$path" --config "$out/dense-$mode.json" --sightings-only 2>/dev/null > "$path.$mode.out"
+      tally "$path.truth" "$path.$mode.out"
+    done
+    echo "| 1280x720, $codes codes | $mode | 1–5 | $total | $missed | $dups | $phantoms |"
   done
-  echo "| 1280x720, $codes codes | 1–5 | $total | $missed | $dups | $phantoms |"
 done
 echo
 echo "## Pipeline cost per frame (split, normalise, track, events; no decoding)"

@@ -135,7 +135,7 @@ final class AgentRuntime: @unchecked Sendable {
             metadata: [
                 "frames": "\(framesProcessed)", "sightings": "\(sightings)", "published": "\(publisher.published)",
                 "duplicates": "\(publisher.duplicates)", "spool": "\(spool.depth)", "spoolDropped": "\(spool.dropped)",
-                "framesDropped": "\(queue.dropped)",
+                "framesDropped": "\(queue.dropped)", "decoding": "\(decoder.profile.summary)",
             ])
     }
 
@@ -150,7 +150,7 @@ final class AgentRuntime: @unchecked Sendable {
     private var spoolLossLogged: Date?
     private var sightings = 0
     private var heartbeatSequence = 0
-    private var window = (frames: 0, received: 0, decodeSeconds: 0.0, decodeMax: 0.0, started: ContinuousClock.now)
+    private var window = (frames: 0, received: 0, started: ContinuousClock.now)
 
     private func decodeLoop() {
         let interval = Duration.milliseconds(Int64(config.heartbeatSeconds * 1000))
@@ -184,7 +184,6 @@ final class AgentRuntime: @unchecked Sendable {
     }
 
     private func process(_ frame: CapturedFrame) {
-        let began = ContinuousClock.now
         let detections: [Detection]
         do {
             detections = try decoder.decode(frame.image, expected: pipeline.tracker.expected(at: frame.index))
@@ -192,10 +191,7 @@ final class AgentRuntime: @unchecked Sendable {
             logger.error("frame not decoded", metadata: ["frame": "\(frame.index)", "error": "\(error)"])
             return
         }
-        let seconds = ClipSource.seconds(ContinuousClock.now - began)
         window.frames += 1
-        window.decodeSeconds += seconds
-        window.decodeMax = max(window.decodeMax, seconds)
         framesProcessed += 1
         route(pipeline.process(frame: frame.index, time: frame.time, detections: detections))
     }
@@ -287,12 +283,23 @@ final class AgentRuntime: @unchecked Sendable {
             status.fpsIn = Double(received - window.received) / elapsed
             status.fpsProcessed = Double(window.frames) / elapsed
         }
-        if window.frames > 0 {
-            status.decodeMillisecondsAverage = window.decodeSeconds * 1000 / Double(window.frames)
-            status.decodeMillisecondsMax = window.decodeMax * 1000
+        let decoding = decoder.profile.window
+        if !decoding.latencies.isEmpty {
+            let total = decoding.latencies.reduce(0, +)
+            status.decodeMillisecondsAverage = total * 1000 / Double(decoding.latencies.count)
+            status.decodeMillisecondsMax = (decoding.latencies.max() ?? 0) * 1000
+            status.decodeMillisecondsP50 = DecodeProfile.quantile(decoding.latencies, 0.5) * 1000
+            status.decodeMillisecondsP99 = DecodeProfile.quantile(decoding.latencies, 0.99) * 1000
+            status.decodeFps = total > 0 ? Double(decoding.latencies.count) / total : 0
+        }
+        status.decoderMode = config.decoder.mode.rawValue
+        status.decoderThreads = decoder.threads
+        status.scanned = DecodeProfile.coverage(decoding.scanned, areaPixels: decoding.areaPixels).map {
+            AgentStatus.ScannedShare(purpose: $0.0.rawValue, share: $0.1)
         }
         board.update { $0 = status }
-        window = (0, received, 0, 0, ContinuousClock.now)
+        window = (0, received, ContinuousClock.now)
+        decoder.resetProfileWindow()
         let event = status.event(factory: pipeline.factory, time: wallClock(), sequence: sequence)
         publisher.publishCore(subject: subjects.agent("status", site: config.camera.site, camera: config.camera.id), bytes: event.json)
     }

@@ -11,15 +11,23 @@ import ScanZXing
 ///   zbar in this frame, on the region where the tracker expects the code, for that code's
 ///   symbology only (a blurred, glared or partly covered label keeps its reads).
 /// Both feed the same tracker: a code is one track whichever engine read it.
+///
+/// zbar covers the frame as `decoder.mode` says: `guided` (the default) decodes tracked codes
+/// where the tracker predicts them, code-like regions the localiser finds, and one stripe of a
+/// slow sweep per frame (`DecodePlanner`), on `decoder.threads` threads; `full` scans the whole
+/// region of interest in every frame.
 final class CameraDecoder {
-    /// A confirmed track the tracker expects in this frame: what it is and where.
-    struct Expected {
-        var symbology: Symbology
-        var value: [UInt8]
-        var box: Box
-    }
+    typealias Expected = DecodePlanner.TrackedCode
 
     let zbar: ZBarFrameDecoder?
+    let planner: DecodePlanner
+    let localizer = CodeLocalizer()
+    /// Diagnostics: receives one line per planned region (`replay --trace-regions`).
+    var traceRegions: ((String) -> Void)?
+    /// Threads that decode one frame's regions.
+    let threads: Int
+    /// Time per stage, regions, latency: what decoding costs.
+    private(set) var profile = DecodeProfile()
     let zxing: ZXingReader?
     let everyNth: Int
     /// zbar's symbologies that the every-Nth-frame pass also looks for.
@@ -50,16 +58,44 @@ final class CameraDecoder {
         everyNth = max(1, config.zxingEveryNthFrame)
         secondOpinion = config.secondOpinion
         region = config.regionOfInterest
+        planner = DecodePlanner(config: config)
+        threads = config.threads ?? min(4, AvailableCores.count)
     }
 
     var rejectedParts: Int { zbar?.rejectedParts ?? 0 }
     var rescans: Int { zbar?.rescans ?? 0 }
 
-    /// The frame's detections. `expected`: confirmed tracks and where the tracker predicts them.
+    /// The frame's detections. `expected`: the live tracks and where the tracker predicts them.
     func decode(_ frame: GrayImage, expected: [Expected] = []) throws -> [Detection] {
         defer { frameCount += 1 }
         let input = "\(camera) frame \(frameCount)"
-        var detections = try zbar?.decode(frame) ?? []
+        let began = ContinuousClock.now
+        var detections: [Detection] = []
+        if let zbar {
+            if planner.config.mode == .guided {
+                let area = region.pixels(width: frame.width, height: frame.height)
+                let candidates = localizer.locate(frame, in: area)
+                let located = ContinuousClock.now
+                let regions = planner.plan(
+                    frame: frameCount, width: frame.width, height: frame.height, tracks: expected, candidates: candidates)
+                profile.record(regions: regions, framePixels: area.width * area.height)
+                if let trace = traceRegions {
+                    for region in regions {
+                        let box = region.box
+                        trace(
+                            "frame \(frameCount): \(region.purpose.rawValue) region [\(box.minX),\(box.minY)-\(box.maxX),\(box.maxY)] "
+                                + "rows every \(region.rowStep), columns every \(region.columnStep)")
+                    }
+                }
+                detections = try zbar.decode(frame, regions: regions, tracks: expected, threads: threads)
+                profile.localize += located - began
+                profile.zbar += ContinuousClock.now - located
+            } else {
+                detections = try zbar.decode(frame)
+                profile.zbar += ContinuousClock.now - began
+            }
+        }
+        let zbarDone = ContinuousClock.now
         if let zxing, frameCount % everyNth == 0 {
             let read: [Detection]
             if region.isWholeFrame {
@@ -75,10 +111,16 @@ final class CameraDecoder {
             sweepReads += read.count { sweep.contains($0.symbology) }
         }
         if secondOpinion, zbar != nil {
-            detections += try secondOpinions(frame, expected: expected, found: detections, input: input)
+            detections += try secondOpinions(frame, expected: expected.filter(\.confirmed), found: detections, input: input)
         }
+        let done = ContinuousClock.now
+        profile.zxing += done - zbarDone
+        profile.frame(took: done - began)
         return detections
     }
+
+    /// Starts a new measuring window (the heartbeat reports one window at a time).
+    func resetProfileWindow() { profile.resetWindow() }
 
     /// The same code read by both engines in one frame: same symbology and value, overlapping boxes.
     static func sameCode(_ a: Detection, _ b: Detection) -> Bool {
@@ -136,8 +178,14 @@ final class CameraDecoder {
 }
 
 extension Tracker {
-    /// Confirmed live tracks and where they should be in `frame`, for the second engine.
+    /// Live tracks and where they should be in `frame`: for guided decoding and the second engine.
     func expected(at frame: Int) -> [CameraDecoder.Expected] {
-        live.filter(\.confirmed).map { CameraDecoder.Expected(symbology: $0.symbology, value: $0.value, box: $0.predictedBox(at: frame)) }
+        live.map { track in
+            CameraDecoder.Expected(
+                symbology: track.symbology, value: track.value, box: track.predictedBox(at: frame),
+                typicalWidth: track.typicalWidth, typicalHeight: track.typicalHeight, velocityX: track.velocityX,
+                velocityY: track.velocityY, readAlongRows: track.readAlongRows, confirmed: track.confirmed,
+                framesSinceRead: frame - track.lastFrame)
+        }
     }
 }

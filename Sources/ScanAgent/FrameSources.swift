@@ -25,13 +25,15 @@ final class SourceState: @unchecked Sendable {
 }
 
 /// A YUV4MPEG2 clip played as a camera would deliver it: paced at the clip's frame rate
-/// (`realtime`), times from `start` plus the clip's frame offsets. Frames before `resumeFrame`
+/// (`realtime`), times from `start` plus the clip's frame offsets; with `dropLate`, a frame the
+/// decoder is not ready for is dropped (counted) as a camera's would be, instead of waited for.
+/// Frames before `resumeFrame`
 /// (a clip resumed after a crash) are replayed unpaced. A clip damaged part way ends the stream
 /// at the damage, with an error naming file and frame.
 final class ClipSource: FrameSource, @unchecked Sendable {
     // @unchecked: the reader is used by the capture thread only; `stateWord` is thread-safe.
     let kind = "clip"
-    let blocking = true
+    let blocking: Bool
     let reader: ClipReader
     let realtime: Bool
     let start: Timestamp
@@ -40,9 +42,10 @@ final class ClipSource: FrameSource, @unchecked Sendable {
     private let stateWord = SourceState()
     var state: String { stateWord.current }
 
-    init(path: String, realtime: Bool, start: Timestamp, resumeFrame: Int, logger: Logger) throws(ClipError) {
+    init(path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger) throws(ClipError) {
         reader = try ClipReader(path: path)
         self.realtime = realtime
+        self.blocking = !(realtime && dropLate)
         self.start = start
         self.resumeFrame = resumeFrame
         self.logger = logger

@@ -42,6 +42,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print every frame's detections (one per code, after splitting and checks) on stderr (diagnostics).")
     var traceDetections = false
 
+    @Flag(help: "Print every frame's decoding regions (tracked, discovery, sweep) on stderr (diagnostics).")
+    var traceRegions = false
+
+    @Flag(help: "Print the time per stage (localise, zbar, zxing-cpp, tracking and events) on stderr at the end.")
+    var profile = false
+
     func validate() throws {
         if let start, Timestamp(rfc3339: start) == nil {
             throw ValidationError("--start '\(start)' is not an RFC 3339 time (e.g. 2026-11-21T08:00:00Z)")
@@ -82,6 +88,7 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         let decoder = try CameraDecoder(config: agentConfig.decoder, camera: agentConfig.camera.id)
+        if traceRegions { decoder.traceRegions = { writeStandardError($0) } }
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
@@ -92,6 +99,7 @@ struct ReplayCommand: ParsableCommand {
         var frame = 0
         var lastTime = startTime
         let began = ContinuousClock.now
+        var tracking: Duration = .zero
         var damaged: ClipError?
         while true {
             do {
@@ -104,7 +112,10 @@ struct ReplayCommand: ParsableCommand {
             lastTime = time
             let detections = try decoder.decode(image, expected: pipeline.tracker.expected(at: frame))
             if traceDetections { traceFrame(frame, detections) }
-            output.write(pipeline.process(frame: frame, time: time, detections: detections))
+            let decoded = ContinuousClock.now
+            let events = pipeline.process(frame: frame, time: time, detections: detections)
+            tracking += ContinuousClock.now - decoded
+            output.write(events)
             frame += 1
         }
         output.write(pipeline.finish(time: lastTime))
@@ -117,7 +128,17 @@ struct ReplayCommand: ParsableCommand {
                 + "(\(decoder.rescans) rescans), \(decoder.secondOpinionReads) second-opinion reads in \(decoder.secondOpinionsAsked) regions, "
                 + "\(decoder.sweepReads) sweep reads, "
                 + String(format: "%.1f", seconds > 0 ? Double(frame) / seconds : 0) + " frames/s, peak memory "
-                + "\(peakResidentKilobytes() / 1024) MiB")
+                + "\(peakResidentKilobytes() / 1024) MiB; \(decoder.planner.config.mode.rawValue) decoding on \(decoder.threads) "
+                + "thread(s): \(decoder.profile.summary)")
+        if profile {
+            let frames = Double(max(frame, 1))
+            writeStandardError(
+                [
+                    decoder.profile.stages,
+                    DecodeProfile.line("tracking", perFrame: tracking.seconds / frames * 1000) + "  (events, outside decoding)",
+                    DecodeProfile.line("total", perFrame: seconds / frames * 1000) + "  (reading the clip included)",
+                ].joined(separator: "\n"))
+        }
         if let damaged {
             writeStandardError("scan-agent replay: \(damaged) (the \(frame) frames before it were processed)")
             throw ExitCode(1)

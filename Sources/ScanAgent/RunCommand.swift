@@ -84,7 +84,9 @@ struct RunCommand: ParsableCommand {
                 logger.info("resuming an unfinished run on this clip", metadata: ["runId": "\(runId)", "frame": "\(saved.frame)"])
             }
             do {
-                source = try ClipSource(path: path, realtime: agentConfig.source.realtime, start: start, resumeFrame: resumeFrame, logger: logger)
+                source = try ClipSource(
+                    path: path, realtime: agentConfig.source.realtime, dropLate: agentConfig.source.dropLate, start: start,
+                    resumeFrame: resumeFrame, logger: logger)
             } catch {
                 writeStandardError("scan-agent run: \(error)")
                 throw ExitCode(2)

@@ -28,6 +28,9 @@ public struct SourceConfig: Sendable, Equatable {
     public var path: String?
     /// Pace a clip at its frame rate (as a camera would deliver it); false reads as fast as it decodes.
     public var realtime: Bool = true
+    /// A paced clip drops the frames the decoder is not ready for, as a camera does, instead of
+    /// waiting for it (for measuring whether an agent keeps up).
+    public var dropLate: Bool = false
     public init() {}
 }
 
@@ -71,6 +74,29 @@ public struct DecoderConfig: Sendable, Equatable {
     /// region of interest: codes zbar never reads (light on dark, damaged, steeply tilted) become
     /// tracks, and the second opinion keeps them between passes. Each must be in `symbologies`.
     public var zxingSweep: [Symbology] = []
+
+    /// How zbar covers a frame.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Tracking-guided: tracked codes where the tracker predicts them, code-like regions the
+        /// localiser finds, and one stripe of the sweep per frame (`DecodePlanner`).
+        case guided
+        /// The whole region of interest in every frame (the first version's decoder).
+        case full
+    }
+    public var mode: Mode = .guided
+    /// Threads that decode one frame's regions in parallel; nil: the cores this process may use,
+    /// at most 4 (more did not help on the benchmarks). Events are the same whatever the number.
+    public var threads: Int?
+    /// Guided mode: the region of interest is also swept in this many stripes, one per frame, so a
+    /// code the localiser misses is still decoded within this many frames. 0 turns the sweep off.
+    public var sweepFrames: Int = 8
+    /// Scan-line spacing of the sweep, in pixels (codes whose bars are at least twice this tall
+    /// are read by it).
+    public var sweepDensity: Int = 6
+    /// Stripes overlap by this many pixels, so a code up to this tall lies whole in one of them.
+    public var sweepOverlap: Int = 120
+    /// Scan-line spacing in a tracked linear code's region (its bars are known to be tall enough).
+    public var trackedDensity: Int = 4
     public init() {}
 }
 
@@ -139,7 +165,7 @@ extension AgentConfig {
         camera.station = reader.string(cameraKeys?["station"], at: "camera.station")
         var config = AgentConfig(camera: camera)
 
-        if let source = reader.object(top["source"], at: "source", allowed: ["type", "device", "width", "height", "fps", "path", "realtime"]) {
+        if let source = reader.object(top["source"], at: "source", allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate"]) {
             if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip"]) {
                 config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
             }
@@ -149,6 +175,7 @@ extension AgentConfig {
             if let fps = reader.int(source["fps"], at: "source.fps", range: 1...240) { config.source.fps = fps }
             config.source.path = reader.string(source["path"], at: "source.path")
             if let realtime = reader.bool(source["realtime"], at: "source.realtime") { config.source.realtime = realtime }
+            if let dropLate = reader.bool(source["dropLate"], at: "source.dropLate") { config.source.dropLate = dropLate }
             if config.source.kind == .clip && config.source.path == nil {
                 reader.fail("source.path", "required when source.type is \"clip\"")
             }
@@ -157,8 +184,29 @@ extension AgentConfig {
         if let decoder = reader.object(
             top["decoder"], at: "decoder", allowed: [
                 "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion", "zxingSweep",
+                "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
             ])
         {
+            if let mode = reader.string(decoder["mode"], at: "decoder.mode") {
+                if let known = DecoderConfig.Mode(rawValue: mode) {
+                    config.decoder.mode = known
+                } else {
+                    reader.fail("decoder.mode", "'\(mode)' is not a mode (guided, full)")
+                }
+            }
+            if let threads = reader.int(decoder["threads"], at: "decoder.threads", range: 1...64) { config.decoder.threads = threads }
+            if let frames = reader.int(decoder["sweepFrames"], at: "decoder.sweepFrames", range: 0...120) {
+                config.decoder.sweepFrames = frames
+            }
+            if let step = reader.int(decoder["sweepDensity"], at: "decoder.sweepDensity", range: 1...32) {
+                config.decoder.sweepDensity = step
+            }
+            if let overlap = reader.int(decoder["sweepOverlap"], at: "decoder.sweepOverlap", range: 0...4096) {
+                config.decoder.sweepOverlap = overlap
+            }
+            if let step = reader.int(decoder["trackedDensity"], at: "decoder.trackedDensity", range: 1...16) {
+                config.decoder.trackedDensity = step
+            }
             if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
                 config.decoder.zxingEveryNthFrame = every
             }

@@ -1,6 +1,7 @@
 /// What an agent reports in its heartbeat on `<prefix>.v1.status.<site>.<camera>` and in reply to
 /// the `status` command. Rates are over the last heartbeat interval; counts since the start.
 public struct AgentStatus: Sendable, Equatable {
+
     public var runId: String = ""
     public var sourceType: String = ""
     /// `streaming`, `reconnecting`, `ended`.
@@ -13,6 +14,25 @@ public struct AgentStatus: Sendable, Equatable {
     public var framesDropped: Int = 0
     public var decodeMillisecondsAverage: Double = 0
     public var decodeMillisecondsMax: Double = 0
+    public var decodeMillisecondsP50: Double = 0
+    public var decodeMillisecondsP99: Double = 0
+    /// Frames per second the decoder could take at this interval's cost per frame.
+    public var decodeFps: Double = 0
+    /// `guided` or `full`, and the threads decoding each frame.
+    public var decoderMode: String = "guided"
+    public var decoderThreads: Int = 1
+    /// Share of the region of interest zbar scanned per kind of region (`tracked`, `discovery`,
+    /// `sweep`), as a fraction of one scan of every row and every column.
+    public var scanned: [ScannedShare] = []
+
+    public struct ScannedShare: Sendable, Equatable {
+        public var purpose: String
+        public var share: Double
+        public init(purpose: String, share: Double) {
+            self.purpose = purpose
+            self.share = share
+        }
+    }
     public var liveTracks: Int = 0
     public var sessionId: String?
     public var paused = false
@@ -59,7 +79,17 @@ public struct AgentStatus: Sendable, Equatable {
         var decode = JSONWriter()
         decode.field("avg", decodeMillisecondsAverage, decimals: 2)
         decode.field("max", decodeMillisecondsMax, decimals: 2)
+        decode.field("p50", decodeMillisecondsP50, decimals: 2)
+        decode.field("p99", decodeMillisecondsP99, decimals: 2)
         writer.raw("decodeMs", decode.finished())
+        var decoder = JSONWriter()
+        decoder.field("mode", decoderMode)
+        decoder.field("threads", decoderThreads)
+        decoder.field("fps", decodeFps, decimals: 1)
+        var scannedShares = JSONWriter()
+        for entry in scanned { scannedShares.field(entry.purpose, entry.share, decimals: 3) }
+        decoder.raw("scanned", scannedShares.finished())
+        writer.raw("decoder", decoder.finished())
         writer.field("liveTracks", liveTracks)
         writer.field("sessionId", sessionId)
         writer.field("paused", paused)

@@ -284,7 +284,8 @@ public struct DetectionSplitter: Sendable {
             let point = segments[i].low
             let line = segments[i].line
             var best: (root: Int, distance: Int)?
-            for (r, e) in extents where point >= e.low - 4 && point <= e.high + 4 {
+            // In key order: on a tie the same group wins in every run (dictionary order is not stable).
+            for (r, e) in extents.sorted(by: { $0.key < $1.key }) where point >= e.low - 4 && point <= e.high + 4 {
                 let distance = line < e.first ? e.first - line : (line > e.last ? line - e.last : 0)
                 if distance <= 2 * lineGap && distance < (best?.distance ?? Int.max) { best = (r, distance) }
             }

@@ -18,6 +18,13 @@ public struct Track: Sendable, Equatable {
     public internal(set) var velocityX: Double = 0
     public internal(set) var velocityY: Double = 0
     public internal(set) var confirmed = false
+    /// How zbar's scan lines crossed the code: along rows (true), down columns (false), or not
+    /// known (2-D codes, reads by the second engine). Guided decoding scans it the same way.
+    public internal(set) var readAlongRows: Bool?
+    /// Whether any read covered more than a single scan-line hit. zbar can cut one code read on
+    /// few lines into points at its two ends; a track made of such points alone is not confirmed
+    /// (the code's fuller reads confirm the track they join, and the points fold into it).
+    var sawExtent = false
     /// Recent box sizes. A linear code decoded on only some scan lines, or at one end, gives a
     /// smaller box; a rare mis-split a larger one. The size of the code is taken as the upper
     /// quartile of recent sizes.
@@ -69,6 +76,18 @@ public struct Track: Sendable, Equatable {
         self.recentHeights = [box.height]
         self.anchorX = Anchor(center: box.centerX, extent: box.width, frame: frame)
         self.anchorY = Anchor(center: box.centerY, extent: box.height, frame: frame)
+        self.readAlongRows = Self.scanDirection(detection)
+        self.sawExtent = Self.showsExtent(box)
+    }
+
+    /// More than a point: a box at least three pixels across in one direction (two scan lines).
+    static func showsExtent(_ box: Box) -> Bool { box.width > 2 || box.height > 2 }
+
+    /// The scan direction of a zbar read of a linear code, from the order of its points (zbar's
+    /// horizontal pass goes down the image line by line, its vertical pass left to right).
+    static func scanDirection(_ detection: Detection) -> Bool? {
+        guard detection.engine == "zbar", detection.symbology.isLinear, detection.points.count >= 3 else { return nil }
+        return DetectionSplitter.scansHorizontally(detection.points)
     }
 
     /// Frames from the first to the last decode, both included.
@@ -96,8 +115,8 @@ public struct Track: Sendable, Equatable {
         return sorted[min(sorted.count - 1, sorted.count * 3 / 4)]
     }
 
-    var typicalWidth: Int { Self.upperQuartile(recentWidths) }
-    var typicalHeight: Int { Self.upperQuartile(recentHeights) }
+    public var typicalWidth: Int { Self.upperQuartile(recentWidths) }
+    public var typicalHeight: Int { Self.upperQuartile(recentHeights) }
 
     /// Learns the code's size from reads that show it whole (or larger: a few mis-splits are
     /// outvoted by the quartile); partial reads never shrink it.

@@ -203,6 +203,8 @@ public struct Tracker: Sendable {
         track.lastFrame = frame
         track.lastSeen = time
         track.lastBox = measured
+        if let direction = Track.scanDirection(detection) { track.readAlongRows = direction }
+        if Track.showsExtent(box) { track.sawExtent = true }
         track.decodes += 1
         let key = Track.VoteKey(symbology: detection.symbology, value: detection.value)
         track.votes[key, default: 0] += 1
@@ -217,7 +219,7 @@ public struct Tracker: Sendable {
         }
 
         if !track.confirmed {
-            guard track.decodes >= config.minDecodes else { return nil }
+            guard track.decodes >= config.minDecodes, track.sawExtent else { return nil }
             confirm(&track)
             track.lastUpdateSent = time
             track.lastUpdateBox = box
@@ -273,7 +275,10 @@ public struct Tracker: Sendable {
     private static func absorb(_ gone: Track, into keeper: inout Track) {
         keeper.decodes += gone.decodes
         for (key, count) in gone.votes { keeper.votes[key, default: 0] += count }
-        if let leader = keeper.votes.max(by: { $0.value < $1.value }), leader.value > keeper.votes[Track.VoteKey(symbology: keeper.symbology, value: keeper.value), default: 0] {
+        // Ties go to the lexicographically smaller value, the same in every run.
+        if let leader = keeper.votes.max(by: { a, b in
+            a.value != b.value ? a.value < b.value : b.key.value.lexicographicallyPrecedes(a.key.value)
+        }), leader.value > keeper.votes[Track.VoteKey(symbology: keeper.symbology, value: keeper.value), default: 0] {
             keeper.symbology = leader.key.symbology
             keeper.value = leader.key.value
         }

@@ -5,7 +5,8 @@ import ScanCore
 public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
-        "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted",
+        "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
+        "pop-up",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -28,6 +29,9 @@ public enum Scenarios {
         case "pack": pack()
         case "totes": totes()
         case "inverted": inverted()
+        case "hd-rows": hdRows(frames: frames, seed: seed)
+        case "fast-rows": fastRows(frames: frames, seed: seed)
+        case "pop-up": popUp()
         default: nil
         }
     }
@@ -270,5 +274,95 @@ public enum Scenarios {
                 width: 290, height: 170)
         }
         return SynthScene(width: 720, height: 300, frameCount: Int((300 + 4 * 330 + 720) / 9) + 10, items: items)
+    }
+
+    /// A valid EAN-13's first twelve digits (the renderer adds the check digit), from the generator.
+    static func eanDigits(_ generator: inout SplitMix) -> String {
+        String(400_000_000_000 + Int(generator.next() % 99_999_999_999)).prefix(12).description
+    }
+
+    /// A full-HD conveyor: four rows of boxes, each with an EAN-13 or a Code 128 label, about 20
+    /// codes in view at once (the real-time matrix-scan benchmark). Identical products appear
+    /// side by side in neighbouring rows.
+    public static func hdRows(frames: Int, seed: UInt64) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let width = 1920
+        let speed = 8.0
+        let spacing = 400.0
+        var items: [SynthItem] = []
+        var serial = 0
+        var repeated: SynthLabel?
+        for row in 0..<4 {
+            var x = Double(width) - 120 * Double(row) - Double(generator.next() % 80)
+            let needed = Int((speed * Double(frames) + Double(width)) / spacing) + 3
+            for index in 0..<needed {
+                serial += 1
+                let label: SynthLabel
+                if index == 3, let same = repeated {
+                    label = same  // the same product as in the row above, side by side
+                } else if generator.next() % 2 == 0 {
+                    label = SynthLabel(.ean13, eanDigits(&generator), offsetX: 20, offsetY: 30, barHeight: 60)
+                } else {
+                    label = SynthLabel(.code128, "LPN\(700_000 + serial)", offsetX: 20, offsetY: 30, barHeight: 60)
+                }
+                if index == 3 { repeated = label }
+                x -= spacing
+                items.append(
+                    SynthItem(
+                        name: "hd\(serial)", width: 330, height: 200, startX: x, startY: 20 + Double(row) * 270,
+                        velocityX: speed, labels: [label]))
+            }
+        }
+        return SynthScene(width: width, height: 1080, frameCount: frames, items: items, noise: 8, seed: seed)
+    }
+
+    /// A fast belt: rows of boxes close together, EAN-13 labels rotated by up to ±8°, motion blur.
+    /// zbar can join the left half of one label with the right half of one in the next row; when
+    /// the check digit fits, that value is on no label (a phantom).
+    public static func fastRows(frames: Int, seed: UInt64) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let width = 1280
+        let speed = 20.0
+        let spacing = 330.0
+        var items: [SynthItem] = []
+        var serial = 0
+        for row in 0..<5 {
+            var x = Double(width) - 90 * Double(row % 2) - Double(generator.next() % 60)
+            let needed = Int((speed * Double(frames) + Double(width)) / spacing) + 3
+            for _ in 0..<needed {
+                serial += 1
+                let angle = Double(Int(generator.next() % 17) - 8)
+                x -= spacing
+                items.append(
+                    SynthItem(
+                        name: "fr\(serial)", width: 300, height: 132, startX: x, startY: 6 + Double(row) * 142,
+                        velocityX: speed,
+                        labels: [
+                            SynthLabel(.ean13, eanDigits(&generator), offsetX: 24, offsetY: 10, rotationDegrees: angle, barHeight: 36)
+                        ]))
+            }
+        }
+        return SynthScene(width: width, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
+    }
+
+    /// A pack station: labels that appear in the middle of the view and stay (a label placed by
+    /// hand), one after another, while the first one stays in view.
+    public static func popUp() -> SynthScene {
+        let codes = ["400638133393", "590123412345", "871234567890", "400638133393"]
+        var items: [SynthItem] = [
+            box("still", x: 60, y: 60, speed: 0, labels: [SynthLabel(.code128, "STATION-7", offsetX: 16, offsetY: 30)])
+        ]
+        var occluders: [SynthOccluder] = []
+        for (index, code) in codes.enumerated() {
+            let column = index % 2
+            let row = index / 2
+            items.append(
+                box("placed\(index)", x: 420 + Double(column) * 330, y: 40 + Double(row) * 200, speed: 0,
+                    labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)]))
+            // Hidden (not yet placed) until frame 20 × (index + 1).
+            occluders.append(
+                SynthOccluder(x: -4, y: -4, width: 290, height: 160, followsItem: items.count - 1, frames: 0..<(20 * (index + 1))))
+        }
+        return SynthScene(width: 1280, height: 480, frameCount: 130, items: items, occluders: occluders)
     }
 }

@@ -41,20 +41,118 @@ public final class ZBarFrameDecoder {
             let box = region.pixels(width: frame.width, height: frame.height)
             raw = try scanner.scan(cut(frame, box), origin: Point(x: box.minX, y: box.minY))
         }
-        var result: [Detection] = []
-        result.reserveCapacity(raw.count)
         frameCount += 1
         recentlyConfirmed.removeAll { frameCount - $0.frame > 3 }
+        return try Self.attachAddOns(verified(raw, in: frame, splitter: splitter, vouchers: []))
+    }
+
+    /// Tracking-guided decoding: each planned region is scanned by a fresh scanner of its own
+    /// (zbar carries half-codes from one image to the next, so a region's result must not depend
+    /// on what was scanned before it), `threads` regions at a time. Parts are then split, checked
+    /// and merged in region order on the calling thread, so the result is the same for any number
+    /// of threads. A code read in several regions is reported once, from the first.
+    public func decode(
+        _ frame: GrayImage, regions: [DecodePlanner.Region], tracks: [DecodePlanner.TrackedCode], threads: Int
+    ) throws(ZBarError) -> [Detection] {
+        let symbologies = Set(config.symbologies)
+        let scanned = ParallelWork.map(regions, threads: threads) { region -> Result<[Detection], ZBarError> in
+            Result { () throws(ZBarError) -> [Detection] in
+                let settings = ZBarSettings(
+                    symbologies: symbologies, density: max(1, min(region.rowStep, region.columnStep)), rowStep: region.rowStep,
+                    columnStep: region.columnStep)
+                return try ZBarScanner(settings: settings).scan(
+                    frame.cropped(to: region.box), origin: Point(x: region.box.minX, y: region.box.minY))
+            }
+        }
+        frameCount += 1
+        recentlyConfirmed.removeAll { frameCount - $0.frame > 3 }
+        var result: [Detection] = []
+        let trackedRegions = regions.filter { $0.purpose == .tracked }
+        for (region, outcome) in zip(regions, scanned) {
+            let raw = try outcome.get()
+            guard !raw.isEmpty else { continue }
+            // Codes already confirmed in this region vouch for their own value where they are.
+            let vouchers = region.tracks.compactMap { index -> (value: [UInt8], box: Box)? in
+                let track = tracks[index]
+                return track.confirmed ? (track.value, track.box) : nil
+            }
+            // Read already: the same code from an earlier region, or, outside the tracked regions, a
+            // code of a tracked value lying wholly inside the region searched for it (a fragment
+            // of that code: the tracked region, scanned for it alone, read what was there).
+            let known = { (part: Detection) -> Bool in
+                guard let box = part.box else { return false }
+                if result.contains(where: { $0.symbology == part.symbology && $0.value == part.value && ($0.box?.intersects(box) ?? true) }) {
+                    return true
+                }
+                guard region.purpose != .tracked else { return false }
+                return trackedRegions.contains { tracked in
+                    tracked.box.covers(box, fraction: 1)
+                        && tracked.tracks.contains { tracks[$0].symbology == part.symbology && tracks[$0].value == part.value }
+                }
+            }
+            let splitter = DetectionSplitter(density: region.rowStep > 0 ? region.rowStep : region.columnStep)
+            let found = try Self.attachAddOns(verified(raw, in: frame, splitter: splitter, vouchers: vouchers, skipping: known))
+            let owners = region.tracks.map { tracks[$0] }
+            result += Self.pooled(found, owners: owners).map { Self.completed($0, by: owners) }
+        }
+        return result
+    }
+
+    /// In a region planned for one track of a value, every part of that value is that code (zbar's
+    /// splitter can cut one code read on few lines into its ends): one detection with all the
+    /// points. Where the region holds several tracks of the value (identical codes side by side),
+    /// the parts stay apart.
+    static func pooled(_ detections: [Detection], owners: [DecodePlanner.TrackedCode]) -> [Detection] {
+        var result: [Detection] = []
+        for detection in detections {
+            let sameValue = owners.filter { $0.symbology == detection.symbology && $0.value == detection.value }
+            if sameValue.count == 1, detection.symbology.isLinear,
+                let index = result.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
+            {
+                result[index].points += detection.points
+            } else {
+                result.append(detection)
+            }
+        }
+        return result
+    }
+
+    /// A linear code read at one end only (zbar places a point where a line finishes the code, and
+    /// in a tight region the lines may all finish at the same end) is a thin line of points. Where a
+    /// track of that value is expected around it and its size is known, the read stands for that
+    /// code: it takes the track's predicted box, so the tracker sees the code, not one of its ends.
+    static func completed(_ detection: Detection, by tracks: [DecodePlanner.TrackedCode]) -> Detection {
+        guard detection.symbology.isLinear, let box = detection.box, box.width <= 4 || box.height <= 4 else { return detection }
+        let owner = tracks.first { track in
+            guard track.value == detection.value, track.symbology == detection.symbology,
+                track.typicalWidth > 8, track.typicalHeight > 8
+            else { return false }
+            let near = Box(minX: track.box.minX - 16, minY: track.box.minY - 16, maxX: track.box.maxX + 16, maxY: track.box.maxY + 16)
+            return near.covers(box, fraction: 1) && track.box.width > 8 && track.box.height > 8
+        }
+        guard let owner else { return detection }
+        var whole = detection
+        whole.points = owner.box.corners
+        return whole
+    }
+
+    /// Splits merged symbols and checks EAN/UPC parts: the geometry decides where it shows both
+    /// halves; a confirmed track of that value right there vouches for it; otherwise the part's own
+    /// region is rescanned (zbar also carries half-codes across the end of a scan line, joining a
+    /// label at one edge of the frame with one at the other).
+    private func verified(
+        _ raw: [Detection], in frame: GrayImage, splitter: DetectionSplitter, vouchers: [(value: [UInt8], box: Box)],
+        skipping known: (Detection) -> Bool = { _ in false }
+    ) throws(ZBarError) -> [Detection] {
+        var result: [Detection] = []
+        result.reserveCapacity(raw.count)
         for detection in Self.mergeSameValue(raw) {
-            let parts = splitter.split(detection)
+            let parts = splitter.split(detection).filter { !known($0) }
             guard Self.phantomProne(detection.symbology) else {
                 result += parts
                 continue
             }
             for part in parts {
-                // The geometry decides where it shows both halves; otherwise the part's own region
-                // is rescanned (zbar also carries half-codes across the end of a scan line, joining
-                // a label at one edge of the frame with one at the other).
                 if let extent = splitter.eanExtent(part) {
                     let trimmed = DetectionSplitter.trim(part, low: extent.low, high: extent.high)
                     if extent.fits {
@@ -62,6 +160,8 @@ public final class ZBarFrameDecoder {
                     } else {
                         rejectedParts += 1
                     }
+                } else if let box = part.box, vouchers.contains(where: { $0.value == part.value && $0.box.intersects(box) }) {
+                    result.append(part)
                 } else if try confirms(part, in: frame) {
                     result.append(part)
                 } else {
@@ -69,7 +169,7 @@ public final class ZBarFrameDecoder {
                 }
             }
         }
-        return Self.attachAddOns(result)
+        return result
     }
 
     /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own: it belongs to the EAN/UPC
@@ -139,14 +239,18 @@ public final class ZBarFrameDecoder {
         let region = Box(
             minX: max(0, box.minX - marginX), minY: max(0, box.minY - marginY),
             maxX: min(frame.width - 1, box.maxX + marginX), maxY: min(frame.height - 1, box.maxY + marginY))
-        // Only the symbology in question: cheaper to set up and to run.
-        let found = try ZBarScanner(settings: ZBarSettings(symbologies: [part.symbology], density: 1)).scan(
-            cut(frame, region), origin: Point(x: region.minX, y: region.minY))
-        // The same value, read where the part is, with halves that fit: a rescan of two labels
-        // could rebuild the same phantom.
+        // Only the symbology in question, on lines that run the way the part was read: cheaper to
+        // set up and to run.
+        let settings = ZBarSettings(
+            symbologies: [part.symbology], density: 1, rowStep: horizontal ? 1 : 0, columnStep: horizontal ? 0 : 1)
+        let found = try ZBarScanner(settings: settings).scan(cut(frame, region), origin: Point(x: region.minX, y: region.minY))
+        // The same value, read where the part is, with halves seen to fit: a rescan of two labels
+        // can rebuild the same phantom, so a rescan that does not show both halves proves nothing
+        // (UPC-E has no halves: zbar reads it in one piece, and cannot join it from two labels).
         let match = found.first { symbol in
             guard symbol.symbology == part.symbology, symbol.value == part.value, let symbolBox = symbol.box else { return false }
-            return symbolBox.intersectionOverUnion(box) > 0 && Self.verifierSplitter.eanHalvesFit(symbol) != false
+            let fits = Self.verifierSplitter.eanHalvesFit(symbol)
+            return symbolBox.intersectionOverUnion(box) > 0 && (fits == true || (fits == nil && part.symbology == .upcE))
         }
         guard let match, let matchBox = match.box else { return false }
         // Only a read whose halves were seen to fit vouches for the next frames.

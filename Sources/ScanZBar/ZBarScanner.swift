@@ -31,13 +31,16 @@ public final class ZBarScanner {
                 try setConfig(type, ZBAR_CFG_ENABLE, 1, input: "enable \(symbology.rawValue)")
             }
         }
-        if settings.density != 1 {
-            guard settings.density >= 1 else {
-                throw ZBarError(code: .configRejected, function: "zbar_image_scanner_set_config", input: "density \(settings.density)")
-            }
-            try setConfig(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(settings.density), input: "x density \(settings.density)")
-            try setConfig(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(settings.density), input: "y density \(settings.density)")
+        let rows = settings.rowStep ?? settings.density
+        let columns = settings.columnStep ?? settings.density
+        guard settings.density >= 1, rows >= 0, columns >= 0, rows + columns > 0 else {
+            throw ZBarError(
+                code: .configRejected, function: "zbar_image_scanner_set_config",
+                input: "density \(settings.density), rows every \(rows), columns every \(columns)")
         }
+        // zbar's y density spaces the horizontal scan lines, its x density the vertical ones.
+        if columns != 1 { try setConfig(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(columns), input: "x density \(columns)") }
+        if rows != 1 { try setConfig(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(rows), input: "y density \(rows)") }
         if settings.testInverted {
             try setConfig(ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, 1, input: "test inverted")
         }

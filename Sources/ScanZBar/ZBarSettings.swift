@@ -9,11 +9,20 @@ public struct ZBarSettings: Sendable, Equatable {
     public var density: Int
     /// Ask zbar to retry inverted (light on dark) images.
     public var testInverted: Bool
+    /// Spacing of the horizontal scan lines (zbar's y density) and of the vertical ones (its x
+    /// density), when they differ from `density`; 0 turns that direction off.
+    public var rowStep: Int?
+    public var columnStep: Int?
 
-    public init(symbologies: Set<Symbology>? = nil, density: Int = 1, testInverted: Bool = false) {
+    public init(
+        symbologies: Set<Symbology>? = nil, density: Int = 1, testInverted: Bool = false, rowStep: Int? = nil,
+        columnStep: Int? = nil
+    ) {
         self.symbologies = symbologies
         self.density = density
         self.testInverted = testInverted
+        self.rowStep = rowStep
+        self.columnStep = columnStep
     }
 
     public static let zbarDefaults = ZBarSettings()

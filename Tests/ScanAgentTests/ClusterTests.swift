@@ -79,7 +79,7 @@ struct ClusterTests {
         #expect(ready, "the cluster accepts a stream with three replicas")
         #expect(try jetStream.replicas(ofStream: subjects.agentStream) == 3)
 
-        let clip = try AgentRunHarness.flowClip(frames: 600, seed: 23)
+        let clip = try AgentRunHarness.flowClip(frames: 700, seed: 23)  // 22 codes wholly in view
         let offline = try AgentRunHarness.offline(clip)
         #expect(offline.sightings.count >= 20, "the clip has enough codes to be a test")
 

@@ -1,0 +1,135 @@
+import Foundation
+import ScanCore
+import ScanSynth
+import ScanTestSupport
+import Testing
+
+/// Tracking-guided decoding (`decoder.mode: guided`, the default) against the full-frame decoder
+/// on rendered scenes: the same codes counted, phantom half-joins never counted, new codes found
+/// anywhere in view within a few frames, and the same events whatever the number of threads.
+@Suite("guided decoding: counts, phantoms, discovery, threads")
+struct GuidedDecodingTests {
+    /// Replays `clip` with the given decoder settings; returns the sightings.
+    static func sightings(_ clip: String, decoder: String, in dir: String, extra: [String] = []) throws -> ReplayHarness.Replay {
+        let config = dir + "/cam-\(abs(decoder.hashValue)).json"
+        try "{\"camera\": {\"id\": \"cam-g\"}, \"decoder\": \(decoder)}".write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try ReplayHarness.replay(
+            clip, arguments: ["--config", config, "--start", "2026-11-21T08:00:00Z", "--run-id", "r1"] + extra)
+        #expect(run.result.status == 0, "\(run.result.stderr)")
+        return run
+    }
+
+    static func values(_ sightings: [JSONValue]) -> [String] {
+        sightings.compactMap { $0["value"]?.stringValue }.sorted()
+    }
+
+    @Test("the guided decoder counts exactly what the full-frame decoder counts", arguments: [
+        "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "pop-up",
+    ])
+    func sameCounts(name: String) throws {
+        let scene = try #require(Scenarios.named(name))
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: name)
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let guided = try Self.sightings(clip, decoder: "{\"mode\": \"guided\"}", in: dir, extra: ["--sightings-only"]).sightings
+        let full = try Self.sightings(clip, decoder: "{\"mode\": \"full\"}", in: dir, extra: ["--sightings-only"]).sightings
+        #expect(Self.values(guided) == Self.values(full), "\(name): guided \(Self.values(guided)), full \(Self.values(full))")
+        #expect(ReplayHarness.compare(guided, with: expected).isEmpty, "\(name): \(ReplayHarness.compare(guided, with: expected))")
+    }
+
+    @Test("a full-HD scene with about 20 codes in view: every code once, identical ones side by side apart")
+    func fullHD() throws {
+        let scene = Scenarios.hdRows(frames: 60, seed: 7)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "hd-rows")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
+        #expect(ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+        // The repeated product stands in every row: four sightings, four tracks.
+        let repeated = Dictionary(grouping: guided, by: { $0["value"]?.stringValue ?? "" }).filter { $0.value.count == 4 }
+        #expect(repeated.count == 1, "one value seen on four boxes side by side")
+        #expect(Set(repeated.values.first?.compactMap { $0["trackId"]?.stringValue } ?? []).count == 4)
+    }
+
+    @Test("second opinion on tilted codes: guided zbar alone reads at least what full-frame zbar with the second engine reads")
+    func guidedReadsTiltedCodes() throws {
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.rotated(), name: "rotated")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func decodes(_ decoder: String) throws -> Int {
+            let sightings = try Self.sightings(clip, decoder: decoder, in: dir, extra: ["--sightings-only"]).sightings
+            #expect(ReplayHarness.compare(sightings, with: expected).isEmpty, "\(decoder)")
+            return sightings.compactMap { $0["decodes"]?.intValue }.reduce(0, +)
+        }
+        let fullZBar = try decodes("{\"mode\": \"full\", \"secondOpinion\": false}")
+        let guidedZBar = try decodes("{\"mode\": \"guided\", \"secondOpinion\": false}")
+        let guidedBoth = try decodes("{\"mode\": \"guided\", \"secondOpinion\": true}")
+        #expect(guidedZBar > fullZBar + 10, "guided \(guidedZBar), full \(fullZBar)")
+        #expect(guidedBoth >= guidedZBar)
+    }
+
+    @Test("fast belt, blur and rotated labels in rows: no value that is on no label, guided or full", arguments: [1, 2])
+    func noPhantoms(seed: UInt64) throws {
+        let scene = Scenarios.fastRows(frames: 100, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "fast-rows")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let onLabels = Set(expected.map(\.value))
+        var problems: [String: [String]] = [:]
+        for mode in ["guided", "full"] {
+            let sightings = try Self.sightings(clip, decoder: "{\"mode\": \"\(mode)\"}", in: dir, extra: ["--sightings-only"]).sightings
+            let phantoms = Self.values(sightings).filter { !onLabels.contains($0) }
+            #expect(phantoms.isEmpty, "\(mode): phantoms \(phantoms)")
+            #expect(sightings.count >= expected.filter { !$0.partial }.count - 2)
+            problems[mode] = ReplayHarness.compare(sightings, with: expected)
+        }
+        // The guided decoder keeps the read rate: no more codes missed or counted twice than the
+        // full-frame decoder on the same clip.
+        #expect((problems["guided"]?.count ?? 0) <= (problems["full"]?.count ?? 0), "\(problems)")
+    }
+
+    @Test("a label placed in the middle of the view is found within 5 frames (sweep off: the localiser alone)")
+    func foundMidFrame() throws {
+        let scene = Scenarios.popUp()
+        let (clip, _) = try ReplayHarness.clip(of: scene, name: "pop-up")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try Self.sightings(clip, decoder: "{\"sweepFrames\": 0}", in: dir)
+        // Label i is uncovered at frame 20 (i + 1); its track's first event must come within 5 frames.
+        let placed = ["4006381333931", "5901234123457", "8712345678906", "4006381333931"]
+        let added = run.events.filter { $0["type"] == .string("track.added") }
+        for (index, value) in placed.enumerated() {
+            let reveal = 20 * (index + 1)
+            let frames = added.filter { $0["value"]?.stringValue == value }.compactMap { $0["frame"]?.intValue }
+            let first = frames.first { $0 >= reveal }
+            #expect(first.map { $0 - reveal <= 5 } == true, "label \(index) (\(value)) revealed at \(reveal), added at \(frames)")
+        }
+        #expect(run.sightings.count == 5)
+    }
+
+    @Test("one, two or four decoding threads: the same events, byte for byte")
+    func threadsDoNotChangeEvents() throws {
+        let scene = Scenarios.hdRows(frames: 30, seed: 3)
+        let (clip, _) = try ReplayHarness.clip(of: scene, name: "hd-rows-threads")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let outputs = try [1, 2, 4].map { threads in
+            try Self.sightings(clip, decoder: "{\"threads\": \(threads)}", in: dir).result.stdoutText
+        }
+        #expect(!outputs[0].isEmpty)
+        #expect(outputs[1] == outputs[0])
+        #expect(outputs[2] == outputs[0])
+    }
+
+    @Test("replay --profile prints the time per stage and the summary names the share of the frame scanned")
+    func profile() throws {
+        let (clip, _) = try ReplayHarness.clip(of: Scenarios.backToBack(), name: "profile")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--profile", "--sightings-only"])
+        let stderr = run.result.stderr
+        for stage in ["localise", "zbar", "zxing-cpp", "tracking", "total"] { #expect(stderr.contains(stage), "\(stage) in \(stderr)") }
+        #expect(stderr.contains("latency p50"))
+        #expect(stderr.contains("frame scanned: tracked"))
+    }
+}
