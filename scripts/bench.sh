@@ -32,7 +32,7 @@ tally() {
 replay_with() {
   echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": $2}" > "$out/$3.json"
   local report fps count
-  report=$("$bin/scan-agent" replay "$1" --config "$out/$3.json" --sightings-only 2>&1 >/dev/null)
+  report=$(taskset -c 1 "$bin/scan-agent" replay "$1" --config "$out/$3.json" --sightings-only 2>&1 >/dev/null)
   fps=$(echo "$report" | fps_of)
   count=$(echo "$report" | sed -n 's/.* \([0-9]*\) sightings,.*/\1/p')
   [ -z "$base" ] && base=$fps
@@ -43,6 +43,7 @@ echo "## Replay throughput vs raw zbar (one core each, release build)"
 echo
 echo "Command: \`make bench\` ($(nproc) cores, $(date -u +%Y-%m-%d)). Frames: synthetic conveyor (\`scan-synth flow\`), $frames per clip, noisy belt."
 echo "\"raw zbar defaults\": every symbology, density 1. \"raw zbar same settings\": the agent's default decoder (8 conveyor symbologies, density 2)."
+echo "Every program pinned to one core (\`taskset -c 1\`); the replay uses the default, guided decoding."
 echo
 echo "| clip | codes in view | raw zbar defaults fps | raw zbar same settings fps | scan-agent replay fps | replay / same settings | replay / defaults |"
 echo "|---|---|---|---|---|---|---|"
@@ -51,9 +52,9 @@ for size in "1280 720" "1920 1080"; do
   for codes in 1 10 30; do
     path=$(clip "$1" "$2" "$codes" "$frames")
     inview=$(sed -n 's/.*, \([0-9.]*\) codes in view.*/\1/p' "$path.info")
-    raw_default=$("$out/zbar_raw" "$path" 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
-    raw_same=$("$out/zbar_raw" "$path" --density 2 --symbologies conveyor 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
-    replay=$("$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | fps_of)
+    raw_default=$(taskset -c 1 "$out/zbar_raw" "$path" 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
+    raw_same=$(taskset -c 1 "$out/zbar_raw" "$path" --density 2 --symbologies conveyor 2>/dev/null | sed -n 's/.*fps=\([0-9.]*\).*/\1/p')
+    replay=$(taskset -c 1 "$bin/scan-agent" replay "$path" --sightings-only 2>&1 >/dev/null | fps_of)
     ratio_same=$(python3 -c "print(f'{$replay/$raw_same:.2f}')")
     ratio_default=$(python3 -c "print(f'{$replay/$raw_default:.2f}')")
     echo "| ${1}x${2} | ${inview:-$codes} | $raw_default | $raw_same | $replay | ${ratio_same}× | ${ratio_default}× |"
@@ -113,19 +114,30 @@ echo
 echo "\`scan-agent run\` with the clip as its source, paced at 30 frames/s and dropping what the decoder is not ready"
 echo "for, as a camera does (\`source.dropLate\`), pinned to one core; publishing to the bench's nats-server."
 echo
-echo "| decoder | frames delivered | frames decoded | frames dropped | sightings published |"
-echo "|---|---|---|---|---|"
+echo "| decoder | frames delivered | frames decoded | frames dropped | dropped after the first second | sightings published |"
+echo "|---|---|---|---|---|---|"
 for mode in full guided; do
   rm -rf "$out/live-$mode"
   cat > "$out/live-$mode.json" <<END
 {"camera": {"id": "live-$mode", "site": "bench"}, "source": {"type": "clip", "path": "$PWD/$hd", "realtime": true, "dropLate": true},
  "decoder": {"mode": "$mode"}, "nats": {"url": "$SCANTRACK_NATS"}, "spool": {"dir": "$PWD/$out/live-$mode"}, "heartbeatSeconds": 1}
 END
+  # Heartbeats every second: the first one tells what was dropped while every code in view was new.
+  "$bin/scanadmin" tail --type status --format json --camera "live-$mode" --seconds $((hdframes / 30 + 6)) \
+    > "$out/live-$mode.status" 2>/dev/null &
+  tail_pid=$!
+  sleep 1
   taskset -c 1 "$bin/scan-agent" run --config "$out/live-$mode.json" > "$out/live-$mode.log" 2>&1 || true
+  wait "$tail_pid" || true
   stopped=$(grep "scan-agent stopped" "$out/live-$mode.log" | tail -1)
   field() { echo "$stopped" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
   decoded=$(field frames); dropped=$(field framesDropped); published=$(field sightings)
-  echo "| $mode | $((decoded + dropped)) | $decoded | $dropped | $published |"
+  first=$(python3 -c "
+import json, sys
+beats = [json.loads(line) for line in open(sys.argv[1]) if line.startswith('{')]
+print(beats[0]['framesDropped'] if beats else '?')" "$out/live-$mode.status")
+  later=$([ "$first" = "?" ] && echo "?" || echo $((dropped - first)))
+  echo "| $mode | $((decoded + dropped)) | $decoded | $dropped | $later | $published |"
 done
 echo
 echo "## Phantom half-joins on a fast belt"
