@@ -231,9 +231,12 @@ public final class ZBarFrameDecoder {
         }
         rescans += 1
         // A read at one end of a code shows a thin column: look far enough along the scan lines
-        // to hold the whole code (codes are rarely more than five times as wide as tall).
+        // to hold the whole code (codes are rarely more than five times as wide as tall). A read
+        // longer along its lines than across them shows the code whole: its quiet zones suffice.
         let horizontal = DetectionSplitter.scansHorizontally(part.points)
-        let along = max((horizontal ? box.width : box.height) / 3 + 16, 5 * (horizontal ? box.height : box.width) / 2)
+        let alongExtent = horizontal ? box.width : box.height
+        let across = horizontal ? box.height : box.width
+        let along = alongExtent > across ? alongExtent / 3 + 16 : max(alongExtent / 3 + 16, 5 * across / 2)
         let marginX = horizontal ? along : 8
         let marginY = horizontal ? 8 : along
         let region = Box(
