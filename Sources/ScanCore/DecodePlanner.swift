@@ -6,10 +6,11 @@
 ///   decoded where the tracker predicts it, with a margin for the prediction's error; a linear code
 ///   read along rows only needs rows;
 /// - **discovery**: code-like regions found by the `CodeLocalizer` that no tracked region covers
-///   (a label entering the view, or placed by hand in the middle of it) are decoded in both
-///   directions;
-/// - **sweep**: the region of interest is also cut into `sweepFrames` overlapping stripes, one
-///   decoded per frame, so that a code the localiser misses is still found within that many frames.
+///   (a label entering the view, or placed by hand in the middle of it) are decoded with lines
+///   across the edges the localiser saw there (both ways for a 2-D code);
+/// - **sweep**: the region of interest is also cut into `sweepFrames` stripes, one decoded per
+///   frame, so that a code the localiser misses is still found within that many frames (columns
+///   reach into the next stripe, so that a code standing upright lies whole in one).
 /// Overlapping regions of the same kind are joined (one code is never cut between two of them).
 /// Pure: the caller gives the frame's size, the tracks and the localiser's regions.
 public struct DecodePlanner: Sendable {
@@ -143,20 +144,29 @@ public struct DecodePlanner: Sendable {
                 minX: candidate.box.minX - marginX, minY: candidate.box.minY - marginY, maxX: candidate.box.maxX + marginX,
                 maxY: candidate.box.maxY + marginY)
             guard let clipped = box.clamped(to: area) else { continue }
-            discovery.append(Region(box: clipped, purpose: .discovery, rowStep: density, columnStep: density))
+            // Lines across the edges the localiser saw: a linear code's bars cross one direction
+            // (a few cells of its text the other); a 2-D code's modules cross both.
+            let rows = candidate.rowCells * 4 >= candidate.columnCells
+            let columns = candidate.columnCells * 4 >= candidate.rowCells
+            discovery.append(Region(box: clipped, purpose: .discovery, rowStep: rows ? density : 0, columnStep: columns ? density : 0))
         }
         regions += Self.joinOverlapping(discovery)
-        // The sweep: stripe `frame % sweepFrames` of the area, overlapping the next one by the
-        // tallest code it must still hold whole.
+        // The sweep: stripe `frame % sweepFrames` of the area. A row crosses a code lying along
+        // rows wholly wherever it cuts it, so rows scan the stripe alone; a column must cross a code
+        // lying along columns from end to end, so columns scan the stripe and the next `sweepOverlap`
+        // pixels (the tallest such code that must lie whole in one stripe).
         if config.sweepFrames > 0 {
             let count = config.sweepFrames
-            let overlap = config.sweepOverlap
             let stripe = (area.height + count - 1) / count
-            let index = frame % count
-            let top = area.minY + index * stripe
-            let box = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, top + stripe - 1 + overlap))
+            let top = area.minY + (frame % count) * stripe
+            let bottom = min(area.maxY, top + stripe - 1)
             let step = max(density, config.sweepDensity)
-            if box.height > 1 { regions.append(Region(box: box, purpose: .sweep, rowStep: step, columnStep: step)) }
+            let rows = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: bottom)
+            let columns = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, bottom + config.sweepOverlap))
+            if rows.height > 1 {
+                regions.append(Region(box: rows, purpose: .sweep, rowStep: step, columnStep: 0))
+                regions.append(Region(box: columns, purpose: .sweep, rowStep: 0, columnStep: step))
+            }
         }
         return regions
     }

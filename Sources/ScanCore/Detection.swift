@@ -11,10 +11,13 @@ public struct Detection: Sendable, Equatable {
     public var addOn: String?
     /// Which engine read it ("zbar", "zxing").
     public var engine: String
+    /// For a linear code read by zbar, the direction of the scan lines that read it: true along
+    /// rows, false down columns (zbar's symbol orientation); nil when unknown.
+    public var alongRows: Bool?
 
     public init(
         symbology: Symbology, value: [UInt8], points: [Point], isGS1: Bool = false, addOn: String? = nil,
-        engine: String = "zbar"
+        engine: String = "zbar", alongRows: Bool? = nil
     ) {
         self.symbology = symbology
         self.value = value
@@ -22,6 +25,17 @@ public struct Detection: Sendable, Equatable {
         self.isGS1 = isGS1
         self.addOn = addOn
         self.engine = engine
+        self.alongRows = alongRows
+    }
+
+    /// The scan direction: zbar's orientation when known, else what the points' order shows.
+    public var readsAlongRows: Bool { alongRows ?? DetectionSplitter.scansHorizontally(points) }
+
+    /// Takes another read of the same value into this one: its points, and its scan direction
+    /// when the two agree.
+    public mutating func absorb(_ other: Detection) {
+        points += other.points
+        if alongRows != other.alongRows { alongRows = nil }
     }
 
     public var box: Box? { Box(enclosing: points) }

@@ -20,7 +20,7 @@ public struct DetectionSplitter: Sendable {
 
     public func split(_ detection: Detection) -> [Detection] {
         guard detection.symbology.isLinear, detection.points.count >= 4 else { return [detection] }
-        let horizontal = Self.scansHorizontally(detection.points)
+        let horizontal = detection.readsAlongRows
         // Work in (along, across): `along` is the coordinate along the scan line, `line` its index.
         let samples = detection.points.map { point in
             horizontal ? (along: point.x, line: point.y) : (along: point.y, line: point.x)
@@ -60,7 +60,7 @@ public struct DetectionSplitter: Sendable {
 
     /// The EAN's extent along the scan lines as its halves show it, and whether they fit.
     public func eanExtent(_ detection: Detection) -> (fits: Bool, low: Int, high: Int)? {
-        let horizontal = Self.scansHorizontally(detection.points)
+        let horizontal = detection.readsAlongRows
         var lines: [(line: Int, alongs: [Int])] = []
         var lineIndex: [Int: Int] = [:]
         for point in detection.points {
@@ -96,7 +96,7 @@ public struct DetectionSplitter: Sendable {
     /// Drops points that lie beyond `low…high` along the scan lines (by a tenth of the width):
     /// strays that zbar attached to a real code.
     public static func trim(_ detection: Detection, low: Int, high: Int) -> Detection {
-        let horizontal = scansHorizontally(detection.points)
+        let horizontal = detection.readsAlongRows
         let margin = (high - low) / 10 + 2
         var trimmed = detection
         trimmed.points = detection.points.filter { point in

@@ -109,7 +109,7 @@ public final class ZBarFrameDecoder {
             if sameValue.count == 1, detection.symbology.isLinear,
                 let index = result.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
             {
-                result[index].points += detection.points
+                result[index].absorb(detection)
             } else {
                 result.append(detection)
             }
@@ -202,7 +202,7 @@ public final class ZBarFrameDecoder {
             if detection.symbology.isLinear,
                 let index = merged.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
             {
-                merged[index].points += detection.points
+                merged[index].absorb(detection)
             } else {
                 merged.append(detection)
             }
@@ -233,7 +233,7 @@ public final class ZBarFrameDecoder {
         // A read at one end of a code shows a thin column: look far enough along the scan lines
         // to hold the whole code (codes are rarely more than five times as wide as tall). A read
         // longer along its lines than across them shows the code whole: its quiet zones suffice.
-        let horizontal = DetectionSplitter.scansHorizontally(part.points)
+        let horizontal = part.readsAlongRows
         let alongExtent = horizontal ? box.width : box.height
         let across = horizontal ? box.height : box.width
         let along = alongExtent > across ? alongExtent / 3 + 16 : max(alongExtent / 3 + 16, 5 * across / 2)

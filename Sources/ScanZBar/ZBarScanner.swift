@@ -118,8 +118,17 @@ public final class ZBarScanner {
         guard let symbology = ZBarSymbologyMap.symbology(type) else { return nil }
         let modifiers = zbar_symbol_get_modifiers(symbol)
         let isGS1 = modifiers & (1 << ZBAR_MOD_GS1.rawValue) != 0
+        // zbar's orientation: up or down for a symbol read by its horizontal pass (along rows).
+        let orientation = zbar_symbol_get_orientation(symbol)
+        let alongRows: Bool? =
+            switch orientation {
+            case ZBAR_ORIENT_UP, ZBAR_ORIENT_DOWN: true
+            case ZBAR_ORIENT_LEFT, ZBAR_ORIENT_RIGHT: false
+            default: nil
+            }
         return Detection(
-            symbology: symbology, value: bytes(of: symbol), points: points(of: symbol, origin: origin), isGS1: isGS1)
+            symbology: symbology, value: bytes(of: symbol), points: points(of: symbol, origin: origin), isGS1: isGS1,
+            alongRows: symbology.isLinear ? alongRows : nil)
     }
 
     private static func bytes(of symbol: OpaquePointer) -> [UInt8] {

@@ -59,7 +59,7 @@ struct DecodePlannerTests {
         #expect(regions[0].columnStep == 0)
     }
 
-    @Test("what the localiser finds outside tracked regions is searched both ways; what lies inside them is not")
+    @Test("what the localiser finds outside tracked regions is searched across the edges it saw; what lies inside them is not")
     func discovery() {
         var config = DecoderConfig()
         config.sweepFrames = 0
@@ -71,28 +71,46 @@ struct DecodePlannerTests {
         let discovery = regions.filter { $0.purpose == .discovery }
         #expect(discovery.count == 1)
         #expect(discovery.first?.box.covers(elsewhere.box, fraction: 1) == true)
-        #expect(discovery.first.map { $0.rowStep == config.density && $0.columnStep == config.density } == true)
+        // Bars crossed by rows (the localiser saw edges along rows): rows only.
+        #expect(discovery.first.map { $0.rowStep == config.density && $0.columnStep == 0 } == true)
+        // Bars crossed by columns, a 2-D code, and a linear code with a little text beside it.
+        let planner = DecodePlanner(config: config)
+        func steps(rowCells: Int, columnCells: Int) -> [Int] {
+            let candidate = CodeLocalizer.Region(box: elsewhere.box, rowCells: rowCells, columnCells: columnCells, cells: 8)
+            let found = planner.plan(frame: 0, width: 1920, height: 1080, tracks: [], candidates: [candidate])
+            return found.flatMap { [$0.rowStep, $0.columnStep] }
+        }
+        #expect(steps(rowCells: 0, columnCells: 6) == [0, config.density])
+        #expect(steps(rowCells: 5, columnCells: 6) == [config.density, config.density])
+        #expect(steps(rowCells: 8, columnCells: 1) == [config.density, 0])
     }
 
-    @Test("the sweep covers the whole area in sweepFrames frames, each stripe overlapping the next")
+    @Test("the sweep covers the whole area in sweepFrames frames: rows stripe by stripe, columns reaching into the next stripe")
     func sweepCoversTheFrame() {
         var config = DecoderConfig()
         config.sweepFrames = 8
         config.sweepOverlap = 120
         let planner = DecodePlanner(config: config)
-        var covered = [Bool](repeating: false, count: 1080)
-        var stripes: [Box] = []
+        var rowsCovered = [Int](repeating: 0, count: 1080)
+        var columnStripes: [Box] = []
         for frame in 0..<8 {
             let sweep = planner.plan(frame: frame, width: 1920, height: 1080, tracks: [], candidates: []).filter { $0.purpose == .sweep }
-            #expect(sweep.count == 1)
-            guard let box = sweep.first?.box else { continue }
-            #expect(box.minX == 0 && box.maxX == 1919)
-            #expect(sweep.first?.rowStep == config.sweepDensity)
-            for row in box.minY...box.maxY { covered[row] = true }
-            stripes.append(box)
+            #expect(sweep.count == 2)
+            let rows = sweep.filter { $0.rowStep > 0 }
+            let columns = sweep.filter { $0.columnStep > 0 }
+            #expect(rows.count == 1 && columns.count == 1)
+            guard let row = rows.first, let column = columns.first else { continue }
+            #expect(row.columnStep == 0 && column.rowStep == 0)
+            #expect(row.rowStep == config.sweepDensity && column.columnStep == config.sweepDensity)
+            #expect(row.box.minX == 0 && row.box.maxX == 1919 && column.box.minX == 0 && column.box.maxX == 1919)
+            #expect(column.box.minY == row.box.minY && column.box.covers(row.box, fraction: 1))
+            for line in row.box.minY...row.box.maxY { rowsCovered[line] += 1 }
+            columnStripes.append(column.box)
         }
-        #expect(covered.allSatisfy { $0 })
-        for (a, b) in zip(stripes, stripes.dropFirst()) where b.maxY < 1079 {
+        // Rows: every line of the area once in the cycle.
+        #expect(rowsCovered.allSatisfy { $0 == 1 })
+        // Columns: each stripe reaches into the next by the overlap, so an upright code up to that tall lies whole in one.
+        for (a, b) in zip(columnStripes, columnStripes.dropFirst()) where b.maxY < 1079 {
             #expect(a.maxY - b.minY + 1 >= 120, "\(a) and \(b) overlap by the overlap")
         }
         // Frame 8 starts the cycle again.

@@ -150,4 +150,37 @@ struct TrackerTests {
         #expect(merged.count == 1)
         #expect(result.ended.first?.firstFrame == 0, "the whole code's track took over the edge track's start")
     }
+
+    @Test("a read's scan direction is zbar's orientation when known, in whatever order its points come; else their order")
+    func scanDirection() {
+        func direction(_ points: [(Int, Int)], alongRows: Bool? = nil, engine: String = "zbar") -> Bool? {
+            Track.scanDirection(
+                Detection(
+                    symbology: .code128, value: Array("LPN-1".utf8), points: points.map { Point(x: $0.0, y: $0.1) }, engine: engine,
+                    alongRows: alongRows))
+        }
+        // Along rows, back and forth: each line's point at the end where the decode completed.
+        let rows = [(1581, 386), (1795, 398), (1581, 410), (1795, 422), (1581, 434)]
+        #expect(direction(rows) == true)
+        #expect(direction(rows, alongRows: true) == true)
+        // The same lines' points in an order that misleads (reads of several regions are joined):
+        // the orientation does not.
+        let joined = [(1581, 434), (1795, 422), (1795, 398), (1581, 410), (1581, 386)]
+        #expect(direction(joined) == false)
+        #expect(direction(joined, alongRows: true) == true)
+        // Down columns.
+        #expect(direction(rows.map { ($0.1, $0.0) }) == false)
+        #expect(direction(joined.map { ($0.1, $0.0) }, alongRows: false) == false)
+        // Two points without an orientation tell nothing; with one they do.
+        #expect(direction([(460, 715), (674, 717)]) == nil)
+        #expect(direction([(460, 715), (674, 717)], alongRows: true) == true)
+        // Other engines' reads carry corners, not scan lines.
+        #expect(direction([(0, 0), (200, 0), (200, 100), (0, 100)], alongRows: true, engine: "zxing") == nil)
+        // Reads joined from two directions lose it.
+        var merged = Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 1, y: 1)], alongRows: true)
+        merged.absorb(Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 2, y: 2)], alongRows: true))
+        #expect(merged.alongRows == true && merged.points.count == 2)
+        merged.absorb(Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 3, y: 3)], alongRows: false))
+        #expect(merged.alongRows == nil)
+    }
 }

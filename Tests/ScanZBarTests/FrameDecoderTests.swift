@@ -45,4 +45,22 @@ struct FrameDecoderTests {
         #expect(found.first?.addOn == "51299")
         #expect(found.first.map { CodeNormalizer.hasValidGS1CheckDigit($0.value) } == true)
     }
+
+    @Test("a linear read carries the direction of the lines that read it: along rows upright, down columns turned")
+    func scanDirection() throws {
+        var config = DecoderConfig()
+        config.density = 2
+        for (symbology, text) in [(SynthSymbology.code128, "LPN700013"), (.ean13, "400638133393")] {
+            let (code, _) = try BarcodeRenderer.render(symbology, text, moduleSize: 2)
+            let upright = try ZBarFrameDecoder(config: config).decode(Self.frame(with: code, x: 60, y: 60))
+            #expect(upright.count == 1 && upright.allSatisfy { $0.alongRows == true }, "\(symbology) upright")
+            // The same code turned a quarter: its bars run along rows, only columns read it.
+            var turned = GrayImage(width: 640, height: 400, fill: 245)
+            for row in 0..<code.height {
+                for column in 0..<code.width { turned[60 + row, 20 + column] = code.pixels[row * code.width + column] }
+            }
+            let sideways = try ZBarFrameDecoder(config: config).decode(turned)
+            #expect(sideways.count == 1 && sideways.allSatisfy { $0.alongRows == false }, "\(symbology) turned")
+        }
+    }
 }
