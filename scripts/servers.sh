@@ -15,7 +15,10 @@
 #   scripts/servers.sh stop-cluster NAME    stop every node
 #
 # Both listen on 127.0.0.1 on free ports. PostgreSQL refuses to run as root, so it runs as the
-# `postgres` user (runuser) with its data directory and socket inside run/NAME/pg.
+# `postgres` user (runuser). That user may not be able to enter the clone (a home directory is
+# often 0700), so its data directory, socket and log live in a private directory outside the clone,
+# /tmp/scantrack-pg-NAME.XXXXXX (or under $SCANTRACK_PG_ROOT), whose path is kept in run/NAME/pg/dir;
+# run/NAME/pg keeps the port and the PID.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +58,8 @@ pg_bin() {
 }
 
 as_postgres() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # From / : the postgres user may not be allowed into the caller's directory (paths are absolute).
+  if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 stop_pid() {  # pidfile, what, [signal]
@@ -83,35 +87,58 @@ start_nats() {
   echo "servers: nats-server on 127.0.0.1:$port (JetStream store $run/nats/store)"
 }
 
+# The private directory of run NAME's PostgreSQL, made on first use: data/, sock/, postgres.log.
+pg_dir() {
+  local dir
+  dir=$(cat "$run/pg/dir" 2>/dev/null || true)
+  if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+    mkdir -p "$run/pg"
+    dir=$(mktemp -d "${SCANTRACK_PG_ROOT:-/tmp}/scantrack-pg-$name.XXXXXX")
+    echo "$dir" > "$run/pg/dir"
+  fi
+  mkdir -p "$dir/sock"
+  if [ "$(id -u)" -eq 0 ]; then chown -R postgres:postgres "$dir"; fi
+  chmod 700 "$dir"
+  echo "$dir"
+}
+
+# Removes run NAME's PostgreSQL data (--fresh), the private directory included.
+remove_pg() {
+  local dir
+  dir=$(cat "$run/pg/dir" 2>/dev/null || true)
+  case "$dir" in */scantrack-pg-"$name".*) rm -rf "$dir" ;; esac
+  rm -rf "$run/pg"
+}
+
+pg_start_server() {  # bin, dir, port
+  as_postgres "$1/pg_ctl" -D "$2/data" -l "$2/postgres.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $3 -k $2/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
+    || { tail -n 20 "$2/postgres.log" >&2; exit 1; }
+  head -n 1 "$2/data/postmaster.pid" > "$run/pg/postgres.pid"
+}
+
 start_pg() {
-  local bin port data="$run/pg/data" sock="$run/pg/sock"
+  local bin port dir
   bin=$(pg_bin)
-  mkdir -p "$run/pg" "$sock"
-  if [ "$(id -u)" -eq 0 ]; then chown -R postgres:postgres "$run/pg"; fi
-  if [ ! -f "$data/PG_VERSION" ]; then
-    as_postgres "$bin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-sync >"$run/pg/initdb.log" 2>&1 \
+  dir=$(pg_dir)
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$run/pg/initdb.log" 2>&1 \
       || { cat "$run/pg/initdb.log" >&2; exit 1; }
   fi
   port=$(free_port)
   echo "$port" > "$run/pg/port"
-  as_postgres "$bin/pg_ctl" -D "$data" -l "$run/pg/postgres.log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $port -k $sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
-    || { tail -n 20 "$run/pg/postgres.log" >&2; exit 1; }
-  head -n 1 "$data/postmaster.pid" > "$run/pg/postgres.pid"
+  pg_start_server "$bin" "$dir" "$port"
   as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -Atq \
     -c "SELECT 1 FROM pg_database WHERE datname='scantrack'" | grep -q 1 \
     || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres scantrack
-  echo "servers: PostgreSQL on 127.0.0.1:$port (data $data)"
+  echo "servers: PostgreSQL on 127.0.0.1:$port (data $dir/data)"
 }
 
 restart_pg() {  # same data and port as before
   local bin port
   bin=$(pg_bin)
   port=$(cat "$run/pg/port")
-  as_postgres "$bin/pg_ctl" -D "$run/pg/data" -l "$run/pg/postgres.log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $port -k $run/pg/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
-    || { tail -n 20 "$run/pg/postgres.log" >&2; exit 1; }
-  head -n 1 "$run/pg/data/postmaster.pid" > "$run/pg/postgres.pid"
+  pg_start_server "$bin" "$(pg_dir)" "$port"
   echo "servers: PostgreSQL restarted on 127.0.0.1:$port"
 }
 
@@ -146,7 +173,7 @@ case "$command" in
     "$0" stop "$name" >/dev/null 2>&1 || true
     rm -rf "$run/nats/store" "$run/nats/port"
     # --fresh: a new database as well (tests, the demo and benchmarks start from nothing).
-    if [ "${3:-}" = "--fresh" ]; then rm -rf "$run/pg"; fi
+    if [ "${3:-}" = "--fresh" ]; then remove_pg; fi
     mkdir -p "$run"
     start_nats
     start_pg
@@ -160,7 +187,7 @@ case "$command" in
   stop-nats) stop_pid "$run/nats/nats.pid" nats-server ;;
   start-pg)  # a PostgreSQL of its own (restart tests); keeps its port across restarts
     mkdir -p "$run"
-    if [ -f "$run/pg/port" ] && [ -f "$run/pg/data/PG_VERSION" ]; then restart_pg; else start_pg; fi
+    if [ -f "$run/pg/port" ] && [ -f "$(pg_dir)/data/PG_VERSION" ]; then restart_pg; else start_pg; fi
     echo "host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack" > "$run/pg.dsn"
     ;;
   stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL INT ;;
