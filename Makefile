@@ -25,6 +25,8 @@ corpus: deps
 # that scripts/with-servers.sh starts in run/test and stops afterwards, pass or fail.
 test: deps corpus
 	swift build --build-tests
+	@# Signals and lifetimes are checked on the release build too (what users run).
+	swift build -c release --product scan-aggregator
 	scripts/with-servers.sh test swift test --skip-build
 
 demo: deps
@@ -39,4 +41,7 @@ format:
 	swift format --in-place --recursive Sources Tests Package.swift
 
 clean:
+	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.
+	@for dir in run/*/; do [ -d "$$dir" ] && scripts/servers.sh stop "$$(basename "$$dir")" >/dev/null 2>&1; done; true
+	@for file in run/*/pg/dir; do [ -f "$$file" ] && case "$$(cat "$$file")" in */scantrack-pg-*) rm -rf "$$(cat "$$file")";; esac; done; true
 	rm -rf .build .cache run

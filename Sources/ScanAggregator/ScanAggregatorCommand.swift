@@ -88,28 +88,33 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 source.resume()
                 return source
             }
-            guard let ingestor = try untilJetStreamReady("ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
-            else { return }
-            logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
-            let reconciling =
-                ingestOnly ? nil : try untilJetStreamReady("reconciliation", stop: stop, logger: logger) {
-                    try startReconciler(settings: settings, logger: logger, stop: stop)
+            // The signal sources must outlive the loop: `_ = sources` is no use, and an optimised build
+            // released them at once, so the release aggregator ignored SIGTERM and SIGINT.
+            let finished: Ingestor? = try withExtendedLifetime(sources) {
+                guard let ingestor = try untilJetStreamReady("ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
+                else { return nil }
+                logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
+                let reconciling =
+                    ingestOnly ? nil : try untilJetStreamReady("reconciliation", stop: stop, logger: logger) {
+                        try startReconciler(settings: settings, logger: logger, stop: stop)
+                    }
+                defer { reconciling?.wait() }
+                guard let recorder = try untilJetStreamReady("heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
+                else { return nil }
+                let listening = startThread("heartbeats") {
+                    while !stop.isSet { recorder.runOnce() }
                 }
-            defer { reconciling?.wait() }
-            guard let recorder = try untilJetStreamReady("heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
-            else { return }
-            let listening = startThread("heartbeats") {
-                while !stop.isSet { recorder.runOnce() }
-            }
-            defer { listening.wait() }
-            while !stop.isSet {
-                let counts = try ingestor.runOnce()
-                if counts.messages > 0 {
-                    logger.debug("batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                defer { listening.wait() }
+                while !stop.isSet {
+                    let counts = try ingestor.runOnce()
+                    if counts.messages > 0 {
+                        logger.debug("batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                    }
                 }
+                try ingestor.flush()  // what was fetched ahead is stored and acknowledged, not redelivered later
+                return ingestor
             }
-            _ = sources
-            try ingestor.flush()  // what was fetched ahead is stored and acknowledged, not redelivered later
+            guard let ingestor = finished else { return }
             let totals = ingestor.totals
             logger.info(
                 "stopped",
