@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
@@ -40,12 +41,13 @@ let package = Package(
         .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
 
         // Wiring.
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
+                "ScanCore", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS", "ScanPNG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -89,6 +91,7 @@ let package = Package(
         .testTarget(
             name: "ScanZXingTests", dependencies: ["ScanZXing", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "ScanPNGTests", dependencies: ["ScanPNG", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

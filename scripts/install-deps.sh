@@ -10,6 +10,7 @@ packages=(
   libpq-dev postgresql  # store
   libnats-dev nats-server  # messaging
   imagemagick           # converts the shared corpus to grayscale for tests
+  libpng-dev            # PNG still images (scan-agent decode)
   libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)

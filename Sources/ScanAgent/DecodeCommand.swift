@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanPNG
 import ScanZBar
 import ScanZXing
 
@@ -11,8 +12,9 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode still images with both engines and print one JSON object per symbol.",
         discussion: """
-            Reads binary PGM (P5) and PPM (P6) images; convert others first, e.g.
-            `convert label.jpg label.pgm` (ImageMagick) or `ffmpeg -i label.png -pix_fmt gray label.pgm`.
+            Reads PNG (any colour type and depth; colour becomes luma) and binary PGM (P5) and PPM (P6)
+            images, told apart by their first bytes; convert others first, e.g.
+            `convert label.jpg label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`.
             Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and
             columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
             Limited; rotated and inverted images tried). A symbol read by both is printed once with
@@ -22,7 +24,7 @@ struct DecodeCommand: ParsableCommand {
             the other files are still decoded).
             """)
 
-    @Argument(help: "Images (PGM or PPM).") var files: [String]
+    @Argument(help: "Images (PNG, PGM or PPM).") var files: [String]
 
     @Option(help: "Only these symbologies (comma-separated, e.g. DataMatrix,EAN-13); default all.")
     var symbologies: String?
@@ -50,7 +52,8 @@ struct DecodeCommand: ParsableCommand {
                 guard let data = FileManager.default.contents(atPath: file) else {
                     throw PGM.ParseError(reason: "cannot read the file")
                 }
-                image = try PGM.parse(Array(data))
+                let bytes = Array(data)
+                image = PNGImage.isPNG(bytes) ? try PNGImage.decode(bytes) : try PGM.parse(bytes)
             } catch {
                 writeStandardError("scan-agent decode: \(file): \(error)")
                 unreadable += 1

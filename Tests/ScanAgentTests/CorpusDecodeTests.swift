@@ -92,6 +92,40 @@ struct CorpusDecodeTests {
         #expect(total.both > total.zxing && total.both > total.zbar, "each engine reads images the other misses")
     }
 
+    @Test("PNG files are read as they are: the corpus's PNGs give what their grayscale PGM copies give")
+    func pngAsIs() throws {
+        var compared = 0
+        for folder in ["code128-1", "code39-1", "ean8-1", "itf-1", "upce-1", "datamatrix-3", "qrcode-5", "pdf417-3"] {
+            let source = TestEnvironment.corpusRoot + "/zxing/" + folder
+            let images = try FileManager.default.contentsOfDirectory(atPath: source).filter { $0.hasSuffix(".png") }.sorted()
+            let gray = TestEnvironment.grayCorpusRoot + "/zxing/" + folder
+            let pngs = images.map { source + "/" + $0 }
+            let pgms = images.map { gray + "/" + $0 + ".pgm" }
+            let fromPNG = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + pngs)
+            let fromPGM = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + pgms)
+            #expect(fromPNG.status == 0, "\(folder): \(fromPNG.stderr)")
+            #expect(fromPGM.status == 0, "\(folder): \(fromPGM.stderr)")
+            func reads(_ output: ProcessResult) throws -> [String: Set<String>] {
+                var found: [String: Set<String>] = [:]
+                for line in output.stdoutText.split(separator: "\n") {
+                    let symbol = try JSONValue.parse(String(line))
+                    let file = URL(fileURLWithPath: try #require(symbol["file"]?.stringValue)).lastPathComponent
+                    let stem = file.hasSuffix(".pgm") ? String(file.dropLast(4)) : file
+                    found[stem, default: []].insert(try #require(symbol["value"]?.stringValue))
+                }
+                return found
+            }
+            let png = try reads(fromPNG)
+            let pgm = try reads(fromPGM)
+            for image in images {
+                #expect(png[image] == pgm[image], "\(folder)/\(image): PNG \(png[image] ?? []), PGM \(pgm[image] ?? [])")
+                compared += 1
+            }
+            #expect(!png.isEmpty, "\(folder): something read")
+        }
+        #expect(compared >= 36, "the PNGs of those folders")
+    }
+
     @Test("exit 0 when nothing is found, 2 on an unreadable file (named), the other files still decoded")
     func badFiles() throws {
         let dir = try ReplayHarness.temporaryDirectory()
@@ -106,9 +140,14 @@ struct CorpusDecodeTests {
             try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.grayCorpusRoot + "/zxing/datamatrix-1")
                 .filter { $0.hasSuffix(".pgm") }.sorted().first)
         let good = TestEnvironment.grayCorpusRoot + "/zxing/datamatrix-1/" + datamatrix
-        let mixed = try ProcessRunner.run(ReplayHarness.agent, ["decode", dir + "/broken.pgm", dir + "/missing.pgm", good])
+        // A PNG signature followed by garbage: a damaged PNG, named.
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("garbage, not chunks".utf8))
+            .write(to: URL(fileURLWithPath: dir + "/torn.png"))
+        let mixed = try ProcessRunner.run(
+            ReplayHarness.agent, ["decode", dir + "/broken.pgm", dir + "/missing.pgm", dir + "/torn.png", good])
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("broken.pgm") && mixed.stderr.contains("missing.pgm"))
+        #expect(mixed.stderr.contains("torn.png: damaged PNG"), "\(mixed.stderr)")
         let line = try JSONValue.parse(try #require(mixed.stdoutText.split(separator: "\n").first).description)
         #expect(line["file"] == .string(good))
         #expect(line["symbology"] == .string("DataMatrix"))
