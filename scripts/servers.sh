@@ -9,6 +9,7 @@
 #   scripts/servers.sh stop-nats NAME / start-nats NAME   (failure tests restart NATS on its port)
 #   scripts/servers.sh start-pg NAME / stop-pg NAME       (a PostgreSQL alone; restarts keep data and port;
 #                                                          writes run/NAME/pg.dsn)
+#   scripts/servers.sh remove-pg NAME       stop it and remove its data directory and run/NAME
 #   scripts/servers.sh start-cluster NAME   a three-node JetStream cluster (n1 n2 n3) on loopback; writes
 #                                           run/NAME/cluster.urls (the client URLs, comma-separated)
 #   scripts/servers.sh stop-node NAME N / start-node NAME N   stop or restart node nN alone (same ports, same store)
@@ -191,6 +192,11 @@ case "$command" in
     echo "host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack" > "$run/pg.dsn"
     ;;
   stop-pg) stop_pid "$run/pg/postgres.pid" PostgreSQL INT ;;
+  remove-pg)  # stop it and remove its data and run/NAME (a test's PostgreSQL of its own, done with)
+    stop_pid "$run/pg/postgres.pid" PostgreSQL INT
+    remove_pg
+    rm -rf "$run"
+    ;;
   start-cluster)
     for n in 1 2 3; do stop_pid "$run/cluster/n$n/nats.pid" "nats-server n$n"; done
     rm -rf "$run/cluster"
@@ -202,5 +208,5 @@ case "$command" in
   start-node) start_node "${3:?node number}" ;;
   stop-node) stop_pid "$run/cluster/n${3:?node number}/nats.pid" "nats-server n$3" ;;
   stop-cluster) for n in 1 2 3; do stop_pid "$run/cluster/n$n/nats.pid" "nats-server n$n"; done ;;
-  *) echo "usage: servers.sh start|stop|start-nats|stop-nats|start-pg|stop-pg|start-cluster|stop-cluster NAME, start-node|stop-node NAME N" >&2; exit 2 ;;
+  *) echo "usage: servers.sh start|stop|start-nats|stop-nats|start-pg|stop-pg|remove-pg|start-cluster|stop-cluster NAME, start-node|stop-node NAME N" >&2; exit 2 ;;
 esac

@@ -158,8 +158,8 @@ struct PostgresRestartTests {
         let log = NSTemporaryDirectory() + name + ".log"
         #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "start-pg", name], log: log) == 0)
         defer {
-            _ = try? ProcessRunner.runDetached(["/bin/bash", Self.script, "stop-pg", name], log: log)
-            try? FileManager.default.removeItem(atPath: TestEnvironment.repoRoot + "/run/" + name)
+            // Its data lives outside the clone: remove-pg removes both.
+            _ = try? ProcessRunner.runDetached(["/bin/bash", Self.script, "remove-pg", name], log: log)
         }
         let dsn = try String(contentsOfFile: TestEnvironment.repoRoot + "/run/\(name)/pg.dsn", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
