@@ -42,6 +42,6 @@ format:
 
 clean:
 	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.
-	@for dir in run/*/; do [ -d "$$dir" ] && scripts/servers.sh stop "$$(basename "$$dir")" >/dev/null 2>&1; done; true
-	@for file in run/*/pg/dir; do [ -f "$$file" ] && case "$$(cat "$$file")" in */scantrack-pg-*) rm -rf "$$(cat "$$file")";; esac; done; true
+	@for dir in run/*/; do [ -d "$$dir" ] || continue; name=$$(basename "$$dir"); \
+	  scripts/servers.sh stop "$$name" >/dev/null 2>&1; scripts/servers.sh remove-pg "$$name" >/dev/null 2>&1; done; true
 	rm -rf .build .cache run

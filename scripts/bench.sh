@@ -89,8 +89,9 @@ replay_hd() {
   done
   read -r hd_fps hd_p50 hd_p99 hd_scanned < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
   hd_scanned=$(echo "$hd_scanned" | tr '_' ' ')
-  read -r t m d p < <(python3 scripts/bench/accuracy.py "$hd.truth" "$out/hd-$1.out")
-  hd_counts="$t codes: $m missed, $d duplicates, $p phantoms"
+  total=0; missed=0; dups=0; phantoms=0
+  tally "$hd.truth" "$out/hd-$1.out"
+  hd_counts="$total codes: $missed missed, $dups duplicates, $phantoms phantoms"
 }
 echo "| decoder | threads | fps | / raw zbar density 2 ($hd_raw_d2 fps) | / raw zbar defaults ($hd_raw_default fps) | latency p50 / p99 | frame scanned | counts |"
 echo "|---|---|---|---|---|---|---|---|"

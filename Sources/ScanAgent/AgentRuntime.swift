@@ -276,7 +276,7 @@ final class AgentRuntime: @unchecked Sendable {
     }
 
     private func publishHeartbeat(sequence: Int) {
-        let elapsed = ClipSource.seconds(ContinuousClock.now - window.started)
+        let elapsed = (ContinuousClock.now - window.started).seconds
         let received = queue.received
         var status = snapshot()
         if elapsed > 0 {

@@ -131,7 +131,7 @@ final class CameraDecoder {
 
     /// zxing-cpp on the expected regions of zbar's codes that no detection of this frame covers.
     private func secondOpinions(_ frame: GrayImage, expected: [Expected], found: [Detection], input: String) throws -> [Detection] {
-        let frameBox = Box(minX: 0, minY: 0, maxX: frame.width - 1, maxY: frame.height - 1)
+        let frameBox = frame.bounds
         let missing = expected.filter { track in
             ZBarFrameDecoder.reads(track.symbology) && ZXingReader.reads(track.symbology)
                 && !found.contains { $0.box.map { $0.intersectionOverUnion(track.box) > 0 } ?? false }

@@ -71,16 +71,12 @@ final class ClipSource: FrameSource, @unchecked Sendable {
             if realtime && index >= resumeFrame {
                 let due = origin + .milliseconds(header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
                 let wait = due - ContinuousClock.now
-                if wait > .zero, stop.sleep(seconds: Self.seconds(wait)) { return }
+                if wait > .zero, stop.sleep(seconds: wait.seconds) { return }
             }
             let frame = CapturedFrame(image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))
             guard queue.put(frame) else { return }
             index += 1
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

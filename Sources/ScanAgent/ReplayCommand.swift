@@ -120,8 +120,7 @@ struct ReplayCommand: ParsableCommand {
         }
         output.write(pipeline.finish(time: lastTime))
         output.flush()
-        let elapsed = ContinuousClock.now - began
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - began).seconds
         writeStandardError(
             "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "

@@ -93,7 +93,8 @@ public struct DecoderConfig: Sendable, Equatable {
     /// Scan-line spacing of the sweep, in pixels (codes whose bars are at least twice this tall
     /// are read by it).
     public var sweepDensity: Int = 6
-    /// Stripes overlap by this many pixels, so a code up to this tall lies whole in one of them.
+    /// A stripe's columns reach this many pixels into the next stripe, so an upright code up to
+    /// this tall lies whole in one of them (its rows scan the stripe alone).
     public var sweepOverlap: Int = 120
     /// Scan-line spacing in a tracked linear code's region (its bars are known to be tall enough).
     public var trackedDensity: Int = 4
@@ -187,12 +188,8 @@ extension AgentConfig {
                 "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
             ])
         {
-            if let mode = reader.string(decoder["mode"], at: "decoder.mode") {
-                if let known = DecoderConfig.Mode(rawValue: mode) {
-                    config.decoder.mode = known
-                } else {
-                    reader.fail("decoder.mode", "'\(mode)' is not a mode (guided, full)")
-                }
+            if let mode = reader.choice(decoder["mode"], at: "decoder.mode", allowed: DecoderConfig.Mode.allCases.map(\.rawValue)) {
+                config.decoder.mode = DecoderConfig.Mode(rawValue: mode) ?? .guided
             }
             if let threads = reader.int(decoder["threads"], at: "decoder.threads", range: 1...64) { config.decoder.threads = threads }
             if let frames = reader.int(decoder["sweepFrames"], at: "decoder.sweepFrames", range: 0...120) {

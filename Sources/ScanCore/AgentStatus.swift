@@ -1,7 +1,6 @@
 /// What an agent reports in its heartbeat on `<prefix>.v1.status.<site>.<camera>` and in reply to
 /// the `status` command. Rates are over the last heartbeat interval; counts since the start.
 public struct AgentStatus: Sendable, Equatable {
-
     public var runId: String = ""
     public var sourceType: String = ""
     /// `streaming`, `reconnecting`, `ended`.

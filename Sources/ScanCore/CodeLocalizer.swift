@@ -55,7 +55,7 @@ public struct CodeLocalizer: Sendable {
     /// Code-like regions inside `area` (default: the whole image), in frame coordinates: those of
     /// the fine pass, then those of the coarse pass that the fine pass did not find.
     public func locate(_ image: GrayImage, in area: Box? = nil) -> [Region] {
-        let bounds = area ?? Box(minX: 0, minY: 0, maxX: image.width - 1, maxY: image.height - 1)
+        let bounds = area ?? image.bounds
         let fine = locateOneScale(image, in: bounds)
         var regions = fine
         let factor = coarseFactor
@@ -86,7 +86,7 @@ public struct CodeLocalizer: Sendable {
     }
 
     private func locateOneScale(_ image: GrayImage, in area: Box?) -> [Region] {
-        let bounds = area ?? Box(minX: 0, minY: 0, maxX: image.width - 1, maxY: image.height - 1)
+        let bounds = area ?? image.bounds
         guard bounds.width > 4, bounds.height > 4 else { return [] }
         let columns = (bounds.width + cell - 1) / cell
         let rows = (bounds.height + cell - 1) / cell

@@ -14,6 +14,9 @@ public struct GrayImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// The whole image as a box.
+    public var bounds: Box { Box(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1) }
+
     /// A uniform image, handy as a canvas.
     public init(width: Int, height: Int, fill: UInt8 = 255) {
         self.init(width: width, height: height, pixels: [UInt8](repeating: fill, count: width * height))

@@ -83,14 +83,13 @@ public struct Track: Sendable, Equatable {
     /// More than a point: a box at least three pixels across in one direction (two scan lines).
     static func showsExtent(_ box: Box) -> Bool { box.width > 2 || box.height > 2 }
 
-    /// The scan direction of a zbar read of a linear code: zbar's orientation when it gave one, else
-    /// what the order of at least three points shows (zbar's horizontal pass goes down the image
-    /// line by line, its vertical pass left to right).
+    /// The scan direction of a zbar read of a linear code (`Detection.readsAlongRows`); nil for
+    /// other reads, and where zbar gave no orientation and fewer than three points show no order.
     static func scanDirection(_ detection: Detection) -> Bool? {
-        guard detection.engine == "zbar", detection.symbology.isLinear else { return nil }
-        if let known = detection.alongRows { return known }
-        guard detection.points.count >= 3 else { return nil }
-        return DetectionSplitter.scansHorizontally(detection.points)
+        guard detection.engine == "zbar", detection.symbology.isLinear,
+            detection.alongRows != nil || detection.points.count >= 3
+        else { return nil }
+        return detection.readsAlongRows
     }
 
     /// Frames from the first to the last decode, both included.
