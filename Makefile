@@ -27,6 +27,7 @@ test: deps corpus
 	swift build --build-tests
 	@# Signals and lifetimes are checked on the release build too (what users run).
 	swift build -c release --product scan-aggregator
+	swift build -c release --product scan-agent
 	scripts/with-servers.sh test swift test --skip-build
 
 demo: deps

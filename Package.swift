@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, reached through pkg-config; each has a shim for what Swift cannot call.
@@ -43,29 +44,53 @@ let package = Package(
         .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
 
+        // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
+        .target(
+            name: "ScanServices",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The agent's runtime behind its ports (frame source, decoder, durable sink, event bus,
+        // command and rules feeds, clock): no C module, so tests run it in-process with fakes.
+        .target(
+            name: "ScanAgentRuntime",
+            dependencies: [
+                "ScanCore", "ScanServices",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Wiring.
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS", "ScanPNG",
+                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS", "ScanPNG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ScanAggregator",
             dependencies: [
-                "ScanCore", "ScanNATS", "ScanPostgres",
+                "ScanCore", "ScanServices", "ScanNATS", "ScanPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ScanAdmin",
             dependencies: [
-                "ScanCore", "ScanNATS", "ScanPostgres",
+                "ScanCore", "ScanServices", "ScanNATS", "ScanPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -75,13 +100,35 @@ let package = Package(
         .executableTarget(name: "scan-bench", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-bench-ingest",
-            dependencies: ["ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanServices",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-agent", dependencies: ["ScanAgent"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator", "ScanServices"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin", "ScanServices"], swiftSettings: swiftSettings),
 
+        // Fakes for the agent runtime's ports (scripted frames and decoder, recording bus, memory
+        // spool, manual clock, scripted commands and rules).
+        .target(
+            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanServices"], path: "Tests/ScanTesting",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAgentRuntimeTests",
+            dependencies: [
+                "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanServicesTests",
+            dependencies: [
+                "ScanServices", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ], swiftSettings: swiftSettings),
         .target(
             name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS"], path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
@@ -103,14 +150,15 @@ let package = Package(
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanTestSupport",
+                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanServices", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar", "ScanZXing", "ScanTestSupport",
+                "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar",
+                "ScanZXing", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import ScanAgentRuntime
 import ScanCore
 import ScanZBar
 import ScanZXing
@@ -177,15 +178,15 @@ final class CameraDecoder {
     }
 }
 
-extension Tracker {
-    /// Live tracks and where they should be in `frame`: for guided decoding and the second engine.
-    func expected(at frame: Int) -> [CameraDecoder.Expected] {
-        live.map { track in
-            CameraDecoder.Expected(
-                symbology: track.symbology, value: track.value, box: track.predictedBox(at: frame),
-                typicalWidth: track.typicalWidth, typicalHeight: track.typicalHeight, velocityX: track.velocityX,
-                velocityY: track.velocityY, readAlongRows: track.readAlongRows, confirmed: track.confirmed,
-                framesSinceRead: frame - track.lastFrame)
+extension CameraDecoder: FrameDecoding {
+    func takeWindow() -> DecodingWindow {
+        let window = profile.window
+        defer { resetProfileWindow() }
+        let scanned = DecodeProfile.coverage(window.scanned, areaPixels: window.areaPixels).map {
+            AgentStatus.ScannedShare(purpose: $0.0.rawValue, share: $0.1)
         }
+        return DecodingWindow(latencies: window.latencies, scanned: scanned, mode: planner.config.mode.rawValue, threads: threads)
     }
+
+    var summary: String { profile.summary }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanServices
 
 /// What decoding costs: time per stage, how much of the frame each kind of region made zbar walk,
 /// and per-frame latency. Kept for the whole run (replay's summary and `--profile`) and for a
@@ -119,10 +120,6 @@ struct LatencyHistogram {
         }
         return 10
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// The cores this process may run on (its CPU affinity, which `taskset` narrows; Foundation's

@@ -1,19 +1,9 @@
 import Foundation
 import Logging
+import ScanAgentRuntime
 import ScanCore
+import ScanServices
 import ScanV4L2
-
-/// Where frames come from: a camera or a recorded clip. `capture` runs on the capture thread.
-protocol FrameSource: AnyObject, Sendable {
-    /// `v4l2` or `clip`.
-    var kind: String { get }
-    /// `starting`, `streaming`, `reconnecting` or `ended`.
-    var state: String { get }
-    /// True when the queue should make the source wait rather than drop frames.
-    var blocking: Bool { get }
-    /// Delivers frames until `stop` or the end of the stream, then finishes the queue.
-    func capture(into queue: FrameQueue, stop: StopSignal)
-}
 
 /// A thread-safe state word for the heartbeat.
 final class SourceState: @unchecked Sendable {
@@ -51,16 +41,16 @@ final class ClipSource: FrameSource, @unchecked Sendable {
         self.logger = logger
     }
 
-    func capture(into queue: FrameQueue, stop: StopSignal) {
+    func capture(into queue: FrameQueue, stop: StopToken) {
         defer {
             stateWord.set("ended")
-            queue.finish()
+            if !stop.isStopped { queue.finish() }  // the end of the stream, not a shutdown
         }
         stateWord.set("streaming")
         let header = reader.header
         let origin = ContinuousClock.now
         var index = 0
-        while !stop.isSet {
+        while !stop.isStopped {
             var image = GrayImage(width: header.width, height: header.height, fill: 0)
             do {
                 guard try reader.readFrame(into: &image) else { return }
@@ -71,7 +61,7 @@ final class ClipSource: FrameSource, @unchecked Sendable {
             if realtime && index >= resumeFrame {
                 let due = origin + .milliseconds(header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
                 let wait = due - ContinuousClock.now
-                if wait > .zero, stop.sleep(seconds: wait.seconds) { return }
+                if wait > .zero, stop.sleep(for: wait) { return }
             }
             let frame = CapturedFrame(image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))
             guard queue.put(frame) else { return }
@@ -87,23 +77,25 @@ final class CameraSource: FrameSource, @unchecked Sendable {
     let kind = "v4l2"
     let blocking = false
     let request: CaptureRequest
+    let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
     var state: String { stateWord.current }
 
-    init(request: CaptureRequest, logger: Logger) {
+    init(request: CaptureRequest, clock: any AgentClock, logger: Logger) {
         self.request = request
+        self.clock = clock
         self.logger = logger
     }
 
-    func capture(into queue: FrameQueue, stop: StopSignal) {
+    func capture(into queue: FrameQueue, stop: StopToken) {
         defer {
             stateWord.set("ended")
-            queue.finish()
+            if !stop.isStopped { queue.finish() }  // the end of the stream, not a shutdown
         }
         var index = 0
         var lastError = ""
-        while !stop.isSet {
+        while !stop.isStopped {
             let capture: V4L2Capture
             do {
                 capture = try V4L2Capture(request)
@@ -113,14 +105,14 @@ final class CameraSource: FrameSource, @unchecked Sendable {
                     logger.error("camera unavailable; retrying every second", metadata: ["error": "\(error)"])
                     lastError = error.description
                 }
-                stop.sleep(seconds: 1)
+                stop.sleep(for: .seconds(1))
                 continue
             }
             logger.info("camera streaming", metadata: ["device": "\(request.device)", "format": "\(capture.format)"])
             lastError = ""
             stateWord.set("streaming")
             var image = GrayImage(width: capture.format.width, height: capture.format.height, fill: 0)
-            while !stop.isSet {
+            while !stop.isStopped {
                 do {
                     guard try capture.nextFrame(into: &image, timeoutMilliseconds: 1000) else { continue }
                 } catch {
@@ -129,7 +121,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
                     stateWord.set("reconnecting")
                     break
                 }
-                queue.put(CapturedFrame(image: image, index: index, time: wallClock()))
+                queue.put(CapturedFrame(image: image, index: index, time: clock.now))
                 index += 1
             }
         }

@@ -1,14 +1,16 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
+import ScanAgentRuntime
 import ScanCore
 import ScanNATS
+import ScanServices
 import ScanV4L2
 
 /// `scan-agent run --config FILE.json`: one camera (or clip) until SIGTERM/SIGINT or the end of
-/// the clip. See docs/agent-config.md and the README's "Running an agent".
-struct RunCommand: ParsableCommand {
+/// the clip. See docs/agent-config.md and the README's "Running an agent". The agent is one
+/// `ServiceGroup` (AgentServices): capture, decoding, rules, commands and the publisher.
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run one camera: capture, decode, track, and publish to NATS JetStream.",
@@ -24,12 +26,22 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seconds to keep sending the spool at shutdown before leaving the rest for the next start.")
     var drainSeconds: Double = 5
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
-    func run() throws {
-        var logger = Logger(label: "scan-agent")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+    func validate() throws {
+        do {
+            _ = try ScanLogging.level(logLevel)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard drainSeconds >= 0 && drainSeconds <= 3600 else {
+            throw ValidationError("--drain-seconds must be 0 to 3600, not \(drainSeconds)")
+        }
+    }
+
+    func run() async throws {
+        var logger = ScanLogging.logger("scan-agent", level: (try? ScanLogging.level(logLevel)) ?? .info)
         let agentConfig: AgentConfig
         do {
             agentConfig = try AgentConfigLoader.load(path: config)
@@ -37,12 +49,13 @@ struct RunCommand: ParsableCommand {
             writeStandardError(error.description)
             throw ExitCode(2)
         }
-        logger[metadataKey: "camera"] = "\(agentConfig.camera.id)"
+        logger[metadataKey: LogKey.camera] = "\(agentConfig.camera.id)"
 
         // Rules: the cache of the bucket's last good ruleset, else the config's file, else accept all.
         var ruleset = Ruleset.acceptAll
         var rulesSource = "default"
-        if let cached = RuleCache(directory: agentConfig.spool.dir).load() {
+        let ruleCache = RuleCache(directory: agentConfig.spool.dir)
+        if let cached = ruleCache.load() {
             ruleset = cached
             rulesSource = "cache"
         } else if let path = agentConfig.rulesFile {
@@ -69,19 +82,20 @@ struct RunCommand: ParsableCommand {
             logger.warning("spool had damaged lines (a crash mid-write); they were cut", metadata: ["lines": "\(spool.damaged)"])
         }
 
+        let clock = SystemClock()
         var runId = makeRunID()
         var checkpoint: ClipCheckpoint?
         let source: any FrameSource
         switch agentConfig.source.kind {
         case .clip:
             let path = agentConfig.source.path ?? ""
-            var start = wallClock()
+            var start = clock.now
             var resumeFrame = 0
             if let saved = ClipCheckpoint.load(directory: agentConfig.spool.dir, clip: path) {
                 runId = saved.runId
                 start = saved.start
                 resumeFrame = saved.frame
-                logger.info("resuming an unfinished run on this clip", metadata: ["runId": "\(runId)", "frame": "\(saved.frame)"])
+                logger.info("resuming an unfinished run on this clip", metadata: [LogKey.run: "\(runId)", "frame": "\(saved.frame)"])
             }
             do {
                 source = try ClipSource(
@@ -97,30 +111,44 @@ struct RunCommand: ParsableCommand {
                 request: CaptureRequest(
                     device: agentConfig.source.device, width: agentConfig.source.width, height: agentConfig.source.height,
                     fps: agentConfig.source.fps),
-                logger: logger)
+                clock: clock, logger: logger)
         }
+        logger[metadataKey: LogKey.run] = "\(runId)"
 
-        let publisher: Publisher
+        let link: NATSAgentLink
+        let decoder: CameraDecoder
         do {
-            publisher = try Publisher(config: agentConfig, spool: spool, logger: logger)
+            link = try NATSAgentLink(config: agentConfig)
+            decoder = try CameraDecoder(config: agentConfig.decoder, camera: agentConfig.camera.id)
         } catch {
             writeStandardError("scan-agent run: \(error)")
             throw ExitCode(2)
         }
-        let runtime = try AgentRuntime(
-            config: agentConfig, ruleset: ruleset, rulesSource: rulesSource, spool: spool, publisher: publisher, source: source,
-            runId: runId, checkpoint: checkpoint, drainSeconds: drainSeconds, logger: logger)
-        let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let handler = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            handler.setEventHandler {
-                logger.info("signal received; ending tracks and the session, flushing events")
-                runtime.requestStop()
-            }
-            handler.resume()
-            return handler
+        let parts = AgentParts(
+            source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
+        let agent = AgentServices(
+            settings: AgentLoop.Settings(config: agentConfig, runId: runId, rulesSource: rulesSource), ruleset: ruleset,
+            parts: parts, decoder: decoder, checkpoint: checkpoint, drain: .seconds(drainSeconds), logger: logger)
+        logger.info(
+            "scan-agent running",
+            metadata: [
+                "site": "\(agentConfig.camera.site)", "source": "\(source.kind)", "nats": "\(link.address)",
+                "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
+            ])
+        do {
+            try await agent.group(stopsOnSignals: true).run()
+        } catch {
+            logger.error("scan-agent failed", metadata: [LogKey.error: "\(error)"])
+            throw ExitCode(1)
         }
-        runtime.run()
-        signals.forEach { $0.cancel() }
+        let loop = agent.loop
+        logger.info(
+            "scan-agent stopped",
+            metadata: [
+                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)", "published": "\(agent.delivery.published)",
+                "duplicates": "\(agent.delivery.duplicates)", "spool": "\(spool.depth)", "spoolDropped": "\(spool.dropped)",
+                "framesDropped": "\(agent.queue.dropped)", "decodeFailures": "\(loop.decodeFailures)",
+                "decoding": "\(loop.decodingSummary)",
+            ])
     }
 }

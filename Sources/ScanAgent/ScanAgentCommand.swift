@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `scan-agent`: one camera's decoder, tracker and publisher.
-public struct ScanAgentCommand: ParsableCommand {
+public struct ScanAgentCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan-agent",
         abstract: "Read barcodes from one camera or clip, track them, and publish events.",
@@ -10,4 +10,7 @@ public struct ScanAgentCommand: ParsableCommand {
     )
 
     public init() {}
+
+    /// Parses the program's arguments and runs the command (async: `run` is a service group).
+    public static func start() async { await main(nil) }
 }

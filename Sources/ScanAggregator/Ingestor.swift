@@ -3,6 +3,7 @@ import Logging
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanServices
 
 /// Where the aggregator reads and writes.
 public struct IngestSettings: Sendable {
@@ -71,6 +72,8 @@ public final class Ingestor: @unchecked Sendable {
     /// Called after each commit with the event times of the sightings it stored (benchmarks
     /// measure publish-to-commit latency with it).
     public var onCommit: (@Sendable ([Timestamp]) -> Void)?
+    /// Writes one batch while this thread fetches and validates the next.
+    private let writer = BackgroundWorker(name: "ingest-store")
 
     public init(settings: IngestSettings, logger: Logger) throws {
         self.settings = settings
@@ -94,7 +97,7 @@ public final class Ingestor: @unchecked Sendable {
     /// stream leader being elected): ingest pauses and resumes, it never ends on a NATS error.
     /// After a few seconds of failures the subscription is bound again (creating the consumer
     /// if it was deleted).
-    private func fetch() -> [JetStreamMessage] {
+    private func fetch(stop: StopToken) -> [JetStreamMessage] {
         do {
             let messages = try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
             if fetchFailures > 0 {
@@ -109,7 +112,7 @@ public final class Ingestor: @unchecked Sendable {
                 lastFetchError = error.description
                 logger.warning("JetStream not delivering; ingest paused", metadata: ["error": "\(error)", "failures": "\(fetchFailures)"])
             }
-            usleep(250_000)
+            stop.sleep(for: .milliseconds(250))
             if fetchFailures % 20 == 0, let again = try? Self.subscribe(jetStream, settings) { events = again }
             return []
         }
@@ -125,20 +128,21 @@ public final class Ingestor: @unchecked Sendable {
     /// Stores one batch and acknowledges it after the commit; while PostgreSQL writes it, the
     /// next batch is fetched and validated on this thread, and kept for the next call. Returns
     /// what was stored (zero messages when nothing was waiting).
+    /// `stop` ends a wait for PostgreSQL (the batch is then not acknowledged and comes again).
     @discardableResult
-    public func runOnce() throws -> IngestCounts {
-        let current = prefetched ?? prepare(fetch())
+    public func runOnce(stop: StopToken = StopToken()) throws -> IngestCounts {
+        let current = prefetched ?? prepare(fetch(stop: stop))
         prefetched = nil
         guard !current.messages.isEmpty else { return IngestCounts() }
         let outcome = StoreOutcome()
-        let writer = startThread("ingest-store") { [self] in
+        writer.start { [self] in
             do {
-                outcome.counts = try store(current)
+                outcome.counts = try store(current, stop: stop)
             } catch {
                 outcome.error = error
             }
         }
-        prefetched = prepare(fetch())
+        prefetched = prepare(fetch(stop: stop))
         writer.wait()
         if let error = outcome.error { throw error }
         totals = totals + outcome.counts
@@ -147,11 +151,14 @@ public final class Ingestor: @unchecked Sendable {
 
     /// Stores what was fetched ahead (at shutdown), so it is acknowledged now rather than
     /// redelivered after the ack wait.
-    public func flush() throws {
+    public func flush(stop: StopToken = StopToken()) throws {
         guard let batch = prefetched else { return }
         prefetched = nil
-        totals = totals + (try store(batch))
+        totals = totals + (try store(batch, stop: stop))
     }
+
+    /// Ends the writer thread (the ingestor is not used afterwards).
+    public func close() { writer.close() }
 
     /// A fetched batch, validated: rows to store and messages refused with their reason.
     struct Prepared {
@@ -212,7 +219,7 @@ public final class Ingestor: @unchecked Sendable {
         return batch
     }
 
-    private func store(_ batch: Prepared) throws -> IngestCounts {
+    private func store(_ batch: Prepared, stop: StopToken) throws -> IngestCounts {
         var counts = IngestCounts(messages: batch.messages.count)
         // Store until it works: PostgreSQL restarting pauses ingest, it loses nothing.
         var attempt = 0
@@ -231,12 +238,12 @@ public final class Ingestor: @unchecked Sendable {
                 break
             } catch {
                 attempt += 1
-                guard error.isConnectionLoss, attempt < 600 else { throw error }
+                guard error.isConnectionLoss, attempt < 600, !stop.isStopped else { throw error }
                 if attempt == 1 || attempt % 20 == 0 {
                     logger.warning("PostgreSQL unavailable, ingest paused", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 }
                 database.reset()
-                usleep(250_000)
+                stop.sleep(for: .milliseconds(250))
             }
         }
         onCommit?(batch.sightings.map(\.record.time))

@@ -5,9 +5,10 @@ import Logging
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanServices
 
 /// `scan-aggregator`: stores agent events, reconciles cameras, builds pack records.
-public struct ScanAggregatorCommand: ParsableCommand {
+public struct ScanAggregatorCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan-aggregator",
         abstract: "Consume ScanTrack agent events into PostgreSQL and publish item and pack results.",
@@ -16,7 +17,10 @@ public struct ScanAggregatorCommand: ParsableCommand {
 
     public init() {}
 
-    struct Run: ParsableCommand {
+    /// Parses the program's arguments and runs the command (async: `run` is a service group).
+    public static func start() async { await main(nil) }
+
+    struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ingest agent events until SIGTERM/SIGINT.",
             discussion: """
@@ -38,8 +42,17 @@ public struct ScanAggregatorCommand: ParsableCommand {
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
         var topology: String?
         @Flag(help: "Only store events: no item passes or pack records from this replica.") var ingestOnly = false
+        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
 
-        func run() throws {
+        func validate() throws {
+            do {
+                _ = try ScanLogging.level(logLevel)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             guard let natsURL = nats ?? environment["SCANTRACK_NATS"], !natsURL.isEmpty else {
                 throw ValidationError("no NATS server: pass --nats or set SCANTRACK_NATS")
@@ -47,8 +60,7 @@ public struct ScanAggregatorCommand: ParsableCommand {
             guard let dsn = postgres ?? environment["SCANTRACK_PG"], !dsn.isEmpty else {
                 throw ValidationError("no PostgreSQL: pass --pg or set SCANTRACK_PG")
             }
-            var logger = Logger(label: "scan-aggregator")
-            logger.logLevel = .info
+            let logger = ScanLogging.logger("scan-aggregator", level: (try? ScanLogging.level(logLevel)) ?? .info)
             do {
                 guard let folder = MigrationsFolder.resolve(migrations) else {
                     throw PGError(
@@ -80,42 +92,14 @@ public struct ScanAggregatorCommand: ParsableCommand {
                 }
                 settings.replicas = Int64(replicas)
             }
-            let stop = StopFlag()
-            let sources = [SIGTERM, SIGINT].map { signalNumber -> any DispatchSourceSignal in
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { stop.set() }
-                source.resume()
-                return source
+            let services = AggregatorServices(settings: settings, ingestOnly: ingestOnly, logger: logger)
+            do {
+                try await services.group(stopsOnSignals: true).run()
+            } catch {
+                logger.error("scan-aggregator failed", metadata: [LogKey.error: "\(error)"])
+                throw ExitCode.failure
             }
-            // The signal sources must outlive the loop: `_ = sources` is no use, and an optimised build
-            // released them at once, so the release aggregator ignored SIGTERM and SIGINT.
-            let finished: Ingestor? = try withExtendedLifetime(sources) {
-                guard let ingestor = try untilJetStreamReady("ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
-                else { return nil }
-                logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
-                let reconciling =
-                    ingestOnly ? nil : try untilJetStreamReady("reconciliation", stop: stop, logger: logger) {
-                        try startReconciler(settings: settings, logger: logger, stop: stop)
-                    }
-                defer { reconciling?.wait() }
-                guard let recorder = try untilJetStreamReady("heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
-                else { return nil }
-                let listening = startThread("heartbeats") {
-                    while !stop.isSet { recorder.runOnce() }
-                }
-                defer { listening.wait() }
-                while !stop.isSet {
-                    let counts = try ingestor.runOnce()
-                    if counts.messages > 0 {
-                        logger.debug("batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
-                    }
-                }
-                try ingestor.flush()  // what was fetched ahead is stored and acknowledged, not redelivered later
-                return ingestor
-            }
-            guard let ingestor = finished else { return }
-            let totals = ingestor.totals
+            let totals = services.ingestTotals
             logger.info(
                 "stopped",
                 metadata: [
@@ -131,10 +115,10 @@ public struct ScanAggregatorCommand: ParsableCommand {
 /// restarting: the streams cannot be created or bound yet), logging each new error; nil when
 /// a stop was asked for first. No server answering at all is an error at once (a wrong URL
 /// should not look like a slow start).
-func untilJetStreamReady<T>(_ what: String, stop: StopFlag, logger: Logger, _ body: () throws -> T) throws -> T? {
+func untilJetStreamReady<T>(_ what: String, stop: StopToken, logger: Logger, _ body: () throws -> T) throws -> T? {
     var last = ""
     var attempts = 0
-    while !stop.isSet {
+    while !stop.isStopped {
         do {
             let value = try body()
             if attempts > 0 { logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"]) }
@@ -145,38 +129,10 @@ func untilJetStreamReady<T>(_ what: String, stop: StopFlag, logger: Logger, _ bo
                 last = error.description
                 logger.warning("JetStream not ready; retrying", metadata: ["for": "\(what)", "error": "\(error)"])
             }
-            usleep(500_000)
+            stop.sleep(for: .milliseconds(500))
         }
     }
     return nil
-}
-
-/// Reconciliation and pack records on a thread of their own; one replica at a time does the work.
-func startReconciler(settings: IngestSettings, logger: Logger, stop: StopFlag) throws -> WorkerThread {
-    let reconciler = try Reconciler(settings: settings, logger: logger)
-    return startThread("reconciler") {
-        var failures = 0
-        while !stop.isSet {
-            do {
-                let counts = try reconciler.runOnce()
-                failures = 0
-                if counts.sightings < reconciler.batchSize { usleep(250_000) }
-            } catch {
-                failures += 1
-                if failures == 1 || failures % 40 == 0 {
-                    logger.warning("reconciliation paused", metadata: ["error": "\(error)"])
-                }
-                usleep(250_000)
-            }
-        }
-        let totals = reconciler.totals
-        logger.info(
-            "reconciler stopped",
-            metadata: [
-                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)", "late": "\(totals.lateSightings)",
-                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)", "packsPublished": "\(totals.packsPublished)",
-            ])
-    }
 }
 
 /// Reads and checks a topology file (errors by JSON path).
@@ -185,18 +141,4 @@ public func loadTopologyFile(_ path: String) throws(ConfigErrors) -> Topology {
         throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
     }
     return try Topology.parse(Array(data), file: path)
-}
-
-/// Set from a signal handler's queue, read by the ingest loop.
-final class StopFlag: @unchecked Sendable {
-    // @unchecked: the one Bool is guarded by the lock.
-    private let lock = NSLock()
-    private var stopped = false
-    func set() { lock.withLock { stopped = true } }
-    var isSet: Bool { lock.withLock { stopped } }
-}
-
-/// Log lines go to stderr; stdout stays free for output that scripts read.
-public func bootstrapLogging() {
-    LoggingSystem.bootstrap(StreamLogHandler.standardError)
 }

@@ -11,6 +11,8 @@ public struct AgentStatus: Sendable, Equatable {
     public var framesProcessed: Int = 0
     /// Frames the bounded queue replaced with a newer one because decoding was behind.
     public var framesDropped: Int = 0
+    /// Frames the decoder failed on (an engine error), since the start.
+    public var decodeFailures: Int = 0
     public var decodeMillisecondsAverage: Double = 0
     public var decodeMillisecondsMax: Double = 0
     public var decodeMillisecondsP50: Double = 0
@@ -75,6 +77,7 @@ public struct AgentStatus: Sendable, Equatable {
         writer.field("framesIn", framesIn)
         writer.field("framesProcessed", framesProcessed)
         writer.field("framesDropped", framesDropped)
+        writer.field("decodeFailures", decodeFailures)
         var decode = JSONWriter()
         decode.field("avg", decodeMillisecondsAverage, decimals: 2)
         decode.field("max", decodeMillisecondsMax, decimals: 2)

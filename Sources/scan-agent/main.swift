@@ -1,3 +1,5 @@
 import ScanAgent
+import ScanServices
 
-ScanAgentCommand.main()
+ScanLogging.bootstrap()
+await ScanAgentCommand.start()

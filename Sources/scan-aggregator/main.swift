@@ -1,4 +1,5 @@
 import ScanAggregator
+import ScanServices
 
-bootstrapLogging()
-ScanAggregatorCommand.main()
+ScanLogging.bootstrap()
+await ScanAggregatorCommand.start()

@@ -4,6 +4,7 @@ import ScanAggregator
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanServices
 
 /// scan-bench-ingest --nats URL --pg DSN [--events N] [--rate R] [--seconds S] [--migrations DIR]
 ///
@@ -128,7 +129,7 @@ do {
         latencies.add(times.map { committed - Double($0.milliseconds) })
     }
     let expected = rate * seconds
-    let publisher = startThread("publisher") {
+    let publisher = BackgroundWorker.running("publisher") {
         guard let connection = try? NATSConnection(url: natsURL) else { return }
         let start = Bench.now()
         var sent = 0

@@ -1,3 +1,5 @@
 import ScanAdmin
+import ScanServices
 
+ScanLogging.bootstrap()
 ScanAdminCommand.main()

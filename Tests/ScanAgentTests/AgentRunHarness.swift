@@ -8,6 +8,9 @@ import Testing
 /// Starts `scan-agent run` as operators do, and reads back what reached JetStream.
 enum AgentRunHarness {
     static var agent: String { ReplayHarness.agent }
+    /// The release build, which `make test` builds: signals and lifetimes are checked on what
+    /// users run (the optimiser ends lifetimes early).
+    static var releaseAgent: String { TestEnvironment.repoRoot + "/.build/release/scan-agent" }
     static let script = TestEnvironment.repoRoot + "/scripts/servers.sh"
 
     /// A clip of the synthetic conveyor: `frames` at 30 fps, a few codes in view.
@@ -38,9 +41,9 @@ enum AgentRunHarness {
 
     /// Starts the agent with its log in `log` (read it after the exit). The environment's
     /// SCANTRACK_NATS is removed so that the config file decides.
-    static func start(config: String, log: String, drainSeconds: Int = 30) throws -> Process {
+    static func start(config: String, log: String, drainSeconds: Int = 30, binary: String = agent) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: agent)
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "--config", config, "--drain-seconds", String(drainSeconds)]
         var environment = ProcessInfo.processInfo.environment
         environment["SCANTRACK_NATS"] = nil

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScanAgentRuntime
 import ScanCore
 import ScanNATS
 import ScanTestSupport
@@ -126,6 +127,38 @@ struct AgentRunTests {
         H.expectExactlyOnce(events, offline: try H.offline(clip))
     }
 
+    @Test("release build: SIGTERM while publishing stops within 5 s with exit 0; every event reached JetStream once, the session ended")
+    func releaseStopsOnSIGTERM() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: H.releaseAgent), "\(H.releaseAgent): run `make test`, which builds it")
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 900, seed: 6)  // 30 s at its frame rate: still busy at the signal
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
+        let jetStream = try NATSConnection(url: nats.url).jetStream()
+        #expect(H.eventually { ((try? H.streamEvents(jetStream, prefix: prefix)) ?? []).contains { $0.event["type"]?.stringValue == "sighting" } })
+        let began = ContinuousClock.now
+        kill(agent.processIdentifier, SIGTERM)
+        let stopped = H.waitForExit(agent, seconds: 5)
+        if !stopped { kill(agent.processIdentifier, SIGKILL) }
+        agent.waitUntilExit()
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(stopped, "still running 5 s after SIGTERM: \(log)")
+        #expect(ContinuousClock.now - began < .seconds(5))
+        #expect(agent.terminationReason == .exit && agent.terminationStatus == 0, "\(log)")
+
+        let events = try H.streamEvents(jetStream, prefix: prefix)
+        let ids = events.compactMap(\.msgId)
+        #expect(Set(ids).count == ids.count, "nothing published twice")
+        #expect(events.contains { $0.event["type"]?.stringValue == "session.completed" }, "the session was ended at shutdown")
+        let logged = log.split(separator: " ").first { $0.hasPrefix("sightings=") }.flatMap { Int($0.dropFirst(10)) }
+        let published = events.filter { $0.event["type"]?.stringValue == "sighting" }.count
+        #expect(logged == published, "every sighting the agent made reached JetStream: \(log)")
+        #expect(try Spool(directory: dir + "/spool-cam-01", maxBytes: 1 << 30).depth == 0, "the spool was drained")
+    }
+
     @Test("agent killed (SIGKILL) mid-run while NATS is down, restarted with its spool: every sighting exactly once")
     func killAndRestart() throws {
         let nats = try H.PrivateNATS()
@@ -190,7 +223,7 @@ struct AgentRunTests {
         let positions = keptIds.compactMap { ids.firstIndex(of: $0) }
         #expect(positions.count == keptIds.count)
         let secondLog = (try? String(contentsOfFile: dir + "/second.log", encoding: .utf8)) ?? ""
-        let runId = try #require(secondLog.split(separator: " ").first { $0.hasPrefix("runId=") }?.dropFirst(6))
+        let runId = try #require(secondLog.split(separator: " ").first { $0.hasPrefix("run.id=") }?.dropFirst(7))
         let secondRun = events.enumerated().filter { $0.element.event["eventId"]?.stringValue?.contains("-\(runId)-") == true }
         #expect(!secondRun.isEmpty)
         #expect((positions.max() ?? 0) < (secondRun.map(\.offset).min() ?? Int.max))

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import ScanAgentRuntime
 import ScanCore
+import ScanServices
 import ScanTestSupport
 import Testing
 
@@ -138,22 +140,22 @@ struct FrameQueueTests {
         #expect(queue.dropped == 3)
         #expect(queue.received == 5)
         var taken: [Int] = []
-        while case .frame(let frame) = queue.take(timeout: 0.01) { taken.append(frame.index) }
+        while case .frame(let frame) = queue.take(timeout: .milliseconds(10)) { taken.append(frame.index) }
         #expect(taken == [3, 4])
         queue.finish()
-        if case .ended = queue.take(timeout: 0.01) {} else { Issue.record("a finished, empty queue says ended") }
+        if case .ended = queue.take(timeout: .milliseconds(10)) {} else { Issue.record("a finished, empty queue says ended") }
     }
 
     @Test("a clip queue makes the producer wait instead of dropping")
     func blocks() {
         let queue = FrameQueue(capacity: 1, blocking: true)
-        let producer = startThread("producer") {
+        let producer = BackgroundWorker.running("producer") {
             for n in 0..<50 { queue.put(Self.frame(n)) }
             queue.finish()
         }
         var taken: [Int] = []
         loop: while true {
-            switch queue.take(timeout: 5) {
+            switch queue.take(timeout: .seconds(5)) {
             case .frame(let frame): taken.append(frame.index)
             case .ended, .timedOut: break loop
             }
@@ -176,9 +178,9 @@ struct ClipSourceTests {
 
     static func play(_ source: ClipSource) -> [CapturedFrame] {
         let queue = FrameQueue(capacity: 2, blocking: source.blocking)
-        let capture = startThread("capture") { source.capture(into: queue, stop: StopSignal()) }
+        let capture = BackgroundWorker.running("capture") { source.capture(into: queue, stop: StopToken()) }
         var frames: [CapturedFrame] = []
-        while case .frame(let frame) = queue.take(timeout: 5) { frames.append(frame) }
+        while case .frame(let frame) = queue.take(timeout: .seconds(5)) { frames.append(frame) }
         capture.wait()
         return frames
     }

@@ -3,6 +3,7 @@ import Logging
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanServices
 import ScanTestSupport
 import Testing
 
@@ -125,7 +126,7 @@ struct ReconcileTests {
         first.batchSize = 25
         second.batchSize = 25
         let runs = [first, second].map { reconciler in
-            startThread("reconciler") {
+            BackgroundWorker.running("reconciler") {
                 for _ in 0..<200 {
                     _ = try? reconciler.runOnce()
                     usleep(20_000)

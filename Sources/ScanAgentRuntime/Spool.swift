@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanServices
 
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,18 @@ public struct SpoolRecord: Sendable, Equatable {
     public var subject: String
     public var eventId: String
     public var payload: [UInt8]
-    /// Where the record ends on disk: acknowledging it moves the cursor here.
-    var segment: Int
-    var end: Int64
+    /// Where the record ends in its store (for the file spool, a segment and an offset):
+    /// acknowledging it moves the cursor here.
+    public var segment: Int
+    public var end: Int64
+
+    public init(subject: String, eventId: String, payload: [UInt8], segment: Int, end: Int64) {
+        self.subject = subject
+        self.eventId = eventId
+        self.payload = payload
+        self.segment = segment
+        self.end = end
+    }
 }
 
 public struct SpoolError: Error, Sendable, CustomStringConvertible {
@@ -32,7 +42,7 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
 ///
 /// Bounded by `maxBytes` (unsent data): at the limit `dropOldest` deletes the oldest unsent
 /// segment, `dropNewest` refuses the new event; both are counted in `dropped`.
-public final class Spool: @unchecked Sendable {
+public final class Spool: DurableSink, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`, which also wakes the publisher.
     public let directory: String
     public let maxBytes: Int
@@ -225,10 +235,10 @@ public final class Spool: @unchecked Sendable {
     }
 
     /// Waits until something is pending or `seconds` pass.
-    public func waitForRecords(seconds: Double) {
+    public func waitForRecords(for duration: Duration) {
         condition.lock()
         defer { condition.unlock() }
-        if depthCount == 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
+        if depthCount == 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: duration.seconds)) }
     }
 
     /// Wakes a publisher waiting in `waitForRecords` (shutdown).

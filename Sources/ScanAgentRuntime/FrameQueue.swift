@@ -1,20 +1,27 @@
 import Foundation
 import ScanCore
+import ScanServices
 
 /// One frame as the capture thread hands it over.
-struct CapturedFrame: Sendable {
-    var image: GrayImage
+public struct CapturedFrame: Sendable {
+    public var image: GrayImage
     /// 0-based index in the stream (per run; a resumed clip keeps the clip's numbering).
-    var index: Int
-    var time: Timestamp
+    public var index: Int
+    public var time: Timestamp
+
+    public init(image: GrayImage, index: Int, time: Timestamp) {
+        self.image = image
+        self.index = index
+        self.time = time
+    }
 }
 
 /// The bounded hand-over between the capture thread and the decoding thread. A camera never
 /// waits: when decoding falls behind, the oldest waiting frame is replaced by the newest and
 /// counted as dropped. A clip waits instead (`blocking`), so a replay decodes every frame.
-final class FrameQueue: @unchecked Sendable {
+public final class FrameQueue: @unchecked Sendable {
     // @unchecked: all state is guarded by `condition`.
-    enum Taken {
+    public enum Taken {
         case frame(CapturedFrame)
         case timedOut
         case ended
@@ -25,29 +32,31 @@ final class FrameQueue: @unchecked Sendable {
     private let blocking: Bool
     private var frames: [CapturedFrame] = []
     private var finished = false
+    /// The producer was told to stop (shutdown): `put` refuses, but what waits is still taken.
+    private var producerStopped = false
     private var droppedCount = 0
     private var receivedCount = 0
 
-    init(capacity: Int, blocking: Bool) {
+    public init(capacity: Int, blocking: Bool) {
         self.capacity = max(1, capacity)
         self.blocking = blocking
     }
 
-    var dropped: Int { condition.withLock { droppedCount } }
-    var received: Int { condition.withLock { receivedCount } }
+    public var dropped: Int { condition.withLock { droppedCount } }
+    public var received: Int { condition.withLock { receivedCount } }
 
     /// Hands a frame over. A blocking queue waits for room (false when the queue was closed meanwhile).
     @discardableResult
-    func put(_ frame: CapturedFrame) -> Bool {
+    public func put(_ frame: CapturedFrame) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if blocking {
-            while frames.count >= capacity && !finished { condition.wait() }
+            while frames.count >= capacity && !finished && !producerStopped { condition.wait() }
         } else if frames.count >= capacity {
             frames.removeFirst()
             droppedCount += 1
         }
-        guard !finished else { return false }
+        guard !finished && !producerStopped else { return false }
         frames.append(frame)
         receivedCount += 1
         condition.broadcast()
@@ -55,10 +64,10 @@ final class FrameQueue: @unchecked Sendable {
     }
 
     /// The oldest waiting frame; `.ended` once the source finished and every frame was taken.
-    func take(timeout seconds: Double) -> Taken {
+    public func take(timeout: Duration) -> Taken {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = Date(timeIntervalSinceNow: timeout.seconds)
         while frames.isEmpty && !finished {
             if !condition.wait(until: deadline) { return frames.isEmpty ? (finished ? .ended : .timedOut) : takeFirst() }
         }
@@ -72,35 +81,20 @@ final class FrameQueue: @unchecked Sendable {
     }
 
     /// No more frames will come (end of clip, shutdown); waiting producers and consumers return.
-    func finish() {
+    public func finish() {
         condition.withLock {
             finished = true
             condition.broadcast()
         }
     }
-}
 
-/// Set once (a signal, the end of the stream), read by every thread of the agent.
-final class StopSignal: @unchecked Sendable {
-    // @unchecked: the one Bool is guarded by the lock.
-    private let condition = NSCondition()
-    private var stopped = false
-    func set() {
+    /// The capture thread is stopping (shutdown): a producer waiting for room returns, later
+    /// frames are refused, and the consumer keeps what was handed over (the queue is not
+    /// finished: the decoding service ends on its own shutdown, not on this).
+    public func stopProducing() {
         condition.withLock {
-            stopped = true
+            producerStopped = true
             condition.broadcast()
         }
     }
-    var isSet: Bool { condition.withLock { stopped } }
-
-    /// Sleeps up to `seconds`; returns early (true) when stopped.
-    @discardableResult
-    func sleep(seconds: Double) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if !stopped { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
-        return stopped
-    }
 }
-
-func wallClock() -> Timestamp { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)) }

@@ -1,0 +1,97 @@
+import Foundation
+import ScanAgentRuntime
+import ScanCore
+import ScanNATS
+
+/// The agent's side of NATS, behind the runtime's ports: one connection that reconnects for
+/// ever. Durable events go to JetStream (`Nats-Msg-Id` = event id), track events and heartbeats
+/// to core NATS (best effort), commands arrive by request/reply, and the ruleset is read from
+/// the rules bucket.
+final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable {
+    // @unchecked: cnats objects are thread-safe; `subscription` and `bucket` are guarded by
+    // `lock` (each is used by one service thread, made lazily).
+    let connection: NATSConnection
+    let jetStream: JetStream
+    let subjects: ContractSubjects
+    let camera: CameraIdentity
+    let replicas: Int?
+    private let lock = NSLock()
+    private var subscription: NATSSubscription?
+    private var bucket: KeyValueBucket?
+
+    init(config: AgentConfig) throws(NATSError) {
+        var options = NATSConnection.Options()
+        options.name = "scan-agent \(config.camera.site)/\(config.camera.id)"
+        options.retryOnFailedConnect = true  // the agent works without NATS and catches up later
+        options.connectTimeoutMilliseconds = 1_000
+        options.reconnectWaitMilliseconds = 250
+        connection = try NATSConnection(url: config.nats.url, options: options)
+        jetStream = try connection.jetStream(timeoutMilliseconds: 2_000)
+        subjects = ContractSubjects(prefix: config.nats.prefix)
+        camera = config.camera
+        replicas = config.nats.replicas
+    }
+
+    // MARK: EventBus
+
+    var isConnected: Bool { connection.isConnected }
+    var address: String { redactedURL(connection.url) }
+
+    func publishCore(subject: String, bytes: [UInt8]) throws {
+        guard connection.isConnected else { throw NotConnected(address: address) }
+        try connection.publish(subject: subject, bytes: bytes)
+    }
+
+    func prepareStream() throws {
+        try jetStream.ensureStream(subjects.agentStreamSpec(replicas: replicas.map(Int64.init)))
+    }
+
+    func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {
+        try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
+    }
+
+    func flush(timeout: Duration) {
+        try? connection.flush(timeoutMilliseconds: Int64(timeout.seconds * 1000))
+    }
+
+    // MARK: CommandFeed
+
+    func next(timeout: Duration) throws -> IncomingCommand? {
+        let listening = try lock.withLock { () throws -> NATSSubscription in
+            if let subscription { return subscription }
+            let made = try connection.subscribe(subject: subjects.commands(site: camera.site, camera: camera.id))
+            subscription = made
+            return made
+        }
+        guard let message = try listening.next(timeoutMilliseconds: Int64(timeout.seconds * 1000)) else { return nil }
+        let verb = subjects.verb(ofCommandSubject: message.subject, site: camera.site, camera: camera.id) ?? ""
+        return IncomingCommand(subject: message.subject, verb: verb, body: message.bytes) { bytes in
+            try? listening.respond(to: message, bytes: bytes)
+        }
+    }
+
+    // MARK: RulesFeed
+
+    func current() throws -> PublishedRules? {
+        guard connection.isConnected else { return nil }
+        do {
+            let rules = try lock.withLock { () throws -> KeyValueBucket in
+                if let bucket { return bucket }
+                let made = try jetStream.keyValue(bucket: subjects.rulesBucket, replicas: replicas ?? 1)
+                bucket = made
+                return made
+            }
+            guard let entry = try rules.get(ContractSubjects.rulesKey), !entry.deleted else { return nil }
+            return PublishedRules(bytes: entry.value, revision: entry.revision)
+        } catch {
+            lock.withLock { bucket = nil }  // bound again on the next read
+            throw error
+        }
+    }
+}
+
+/// A core publish while the connection is down (dropped, not buffered: the heartbeat shows it).
+struct NotConnected: Error, CustomStringConvertible {
+    let address: String
+    var description: String { "not connected to \(address)" }
+}

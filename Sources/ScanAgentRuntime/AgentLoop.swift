@@ -1,0 +1,402 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanServices
+
+/// What other threads hand to the decoding thread, applied between two frames.
+public final class Inbox: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    struct PendingCommand {
+        var command: AgentCommand
+        var reply: @Sendable ([UInt8]) -> Void
+    }
+    private let lock = NSLock()
+    private var commands: [PendingCommand] = []
+    private var ruleset: (Ruleset, String)?
+
+    public init() {}
+
+    public func post(_ command: AgentCommand, reply: @escaping @Sendable ([UInt8]) -> Void) {
+        lock.withLock { commands.append(PendingCommand(command: command, reply: reply)) }
+    }
+    public func post(ruleset: Ruleset, source: String) { lock.withLock { self.ruleset = (ruleset, source) } }
+    func takeCommands() -> [PendingCommand] {
+        lock.withLock {
+            defer { commands.removeAll() }
+            return commands
+        }
+    }
+    func takeRuleset() -> (Ruleset, String)? {
+        lock.withLock {
+            defer { ruleset = nil }
+            return ruleset
+        }
+    }
+}
+
+/// The last status (answered by `status`, written into heartbeats); the rules service notes a
+/// refused ruleset here.
+public final class StatusBoard: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var status = AgentStatus()
+    public init() {}
+    public var current: AgentStatus { lock.withLock { status } }
+    public func update(_ body: (inout AgentStatus) -> Void) { lock.withLock { body(&status) } }
+}
+
+/// What the publisher reports for the heartbeat: its link state and what it sent.
+public final class DeliveryState: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var publishedCount = 0
+    private var duplicateCount = 0
+    private var acknowledging = false
+    private var failing = false
+    public init() {}
+
+    public var published: Int { lock.withLock { publishedCount } }
+    public var duplicates: Int { lock.withLock { duplicateCount } }
+
+    /// `connected`; `degraded` (connected, but JetStream does not acknowledge); `disconnected`.
+    public func linkState(connected: Bool) -> String {
+        guard connected else { return "disconnected" }
+        return lock.withLock { acknowledging || !failing } ? "connected" : "degraded"
+    }
+
+    /// One acknowledgement; true when the link was down before it.
+    func acknowledged(duplicate: Bool) -> Bool {
+        lock.withLock {
+            publishedCount += 1
+            if duplicate { duplicateCount += 1 }
+            defer {
+                acknowledging = true
+                failing = false
+            }
+            return !acknowledging
+        }
+    }
+
+    /// One failed publish; true when the link was up before it.
+    func failed() -> Bool {
+        lock.withLock {
+            defer {
+                acknowledging = false
+                failing = true
+            }
+            return acknowledging
+        }
+    }
+}
+
+/// The decoding thread's work, one step at a time: a frame, a wait without a frame, the
+/// commands and ruleset other threads posted, the heartbeat when due, and the end. Decoding
+/// never waits for the network: durable events go to the sink (the spool), the rest to the bus's
+/// core publish, which never blocks. `DecodingService` drives it from the frame queue; tests
+/// drive it step by step with a manual clock.
+public final class AgentLoop: @unchecked Sendable {
+    // @unchecked: the mutable state is touched by the decoding thread only; other threads use
+    // `inbox` and `board`, which are thread-safe.
+    public struct Settings: Sendable {
+        public var config: AgentConfig
+        public var runId: String
+        public var rulesSource: String
+        public init(config: AgentConfig, runId: String, rulesSource: String) {
+            self.config = config
+            self.runId = runId
+            self.rulesSource = rulesSource
+        }
+    }
+
+    public let inbox = Inbox()
+    public let board = StatusBoard()
+    public let config: AgentConfig
+    public let runId: String
+    private let subjects: ContractSubjects
+    private let source: any FrameSource
+    private let queue: FrameQueue
+    private let decoder: any FrameDecoding
+    private let sink: any DurableSink
+    private let bus: any EventBus
+    private let delivery: DeliveryState
+    private let clock: any AgentClock
+    private let checkpoint: ClipCheckpoint?
+    private let logger: Logger
+    private var pipeline: ScanPipeline
+    private var rulesSource: String
+    private var paused = false
+    /// The time of the last frame: a clip's events keep the clip's times to the end.
+    private var lastFrameTime: Timestamp?
+
+    public private(set) var framesProcessed = 0
+    public private(set) var sightings = 0
+    /// Frames the decoder failed on (logged at debug, counted in the heartbeat).
+    public private(set) var decodeFailures = 0
+    private var heartbeatSequence = 0
+    private var nextHeartbeat: Duration
+    private var lastCheckpoint: Duration
+    private var spoolLossLogged: Duration?
+    private var window: (frames: Int, received: Int, started: Duration)
+
+    public init(
+        settings: Settings, ruleset: Ruleset, source: any FrameSource, queue: FrameQueue, decoder: any FrameDecoding,
+        sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock,
+        checkpoint: ClipCheckpoint? = nil, logger: Logger
+    ) {
+        let config = settings.config
+        self.config = config
+        self.runId = settings.runId
+        self.rulesSource = settings.rulesSource
+        self.subjects = ContractSubjects(prefix: config.nats.prefix)
+        self.source = source
+        self.queue = queue
+        self.decoder = decoder
+        self.sink = sink
+        self.bus = bus
+        self.delivery = delivery
+        self.clock = clock
+        self.checkpoint = checkpoint
+        self.logger = logger
+        self.pipeline = ScanPipeline(
+            camera: config.camera, tracking: config.tracking,
+            normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
+            rules: ruleset, idPrefix: "\(config.camera.id)-\(settings.runId)")
+        let start = clock.elapsed
+        // The first heartbeat has a full interval to measure.
+        self.nextHeartbeat = start + .seconds(config.heartbeatSeconds)
+        self.lastCheckpoint = start
+        self.window = (0, 0, start)
+        board.update {
+            $0.runId = settings.runId
+            $0.sourceType = source.kind
+            $0.rulesRevision = ruleset.revision
+            $0.rulesSource = settings.rulesSource
+        }
+    }
+
+    /// The running ruleset's revision.
+    public var rulesRevision: String { pipeline.rules.revision }
+    public var isPaused: Bool { paused }
+    public var currentSessionId: String? { pipeline.currentSessionId }
+    /// What decoding cost over the run (read once the decoding thread has ended).
+    public var decodingSummary: String { decoder.summary }
+
+    /// Event time now: a clip's last frame time, a camera's wall clock.
+    private var eventTime: Timestamp {
+        if source.kind == "clip", let lastFrameTime { return lastFrameTime }
+        return clock.now
+    }
+
+    // MARK: steps
+
+    /// Drives the loop from the queue until `stop` or the end of the stream, then ends what is open.
+    public func run(stop: StopToken) {
+        while !stop.isStopped {
+            applyInbox()
+            switch queue.take(timeout: .milliseconds(100)) {
+            case .ended:
+                finish()
+                return
+            case .timedOut:
+                idle()
+            case .frame(let frame):
+                handle(frame)
+            }
+            heartbeatIfDue()
+        }
+        finish()
+    }
+
+    /// One frame: decoded and tracked, or (paused) only the session timers run.
+    public func handle(_ frame: CapturedFrame) {
+        lastFrameTime = frame.time
+        if paused {
+            route(pipeline.tick(time: frame.time))
+        } else {
+            process(frame)
+        }
+        if let checkpoint, clock.elapsed - lastCheckpoint > .seconds(1) {
+            checkpoint.save(frame: frame.index)
+            lastCheckpoint = clock.elapsed
+        }
+    }
+
+    /// No frame came for a while: a camera's session timers still run (a clip's time stands still).
+    public func idle() {
+        if source.kind != "clip" { route(pipeline.tick(time: clock.now)) }
+    }
+
+    /// A heartbeat when the interval has passed.
+    public func heartbeatIfDue() {
+        guard clock.elapsed >= nextHeartbeat else { return }
+        heartbeatSequence += 1
+        publishHeartbeat(sequence: heartbeatSequence)
+        nextHeartbeat = clock.elapsed + .seconds(config.heartbeatSeconds)
+    }
+
+    /// Ends the open tracks and the session (their events go to the sink). The run is closed
+    /// later (`close`), once the publisher has drained the sink.
+    public func finish() {
+        applyInbox()
+        route(pipeline.finish(time: eventTime))
+    }
+
+    /// Closes the run once the decoding thread has ended and the publisher has drained: removes
+    /// the clip checkpoint (an agent killed before this resumes the same run, whose event ids
+    /// JetStream deduplicates) and sends the last heartbeat, which reports what was left.
+    public func close() {
+        checkpoint?.remove()
+        heartbeatSequence += 1
+        publishHeartbeat(sequence: heartbeatSequence)
+    }
+
+    private func process(_ frame: CapturedFrame) {
+        let detections: [Detection]
+        do {
+            detections = try decoder.decode(frame.image, expected: pipeline.tracker.expected(at: frame.index))
+        } catch {
+            decodeFailures += 1
+            logger.debug("frame not decoded", metadata: ["frame": "\(frame.index)", LogKey.error: "\(error)"])
+            return
+        }
+        window.frames += 1
+        framesProcessed += 1
+        route(pipeline.process(frame: frame.index, time: frame.time, detections: detections))
+    }
+
+    /// Durable events into the sink (the publisher sends them); the rest straight to core NATS.
+    private func route(_ events: [AgentEvent]) {
+        let camera = config.camera
+        for event in events {
+            let subject = subjects.agent(event.subjectFamily, site: camera.site, camera: camera.id)
+            guard event.isDurable else {
+                try? bus.publishCore(subject: subject, bytes: event.json)  // best effort; the heartbeat shows the link
+                continue
+            }
+            if event.kind == .sighting { sightings += 1 }
+            let droppedBefore = sink.dropped
+            sink.append(subject: subject, eventId: event.eventId, payload: event.json)
+            let droppedNow = sink.dropped
+            if droppedNow > droppedBefore, spoolLossLogged.map({ clock.elapsed - $0 >= .seconds(10) }) ?? true {
+                spoolLossLogged = clock.elapsed  // at most one line per 10 s while the spool stays full
+                logger.error(
+                    "spool full; events lost",
+                    metadata: [
+                        "lost": "\(droppedNow - droppedBefore)", "lostSinceStart": "\(droppedNow)",
+                        "whenFull": "\(config.spool.whenFull)", "maxBytes": "\(config.spool.maxBytes)",
+                    ])
+            }
+        }
+    }
+
+    /// Commands and a new ruleset posted by the command and rules services, between two frames.
+    public func applyInbox() {
+        if let (ruleset, source) = inbox.takeRuleset() {
+            pipeline.rules = ruleset
+            rulesSource = source
+            logger.info("ruleset swapped", metadata: ["revision": "\(ruleset.revision)", "source": "\(source)"])
+        }
+        for pending in inbox.takeCommands() {
+            pending.reply(apply(pending.command))
+        }
+    }
+
+    private func apply(_ command: AgentCommand) -> [UInt8] {
+        let time = eventTime
+        let camera = config.camera
+        switch command {
+        case .sessionStart(let orderId):
+            route(pipeline.startSession(orderId: orderId, at: time))
+            let id = pipeline.currentSessionId
+            return commandReply(verb: "session.start", camera: camera) {
+                $0.field("sessionId", id)
+                $0.field("orderId", orderId)
+            }
+        case .sessionStop:
+            guard let id = pipeline.currentSessionId else {
+                return CommandError(verb: "session.stop", message: "no session is running").reply(camera: camera)
+            }
+            route(pipeline.stopSession(at: time))
+            return commandReply(verb: "session.stop", camera: camera) { $0.field("sessionId", id) }
+        case .pause:
+            if !paused { route(pipeline.endTracks(time: time)) }
+            paused = true
+            return commandReply(verb: "pause", camera: camera) { $0.field("paused", true) }
+        case .resume:
+            paused = false
+            return commandReply(verb: "resume", camera: camera) { $0.field("paused", false) }
+        case .status:
+            let status = snapshot()
+            return commandReply(verb: "status", camera: camera) { status.fields(&$0) }
+        }
+    }
+
+    /// The status now (without the heartbeat window's rates).
+    public func snapshot() -> AgentStatus {
+        var status = board.current
+        status.sourceState = source.state
+        status.framesIn = queue.received
+        status.framesProcessed = framesProcessed
+        status.framesDropped = queue.dropped
+        status.decodeFailures = decodeFailures
+        status.liveTracks = pipeline.liveTracks
+        status.sessionId = pipeline.currentSessionId
+        status.paused = paused
+        status.spoolDepth = sink.depth
+        status.spoolBytes = sink.pendingBytes
+        status.spoolDropped = sink.dropped
+        status.nats = delivery.linkState(connected: bus.isConnected)
+        status.published = delivery.published
+        status.rulesRevision = pipeline.rules.revision
+        status.rulesSource = rulesSource
+        return status
+    }
+
+    private func publishHeartbeat(sequence: Int) {
+        let elapsed = (clock.elapsed - window.started).seconds
+        let received = queue.received
+        var status = snapshot()
+        if elapsed > 0 {
+            status.fpsIn = Double(received - window.received) / elapsed
+            status.fpsProcessed = Double(window.frames) / elapsed
+        }
+        let decoding = decoder.takeWindow()
+        if !decoding.latencies.isEmpty {
+            let total = decoding.latencies.reduce(0, +)
+            status.decodeMillisecondsAverage = total * 1000 / Double(decoding.latencies.count)
+            status.decodeMillisecondsMax = (decoding.latencies.max() ?? 0) * 1000
+            status.decodeMillisecondsP50 = Self.quantile(decoding.latencies, 0.5) * 1000
+            status.decodeMillisecondsP99 = Self.quantile(decoding.latencies, 0.99) * 1000
+            status.decodeFps = total > 0 ? Double(decoding.latencies.count) / total : 0
+        }
+        status.decoderMode = decoding.mode
+        status.decoderThreads = decoding.threads
+        status.scanned = decoding.scanned
+        board.update { $0 = status }
+        window = (0, received, clock.elapsed)
+        let event = status.event(factory: pipeline.factory, time: clock.now, sequence: sequence)
+        let subject = subjects.agent("status", site: config.camera.site, camera: config.camera.id)
+        try? bus.publishCore(subject: subject, bytes: event.json)
+    }
+
+    /// The q-quantile (0…1) of the values, nearest rank; 0 for none.
+    public static func quantile(_ values: [Double], _ q: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let rank = Int((q * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+}
+
+extension Tracker {
+    /// Live tracks and where they should be in `frame`: for guided decoding and the second engine.
+    public func expected(at frame: Int) -> [DecodePlanner.TrackedCode] {
+        live.map { track in
+            DecodePlanner.TrackedCode(
+                symbology: track.symbology, value: track.value, box: track.predictedBox(at: frame),
+                typicalWidth: track.typicalWidth, typicalHeight: track.typicalHeight, velocityX: track.velocityX,
+                velocityY: track.velocityY, readAlongRows: track.readAlongRows, confirmed: track.confirmed,
+                framesSinceRead: frame - track.lastFrame)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Logging
+import ScanCore
+import ScanServices
+
+/// The publisher service's loop: sends the sink's events to JetStream in order (message id =
+/// event id) and acknowledges each one in the sink only after JetStream did. On a failure it
+/// backs off (250 ms doubling to 2 s) and checks the stream again before the next try (a
+/// restarted server may have lost it). On `stop` it keeps sending until the sink is empty or
+/// `drain` has passed; what is left stays in the spool for the next start.
+public final class SpoolPublisher: Sendable {
+    let sink: any DurableSink
+    let bus: any EventBus
+    let delivery: DeliveryState
+    let clock: any AgentClock
+    let drain: Duration
+    let logger: Logger
+    /// Records sent per round (the cursor is saved after each round).
+    let batch: Int
+    /// Runs after the drain, before the last flush (the agent closes its run).
+    let afterDrain: @Sendable () -> Void
+
+    public init(
+        sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock, drain: Duration,
+        logger: Logger, batch: Int = 100, afterDrain: @escaping @Sendable () -> Void = {}
+    ) {
+        self.afterDrain = afterDrain
+        self.sink = sink
+        self.bus = bus
+        self.delivery = delivery
+        self.clock = clock
+        self.drain = drain
+        self.logger = logger
+        self.batch = batch
+    }
+
+    public func run(stop: StopToken) {
+        stop.whenStopped { [sink] in sink.wake() }
+        var streamReady = false
+        var backoff = Duration.milliseconds(250)
+        var drainDeadline: Duration?
+        var retry = RetryLog("JetStream unavailable; events wait in the spool", logger: logger)
+        /// True once the drain should end: stopped, and the sink empty or the drain time over.
+        func drainOver() -> Bool {
+            guard stop.isStopped else { return false }
+            let deadline = drainDeadline ?? (clock.elapsed + drain)
+            drainDeadline = deadline
+            return sink.depth == 0 || clock.elapsed >= deadline
+        }
+        func pause() {
+            clock.sleep(for: stop.isStopped ? .milliseconds(100) : backoff, stop: stop)
+            backoff = min(backoff * 2, .seconds(2))
+        }
+        func failed(_ error: any Error) {
+            let wasUp = delivery.failed()
+            if wasUp { retry = RetryLog(retry.what, logger: logger) }  // a new outage: log its first error
+            let described = bus.isConnected ? "\(error)" : "not connected to \(bus.address) (\(error))"
+            retry.failed(DescribedError(described), metadata: ["spool": "\(sink.depth)"])
+        }
+        while !drainOver() {
+            if !streamReady {
+                do {
+                    try bus.prepareStream()
+                    streamReady = true
+                } catch {
+                    failed(error)
+                    if drainOver() { break }
+                    pause()
+                    continue
+                }
+            }
+            let records = sink.next(limit: batch)
+            if records.isEmpty {
+                if stop.isStopped { break }
+                sink.waitForRecords(for: .milliseconds(500))
+                continue
+            }
+            var failure: (any Error)?
+            for record in records {
+                if record.subject.isEmpty {  // an unreadable spool line: step over it
+                    sink.acknowledge(record)
+                    continue
+                }
+                do {
+                    let duplicate = try bus.publishDurable(subject: record.subject, bytes: record.payload, messageID: record.eventId)
+                    sink.acknowledge(record)
+                    if delivery.acknowledged(duplicate: duplicate) {
+                        retry.succeeded("JetStream acknowledges; sending the spool")
+                    }
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+            sink.saveCursor()
+            if let failure {
+                failed(failure)
+                streamReady = false
+                if drainOver() { break }
+                pause()
+            } else {
+                backoff = .milliseconds(250)
+            }
+        }
+        sink.saveCursor()
+        if sink.depth > 0 {
+            logger.warning("stopping with events still in the spool; they are sent at the next start", metadata: ["depth": "\(sink.depth)"])
+        }
+        afterDrain()
+        bus.flush(timeout: .milliseconds(500))
+    }
+}
+
+/// An error whose text is already written (a cause with context added).
+struct DescribedError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

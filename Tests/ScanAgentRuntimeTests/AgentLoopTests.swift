@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import ScanAgentRuntime
+import ScanCore
+import ScanServices
+import ScanTesting
+import Testing
+
+/// The decoding thread's behaviour, driven step by step with fakes and a manual clock: no
+/// thread, no server, no wall-clock sleep.
+@Suite("agent loop")
+struct AgentLoopTests {
+    /// One agent loop over fakes.
+    struct Rig {
+        let clock = ManualClock()
+        let sink = MemorySpool()
+        let bus = RecordingBus()
+        let source: ScriptedFrameSource
+        let decoder: ScriptedDecoder
+        let loop: AgentLoop
+        let queue: FrameQueue
+
+        init(
+            kind: String = "v4l2", session: SessionConfig = SessionConfig(), ruleset: Ruleset = .acceptAll,
+            script: @escaping (Int) -> [Detection]
+        ) {
+            var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "in-1"))
+            config.session = session
+            config.heartbeatSeconds = 5
+            config.tracking.maxMissedFrames = 3
+            source = ScriptedFrameSource(kind: kind, count: 0, start: clock.now)
+            decoder = ScriptedDecoder(script)
+            queue = FrameQueue(capacity: 2, blocking: true)
+            loop = AgentLoop(
+                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "file"), ruleset: ruleset, source: source,
+                queue: queue, decoder: decoder, sink: sink, bus: bus, delivery: DeliveryState(), clock: clock,
+                logger: Logger(label: "test"))
+        }
+
+        /// Frames `range`, each 100 ms after the one before (the clock moves with them).
+        func play(_ range: Range<Int>) {
+            for index in range {
+                loop.applyInbox()
+                loop.handle(CapturedFrame(image: ScriptedFrames.image(index), index: index, time: clock.now))
+                clock.advance(by: .milliseconds(100))
+                loop.heartbeatIfDue()
+            }
+        }
+
+        /// Durable events written so far, parsed.
+        var durable: [JSONValue] { sink.appended.compactMap { try? JSONValue.parse($0.payload) } }
+        var sightings: [JSONValue] { durable.filter { $0["type"]?.stringValue == "sighting" } }
+        func values(_ events: [JSONValue]) -> [String] { events.compactMap { $0["value"]?.stringValue } }
+        var heartbeats: [JSONValue] { bus.core.compactMap(\.json).filter { $0["type"]?.stringValue == "status" } }
+    }
+
+    static func code(_ value: String, at frame: Int, y: Int = 40) -> Detection {
+        ScriptedDecoder.code(value, x: 10 + frame * 5, y: y)
+    }
+
+    @Test("pause ends the open tracks and stops decoding; resume starts again with new tracks")
+    func pauseAndResume() throws {
+        let rig = Rig { frame in [Self.code("A", at: frame)] }
+        rig.play(0..<5)
+        #expect(rig.sightings.isEmpty, "A is still in view")
+        let replies = ReplyBox()
+        rig.loop.inbox.post(.pause, reply: replies.keep("pause"))
+        rig.play(5..<10)
+        #expect(rig.loop.isPaused)
+        #expect(rig.values(rig.sightings) == ["A"], "pausing ended A's track: its sighting is out")
+        #expect(rig.decoder.decodedFrames == Array(0..<5), "no frame is decoded while paused")
+        rig.loop.inbox.post(.resume, reply: replies.keep("resume"))
+        rig.play(10..<15)
+        rig.loop.finish()
+        #expect(rig.decoder.decodedFrames == Array(0..<5) + Array(10..<15))
+        #expect(rig.values(rig.sightings) == ["A", "A"], "after resume the same code is a new track")
+        let trackIds = rig.sightings.compactMap { $0["trackId"]?.stringValue }
+        #expect(Set(trackIds).count == 2)
+        #expect(replies["pause"]?["paused"] == .bool(true))
+        #expect(replies["resume"]?["paused"] == .bool(false))
+    }
+
+    @Test("a ruleset swapped between frames decides the tracks confirmed after it, not the ones before")
+    func rulesSwap() throws {
+        let rig = Rig { frame in
+            (frame >= 2 ? [Self.code("X-1", at: frame)] : []) + (frame >= 8 ? [Self.code("X-2", at: frame, y: 300)] : [])
+        }
+        let board = rig.loop.board
+        let watcher = RulesWatcher(
+            feed: ScriptedRules(), inbox: rig.loop.inbox, board: board, cache: nil, origin: "rules/current", clock: rig.clock,
+            logger: Logger(label: "test"))
+        rig.play(0..<6)
+        watcher.apply(
+            PublishedRules(
+                bytes: Array(#"{"version": 1, "rules": [{"id": "no-x", "action": "reject", "match": {"prefix": "X-"}}]}"#.utf8),
+                revision: 7))
+        rig.play(6..<7)
+        #expect(rig.loop.rulesRevision == "7", "the new ruleset runs from the next frame")
+        // A broken revision is refused: the running ruleset stays and the status says why.
+        watcher.apply(PublishedRules(bytes: Array(#"{"version": 1, "rules": [{"id": "bad"}]}"#.utf8), revision: 8))
+        rig.play(7..<14)
+        rig.loop.finish()
+        #expect(rig.loop.rulesRevision == "7")
+        #expect(board.current.rulesError?.hasPrefix("revision 8: ") == true)
+        let statuses = Dictionary(
+            uniqueKeysWithValues: rig.sightings.compactMap { event in
+                event["value"]?.stringValue.map { ($0, event["status"]?.stringValue ?? "") }
+            })
+        #expect(statuses == ["X-1": "accepted", "X-2": "rejected"])
+    }
+
+    @Test("session time limits run while no frame arrives (a camera's clock, not the frames')")
+    func sessionTimerWithoutFrames() throws {
+        var session = SessionConfig()
+        session.start = .command
+        session.stopAfterSeconds = 30
+        let rig = Rig(session: session) { _ in [] }
+        rig.play(0..<3)
+        let replies = ReplyBox()
+        rig.loop.inbox.post(.sessionStart(orderId: "SO-1"), reply: replies.keep("start"))
+        rig.loop.applyInbox()
+        let sessionId = try #require(replies["start"]?["sessionId"]?.stringValue)
+        rig.clock.advance(by: .seconds(29))
+        rig.loop.idle()
+        #expect(rig.loop.currentSessionId == sessionId, "29 s: still running")
+        rig.clock.advance(by: .seconds(2))
+        rig.loop.idle()
+        #expect(rig.loop.currentSessionId == nil)
+        let completed = try #require(rig.durable.first { $0["type"]?.stringValue == "session.completed" })
+        #expect(completed["sessionId"]?.stringValue == sessionId)
+        #expect(completed["reason"]?.stringValue == "duration")
+        #expect(completed["orderId"]?.stringValue == "SO-1")
+    }
+
+    @Test("a clip's session timers follow the clip's time: waiting for frames does not end a session")
+    func clipTimeStandsStill() throws {
+        var session = SessionConfig()
+        session.start = .command
+        session.stopAfterSeconds = 30
+        let rig = Rig(kind: "clip", session: session) { _ in [] }
+        rig.play(0..<3)
+        rig.loop.inbox.post(.sessionStart(orderId: nil), reply: { _ in })
+        rig.loop.applyInbox()
+        rig.clock.advance(by: .seconds(60))
+        rig.loop.idle()
+        #expect(rig.loop.currentSessionId != nil)
+    }
+
+    @Test("heartbeats every heartbeatSeconds on the manual clock, with failed frames counted")
+    func heartbeats() throws {
+        let rig = Rig { frame in [Self.code("A", at: frame)] }
+        rig.decoder.failing = [3, 4]
+        rig.play(0..<49)  // 4.9 s
+        #expect(rig.heartbeats.isEmpty)
+        rig.play(49..<51)
+        let first = try #require(rig.heartbeats.first)
+        #expect(rig.heartbeats.count == 1)
+        #expect(first["framesProcessed"]?.intValue == 48, "50 frames, 2 failed")
+        #expect(first["decodeFailures"]?.intValue == 2)
+        #expect(first["liveTracks"]?.intValue == 1)
+        #expect(first["eventId"]?.stringValue == "cam-1-r1.status.1")
+        rig.play(51..<101)
+        #expect(rig.heartbeats.count == 2)
+    }
+}
+
+/// Replies to posted commands, by tag.
+final class ReplyBox: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var replies: [String: JSONValue] = [:]
+
+    func keep(_ tag: String) -> @Sendable ([UInt8]) -> Void {
+        { [self] bytes in
+            let parsed = try? JSONValue.parse(bytes)
+            lock.withLock { replies[tag] = parsed }
+        }
+    }
+
+    subscript(tag: String) -> JSONValue? { lock.withLock { replies[tag] } }
+}

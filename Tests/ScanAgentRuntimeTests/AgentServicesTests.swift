@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import ScanAgentRuntime
+import ScanCore
+import ScanServices
+import ScanTesting
+import ServiceLifecycle
+import Testing
+
+/// The agent's services in one in-process ServiceGroup over fakes: how it ends, in what order,
+/// and how the publisher drains the spool.
+@Suite("agent services")
+struct AgentServicesTests {
+    struct Rig {
+        let clock = ManualClock()
+        let sink = MemorySpool()
+        let bus = RecordingBus()
+        let commands = ScriptedCommands()
+        let rules = ScriptedRules()
+        let source: ScriptedFrameSource
+        let decoder: ScriptedDecoder
+        let agent: AgentServices
+
+        init(frames: Int, endsStream: Bool, drain: Duration = .seconds(5), script: @escaping (Int) -> [Detection]) {
+            var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1"))
+            config.tracking.maxMissedFrames = 3
+            source = ScriptedFrameSource(kind: "clip", count: frames, start: clock.now, endsStream: endsStream)
+            decoder = ScriptedDecoder(script)
+            let parts = AgentParts(
+                source: source, sink: sink, bus: bus, commands: commands, rules: rules, clock: clock, ruleCache: nil)
+            agent = AgentServices(
+                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "default"), ruleset: .acceptAll, parts: parts,
+                decoder: decoder, checkpoint: nil, drain: drain, logger: Logger(label: "test"))
+        }
+
+        func kinds(_ published: [RecordingBus.Published]) -> [String] { published.compactMap { $0.json?["type"]?.stringValue } }
+    }
+
+    /// Waits (wall time, bounded) until `condition` holds, without blocking a thread of the
+    /// cooperative pool (the group under test runs there).
+    static func waitUntil(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    /// The reply to a command sent with `tag`, once it has come.
+    static func reply(_ commands: ScriptedCommands, _ tag: String) async -> JSONValue? {
+        _ = await waitUntil { commands.reply(tag) != nil }
+        return commands.reply(tag)
+    }
+
+    @Test("the end of a clip ends the group by itself: every durable event published in order, then the last heartbeat")
+    func clipEnds() async throws {
+        let rig = Rig(frames: 30, endsStream: true) { frame in
+            (frame < 12 ? [ScriptedDecoder.code("A", x: frame * 5, y: 20)] : [])
+                + (frame >= 8 ? [ScriptedDecoder.code("B", x: frame * 5, y: 300)] : [])
+        }
+        try await rig.agent.group(stopsOnSignals: false).run()
+        let durable = rig.bus.durable
+        #expect(durable.map(\.messageID) == rig.sink.appended.map(\.eventId), "sent in spool order, each once")
+        #expect(rig.kinds(durable) == ["session.started", "sighting", "sighting", "session.completed"])
+        #expect(durable.compactMap { $0.json?["value"]?.stringValue } == ["A", "B"])
+        #expect(rig.sink.depth == 0)
+        let last = try #require(rig.bus.published.last?.json)
+        #expect(last["type"]?.stringValue == "status", "the run closes with a heartbeat")
+        #expect(last["spool"]?["depth"]?.intValue == 0)
+        #expect(last["source"]?["state"]?.stringValue == "ended")
+        #expect(rig.bus.flushCount == 1)
+        #expect(rig.decoder.decodedFrames == Array(0..<30))
+    }
+
+    @Test("graceful shutdown in reverse order: capture stops, decoding ends the open track, the publisher sends it, then the heartbeat")
+    func shutdownOrder() async throws {
+        let rig = Rig(frames: 20, endsStream: false) { frame in [ScriptedDecoder.code("A", x: frame * 5, y: 20)] }
+        let group = rig.agent.group(stopsOnSignals: false)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await Self.waitUntil { rig.decoder.decodedFrames.count == 20 })
+            #expect(await Self.waitUntil { rig.bus.durable.count == 1 }, "session.started")
+            #expect(rig.kinds(rig.bus.durable) == ["session.started"], "A is still in view: no sighting yet")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(rig.kinds(rig.bus.durable) == ["session.started", "sighting", "session.completed"])
+        let published = rig.bus.published
+        let sighting = try #require(published.firstIndex { $0.json?["type"]?.stringValue == "sighting" })
+        let lastHeartbeat = try #require(published.lastIndex { $0.json?["type"]?.stringValue == "status" })
+        #expect(sighting < lastHeartbeat, "the publisher drained what decoding wrote at the end before the last heartbeat")
+        #expect(published[lastHeartbeat].json?["spool"]?["depth"]?.intValue == 0)
+        #expect(rig.source.state == "ended")
+    }
+
+    @Test("commands reach the decoding thread through the command service and are answered")
+    func commandsInProcess() async throws {
+        let rig = Rig(frames: 5, endsStream: false) { _ in [] }
+        let group = rig.agent.group(stopsOnSignals: false)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            rig.commands.send("pause", tag: "p")
+            rig.commands.send("bogus", tag: "b")
+            rig.commands.send("status", tag: "s")
+            #expect(await Self.reply(rig.commands, "p")?["paused"] == .bool(true))
+            #expect(await Self.reply(rig.commands, "b")?["ok"] == .bool(false))
+            let status = try #require(await Self.reply(rig.commands, "s"))
+            #expect(status["paused"] == .bool(true))
+            #expect(status["source"]?["type"]?.stringValue == "clip")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("a ruleset published while running is picked up by the rules service and swapped in")
+    func rulesInProcess() async throws {
+        let rig = Rig(frames: 5, endsStream: false) { _ in [] }
+        let group = rig.agent.group(stopsOnSignals: false)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            rig.rules.publish(#"{"version": 1, "defaultAction": "reject"}"#, revision: 3)
+            #expect(await Self.waitUntil { rig.agent.loop.rulesRevision == "3" })
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(rig.clock.sleeps.contains(.seconds(2)), "the rules feed is polled every 2 s")
+    }
+}
+
+/// The publisher's loop alone: order, retries and the bounded drain.
+@Suite("spool publisher")
+struct SpoolPublisherTests {
+    static func filled(_ count: Int) -> MemorySpool {
+        let sink = MemorySpool()
+        for n in 0..<count { _ = sink.append(subject: "st.v1.sighting.dc1.cam-1", eventId: "e\(n)", payload: Array("{\"n\":\(n)}".utf8)) }
+        return sink
+    }
+
+    @Test("failures are retried with a doubling backoff; every event goes out once, in spool order")
+    func retriesInOrder() async throws {
+        let sink = Self.filled(250)
+        let bus = RecordingBus()
+        let clock = ManualClock()
+        let delivery = DeliveryState()
+        bus.failNext(4)
+        let publisher = SpoolPublisher(
+            sink: sink, bus: bus, delivery: delivery, clock: clock, drain: .seconds(5), logger: Logger(label: "test"))
+        let stop = StopToken()
+        let worker = BackgroundWorker.running("publisher") { publisher.run(stop: stop) }
+        #expect(await AgentServicesTests.waitUntil { sink.depth == 0 })
+        stop.stop()
+        worker.wait()
+        #expect(bus.durable.map(\.messageID) == (0..<250).map { "e\($0)" })
+        #expect(delivery.published == 250)
+        #expect(clock.sleeps.prefix(4) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)])
+        #expect(sink.cursorSaves >= 3, "the cursor is saved after every round")
+    }
+
+    @Test("at shutdown with the bus down the drain gives up after its time; the events stay in the spool")
+    func boundedDrain() throws {
+        let sink = Self.filled(10)
+        let bus = RecordingBus()
+        bus.setDown(true)
+        let clock = ManualClock()
+        let closed = Flag()
+        let publisher = SpoolPublisher(
+            sink: sink, bus: bus, delivery: DeliveryState(), clock: clock, drain: .seconds(3), logger: Logger(label: "test"),
+            afterDrain: { closed.set() })
+        let stop = StopToken()
+        stop.stop()
+        publisher.run(stop: stop)
+        #expect(sink.depth == 10)
+        #expect(bus.durable.isEmpty)
+        #expect(closed.isSet, "the run is closed even when the drain gave up")
+        #expect(clock.elapsed >= .seconds(3) && clock.elapsed < .seconds(4))
+    }
+}
+
+final class Flag: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

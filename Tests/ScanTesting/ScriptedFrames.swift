@@ -1,0 +1,89 @@
+import Foundation
+import ScanAgentRuntime
+import ScanCore
+import ScanServices
+
+/// Frames that say which frame they are: the index is written into the pixels, so a
+/// `ScriptedDecoder` can answer with that frame's detections whatever was skipped or paused.
+public enum ScriptedFrames {
+    public static func image(_ index: Int) -> GrayImage {
+        let value = UInt32(truncatingIfNeeded: index)
+        return GrayImage(width: 4, height: 1, pixels: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+    }
+
+    public static func index(of image: GrayImage) -> Int {
+        image.pixels.prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+    }
+}
+
+/// A frame source that plays `count` frames, `interval` apart in frame time, then either ends the
+/// stream (a clip) or waits until stopped (a camera).
+public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
+    // @unchecked: `stateWord` is guarded by the lock; the rest is immutable.
+    public let kind: String
+    public let blocking = true
+    public let count: Int
+    public let start: Timestamp
+    public let interval: Duration
+    public let endsStream: Bool
+    private let lock = NSLock()
+    private var stateWord = "starting"
+
+    public init(kind: String = "clip", count: Int, start: Timestamp, interval: Duration = .milliseconds(100), endsStream: Bool = true) {
+        self.kind = kind
+        self.count = count
+        self.start = start
+        self.interval = interval
+        self.endsStream = endsStream
+    }
+
+    public var state: String { lock.withLock { stateWord } }
+
+    public func frame(_ index: Int) -> CapturedFrame {
+        let offset = Int64((interval.seconds * 1000).rounded()) * Int64(index)
+        return CapturedFrame(image: ScriptedFrames.image(index), index: index, time: start.adding(milliseconds: offset))
+    }
+
+    public func capture(into queue: FrameQueue, stop: StopToken) {
+        lock.withLock { stateWord = "streaming" }
+        for index in 0..<count where !stop.isStopped {
+            guard queue.put(frame(index)) else { break }
+        }
+        if endsStream && !stop.isStopped {
+            lock.withLock { stateWord = "ended" }
+            queue.finish()
+            return
+        }
+        while !stop.sleep(for: .milliseconds(20)) {}
+        lock.withLock { stateWord = "ended" }
+    }
+}
+
+/// A decoder that answers each frame with what the script says for its index.
+public final class ScriptedDecoder: FrameDecoding {
+    private let script: (Int) -> [Detection]
+    public private(set) var decodedFrames: [Int] = []
+    /// Frames that fail to decode (an engine error).
+    public var failing: Set<Int> = []
+
+    public init(_ script: @escaping (Int) -> [Detection]) { self.script = script }
+
+    public struct EngineError: Error {}
+
+    public func decode(_ frame: GrayImage, expected: [DecodePlanner.TrackedCode]) throws -> [Detection] {
+        let index = ScriptedFrames.index(of: frame)
+        if failing.contains(index) { throw EngineError() }
+        decodedFrames.append(index)
+        return script(index)
+    }
+
+    public func takeWindow() -> DecodingWindow { DecodingWindow(mode: "scripted") }
+    public var summary: String { "scripted: \(decodedFrames.count) frames" }
+
+    /// A square code at (x, y), as a decoder reports it.
+    public static func code(_ value: String, x: Int, y: Int, size: Int = 60) -> Detection {
+        Detection(
+            symbology: .qrCode, value: Array(value.utf8),
+            points: [Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y)])
+    }
+}
