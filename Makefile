@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 # zxing-cpp is built into the repo by scripts/build-zxing.sh; SwiftPM finds it through this path.
 export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all deps build release corpus test demo bench format clean
+.PHONY: all deps build release corpus lint test demo bench format clean
 
 all: build
 
@@ -23,7 +23,7 @@ corpus: deps
 
 # Unit and integration tests; integration tests run against the nats-server and PostgreSQL
 # that scripts/with-servers.sh starts in run/test and stops afterwards, pass or fail.
-test: deps corpus
+test: deps corpus lint
 	swift build --build-tests
 	@# Signals and lifetimes are checked on the release build too (what users run).
 	swift build -c release --product scan-aggregator
@@ -40,6 +40,11 @@ bench: deps corpus
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift
+
+# Formatting and the style rules in .swift-format (120 columns, no force unwraps or try!); a
+# violation fails `make test`, as a compiler warning does (Package.swift: warnings are errors).
+lint:
+	swift format lint --strict --recursive Sources Tests Package.swift
 
 clean:
 	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.

@@ -1,9 +1,11 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
-/// One set of settings for every target: Swift 6 language mode, strict concurrency.
+/// One set of settings for every target: Swift 6 language mode, strict concurrency, and every
+/// warning an error (`make test` fails on one; the packages we depend on are not affected).
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
@@ -70,7 +72,8 @@ let package = Package(
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS", "ScanPNG",
+                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
+                "ScanPNG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -106,14 +109,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-aggregator", dependencies: ["ScanAggregator", "ScanServices"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scanadmin", dependencies: ["ScanAdmin", "ScanServices"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scan-aggregator", dependencies: ["ScanAggregator", "ScanServices"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scanadmin", dependencies: ["ScanAdmin", "ScanServices"], swiftSettings: swiftSettings),
 
         // Fakes for the agent runtime's ports (scripted frames and decoder, recording bus, memory
         // spool, manual clock, scripted commands and rules).
         .target(
-            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanServices"], path: "Tests/ScanTesting",
+            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanServices"],
+            path: "Tests/ScanTesting",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentRuntimeTests",
@@ -130,17 +137,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: swiftSettings),
         .target(
-            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS"], path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
+            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS"], path: "Tests/ScanTestSupport",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanZXingTests", dependencies: ["ScanZXing", "ScanCore", "ScanSynth", "ScanTestSupport"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "ScanPNGTests", dependencies: ["ScanPNG", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanPNGTests", dependencies: ["ScanPNG", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPostgresTests", dependencies: ["ScanPostgres", "ScanTestSupport"],
             swiftSettings: swiftSettings),
@@ -157,7 +171,8 @@ let package = Package(
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth", "ScanZBar",
+                "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth",
+                "ScanZBar",
                 "ScanZXing", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -45,23 +45,31 @@ struct CamerasCommand: ParsableCommand {
             ).rows
         }
         var listing = Listing(
-            columns: ["camera", "site", "place", "state", "lastHeartbeat", "agoSeconds", "fps", "dropped", "tracks", "spool", "nats", "rules"])
+            columns: [
+                "camera", "site", "place", "state", "lastHeartbeat", "agoSeconds", "fps", "dropped", "tracks", "spool",
+                "nats", "rules",
+            ])
         listing.numeric = ["agoSeconds", "dropped", "tracks", "spool"]
         var silent = 0
         for row in rows {
             let ago = row[5].flatMap { Int($0) }
             let heard = ago.map { Double($0) <= silentAfter } ?? false
             if !heard { silent += 1 }
-            let place = [row[2].map { $0.isEmpty ? "" : "lane \($0)" }, row[3].map { $0.isEmpty ? "" : "station \($0)" }]
-                .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+            let place = [
+                row[2].map { $0.isEmpty ? "" : "lane \($0)" }, row[3].map { $0.isEmpty ? "" : "station \($0)" },
+            ]
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
             let state = heard ? (row[12] ?? "ok") : (ago == nil ? "never heard" : "SILENT")
             listing.rows.append([
-                row[0] ?? "", row[1] ?? "", place, state, row[4] ?? "", ago.map(String.init) ?? "", row[6] ?? "", row[7] ?? "",
+                row[0] ?? "", row[1] ?? "", place, state, row[4] ?? "", ago.map(String.init) ?? "", row[6] ?? "",
+                row[7] ?? "",
                 row[8] ?? "", row[9] ?? "", row[10] ?? "", row[11] ?? "",
             ])
         }
         print(listing.render(format), terminator: "")
-        if format == .table { print("\(rows.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)") }
+        if format == .table {
+            print("\(rows.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)")
+        }
         if check && silent > 0 { throw ExitCode.failure }
     }
 }

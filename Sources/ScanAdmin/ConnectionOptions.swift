@@ -9,10 +9,14 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG, then the config file).")
     var postgres: String?
 
-    @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS, then the config file, else nats://127.0.0.1:4222).")
+    @Option(
+        name: .customLong("nats"),
+        help: "NATS URL (default: $SCANTRACK_NATS, then the config file, else nats://127.0.0.1:4222).")
     var nats: String?
 
-    @Option(name: .customLong("config"), help: "scanadmin config file (default: $SCANTRACK_CONFIG or ~/.config/scantrack/scanadmin.json).")
+    @Option(
+        name: .customLong("config"),
+        help: "scanadmin config file (default: $SCANTRACK_CONFIG or ~/.config/scantrack/scanadmin.json).")
     var configFile: String?
 
     static let keys = ["pg", "nats", "shifts"]
@@ -58,7 +62,9 @@ struct ConnectionOptions: ParsableArguments {
 
     var natsURL: String {
         if let nats { return nats }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
         return (try? fileSettings()["nats"]) ?? "nats://127.0.0.1:4222"
     }
 }

@@ -20,7 +20,9 @@ struct Listing {
         case .table:
             var widths = columns.map(\.count)
             for row in rows {
-                for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+                for (index, cell) in row.enumerated() where index < widths.count {
+                    widths[index] = max(widths[index], cell.count)
+                }
             }
             func line(_ cells: [String]) -> String {
                 cells.enumerated().map { index, cell in
@@ -29,7 +31,8 @@ struct Listing {
             }
             return ([line(columns.map { $0.uppercased() })] + rows.map(line)).joined(separator: "\n") + "\n"
         case .csv:
-            return ([columns] + rows).map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n") + "\n"
+            return ([columns] + rows).map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n")
+                + "\n"
         case .json:
             let objects = rows.map { row -> String in
                 var writer = JSONWriter()

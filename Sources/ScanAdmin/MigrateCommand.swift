@@ -10,7 +10,8 @@ struct MigrateCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Folder of NNNN_name.sql files (default: $SCANTRACK_MIGRATIONS, ./migrations, or the installed copy).")
+    @Option(
+        help: "Folder of NNNN_name.sql files (default: $SCANTRACK_MIGRATIONS, ./migrations, or the installed copy).")
     var migrations: String?
 
     @Flag(help: "Only list the migrations and whether each is applied.")
@@ -18,7 +19,9 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         guard let folder = MigrationsFolder.resolve(migrations) else {
-            throw ValidationError("no migrations folder found (tried \(MigrationsFolder.candidates(migrations).joined(separator: ", "))); pass --migrations")
+            throw ValidationError(
+                "no migrations folder found (tried \(MigrationsFolder.candidates(migrations).joined(separator: ", "))); pass --migrations"
+            )
         }
         do {
             let migrator = try Migrator(directory: folder)
@@ -43,4 +46,3 @@ struct MigrateCommand: ParsableCommand {
         }
     }
 }
-

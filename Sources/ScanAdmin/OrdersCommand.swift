@@ -23,13 +23,15 @@ struct OrdersCommand: ParsableCommand {
         func run() throws {
             let orders: [OrderCSV.Order]
             do {
-                orders = try OrderCSV.parse(String(decoding: try readInputFile(file, command: "orders import"), as: UTF8.self), file: file)
+                orders = try OrderCSV.parse(
+                    String(decoding: try readInputFile(file, command: "orders import"), as: UTF8.self), file: file)
             } catch let error as ConfigErrors {
                 printError("scanadmin orders import: \(error)")
                 throw ExitCode(2)
             }
             let lines = try withDatabase(connection, command: "orders import") { database in
-                try SiteStore(connection: database).importOrders(orders, source: URL(fileURLWithPath: file).lastPathComponent)
+                try SiteStore(connection: database).importOrders(
+                    orders, source: URL(fileURLWithPath: file).lastPathComponent)
             }
             print("imported \(orders.count) order(s), \(lines) line(s) from \(file)")
         }
@@ -45,7 +47,9 @@ struct OrdersCommand: ParsableCommand {
         func run() throws {
             let listing = try withDatabase(connection, command: "orders show") { database -> Listing? in
                 guard let lines = try SiteStore(connection: database).orderLines(id) else { return nil }
-                var listing = Listing(columns: ["orderId", "line", "code", "expected", "session", "station", "counted", "verdict", "orderVerdict"])
+                var listing = Listing(columns: [
+                    "orderId", "line", "code", "expected", "session", "station", "counted", "verdict", "orderVerdict",
+                ])
                 listing.numeric = ["line", "expected", "counted"]
                 let packs = try database.query(
                     """
@@ -56,12 +60,16 @@ struct OrdersCommand: ParsableCommand {
                 ).rows
                 if packs.isEmpty {
                     for line in lines {
-                        listing.rows.append([id, String(line.line), line.code, String(line.expected), "", "", "", "not packed", "not packed"])
+                        listing.rows.append([
+                            id, String(line.line), line.code, String(line.expected), "", "", "", "not packed",
+                            "not packed",
+                        ])
                     }
                 }
                 for row in packs {
                     listing.rows.append([
-                        id, row[3] ?? "", row[4] ?? "", row[5] ?? "", row[0] ?? "", row[1] ?? "", row[6] ?? "", row[7] ?? "", row[2] ?? "",
+                        id, row[3] ?? "", row[4] ?? "", row[5] ?? "", row[0] ?? "", row[1] ?? "", row[6] ?? "",
+                        row[7] ?? "", row[2] ?? "",
                     ])
                 }
                 return listing

@@ -36,10 +36,13 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reference = try now.map { text -> Date in
-            guard let instant = Timestamp(rfc3339: text) else { throw ValidationError("--now '\(text)' is not an RFC 3339 time") }
-            return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
-        } ?? Date()
+        let reference =
+            try now.map { text -> Date in
+                guard let instant = Timestamp(rfc3339: text) else {
+                    throw ValidationError("--now '\(text)' is not an RFC 3339 time")
+                }
+                return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
+            } ?? Date()
         try withDatabase(connection, command: "report") { database in
             let zone = try resolveZone(database)
             let spec = try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec
@@ -51,7 +54,9 @@ struct ReportCommand: ParsableCommand {
             }
             let periods = try periods(plan, now: reference)
             let filter = ReportFilter(site: site, lane: lane, camera: camera, timeZone: zone.identifier)
-            let figures = try periods.map { period throws(PGError) in try ShiftFigures.load(database, period: period, filter: filter) }
+            let figures = try periods.map { period throws(PGError) in
+                try ShiftFigures.load(database, period: period, filter: filter)
+            }
             let text: String =
                 switch format {
                 case .json: ShiftFigures.json(figures, plan: plan, filter: filter)
@@ -64,12 +69,14 @@ struct ReportCommand: ParsableCommand {
 
     private func resolveZone(_ database: PGConnection) throws -> TimeZone {
         if let timeZone {
-            guard let zone = TimeZone(identifier: timeZone) else { throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone") }
+            guard let zone = TimeZone(identifier: timeZone) else {
+                throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone")
+            }
             return zone
         }
         let rows = try database.query("SELECT site, time_zone FROM sites ORDER BY site").rows
         let chosen = site.flatMap { wanted in rows.first { $0[0] == wanted } } ?? (rows.count == 1 ? rows.first : nil)
-        return chosen.flatMap { $0[1] }.flatMap { TimeZone(identifier: $0) } ?? TimeZone(identifier: "UTC")!
+        return chosen.flatMap { $0[1] }.flatMap { TimeZone(identifier: $0) } ?? TimeZone.gmt
     }
 
     private func periods(_ plan: ShiftPlan, now: Date) throws -> [ShiftPlan.Instance] {
@@ -88,7 +95,9 @@ struct ReportCommand: ParsableCommand {
 
     private func instant(_ text: String, plan: ShiftPlan, option: String) throws -> Date {
         if let time = Timestamp(rfc3339: text) { return Date(timeIntervalSince1970: Double(time.milliseconds) / 1000) }
-        if let midnight = plan.instance(ShiftPlan.Shift(name: "day", start: 0, end: 24 * 60), on: text), text.count == 10 {
+        if let midnight = plan.instance(ShiftPlan.Shift(name: "day", start: 0, end: 24 * 60), on: text),
+            text.count == 10
+        {
             return midnight.start
         }
         throw ValidationError("\(option) '\(text)' is not an RFC 3339 time or a date (YYYY-MM-DD)")
@@ -126,7 +135,9 @@ struct ShiftFigures {
         AND ($5::text IS NULL OR camera = $5)
         """
 
-    static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError) -> ShiftFigures {
+    static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError)
+        -> ShiftFigures
+    {
         var figures = ShiftFigures(period: period)
         let bounds: [PGValue] = [.text(iso(period.start)), .text(iso(period.end))]
         let scope = bounds + filter.parameters
@@ -139,7 +150,9 @@ struct ShiftFigures {
             FROM sightings WHERE \(sightingScope)
             """, scope
         ).rows[0]
-        (figures.sightings, figures.accepted, figures.rejected, figures.uniqueCodes) = (int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]))
+        (figures.sightings, figures.accepted, figures.rejected, figures.uniqueCodes) = (
+            int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3])
+        )
         figures.topRules = try db.query(
             """
             SELECT coalesce(rule_id, '(none)'), count(*) FROM sightings WHERE status = 'rejected' AND \(sightingScope)
@@ -159,7 +172,8 @@ struct ShiftFigures {
             AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
             """
         let passes = try db.query(
-            "SELECT count(*), count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) FROM item_passes p WHERE \(passScope)", scope
+            "SELECT count(*), count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) FROM item_passes p WHERE \(passScope)",
+            scope
         ).rows[0]
         (figures.itemPasses, figures.partialPasses) = (int(passes[0]), int(passes[1]))
 
@@ -170,7 +184,9 @@ struct ShiftFigures {
             AND ($5::text IS NULL OR camera = $5) GROUP BY verdict
             """, scope
         ).rows
-        for row in packRows { if let verdict = PackVerdict(rawValue: row[0] ?? "") { figures.packs[verdict] = int(row[1]) } }
+        for row in packRows {
+            if let verdict = PackVerdict(rawValue: row[0] ?? "") { figures.packs[verdict] = int(row[1]) }
+        }
 
         let zone: [PGValue] = [.text(filter.timeZone)]
         let hourlySightings = try db.query(
@@ -188,7 +204,7 @@ struct ShiftFigures {
         var hours: [String: (Int, Int)] = [:]
         for row in hourlySightings { hours[row[0] ?? "", default: (0, 0)].0 = int(row[1]) }
         for row in hourlyPasses { hours[row[0] ?? "", default: (0, 0)].1 = int(row[1]) }
-        figures.hourly = hours.keys.sorted().map { ($0, hours[$0]!.0, hours[$0]!.1) }
+        figures.hourly = hours.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
 
         // Camera health: heartbeats heard in the shift, the longest silence between two of them,
         // and frames dropped (per agent run: the counter starts again with each run).
@@ -243,7 +259,14 @@ struct ShiftFigures {
             packs.field("unknownOrder", packCount(f, .unknownOrder))
             packs.field("total", f.packs.values.reduce(0, +))
             w.raw("packs", packs.finished())
-            w.raw("topRejectRules", array(f.topRules.map { rule in object { $0.field("rule", rule.rule); $0.field("count", rule.count) } }))
+            w.raw(
+                "topRejectRules",
+                array(
+                    f.topRules.map { rule in
+                        object {
+                            $0.field("rule", rule.rule); $0.field("count", rule.count)
+                        }
+                    }))
             w.raw(
                 "cameras",
                 array(
@@ -309,7 +332,10 @@ struct ShiftFigures {
             add("totals", "", "accepted", f.accepted)
             add("totals", "", "rejected", f.rejected)
             add("totals", "", "uniqueCodes", f.uniqueCodes)
-            for (verdict, name) in [(PackVerdict.complete, "complete"), (.short, "short"), (.over, "over"), (.unexpected, "unexpected"), (.unknownOrder, "unknownOrder")] {
+            for (verdict, name) in [
+                (PackVerdict.complete, "complete"), (.short, "short"), (.over, "over"), (.unexpected, "unexpected"),
+                (.unknownOrder, "unknownOrder"),
+            ] {
                 add("packs", "", name, packCount(f, verdict))
             }
             for rule in f.topRules { add("rejectRules", rule.rule, "count", rule.count) }
@@ -334,9 +360,12 @@ struct ShiftFigures {
     /// Readable in 80 columns: one block a shift.
     static func table(_ all: [ShiftFigures], plan: ShiftPlan, filter: ReportFilter) -> String {
         var out = ""
-        let scope = [filter.site.map { "site \($0)" }, filter.lane.map { "lane \($0)" }, filter.camera.map { "camera \($0)" }].compactMap { $0 }
+        let scope = [
+            filter.site.map { "site \($0)" }, filter.lane.map { "lane \($0)" }, filter.camera.map { "camera \($0)" },
+        ].compactMap { $0 }
         if all.isEmpty {
-            out += "No shift has started yet today (\(plan.timeZone.identifier)); the shift under way is --shift current.\n"
+            out +=
+                "No shift has started yet today (\(plan.timeZone.identifier)); the shift under way is --shift current.\n"
         }
         for f in all {
             out += "Shift \(f.period.label)  \(plan.localTime(f.period.start)) – \(plan.localTime(f.period.end))"
@@ -344,24 +373,31 @@ struct ShiftFigures {
             out += String(repeating: "=", count: 78) + "\n"
             let partial = f.partialPasses > 0 ? "  (\(f.partialPasses) seen by only some cameras of their lane)" : ""
             out += "Item passes      \(f.itemPasses)\(partial)\n"
-            out += "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes \(f.uniqueCodes)\n"
+            out +=
+                "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes \(f.uniqueCodes)\n"
             if !f.topRules.isEmpty {
                 out += "Top reject rules " + f.topRules.map { "\($0.rule) \($0.count)" }.joined(separator: ", ") + "\n"
             }
             let total = f.packs.values.reduce(0, +)
-            out += "Packs            \(total)  complete \(packCount(f, .complete))  short \(packCount(f, .short))  over \(packCount(f, .over))"
+            out +=
+                "Packs            \(total)  complete \(packCount(f, .complete))  short \(packCount(f, .short))  over \(packCount(f, .over))"
             out += "  unexpected \(packCount(f, .unexpected))  unknown order \(packCount(f, .unknownOrder))\n"
             if !f.cameras.isEmpty {
-                var cameras = Listing(columns: ["camera", "sightings", "accepted", "rejected", "heartbeats", "max gap s", "dropped"])
+                var cameras = Listing(columns: [
+                    "camera", "sightings", "accepted", "rejected", "heartbeats", "max gap s", "dropped",
+                ])
                 for c in f.cameras {
                     let health = f.health.first { $0.camera == c.camera }
                     cameras.rows.append([
-                        c.camera, String(c.sightings), String(c.accepted), String(c.rejected), health.map { String($0.heartbeats) } ?? "0",
+                        c.camera, String(c.sightings), String(c.accepted), String(c.rejected),
+                        health.map { String($0.heartbeats) } ?? "0",
                         health.map { String($0.maxGapSeconds) } ?? "-", health.map { String($0.framesDropped) } ?? "-",
                     ])
                 }
                 for h in f.health where !f.cameras.contains(where: { $0.camera == h.camera }) {
-                    cameras.rows.append([h.camera, "0", "0", "0", String(h.heartbeats), String(h.maxGapSeconds), String(h.framesDropped)])
+                    cameras.rows.append([
+                        h.camera, "0", "0", "0", String(h.heartbeats), String(h.maxGapSeconds), String(h.framesDropped),
+                    ])
                 }
                 out += "\n" + cameras.render(.table)
             }

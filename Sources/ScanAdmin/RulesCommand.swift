@@ -19,11 +19,15 @@ struct RulesCommand: ParsableCommand {
         subcommands: [List.self, Show.self, Add.self, Remove.self, Check.self, Test.self, History.self, Publish.self])
 
     /// The current ruleset as stored (an empty accept-all ruleset before the first change).
-    static func current(_ database: PGConnection) throws -> (revision: RuleStore.Revision?, document: JSONValue, ruleset: Ruleset) {
+    static func current(_ database: PGConnection) throws -> (
+        revision: RuleStore.Revision?, document: JSONValue, ruleset: Ruleset
+    ) {
         let revision = try RuleStore(connection: database).current()
         let text = revision?.document ?? #"{"version": 1, "rules": []}"#
         let document = try JSONValue.parse(text)
-        let ruleset = try Ruleset.parse(Array(text.utf8), file: "revision \(revision?.revision ?? 0)", revision: revision.map { String($0.revision) })
+        let ruleset = try Ruleset.parse(
+            Array(text.utf8), file: "revision \(revision?.revision ?? 0)",
+            revision: revision.map { String($0.revision) })
         return (revision, document, ruleset)
     }
 
@@ -32,7 +36,9 @@ struct RulesCommand: ParsableCommand {
         return []
     }
 
-    static func replacingRules(_ document: JSONValue, with rules: [JSONValue], defaultAction: JSONValue? = nil) -> JSONValue {
+    static func replacingRules(_ document: JSONValue, with rules: [JSONValue], defaultAction: JSONValue? = nil)
+        -> JSONValue
+    {
         guard case .object(var members) = document else { return document }
         members.removeAll { $0.0 == "rules" || ($0.0 == "defaultAction" && defaultAction != nil) }
         if let defaultAction { members.append(("defaultAction", defaultAction)) }
@@ -53,16 +59,21 @@ struct RulesCommand: ParsableCommand {
     }
 
     /// Publishes a stored revision to the rules bucket; exit 3 (stored, not published) on failure.
-    static func publish(_ revision: RuleStore.Revision, database: PGConnection, connection: ConnectionOptions, prefix: String) throws {
+    static func publish(
+        _ revision: RuleStore.Revision, database: PGConnection, connection: ConnectionOptions, prefix: String
+    ) throws {
         let subjects = ContractSubjects(prefix: prefix)
         do {
             let nats = try NATSConnection(url: connection.natsURL)
-            let bucket = try nats.jetStream().keyValue(bucket: subjects.rulesBucket, replicas: ConnectionOptions.streamReplicas)
+            let bucket = try nats.jetStream().keyValue(
+                bucket: subjects.rulesBucket, replicas: ConnectionOptions.streamReplicas)
             let kvRevision = try bucket.put(ContractSubjects.rulesKey, Array(revision.document.utf8))
             try RuleStore(connection: database).markPublished(revision: revision.revision, kvRevision: kvRevision)
             print("published revision \(revision.revision) to \(subjects.rulesBucket) as bucket revision \(kvRevision)")
         } catch {
-            printError("scanadmin rules: revision \(revision.revision) is stored but not published: \(error); run `scanadmin rules publish` when NATS is back")
+            printError(
+                "scanadmin rules: revision \(revision.revision) is stored but not published: \(error); run `scanadmin rules publish` when NATS is back"
+            )
             throw ExitCode(3)
         }
     }
@@ -79,19 +90,24 @@ struct RulesCommand: ParsableCommand {
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
 
         func run() throws {
-            let (revision, document, ruleset) = try withDatabase(connection, command: "rules list") { try RulesCommand.current($0) }
+            let (revision, document, ruleset) = try withDatabase(connection, command: "rules list") {
+                try RulesCommand.current($0)
+            }
             var listing = Listing(columns: ["id", "priority", "action", "role", "match", "when", "scope"])
             listing.numeric = ["priority"]
             let objects = RulesCommand.rules(of: document)
             for rule in ruleset.rules {
                 let object = objects.first { $0["id"]?.stringValue == rule.id }
                 listing.rows.append([
-                    rule.id, String(rule.priority), rule.action.rawValue, rule.role ?? "", object?["match"]?.serialized ?? "",
+                    rule.id, String(rule.priority), rule.action.rawValue, rule.role ?? "",
+                    object?["match"]?.serialized ?? "",
                     object?["when"]?.serialized ?? "", object?["scope"]?.serialized ?? "",
                 ])
             }
             if format == .table {
-                print("revision \(revision.map { "\($0.revision) by \($0.author) at \($0.createdAt)" } ?? "none (accept all)"); default action \(ruleset.defaultAction.rawValue)")
+                print(
+                    "revision \(revision.map { "\($0.revision) by \($0.author) at \($0.createdAt)" } ?? "none (accept all)"); default action \(ruleset.defaultAction.rawValue)"
+                )
             }
             print(listing.render(format), terminator: "")
         }
@@ -114,7 +130,9 @@ struct RulesCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add the rules of a ruleset file; a rule whose id exists is replaced. Its defaultAction, if given, too.")
+            abstract:
+                "Add the rules of a ruleset file; a rule whose id exists is replaced. Its defaultAction, if given, too."
+        )
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var options: PublishOptions
         @Argument(help: "Ruleset file.") var file: String
@@ -125,25 +143,33 @@ struct RulesCommand: ParsableCommand {
             try withDatabase(connection, command: "rules add") { database in
                 let revision: RuleStore.Revision
                 do {
-                    revision = try RuleStore(connection: database).update(author: options.who) { current throws(ConfigErrors) in
-                    var rules = RulesCommand.rules(of: current)
-                    var replaced: [String] = []
-                    var new: [String] = []
-                    for rule in added {
-                        let id = rule["id"]?.stringValue ?? ""
-                        if let index = rules.firstIndex(where: { $0["id"]?.stringValue == id }) {
-                            rules[index] = rule
-                            replaced.append(id)
-                        } else {
-                            rules.append(rule)
-                            new.append(id)
+                    revision = try RuleStore(connection: database).update(author: options.who) {
+                        current throws(ConfigErrors) in
+                        var rules = RulesCommand.rules(of: current)
+                        var replaced: [String] = []
+                        var new: [String] = []
+                        for rule in added {
+                            let id = rule["id"]?.stringValue ?? ""
+                            if let index = rules.firstIndex(where: { $0["id"]?.stringValue == id }) {
+                                rules[index] = rule
+                                replaced.append(id)
+                            } else {
+                                rules.append(rule)
+                                new.append(id)
+                            }
                         }
-                    }
-                    let merged = RulesCommand.replacingRules(current, with: rules, defaultAction: incoming["defaultAction"])
-                    _ = try Ruleset.parse(Array(merged.serialized.utf8), file: file)
-                    let description = ["added " + new.joined(separator: ", "), "replaced " + replaced.joined(separator: ", ")]
-                        .filter { !$0.hasSuffix(" ") } + (incoming["defaultAction"].map { ["default action \($0.stringValue ?? "?")"] } ?? [])
-                    return (merged.serialized, description.joined(separator: "; ") + " (from \(URL(fileURLWithPath: file).lastPathComponent))")
+                        let merged = RulesCommand.replacingRules(
+                            current, with: rules, defaultAction: incoming["defaultAction"])
+                        _ = try Ruleset.parse(Array(merged.serialized.utf8), file: file)
+                        let description =
+                            ["added " + new.joined(separator: ", "), "replaced " + replaced.joined(separator: ", ")]
+                            .filter { !$0.hasSuffix(" ") }
+                            + (incoming["defaultAction"].map { ["default action \($0.stringValue ?? "?")"] } ?? [])
+                        return (
+                            merged.serialized,
+                            description.joined(separator: "; ")
+                                + " (from \(URL(fileURLWithPath: file).lastPathComponent))"
+                        )
                     }
                 } catch let error as ConfigErrors {
                     printError("scanadmin rules add: the ruleset with \(file)'s rules is not valid: \(error)")
@@ -167,10 +193,12 @@ struct RulesCommand: ParsableCommand {
             try withDatabase(connection, command: "rules remove") { database in
                 let revision: RuleStore.Revision
                 do {
-                    revision = try RuleStore(connection: database).update(author: options.who) { current throws(NoSuchRule) in
+                    revision = try RuleStore(connection: database).update(author: options.who) {
+                        current throws(NoSuchRule) in
                         let rules = RulesCommand.rules(of: current)
                         guard rules.contains(where: { $0["id"]?.stringValue == id }) else { throw NoSuchRule() }
-                        let kept = RulesCommand.replacingRules(current, with: rules.filter { $0["id"]?.stringValue != id })
+                        let kept = RulesCommand.replacingRules(
+                            current, with: rules.filter { $0["id"]?.stringValue != id })
                         return (kept.serialized, "removed \(id)")
                     }
                 } catch is NoSuchRule {
@@ -184,7 +212,8 @@ struct RulesCommand: ParsableCommand {
     }
 
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Validate a ruleset file without storing it (exit 0 good, 2 bad).")
+        static let configuration = CommandConfiguration(
+            abstract: "Validate a ruleset file without storing it (exit 0 good, 2 bad).")
         @Argument(help: "Ruleset file.") var file: String
 
         func run() throws {
@@ -195,7 +224,8 @@ struct RulesCommand: ParsableCommand {
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Explain which rule of the current ruleset decides a code, and why (exit 0 accepted, 1 rejected).")
+            abstract: "Explain which rule of the current ruleset decides a code, and why (exit 0 accepted, 1 rejected)."
+        )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The code's value.") var code: String
         @Option(help: "Its symbology (EAN-13, CODE-128, QR-Code, …).") var symbology: String
@@ -207,14 +237,20 @@ struct RulesCommand: ParsableCommand {
 
         func validate() throws {
             if Symbology(name: symbology) == nil {
-                throw ValidationError("--symbology '\(symbology)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ValidationError(
+                    "--symbology '\(symbology)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             if let at, Timestamp(rfc3339: at) == nil { throw ValidationError("--at '\(at)' is not an RFC 3339 time") }
         }
 
         func run() throws {
-            let (revision, _, ruleset) = try withDatabase(connection, command: "rules test") { try RulesCommand.current($0) }
-            let time = at.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let (revision, _, ruleset) = try withDatabase(connection, command: "rules test") {
+                try RulesCommand.current($0)
+            }
+            let time =
+                at.flatMap { Timestamp(rfc3339: $0) }
+                ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             let verdict = ruleset.evaluate(
                 RuleSubject(
                     value: code, symbology: Symbology(name: symbology) ?? .code128, gs1: gs1,
@@ -223,19 +259,23 @@ struct RulesCommand: ParsableCommand {
             for line in verdict.explanation { print("  " + line) }
             let decision = verdict.decision
             print(
-                "decision: \(decision.accepted ? "accepted" : "rejected")" + (decision.ruleId.map { " by rule \($0)" } ?? " by the default action")
+                "decision: \(decision.accepted ? "accepted" : "rejected")"
+                    + (decision.ruleId.map { " by rule \($0)" } ?? " by the default action")
                     + (decision.role.map { ", role \($0)" } ?? ""))
             if !decision.accepted { throw ExitCode.failure }
         }
     }
 
     struct History: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every revision: when, who, what changed, and its bucket revision.")
+        static let configuration = CommandConfiguration(
+            abstract: "Every revision: when, who, what changed, and its bucket revision.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
 
         func run() throws {
-            let revisions = try withDatabase(connection, command: "rules history") { try RuleStore(connection: $0).history() }
+            let revisions = try withDatabase(connection, command: "rules history") {
+                try RuleStore(connection: $0).history()
+            }
             var listing = Listing(columns: ["revision", "at", "author", "rules", "published", "change"])
             listing.numeric = ["revision", "rules"]
             for revision in revisions {
@@ -250,7 +290,8 @@ struct RulesCommand: ParsableCommand {
     }
 
     struct Publish: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Publish the current revision to the rules bucket again.")
+        static let configuration = CommandConfiguration(
+            abstract: "Publish the current revision to the rules bucket again.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "Subject prefix (the bucket is <PREFIX>_RULES).") var prefix: String = "scantrack"
 

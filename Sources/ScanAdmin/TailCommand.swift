@@ -33,7 +33,9 @@ struct TailCommand: ParsableCommand {
         if let type {
             let family = String(type.split(separator: ".").first ?? "")
             guard Self.families.contains(family) else {
-                throw ValidationError("--type '\(type)': use a family (\(Self.families.joined(separator: ", "))) or an event type such as track.added")
+                throw ValidationError(
+                    "--type '\(type)': use a family (\(Self.families.joined(separator: ", "))) or an event type such as track.added"
+                )
             }
         }
         guard ["text", "json"].contains(format) else { throw ValidationError("--format '\(format)': use text or json") }
@@ -69,7 +71,9 @@ struct TailCommand: ParsableCommand {
             let event = try? JSONValue.parse(bytes)
             if let type, type.contains("."), event?["type"]?.stringValue != type { continue }
             // One write a line, unbuffered: a pipe (grep, a log file) sees each event as it comes.
-            let text = format == "json" ? String(decoding: bytes, as: UTF8.self) : Self.line(subject: message.subject, event: event)
+            let text =
+                format == "json"
+                ? String(decoding: bytes, as: UTF8.self) : Self.line(subject: message.subject, event: event)
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
             printed += 1
         }
@@ -88,7 +92,8 @@ struct TailCommand: ParsableCommand {
             let cameras: Int = if case .array(let list)? = event["cameras"] { list.count } else { 0 }
             parts += [
                 event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "",
-                "cameras=\(cameras)/\(event["camerasExpected"]?.intValue ?? 0)", "rev=\(event["revision"]?.intValue ?? 0)",
+                "cameras=\(cameras)/\(event["camerasExpected"]?.intValue ?? 0)",
+                "rev=\(event["revision"]?.intValue ?? 0)",
                 event["itemId"]?.stringValue ?? "",
             ]
         case "pack":
@@ -99,16 +104,21 @@ struct TailCommand: ParsableCommand {
         case "status":
             let fps = event["fpsProcessed"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "?"
             parts += [
-                "fps=\(fps)", "dropped=\(event["framesDropped"]?.intValue ?? 0)", "tracks=\(event["liveTracks"]?.intValue ?? 0)",
+                "fps=\(fps)", "dropped=\(event["framesDropped"]?.intValue ?? 0)",
+                "tracks=\(event["liveTracks"]?.intValue ?? 0)",
                 "spool=\(event["spool"]?["depth"]?.intValue ?? 0)", "nats=\(event["nats"]?.stringValue ?? "?")",
                 "rules=\(event["rules"]?["revision"]?.stringValue ?? "?")",
             ]
         case let kind where kind.hasPrefix("session."):
-            parts += [event["sessionId"]?.stringValue ?? "", event["reason"]?.stringValue ?? event["orderId"]?.stringValue ?? ""]
+            parts += [
+                event["sessionId"]?.stringValue ?? "",
+                event["reason"]?.stringValue ?? event["orderId"]?.stringValue ?? "",
+            ]
             if let codes = event["codes"], case .array(let list) = codes { parts.append("codes=\(list.count)") }
         default:
             parts += [
-                event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "", event["status"]?.stringValue ?? "",
+                event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "",
+                event["status"]?.stringValue ?? "",
                 event["trackId"]?.stringValue ?? "",
             ]
         }
@@ -139,7 +149,9 @@ struct AgentCommandCommand: ParsableCommand {
         guard AgentCommand.verbs.contains(verb) else {
             throw ValidationError("unknown verb '\(verb)'; known: \(AgentCommand.verbs.joined(separator: ", "))")
         }
-        if orderId != nil && verb != "session.start" { throw ValidationError("--order-id goes with session.start only") }
+        if orderId != nil && verb != "session.start" {
+            throw ValidationError("--order-id goes with session.start only")
+        }
     }
 
     func run() throws {

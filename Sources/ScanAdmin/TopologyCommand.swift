@@ -8,7 +8,8 @@ struct TopologyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topology",
         abstract: "Load and show the site topology: lanes, their cameras in belt order, pack stations.",
-        discussion: "File format: docs/topology.md. Exit codes: 0 done, 1 database failure, 2 bad file (every problem by JSON path).",
+        discussion:
+            "File format: docs/topology.md. Exit codes: 0 done, 1 database failure, 2 bad file (every problem by JSON path).",
         subcommands: [Load.self, Show.self])
 
     struct Load: ParsableCommand {
@@ -41,8 +42,12 @@ struct TopologyCommand: ParsableCommand {
         @Option(help: "Only this site.") var site: String?
 
         func run() throws {
-            let topology = try withDatabase(connection, command: "topology show") { try SiteStore(connection: $0).topology() }
-            var listing = Listing(columns: ["site", "timeZone", "kind", "id", "position", "camera", "offsetSeconds", "windowSeconds"])
+            let topology = try withDatabase(connection, command: "topology show") {
+                try SiteStore(connection: $0).topology()
+            }
+            var listing = Listing(columns: [
+                "site", "timeZone", "kind", "id", "position", "camera", "offsetSeconds", "windowSeconds",
+            ])
             listing.numeric = ["position"]
             for place in topology.sites where site == nil || place.id == site {
                 for lane in place.lanes {

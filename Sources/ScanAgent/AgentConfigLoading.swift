@@ -11,7 +11,8 @@ enum AgentConfigLoader {
         var config = try AgentConfig.parse(Array(data), file: path)
         // AgentConfig knows no engines; which symbologies zxing-cpp reads is known here.
         let unreadable = config.decoder.zxingSweep.enumerated().filter { !ZXingReader.reads($0.element) }.map {
-            ConfigIssue(path: "decoder.zxingSweep[\($0.offset)]", message: "zxing-cpp does not read \($0.element.rawValue)")
+            ConfigIssue(
+                path: "decoder.zxingSweep[\($0.offset)]", message: "zxing-cpp does not read \($0.element.rawValue)")
         }
         if !unreadable.isEmpty { throw ConfigErrors(file: path, issues: unreadable) }
         if let url = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !url.isEmpty { config.nats.url = url }

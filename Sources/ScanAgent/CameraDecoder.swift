@@ -78,7 +78,8 @@ final class CameraDecoder {
                 let candidates = localizer.locate(frame, in: area)
                 let located = ContinuousClock.now
                 let regions = planner.plan(
-                    frame: frameCount, width: frame.width, height: frame.height, tracks: expected, candidates: candidates)
+                    frame: frameCount, width: frame.width, height: frame.height, tracks: expected,
+                    candidates: candidates)
                 profile.record(regions: regions, framePixels: area.width * area.height)
                 if let trace = traceRegions {
                     for region in regions {
@@ -112,7 +113,8 @@ final class CameraDecoder {
             sweepReads += read.count { sweep.contains($0.symbology) }
         }
         if secondOpinion, zbar != nil {
-            detections += try secondOpinions(frame, expected: expected.filter(\.confirmed), found: detections, input: input)
+            detections += try secondOpinions(
+                frame, expected: expected.filter(\.confirmed), found: detections, input: input)
         }
         let done = ContinuousClock.now
         profile.zxing += done - zbarDone
@@ -131,7 +133,9 @@ final class CameraDecoder {
     }
 
     /// zxing-cpp on the expected regions of zbar's codes that no detection of this frame covers.
-    private func secondOpinions(_ frame: GrayImage, expected: [Expected], found: [Detection], input: String) throws -> [Detection] {
+    private func secondOpinions(_ frame: GrayImage, expected: [Expected], found: [Detection], input: String) throws
+        -> [Detection]
+    {
         let frameBox = frame.bounds
         let missing = expected.filter { track in
             ZBarFrameDecoder.reads(track.symbology) && ZXingReader.reads(track.symbology)
@@ -161,16 +165,18 @@ final class CameraDecoder {
             // Its place: the tracker's box for the code, centred where zxing-cpp saw it. The two
             // engines outline a code differently (zbar: scan-line hits; zxing-cpp: the rows it read),
             // and the tracker's size and speed estimates must not jump between the two.
-            let found = try reader.read(frame.cropped(to: area), origin: Point(x: area.minX, y: area.minY), input: input)
-                .filter { $0.value == track.value && $0.symbology == track.symbology }
-                .map { read in
-                    guard let seen = read.box else { return read }
-                    let dx = (seen.minX + seen.maxX - track.box.minX - track.box.maxX) / 2
-                    let dy = (seen.minY + seen.maxY - track.box.minY - track.box.maxY) / 2
-                    var adjusted = read
-                    adjusted.points = track.box.offset(dx: dx, dy: dy).corners
-                    return adjusted
-                }
+            let found = try reader.read(
+                frame.cropped(to: area), origin: Point(x: area.minX, y: area.minY), input: input
+            )
+            .filter { $0.value == track.value && $0.symbology == track.symbology }
+            .map { read in
+                guard let seen = read.box else { return read }
+                let dx = (seen.minX + seen.maxX - track.box.minX - track.box.maxX) / 2
+                let dy = (seen.minY + seen.maxY - track.box.minY - track.box.maxY) / 2
+                var adjusted = read
+                adjusted.points = track.box.offset(dx: dx, dy: dy).corners
+                return adjusted
+            }
             secondOpinionReads += found.count
             extra += found
         }
@@ -185,7 +191,8 @@ extension CameraDecoder: FrameDecoding {
         let scanned = DecodeProfile.coverage(window.scanned, areaPixels: window.areaPixels).map {
             AgentStatus.ScannedShare(purpose: $0.0.rawValue, share: $0.1)
         }
-        return DecodingWindow(latencies: window.latencies, scanned: scanned, mode: planner.config.mode.rawValue, threads: threads)
+        return DecodingWindow(
+            latencies: window.latencies, scanned: scanned, mode: planner.config.mode.rawValue, threads: threads)
     }
 
     var summary: String { profile.summary }

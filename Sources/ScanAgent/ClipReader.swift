@@ -1,7 +1,7 @@
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A clip that cannot be read, naming the file and, past the header, the frame.

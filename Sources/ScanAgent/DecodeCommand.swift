@@ -29,7 +29,8 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "Only these symbologies (comma-separated, e.g. DataMatrix,EAN-13); default all.")
     var symbologies: String?
 
-    @Flag(help: "Report UPC-A and UPC-E as printed, not in their 13-digit EAN-13 form (events use that form by default).")
+    @Flag(
+        help: "Report UPC-A and UPC-E as printed, not in their 13-digit EAN-13 form (events use that form by default).")
     var upcAsPrinted = false
 
     func run() throws {
@@ -38,7 +39,9 @@ struct DecodeCommand: ParsableCommand {
             var set = Set<Symbology>()
             for name in symbologies.split(separator: ",") {
                 guard let symbology = Symbology(name: String(name)) else {
-                    throw ValidationError("--symbologies: '\(name)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw ValidationError(
+                        "--symbologies: '\(name)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
                 }
                 set.insert(symbology)
             }
@@ -98,7 +101,7 @@ final class StillDecoder {
         var config = DecoderConfig()
         config.symbologies = zbarKinds
         config.density = 1
-                zbar = zbarKinds.isEmpty ? nil : try ZBarFrameDecoder(config: config, testInverted: true)
+        zbar = zbarKinds.isEmpty ? nil : try ZBarFrameDecoder(config: config, testInverted: true)
         let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
         zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: ZXingSettings(symbologies: zxingKinds))
     }

@@ -50,7 +50,8 @@ struct DecodeProfile {
     mutating func resetWindow() { window = Window() }
 
     /// Share of a both-ways density-1 scan of the area that each kind of region walked.
-    static func coverage(_ scanned: [DecodePlanner.Purpose: Int], areaPixels: Int) -> [(DecodePlanner.Purpose, Double)] {
+    static func coverage(_ scanned: [DecodePlanner.Purpose: Int], areaPixels: Int) -> [(DecodePlanner.Purpose, Double)]
+    {
         guard areaPixels > 0 else { return [] }
         return [DecodePlanner.Purpose.tracked, .discovery, .sweep].map { purpose in
             (purpose, Double(scanned[purpose, default: 0]) / Double(2 * areaPixels))

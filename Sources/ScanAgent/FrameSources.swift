@@ -32,7 +32,9 @@ final class ClipSource: FrameSource, @unchecked Sendable {
     private let stateWord = SourceState()
     var state: String { stateWord.current }
 
-    init(path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger) throws(ClipError) {
+    init(path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger)
+        throws(ClipError)
+    {
         reader = try ClipReader(path: path)
         self.realtime = realtime
         self.blocking = !(realtime && dropLate)
@@ -59,11 +61,15 @@ final class ClipSource: FrameSource, @unchecked Sendable {
                 return
             }
             if realtime && index >= resumeFrame {
-                let due = origin + .milliseconds(header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
+                let due =
+                    origin
+                    + .milliseconds(
+                        header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
                 let wait = due - ContinuousClock.now
                 if wait > .zero, stop.sleep(for: wait) { return }
             }
-            let frame = CapturedFrame(image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))
+            let frame = CapturedFrame(
+                image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))
             guard queue.put(frame) else { return }
             index += 1
         }

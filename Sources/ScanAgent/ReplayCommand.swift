@@ -4,7 +4,7 @@ import ScanCore
 import ScanZBar
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `scan-agent replay CLIP.y4m [--config FILE] [--start TIME]`: decode a recorded clip and print
@@ -68,7 +68,8 @@ struct ReplayCommand: ParsableCommand {
             let id = String(stem.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
             agentConfig = AgentConfig(camera: CameraIdentity(id: id.isEmpty ? "replay" : id))
         }
-        let startTime = start.flatMap { Timestamp(rfc3339: $0) }
+        let startTime =
+            start.flatMap { Timestamp(rfc3339: $0) }
             ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
 
         let reader: ClipReader
@@ -134,7 +135,8 @@ struct ReplayCommand: ParsableCommand {
             writeStandardError(
                 [
                     decoder.profile.stages,
-                    DecodeProfile.line("tracking", perFrame: tracking.seconds / frames * 1000) + "  (events, outside decoding)",
+                    DecodeProfile.line("tracking", perFrame: tracking.seconds / frames * 1000)
+                        + "  (events, outside decoding)",
                     DecodeProfile.line("total", perFrame: seconds / frames * 1000) + "  (reading the clip included)",
                 ].joined(separator: "\n"))
         }
@@ -152,7 +154,8 @@ private func traceFrame(_ frame: Int, _ detections: [Detection]) {
             ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil
             ? " " + detection.points.map { "(\($0.x),\($0.y))" }.joined() : ""
         writeStandardError(
-            "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) \(box)\(points)")
+            "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) \(box)\(points)"
+        )
     }
 }
 

@@ -18,7 +18,9 @@ struct RulesCommand: ParsableCommand {
                 let ruleset = try RulesetLoader.load(path: file)
                 print("\(file): ok, \(ruleset.rules.count) rules, default action \(ruleset.defaultAction.rawValue)")
                 for rule in ruleset.rules {
-                    print("  \(rule.priority)\t\(rule.id)\t\(rule.action.rawValue)\(rule.role.map { "\trole \($0)" } ?? "")")
+                    print(
+                        "  \(rule.priority)\t\(rule.id)\t\(rule.action.rawValue)\(rule.role.map { "\trole \($0)" } ?? "")"
+                    )
                 }
             } catch {
                 writeStandardError(error.description)
@@ -42,7 +44,8 @@ struct RulesCommand: ParsableCommand {
         func validate() throws {
             if Symbology(name: symbology) == nil {
                 throw ValidationError(
-                    "--symbology '\(symbology)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    "--symbology '\(symbology)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             if let at, Timestamp(rfc3339: at) == nil {
                 throw ValidationError("--at '\(at)' is not an RFC 3339 time (e.g. 2026-11-21T08:00:00+01:00)")
@@ -57,7 +60,9 @@ struct RulesCommand: ParsableCommand {
                 writeStandardError(error.description)
                 throw ExitCode(2)
             }
-            let time = at.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let time =
+                at.flatMap { Timestamp(rfc3339: $0) }
+                ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             let subject = RuleSubject(
                 value: code, symbology: Symbology(name: symbology) ?? .code128, gs1: gs1,
                 camera: CameraIdentity(id: camera, site: site, lane: lane), time: time)

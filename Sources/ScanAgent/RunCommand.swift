@@ -70,16 +70,20 @@ struct RunCommand: AsyncParsableCommand {
 
         let spool: Spool
         do {
-            spool = try Spool(directory: agentConfig.spool.dir, maxBytes: agentConfig.spool.maxBytes, whenFull: agentConfig.spool.whenFull)
+            spool = try Spool(
+                directory: agentConfig.spool.dir, maxBytes: agentConfig.spool.maxBytes,
+                whenFull: agentConfig.spool.whenFull)
         } catch {
             writeStandardError("scan-agent run: \(error)")
             throw ExitCode(1)
         }
         if spool.depth > 0 {
-            logger.info("spool holds events from an earlier run; they are sent first", metadata: ["depth": "\(spool.depth)"])
+            logger.info(
+                "spool holds events from an earlier run; they are sent first", metadata: ["depth": "\(spool.depth)"])
         }
         if spool.damaged > 0 {
-            logger.warning("spool had damaged lines (a crash mid-write); they were cut", metadata: ["lines": "\(spool.damaged)"])
+            logger.warning(
+                "spool had damaged lines (a crash mid-write); they were cut", metadata: ["lines": "\(spool.damaged)"])
         }
 
         let clock = SystemClock()
@@ -95,11 +99,14 @@ struct RunCommand: AsyncParsableCommand {
                 runId = saved.runId
                 start = saved.start
                 resumeFrame = saved.frame
-                logger.info("resuming an unfinished run on this clip", metadata: [LogKey.run: "\(runId)", "frame": "\(saved.frame)"])
+                logger.info(
+                    "resuming an unfinished run on this clip",
+                    metadata: [LogKey.run: "\(runId)", "frame": "\(saved.frame)"])
             }
             do {
                 source = try ClipSource(
-                    path: path, realtime: agentConfig.source.realtime, dropLate: agentConfig.source.dropLate, start: start,
+                    path: path, realtime: agentConfig.source.realtime, dropLate: agentConfig.source.dropLate,
+                    start: start,
                     resumeFrame: resumeFrame, logger: logger)
             } catch {
                 writeStandardError("scan-agent run: \(error)")
@@ -109,7 +116,8 @@ struct RunCommand: AsyncParsableCommand {
         case .v4l2:
             source = CameraSource(
                 request: CaptureRequest(
-                    device: agentConfig.source.device, width: agentConfig.source.width, height: agentConfig.source.height,
+                    device: agentConfig.source.device, width: agentConfig.source.width,
+                    height: agentConfig.source.height,
                     fps: agentConfig.source.fps),
                 clock: clock, logger: logger)
         }
@@ -145,8 +153,10 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "scan-agent stopped",
             metadata: [
-                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)", "published": "\(agent.delivery.published)",
-                "duplicates": "\(agent.delivery.duplicates)", "spool": "\(spool.depth)", "spoolDropped": "\(spool.dropped)",
+                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)",
+                "published": "\(agent.delivery.published)",
+                "duplicates": "\(agent.delivery.duplicates)", "spool": "\(spool.depth)",
+                "spoolDropped": "\(spool.dropped)",
                 "framesDropped": "\(agent.queue.dropped)", "decodeFailures": "\(loop.decodeFailures)",
                 "decoding": "\(loop.decodingSummary)",
             ])

@@ -15,7 +15,8 @@ public struct AgentParts: Sendable {
     public var ruleCache: RuleCache?
 
     public init(
-        source: any FrameSource, sink: any DurableSink, bus: any EventBus, commands: any CommandFeed, rules: any RulesFeed,
+        source: any FrameSource, sink: any DurableSink, bus: any EventBus, commands: any CommandFeed,
+        rules: any RulesFeed,
         clock: any AgentClock, ruleCache: RuleCache?
     ) {
         self.source = source
@@ -57,7 +58,8 @@ public final class AgentServices: Sendable {
         let subjects = ContractSubjects(prefix: settings.config.nats.prefix)
         self.rulesOrigin = "\(subjects.rulesBucket)/\(ContractSubjects.rulesKey)"
         self.loop = AgentLoop(
-            settings: settings, ruleset: ruleset, source: parts.source, queue: queue, decoder: decoder, sink: parts.sink,
+            settings: settings, ruleset: ruleset, source: parts.source, queue: queue, decoder: decoder,
+            sink: parts.sink,
             bus: parts.bus, delivery: delivery, clock: parts.clock, checkpoint: checkpoint, logger: logger)
     }
 
@@ -78,7 +80,8 @@ public final class AgentServices: Sendable {
             .init(service: ThreadService("rules", body: rules.run), serviceName: "rules"),
             // The end of the stream ends decoding, and decoding's end shuts the agent down.
             .init(
-                service: ThreadService("decoding", body: loop.run), successTerminationBehavior: .gracefullyShutdownGroup,
+                service: ThreadService("decoding", body: loop.run),
+                successTerminationBehavior: .gracefullyShutdownGroup,
                 serviceName: "decoding"),
             .init(
                 service: ThreadService("capture") { stop in

@@ -2,7 +2,7 @@ import Foundation
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a clip source stands, so that an agent killed mid-clip and started again resumes the
@@ -28,7 +28,8 @@ public struct ClipCheckpoint: Sendable {
         guard let data = FileManager.default.contents(atPath: directory + "/clip-checkpoint.json"),
             let document = try? JSONValue.parse(Array(data)),
             document["clip"]?.stringValue == clip, document["clipBytes"]?.intValue.map(Int64.init) == fileSize(clip),
-            let runId = document["runId"]?.stringValue, let start = document["start"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+            let runId = document["runId"]?.stringValue,
+            let start = document["start"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
             let frame = document["frame"]?.intValue
         else { return nil }
         return Saved(runId: runId, start: start, frame: frame)

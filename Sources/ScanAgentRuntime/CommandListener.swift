@@ -35,7 +35,8 @@ public struct CommandListener: Sendable {
             guard let incoming else { continue }
             switch AgentCommand.parse(verb: incoming.verb, body: incoming.body) {
             case .failure(let error):
-                logger.warning("bad command", metadata: ["subject": "\(incoming.subject)", LogKey.error: "\(error.message)"])
+                logger.warning(
+                    "bad command", metadata: ["subject": "\(incoming.subject)", LogKey.error: "\(error.message)"])
                 incoming.reply(error.reply(camera: camera))
             case .success(let command):
                 inbox.post(command, reply: incoming.reply)
@@ -101,7 +102,9 @@ public struct RulesWatcher: Sendable {
             board.update { $0.rulesError = nil }
         } catch {
             // Keep running the last good ruleset, and say why the new one was refused.
-            logger.error("ruleset refused; keeping the running one", metadata: ["revision": "\(revision)", LogKey.error: "\(error.description)"])
+            logger.error(
+                "ruleset refused; keeping the running one",
+                metadata: ["revision": "\(revision)", LogKey.error: "\(error.description)"])
             board.update { $0.rulesError = "revision \(revision): \(error.description)" }
         }
     }

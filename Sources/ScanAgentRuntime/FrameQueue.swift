@@ -69,7 +69,9 @@ public final class FrameQueue: @unchecked Sendable {
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout.seconds)
         while frames.isEmpty && !finished {
-            if !condition.wait(until: deadline) { return frames.isEmpty ? (finished ? .ended : .timedOut) : takeFirst() }
+            if !condition.wait(until: deadline) {
+                return frames.isEmpty ? (finished ? .ended : .timedOut) : takeFirst()
+            }
         }
         return frames.isEmpty ? .ended : takeFirst()
     }

@@ -40,7 +40,9 @@ public struct DecodingWindow: Sendable, Equatable {
     public var mode: String = "guided"
     public var threads: Int = 1
 
-    public init(latencies: [Double] = [], scanned: [AgentStatus.ScannedShare] = [], mode: String = "guided", threads: Int = 1) {
+    public init(
+        latencies: [Double] = [], scanned: [AgentStatus.ScannedShare] = [], mode: String = "guided", threads: Int = 1
+    ) {
         self.latencies = latencies
         self.scanned = scanned
         self.mode = mode

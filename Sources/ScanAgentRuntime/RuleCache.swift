@@ -2,7 +2,7 @@ import Foundation
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so a reader sees the old

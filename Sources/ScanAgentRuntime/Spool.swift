@@ -3,7 +3,7 @@ import ScanCore
 import ScanServices
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One durable event waiting for JetStream's acknowledgement.
@@ -89,15 +89,17 @@ public final class Spool: DurableSink, @unchecked Sendable {
             cursorOffset = 0
             sizes[active] = 0
         } else {
-            active = sizes.keys.max()!
+            active = sizes.keys.max() ?? 1
             if sizes[cursorSegment] == nil {
-                cursorSegment = sizes.keys.min()!
+                cursorSegment = sizes.keys.min() ?? active
                 cursorOffset = 0
             }
         }
         try repairTail()
         activeFD = open(segmentPath(active), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard activeFD >= 0 else { throw SpoolError(path: segmentPath(active), reason: String(cString: strerror(errno))) }
+        guard activeFD >= 0 else {
+            throw SpoolError(path: segmentPath(active), reason: String(cString: strerror(errno)))
+        }
         depthCount = countPending()
     }
 
@@ -215,7 +217,9 @@ public final class Spool: DurableSink, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         // A record in a segment dropped meanwhile is behind the cursor already.
-        guard record.segment > cursorSegment || (record.segment == cursorSegment && record.end > cursorOffset) else { return }
+        guard record.segment > cursorSegment || (record.segment == cursorSegment && record.end > cursorOffset) else {
+            return
+        }
         depthCount = max(0, depthCount - 1)
         if record.segment != cursorSegment {
             for number in sizes.keys where number < record.segment { removeSegment(number) }
@@ -267,7 +271,8 @@ public final class Spool: DurableSink, @unchecked Sendable {
             let text = String(data: data, encoding: .utf8)
         else { return }
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard parts.count == 2, let segment = Int(parts[0]), let offset = Int64(parts[1]), segment > 0, offset >= 0 else {
+        guard parts.count == 2, let segment = Int(parts[0]), let offset = Int64(parts[1]), segment > 0, offset >= 0
+        else {
             damaged += 1  // the cursor was damaged: start from the oldest segment (JetStream drops repeats)
             return
         }
@@ -301,7 +306,9 @@ public final class Spool: DurableSink, @unchecked Sendable {
             keep -= 1
         }
         if keep < size {
-            guard ftruncate(fd, off_t(keep)) == 0 else { throw SpoolError(path: path, reason: String(cString: strerror(errno))) }
+            guard ftruncate(fd, off_t(keep)) == 0 else {
+                throw SpoolError(path: path, reason: String(cString: strerror(errno)))
+            }
             sizes[active] = keep
             damaged += 1
             if cursorSegment == active && cursorOffset > keep { cursorOffset = keep }
@@ -340,11 +347,14 @@ public final class Spool: DurableSink, @unchecked Sendable {
     private func parse(_ line: ArraySlice<UInt8>, segment: Int, end: Int64) -> SpoolRecord? {
         guard let first = line.firstIndex(of: 0x20) else { return nil }
         let rest = line[(first + 1)...]
-        guard let second = rest.firstIndex(of: 0x20), first > line.startIndex, second > rest.startIndex else { return nil }
+        guard let second = rest.firstIndex(of: 0x20), first > line.startIndex, second > rest.startIndex else {
+            return nil
+        }
         let payload = Array(line[(second + 1)...])
         guard !payload.isEmpty else { return nil }
         return SpoolRecord(
-            subject: String(decoding: line[..<first], as: UTF8.self), eventId: String(decoding: rest[..<second], as: UTF8.self),
+            subject: String(decoding: line[..<first], as: UTF8.self),
+            eventId: String(decoding: rest[..<second], as: UTF8.self),
             payload: payload, segment: segment, end: end)
     }
 }

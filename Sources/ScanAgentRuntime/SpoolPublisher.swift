@@ -81,7 +81,8 @@ public final class SpoolPublisher: Sendable {
                     continue
                 }
                 do {
-                    let duplicate = try bus.publishDurable(subject: record.subject, bytes: record.payload, messageID: record.eventId)
+                    let duplicate = try bus.publishDurable(
+                        subject: record.subject, bytes: record.payload, messageID: record.eventId)
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {
                         retry.succeeded("JetStream acknowledges; sending the spool")
@@ -103,7 +104,9 @@ public final class SpoolPublisher: Sendable {
         }
         sink.saveCursor()
         if sink.depth > 0 {
-            logger.warning("stopping with events still in the spool; they are sent at the next start", metadata: ["depth": "\(sink.depth)"])
+            logger.warning(
+                "stopping with events still in the spool; they are sent at the next start",
+                metadata: ["depth": "\(sink.depth)"])
         }
         afterDrain()
         bus.flush(timeout: .milliseconds(500))

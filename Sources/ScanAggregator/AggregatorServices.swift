@@ -26,14 +26,20 @@ public final class AggregatorServices: Sendable {
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         let (settings, logger, totals) = (self.settings, self.logger, self.totals)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ThreadService("heartbeats") { stop in try Self.recordHeartbeats(settings, logger, stop) }, serviceName: "heartbeats")
+            .init(
+                service: ThreadService("heartbeats") { stop in try Self.recordHeartbeats(settings, logger, stop) },
+                serviceName: "heartbeats")
         ]
         if !ingestOnly {
             services.append(
-                .init(service: ThreadService("reconciler") { stop in try Self.reconcile(settings, logger, stop) }, serviceName: "reconciler"))
+                .init(
+                    service: ThreadService("reconciler") { stop in try Self.reconcile(settings, logger, stop) },
+                    serviceName: "reconciler"))
         }
         services.append(
-            .init(service: ThreadService("ingest") { stop in try Self.ingest(settings, logger, stop, totals) }, serviceName: "ingest"))
+            .init(
+                service: ThreadService("ingest") { stop in try Self.ingest(settings, logger, stop, totals) },
+                serviceName: "ingest"))
         return services
     }
 
@@ -43,7 +49,9 @@ public final class AggregatorServices: Sendable {
     }
 
     static func ingest(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken, _ totals: IngestTotals) throws {
-        guard let ingestor = try untilJetStreamReady("ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
+        guard
+            let ingestor = try untilJetStreamReady(
+                "ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
         else { return }
         logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
         defer { ingestor.close() }
@@ -52,11 +60,12 @@ public final class AggregatorServices: Sendable {
                 let counts = try ingestor.runOnce(stop: stop)
                 totals.value = ingestor.totals
                 if counts.messages > 0 {
-                    logger.debug("batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                    logger.debug(
+                        "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
                 }
             }
             try ingestor.flush(stop: stop)  // what was fetched ahead is stored and acknowledged, not redelivered later
-        } catch where stop.isStopped {
+        } catch  where stop.isStopped {
             // PostgreSQL went away during the shutdown: what was not committed was not acknowledged
             // either, and JetStream delivers it again to the next aggregator.
             logger.warning("batch not stored at shutdown; it is delivered again", metadata: [LogKey.error: "\(error)"])
@@ -65,7 +74,9 @@ public final class AggregatorServices: Sendable {
     }
 
     static func reconcile(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) throws {
-        guard let reconciler = try untilJetStreamReady("reconciliation", stop: stop, logger: logger, { try Reconciler(settings: settings, logger: logger) })
+        guard
+            let reconciler = try untilJetStreamReady(
+                "reconciliation", stop: stop, logger: logger, { try Reconciler(settings: settings, logger: logger) })
         else { return }
         var retry = RetryLog("reconciliation paused", logger: logger)
         while !stop.isStopped {
@@ -82,13 +93,17 @@ public final class AggregatorServices: Sendable {
         logger.info(
             "reconciler stopped",
             metadata: [
-                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)", "late": "\(totals.lateSightings)",
-                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)", "packsPublished": "\(totals.packsPublished)",
+                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)",
+                "late": "\(totals.lateSightings)",
+                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)",
+                "packsPublished": "\(totals.packsPublished)",
             ])
     }
 
     static func recordHeartbeats(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) throws {
-        guard let recorder = try untilJetStreamReady("heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
+        guard
+            let recorder = try untilJetStreamReady(
+                "heartbeats", stop: stop, logger: logger, { try HeartbeatRecorder(settings: settings, logger: logger) })
         else { return }
         while !stop.isStopped { recorder.runOnce() }
     }

@@ -66,15 +66,20 @@ public final class HeartbeatRecorder: @unchecked Sendable {
 
     /// A heartbeat as a `heartbeats` row, or nil when it is not a usable status event.
     static func row(_ bytes: [UInt8]) -> [String?]? {
-        guard bytes.count <= EventValidator.maxBytes, !Ingestor.holdsEscapedNUL(bytes), let event = try? JSONValue.parse(bytes),
-            event["type"] == .string("status"), let eventId = event["eventId"]?.stringValue, let site = event["site"]?.stringValue,
-            let camera = event["camera"]?.stringValue, let time = event["time"]?.stringValue, Timestamp(rfc3339: time) != nil
+        guard bytes.count <= EventValidator.maxBytes, !Ingestor.holdsEscapedNUL(bytes),
+            let event = try? JSONValue.parse(bytes),
+            event["type"] == .string("status"), let eventId = event["eventId"]?.stringValue,
+            let site = event["site"]?.stringValue,
+            let camera = event["camera"]?.stringValue, let time = event["time"]?.stringValue,
+            Timestamp(rfc3339: time) != nil
         else { return nil }
         func number(_ value: JSONValue?) -> String? { value?.doubleValue.map { String($0) } }
         func whole(_ value: JSONValue?) -> String? { value?.intValue.map { String($0) } }
         return [
-            eventId, site, camera, event["runId"]?.stringValue ?? "", time, number(event["fpsIn"]), number(event["fpsProcessed"]),
-            whole(event["framesDropped"]), whole(event["liveTracks"]), whole(event["spool"]?["depth"]), event["nats"]?.stringValue,
+            eventId, site, camera, event["runId"]?.stringValue ?? "", time, number(event["fpsIn"]),
+            number(event["fpsProcessed"]),
+            whole(event["framesDropped"]), whole(event["liveTracks"]), whole(event["spool"]?["depth"]),
+            event["nats"]?.stringValue,
             event["rules"]?["revision"]?.stringValue, String(decoding: bytes, as: UTF8.self),
         ]
     }

@@ -87,10 +87,13 @@ public final class Ingestor: @unchecked Sendable {
         events = try Self.subscribe(jetStream, settings)
     }
 
-    private static func subscribe(_ jetStream: JetStream, _ settings: IngestSettings) throws(NATSError) -> PullSubscription {
+    private static func subscribe(_ jetStream: JetStream, _ settings: IngestSettings) throws(NATSError)
+        -> PullSubscription
+    {
         var consumer = ConsumerSpec(durable: settings.durable)
         consumer.ackWaitMilliseconds = settings.ackWaitMilliseconds
-        return try jetStream.pullSubscribe(stream: settings.agentStream, subject: settings.durableSubjects, consumer: consumer)
+        return try jetStream.pullSubscribe(
+            stream: settings.agentStream, subject: settings.durableSubjects, consumer: consumer)
     }
 
     /// The next batch, or none while JetStream cannot deliver (a node or the connection gone, a
@@ -99,7 +102,8 @@ public final class Ingestor: @unchecked Sendable {
     /// if it was deleted).
     private func fetch(stop: StopToken) -> [JetStreamMessage] {
         do {
-            let messages = try events.fetch(batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
+            let messages = try events.fetch(
+                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
             if fetchFailures > 0 {
                 logger.info("JetStream delivers again; ingest resumed", metadata: ["failures": "\(fetchFailures)"])
                 fetchFailures = 0
@@ -110,7 +114,9 @@ public final class Ingestor: @unchecked Sendable {
             fetchFailures += 1
             if error.description != lastFetchError || fetchFailures % 40 == 0 {
                 lastFetchError = error.description
-                logger.warning("JetStream not delivering; ingest paused", metadata: ["error": "\(error)", "failures": "\(fetchFailures)"])
+                logger.warning(
+                    "JetStream not delivering; ingest paused",
+                    metadata: ["error": "\(error)", "failures": "\(fetchFailures)"])
             }
             stop.sleep(for: .milliseconds(250))
             if fetchFailures % 20 == 0, let again = try? Self.subscribe(jetStream, settings) { events = again }
@@ -203,7 +209,9 @@ public final class Ingestor: @unchecked Sendable {
             do {
                 let event = try EventValidator.parse(bytes)
                 // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
-                if Self.holdsEscapedNUL(bytes) { throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)") }
+                if Self.holdsEscapedNUL(bytes) {
+                    throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
+                }
                 let body = String(decoding: bytes, as: UTF8.self)
                 if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
                     batch.sightings.append((try EventValidator.sighting(event), body))
@@ -232,7 +240,8 @@ public final class Ingestor: @unchecked Sendable {
                     counts.sessionEventsStored = try store.insertSessionEvents(batch.sessions)
                     for (message, letter) in batch.refused {
                         try store.insertDeadLetter(
-                            subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail, payload: message.bytes)
+                            subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail,
+                            payload: message.bytes)
                     }
                 }
                 break
@@ -240,14 +249,17 @@ public final class Ingestor: @unchecked Sendable {
                 attempt += 1
                 guard error.isConnectionLoss, attempt < 600, !stop.isStopped else { throw error }
                 if attempt == 1 || attempt % 20 == 0 {
-                    logger.warning("PostgreSQL unavailable, ingest paused", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                    logger.warning(
+                        "PostgreSQL unavailable, ingest paused",
+                        metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 }
                 database.reset()
                 stop.sleep(for: .milliseconds(250))
             }
         }
         onCommit?(batch.sightings.map(\.record.time))
-        counts.duplicates = batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
+        counts.duplicates =
+            batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
         counts.deadLetters = batch.refused.count
         for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.
@@ -268,7 +280,8 @@ public final class Ingestor: @unchecked Sendable {
             // Stored already: the server redelivers these after the ack wait and they are dropped
             // as duplicates of their event ids.
             acksLost += lost
-            logger.warning("acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
+            logger.warning(
+                "acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
         }
         return counts
     }

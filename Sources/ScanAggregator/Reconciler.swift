@@ -60,7 +60,8 @@ public final class Reconciler: @unchecked Sendable {
         do {
             let counts = try db.transaction { () throws(PGError) -> ReconcileCounts in
                 var counts = ReconcileCounts()
-                guard try db.query("SELECT pg_try_advisory_xact_lock($1)", [.int(Self.lockKey)]).rows.first?[0] == "t" else {
+                guard try db.query("SELECT pg_try_advisory_xact_lock($1)", [.int(Self.lockKey)]).rows.first?[0] == "t"
+                else {
                     return counts
                 }
                 counts.leader = true
@@ -99,14 +100,21 @@ public final class Reconciler: @unchecked Sendable {
         for row in rows {
             let eventId = row[0] ?? ""
             done.append(eventId)
-            guard row[7] == "accepted", let site = row[1], let camera = row[2], let lane = topology.lane(site: site, camera: camera) else {
+            guard row[7] == "accepted", let site = row[1], let camera = row[2],
+                let lane = topology.lane(site: site, camera: camera)
+            else {
                 continue
             }
             let member = PassMember(
-                eventId: eventId, camera: camera, trackId: row[3] ?? "", firstSeen: Timestamp(milliseconds: Int64(row[8] ?? "") ?? 0),
+                eventId: eventId, camera: camera, trackId: row[3] ?? "",
+                firstSeen: Timestamp(milliseconds: Int64(row[8] ?? "") ?? 0),
                 lastSeen: Timestamp(milliseconds: Int64(row[9] ?? "") ?? 0))
             placed.append(
-                (LaneSighting(site: site, symbology: row[4] ?? "", value: row[5] ?? "", valueEncoding: row[6] ?? "text", member: member), lane))
+                (
+                    LaneSighting(
+                        site: site, symbology: row[4] ?? "", value: row[5] ?? "", valueEncoding: row[6] ?? "text",
+                        member: member), lane
+                ))
         }
         counts.sightings = done.count
 
@@ -118,7 +126,9 @@ public final class Reconciler: @unchecked Sendable {
         for (sighting, lane) in placed {
             let key = sighting.site + "\u{0}" + lane.id
             watermarks[key] = max(watermarks[key] ?? sighting.member.firstSeen, sighting.member.firstSeen)
-            switch Reconciliation.place(sighting, lane: lane, passes: &passes.list, newId: { UUID().uuidString.lowercased() }) {
+            switch Reconciliation.place(
+                sighting, lane: lane, passes: &passes.list, newId: { UUID().uuidString.lowercased() })
+            {
             case .opened(let index):
                 counts.passesOpened += 1
                 touched.insert(index)
@@ -143,9 +153,13 @@ public final class Reconciler: @unchecked Sendable {
                 ON CONFLICT (site, lane) DO UPDATE SET watermark = greatest(lane_watermarks.watermark, EXCLUDED.watermark)
                 """, [.text(parts[0]), .text(parts[1]), .text(time.description)])
         }
-        let stored = try db.query("SELECT site, lane, (extract(epoch FROM watermark) * 1000)::bigint FROM lane_watermarks").rows
+        let stored = try db.query(
+            "SELECT site, lane, (extract(epoch FROM watermark) * 1000)::bigint FROM lane_watermarks"
+        ).rows
         var laneWatermark: [String: Timestamp] = [:]
-        for row in stored { laneWatermark[(row[0] ?? "") + "\u{0}" + (row[1] ?? "")] = Timestamp(milliseconds: Int64(row[2] ?? "") ?? 0) }
+        for row in stored {
+            laneWatermark[(row[0] ?? "") + "\u{0}" + (row[1] ?? "")] = Timestamp(milliseconds: Int64(row[2] ?? "") ?? 0)
+        }
 
         // Close what is due: by event time, or (a lane gone quiet) when nothing joined for as
         // long as the lane's whole window in wall time.
@@ -154,7 +168,10 @@ public final class Reconciler: @unchecked Sendable {
             let pass = passes.list[index]
             guard let lane = topology.lane(site: pass.site, id: pass.lane) else { continue }
             let watermark = laneWatermark[pass.site + "\u{0}" + pass.lane] ?? Timestamp(milliseconds: 0)
-            let quiet = !touched.contains(index) && now - (passes.updatedAt[pass.itemId] ?? now) > lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+            let quiet =
+                !touched.contains(index)
+                && now - (passes.updatedAt[pass.itemId] ?? now) > lane.span + lane.windowMilliseconds
+                    + lane.graceMilliseconds
             if Reconciliation.isDue(pass, lane: lane, watermark: watermark) || quiet {
                 passes.list[index].closed = true
                 passes.list[index].revision = 1
@@ -165,7 +182,9 @@ public final class Reconciler: @unchecked Sendable {
         try savePasses(db, passes.list, touched: touched, topology: topology)
         try insertMembers(db, newMembers.map { (passes.list[$0.index].itemId, $0.member, $0.late) })
         if !done.isEmpty {
-            try db.query("UPDATE sightings SET reconciled = true WHERE event_id = ANY($1::text[])", [.text(SiteStore.arrayLiteral(done))])
+            try db.query(
+                "UPDATE sightings SET reconciled = true WHERE event_id = ANY($1::text[])",
+                [.text(SiteStore.arrayLiteral(done))])
         }
     }
 
@@ -187,7 +206,8 @@ public final class Reconciler: @unchecked Sendable {
         var loaded = LoadedPasses()
         for row in rows {
             var pass = ItemPass(
-                itemId: row[0] ?? "", site: row[1] ?? "", lane: row[2] ?? "", symbology: row[3] ?? "", value: row[4] ?? "",
+                itemId: row[0] ?? "", site: row[1] ?? "", lane: row[2] ?? "", symbology: row[3] ?? "",
+                value: row[4] ?? "",
                 valueEncoding: row[5] ?? "text")
             pass.closed = row[6] == "t"
             pass.revision = Int(row[7] ?? "") ?? 0
@@ -209,20 +229,25 @@ public final class Reconciler: @unchecked Sendable {
             loaded.list[i].members.append(
                 PassMember(
                     eventId: row[1] ?? "", camera: row[2] ?? "", trackId: row[3] ?? "",
-                    firstSeen: Timestamp(milliseconds: Int64(row[4] ?? "") ?? 0), lastSeen: Timestamp(milliseconds: Int64(row[5] ?? "") ?? 0)))
+                    firstSeen: Timestamp(milliseconds: Int64(row[4] ?? "") ?? 0),
+                    lastSeen: Timestamp(milliseconds: Int64(row[5] ?? "") ?? 0)))
         }
         return loaded
     }
 
-    private func savePasses(_ db: PGConnection, _ passes: [ItemPass], touched: Set<Int>, topology: Topology) throws(PGError) {
+    private func savePasses(_ db: PGConnection, _ passes: [ItemPass], touched: Set<Int>, topology: Topology)
+        throws(PGError)
+    {
         let rows: [[PGValue]] = touched.sorted().map { index in
             let pass = passes[index]
             let lane = topology.lane(site: pass.site, id: pass.lane)
             let missing = lane.map { pass.missing(on: $0) } ?? []
             return [
-                .text(pass.itemId), .text(pass.site), .text(pass.lane), .text(pass.symbology), .text(pass.value), .text(pass.valueEncoding),
+                .text(pass.itemId), .text(pass.site), .text(pass.lane), .text(pass.symbology), .text(pass.value),
+                .text(pass.valueEncoding),
                 .text(pass.firstSeen.description), .text(pass.lastSeen.description), .int(lane?.cameras.count ?? 0),
-                .int(Set(pass.members.map(\.camera)).count), .text(SiteStore.arrayLiteral(missing)), .int(pass.revision),
+                .int(Set(pass.members.map(\.camera)).count), .text(SiteStore.arrayLiteral(missing)),
+                .int(pass.revision),
                 .text(pass.closed ? "true" : "false"),
             ]
         }
@@ -232,7 +257,9 @@ public final class Reconciler: @unchecked Sendable {
                 INSERT INTO item_passes (item_id, site, lane, symbology, value, value_encoding, first_seen, last_seen,
                                          cameras_expected, cameras_seen, missing, revision, closed_at) VALUES
                 """,
-            row: { "($\($0 + 1),$\($0 + 2),$\($0 + 3),$\($0 + 4),$\($0 + 5),$\($0 + 6),$\($0 + 7)::timestamptz,$\($0 + 8)::timestamptz,$\($0 + 9)::int,$\($0 + 10)::int,$\($0 + 11)::text[],$\($0 + 12)::int,CASE WHEN $\($0 + 13)::boolean THEN now() END)" },
+            row: {
+                "($\($0 + 1),$\($0 + 2),$\($0 + 3),$\($0 + 4),$\($0 + 5),$\($0 + 6),$\($0 + 7)::timestamptz,$\($0 + 8)::timestamptz,$\($0 + 9)::int,$\($0 + 10)::int,$\($0 + 11)::text[],$\($0 + 12)::int,CASE WHEN $\($0 + 13)::boolean THEN now() END)"
+            },
             suffix: """
                  ON CONFLICT (item_id) DO UPDATE SET first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen,
                    cameras_seen = EXCLUDED.cameras_seen, missing = EXCLUDED.missing, revision = EXCLUDED.revision,
@@ -240,15 +267,20 @@ public final class Reconciler: @unchecked Sendable {
                 """)
     }
 
-    private func insertMembers(_ db: PGConnection, _ members: [(itemId: String, member: PassMember, late: Bool)]) throws(PGError) {
+    private func insertMembers(_ db: PGConnection, _ members: [(itemId: String, member: PassMember, late: Bool)])
+        throws(PGError)
+    {
         let rows: [[PGValue]] = members.map { item in
             [
                 .text(item.member.eventId), .text(item.itemId), .text(item.member.camera), .text(item.member.trackId),
-                .text(item.member.firstSeen.description), .text(item.member.lastSeen.description), .text(item.late ? "true" : "false"),
+                .text(item.member.firstSeen.description), .text(item.member.lastSeen.description),
+                .text(item.late ? "true" : "false"),
             ]
         }
         try insertRows(
-            db, rows: rows, prefix: "INSERT INTO item_sightings (event_id, item_id, camera, track_id, first_seen, last_seen, late) VALUES ",
+            db, rows: rows,
+            prefix:
+                "INSERT INTO item_sightings (event_id, item_id, camera, track_id, first_seen, last_seen, late) VALUES ",
             row: { "($\($0 + 1),$\($0 + 2),$\($0 + 3),$\($0 + 4),$\($0 + 5),$\($0 + 6),$\($0 + 7))" },
             suffix: " ON CONFLICT (event_id) DO NOTHING")
     }
@@ -281,7 +313,9 @@ public final class Reconciler: @unchecked Sendable {
         for row in rows {
             let eventId = row[0] ?? ""
             try db.query("UPDATE session_events SET packed = true WHERE event_id = $1", [.text(eventId)])
-            guard let body = try? JSONValue.parse(row[4] ?? ""), let station = body["station"]?.stringValue else { continue }
+            guard let body = try? JSONValue.parse(row[4] ?? ""), let station = body["station"]?.stringValue else {
+                continue
+            }
             let codes = Self.countedCodes(body["codes"])
             let sessionOrder = body["orderId"]?.stringValue
             let orderId = sessionOrder ?? codes.first { $0.role == "order" }?.value
@@ -292,7 +326,8 @@ public final class Reconciler: @unchecked Sendable {
             let completed = body["time"]?.stringValue ?? started
             let items = result.lines.reduce(0) { $0 + $1.counted }
             let record: [PGValue] = [
-                .text(sessionId), .text(row[2] ?? ""), .text(station), .text(row[3] ?? ""), .optionalText(result.orderId),
+                .text(sessionId), .text(row[2] ?? ""), .text(station), .text(row[3] ?? ""),
+                .optionalText(result.orderId),
                 .text(result.verdict.rawValue), .text(started), .text(completed), .int(items),
             ]
             let inserted = try db.query(
@@ -306,7 +341,8 @@ public final class Reconciler: @unchecked Sendable {
             for (position, line) in result.lines.enumerated() {
                 let lineNumber: PGValue = line.line.map { PGValue.int($0) } ?? .null
                 let values: [PGValue] = [
-                    .text(sessionId), .int(position), lineNumber, .text(line.code), .optionalText(line.symbology), .int(line.expected),
+                    .text(sessionId), .int(position), lineNumber, .text(line.code), .optionalText(line.symbology),
+                    .int(line.expected),
                     .int(line.counted), .text(line.verdict.rawValue),
                 ]
                 try db.query(
@@ -366,7 +402,8 @@ public final class Reconciler: @unchecked Sendable {
             writer.field("complete", row[8] == "[]" || row[8] == nil)
             let subject = settings.subjects.item(site: row[1] ?? "", lane: row[2] ?? "")
             guard send(subject: subject, bytes: writer.finished(), id: "\(itemId).r\(revision)") else { return }
-            try db.query("UPDATE item_passes SET published_revision = $2 WHERE item_id = $1", [.text(itemId), .int(revision)])
+            try db.query(
+                "UPDATE item_passes SET published_revision = $2 WHERE item_id = $1", [.text(itemId), .int(revision)])
             counts.itemsPublished += 1
         }
         let packs = try db.query(

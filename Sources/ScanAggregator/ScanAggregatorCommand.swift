@@ -30,12 +30,15 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 share one durable consumer. Exit codes: 0 stopped by a signal, 1 failure, 64 bad usage.
                 """)
         @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS).") var nats: String?
-        @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres: String?
+        @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres:
+            String?
         @Option(help: "Subject prefix.") var prefix: String = "scantrack"
         @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
         @Option(
             name: .customLong("stream-replicas"),
-            help: "Copies a JetStream cluster keeps of the streams this aggregator creates (default: $SCANTRACK_NATS_REPLICAS, else 1; an existing stream keeps its own).")
+            help:
+                "Copies a JetStream cluster keeps of the streams this aggregator creates (default: $SCANTRACK_NATS_REPLICAS, else 1; an existing stream keeps its own)."
+        )
         var streamReplicas: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
         @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
@@ -88,7 +91,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             let replicas = streamReplicas ?? environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) }
             if let replicas {
                 guard (1...5).contains(replicas) else {
-                    throw ValidationError("--stream-replicas must be 1 to 5 (a JetStream cluster keeps at most 5 copies), not \(replicas)")
+                    throw ValidationError(
+                        "--stream-replicas must be 1 to 5 (a JetStream cluster keeps at most 5 copies), not \(replicas)"
+                    )
                 }
                 settings.replicas = Int64(replicas)
             }
@@ -121,7 +126,9 @@ func untilJetStreamReady<T>(_ what: String, stop: StopToken, logger: Logger, _ b
     while !stop.isStopped {
         do {
             let value = try body()
-            if attempts > 0 { logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"]) }
+            if attempts > 0 {
+                logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"])
+            }
             return value
         } catch let error as NATSError where error.code != .connectionFailed {
             attempts += 1

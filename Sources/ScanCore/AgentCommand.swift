@@ -22,7 +22,8 @@ public enum AgentCommand: Sendable, Equatable {
     /// Parses a request; the error says what is wrong in words a WMS developer can act on.
     public static func parse(verb: String, body: [UInt8]) -> Result<AgentCommand, CommandError> {
         guard verbs.contains(verb) else {
-            return .failure(CommandError(verb: verb, message: "unknown verb '\(verb)'; known: \(verbs.joined(separator: ", "))"))
+            return .failure(
+                CommandError(verb: verb, message: "unknown verb '\(verb)'; known: \(verbs.joined(separator: ", "))"))
         }
         var fields: [String: JSONValue] = [:]
         if !body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
@@ -33,7 +34,8 @@ public enum AgentCommand: Sendable, Equatable {
                 return .failure(CommandError(verb: verb, message: "the request is not JSON: \(error)"))
             }
             guard case .object(let members) = document else {
-                return .failure(CommandError(verb: verb, message: "the request must be a JSON object, not \(document.typeName)"))
+                return .failure(
+                    CommandError(verb: verb, message: "the request must be a JSON object, not \(document.typeName)"))
             }
             for (key, value) in members { fields[key] = value }
         }
@@ -80,7 +82,8 @@ public struct CommandError: Error, Sendable, Equatable {
 }
 
 /// `{"ok": true, "verb": …, "camera": …}` plus what the command did.
-public func commandReply(verb: String, camera: CameraIdentity, fields: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
+public func commandReply(verb: String, camera: CameraIdentity, fields: (inout JSONWriter) -> Void = { _ in }) -> [UInt8]
+{
     var writer = JSONWriter()
     writer.field("ok", true)
     writer.field("verb", verb)

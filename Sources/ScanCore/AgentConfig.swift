@@ -59,7 +59,9 @@ public struct RegionOfInterest: Sendable, Equatable {
 
 public struct DecoderConfig: Sendable, Equatable {
     /// What conveyors carry: retail EAN/UPC, logistics Code 128/39 and ITF, QR on totes.
-    public static let conveyorSymbologies: [Symbology] = [.ean13, .ean8, .upcA, .upcE, .code128, .code39, .interleaved2of5, .qrCode]
+    public static let conveyorSymbologies: [Symbology] = [
+        .ean13, .ean8, .upcA, .upcE, .code128, .code39, .interleaved2of5, .qrCode,
+    ]
     public var symbologies: [Symbology] = DecoderConfig.conveyorSymbologies
     /// zbar scans every `density`-th line; 2 halves the work and still reads labels taller than a few lines.
     public var density: Int = 2
@@ -140,7 +142,9 @@ extension AgentConfig {
         !text.isEmpty && text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
     }
 
-    static let topKeys = ["camera", "source", "decoder", "tracking", "session", "nats", "spool", "heartbeatSeconds", "rules"]
+    static let topKeys = [
+        "camera", "source", "decoder", "tracking", "session", "nats", "spool", "heartbeatSeconds", "rules",
+    ]
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
     public static func parse(_ bytes: [UInt8], file: String) throws(ConfigErrors) -> AgentConfig {
@@ -158,7 +162,8 @@ extension AgentConfig {
         var camera = CameraIdentity(id: id ?? "camera")
         if let site = reader.string(cameraKeys?["site"], at: "camera.site") {
             if !Self.isSubjectToken(site) {
-                reader.fail("camera.site", "'\(site)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
+                reader.fail(
+                    "camera.site", "'\(site)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
             }
             camera.site = site
         }
@@ -166,32 +171,49 @@ extension AgentConfig {
         camera.station = reader.string(cameraKeys?["station"], at: "camera.station")
         var config = AgentConfig(camera: camera)
 
-        if let source = reader.object(top["source"], at: "source", allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate"]) {
+        if let source = reader.object(
+            top["source"], at: "source",
+            allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate"])
+        {
             if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip"]) {
                 config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
             }
             if let device = reader.string(source["device"], at: "source.device") { config.source.device = device }
-            if let width = reader.int(source["width"], at: "source.width", range: 16...8192) { config.source.width = width }
-            if let height = reader.int(source["height"], at: "source.height", range: 16...8192) { config.source.height = height }
+            if let width = reader.int(source["width"], at: "source.width", range: 16...8192) {
+                config.source.width = width
+            }
+            if let height = reader.int(source["height"], at: "source.height", range: 16...8192) {
+                config.source.height = height
+            }
             if let fps = reader.int(source["fps"], at: "source.fps", range: 1...240) { config.source.fps = fps }
             config.source.path = reader.string(source["path"], at: "source.path")
-            if let realtime = reader.bool(source["realtime"], at: "source.realtime") { config.source.realtime = realtime }
-            if let dropLate = reader.bool(source["dropLate"], at: "source.dropLate") { config.source.dropLate = dropLate }
+            if let realtime = reader.bool(source["realtime"], at: "source.realtime") {
+                config.source.realtime = realtime
+            }
+            if let dropLate = reader.bool(source["dropLate"], at: "source.dropLate") {
+                config.source.dropLate = dropLate
+            }
             if config.source.kind == .clip && config.source.path == nil {
                 reader.fail("source.path", "required when source.type is \"clip\"")
             }
         }
 
         if let decoder = reader.object(
-            top["decoder"], at: "decoder", allowed: [
-                "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion", "zxingSweep",
+            top["decoder"], at: "decoder",
+            allowed: [
+                "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion",
+                "zxingSweep",
                 "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
             ])
         {
-            if let mode = reader.choice(decoder["mode"], at: "decoder.mode", allowed: DecoderConfig.Mode.allCases.map(\.rawValue)) {
+            if let mode = reader.choice(
+                decoder["mode"], at: "decoder.mode", allowed: DecoderConfig.Mode.allCases.map(\.rawValue))
+            {
                 config.decoder.mode = DecoderConfig.Mode(rawValue: mode) ?? .guided
             }
-            if let threads = reader.int(decoder["threads"], at: "decoder.threads", range: 1...64) { config.decoder.threads = threads }
+            if let threads = reader.int(decoder["threads"], at: "decoder.threads", range: 1...64) {
+                config.decoder.threads = threads
+            }
             if let frames = reader.int(decoder["sweepFrames"], at: "decoder.sweepFrames", range: 0...120) {
                 config.decoder.sweepFrames = frames
             }
@@ -207,7 +229,9 @@ extension AgentConfig {
             if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
                 config.decoder.zxingEveryNthFrame = every
             }
-            if let second = reader.bool(decoder["secondOpinion"], at: "decoder.secondOpinion") { config.decoder.secondOpinion = second }
+            if let second = reader.bool(decoder["secondOpinion"], at: "decoder.secondOpinion") {
+                config.decoder.secondOpinion = second
+            }
             if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
                 if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
                 config.decoder.symbologies = symbologies
@@ -218,27 +242,42 @@ extension AgentConfig {
                 }
                 config.decoder.zxingSweep = sweep
             }
-            if let density = reader.int(decoder["density"], at: "decoder.density", range: 1...8) { config.decoder.density = density }
-            if let upc = reader.bool(decoder["upcAsEAN13"], at: "decoder.upcAsEAN13") { config.decoder.upcAsEAN13 = upc }
-            if let roi = reader.object(decoder["regionOfInterest"], at: "decoder.regionOfInterest", allowed: ["x", "y", "width", "height"]) {
+            if let density = reader.int(decoder["density"], at: "decoder.density", range: 1...8) {
+                config.decoder.density = density
+            }
+            if let upc = reader.bool(decoder["upcAsEAN13"], at: "decoder.upcAsEAN13") {
+                config.decoder.upcAsEAN13 = upc
+            }
+            if let roi = reader.object(
+                decoder["regionOfInterest"], at: "decoder.regionOfInterest", allowed: ["x", "y", "width", "height"])
+            {
                 let path = "decoder.regionOfInterest"
                 var region = RegionOfInterest()
                 if let x = reader.double(roi["x"], at: path + ".x", range: 0...1) { region.x = x }
                 if let y = reader.double(roi["y"], at: path + ".y", range: 0...1) { region.y = y }
                 if let w = reader.double(roi["width"], at: path + ".width", range: 0.01...1) { region.width = w }
                 if let h = reader.double(roi["height"], at: path + ".height", range: 0.01...1) { region.height = h }
-                if region.x + region.width > 1.0001 { reader.fail(path, "x + width must not exceed 1 (fractions of the frame)") }
-                if region.y + region.height > 1.0001 { reader.fail(path, "y + height must not exceed 1 (fractions of the frame)") }
+                if region.x + region.width > 1.0001 {
+                    reader.fail(path, "x + width must not exceed 1 (fractions of the frame)")
+                }
+                if region.y + region.height > 1.0001 {
+                    reader.fail(path, "y + height must not exceed 1 (fractions of the frame)")
+                }
                 config.decoder.regionOfInterest = region
             }
         }
 
-        if let tracking = reader.object(top["tracking"], at: "tracking", allowed: ["maxMissedFrames", "minDecodes", "updateIntervalMs"]) {
+        if let tracking = reader.object(
+            top["tracking"], at: "tracking", allowed: ["maxMissedFrames", "minDecodes", "updateIntervalMs"])
+        {
             if let value = reader.int(tracking["maxMissedFrames"], at: "tracking.maxMissedFrames", range: 0...1000) {
                 config.tracking.maxMissedFrames = value
             }
-            if let value = reader.int(tracking["minDecodes"], at: "tracking.minDecodes", range: 1...100) { config.tracking.minDecodes = value }
-            if let value = reader.int(tracking["updateIntervalMs"], at: "tracking.updateIntervalMs", range: 0...60_000) {
+            if let value = reader.int(tracking["minDecodes"], at: "tracking.minDecodes", range: 1...100) {
+                config.tracking.minDecodes = value
+            }
+            if let value = reader.int(tracking["updateIntervalMs"], at: "tracking.updateIntervalMs", range: 0...60_000)
+            {
                 config.tracking.updateIntervalMilliseconds = value
             }
         }
@@ -247,14 +286,19 @@ extension AgentConfig {
             top["session"], at: "session",
             allowed: ["start", "stopAfterCodes", "stopAfterSeconds", "stopAfterIdleSeconds", "startDelaySeconds"])
         {
-            if let start = reader.choice(session["start"], at: "session.start", allowed: SessionConfig.Start.allCases.map(\.rawValue)) {
+            if let start = reader.choice(
+                session["start"], at: "session.start", allowed: SessionConfig.Start.allCases.map(\.rawValue))
+            {
                 config.session.start = SessionConfig.Start(rawValue: start) ?? .continuous
             }
-            config.session.stopAfterCodes = reader.int(session["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
-            config.session.stopAfterSeconds = reader.double(session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400)
+            config.session.stopAfterCodes = reader.int(
+                session["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
+            config.session.stopAfterSeconds = reader.double(
+                session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400)
             config.session.stopAfterIdleSeconds = reader.double(
                 session["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400)
-            if let delay = reader.double(session["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600) {
+            if let delay = reader.double(session["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600)
+            {
                 config.session.startDelaySeconds = delay
             }
         }
@@ -264,17 +308,22 @@ extension AgentConfig {
                 // One server, or a cluster's servers separated by commas.
                 let servers = url.split(separator: ",", omittingEmptySubsequences: false)
                 if let bad = servers.first(where: { !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }) {
-                    reader.fail("nats.url", "'\(bad)' is not a NATS URL (nats://host:port, several separated by commas)")
+                    reader.fail(
+                        "nats.url", "'\(bad)' is not a NATS URL (nats://host:port, several separated by commas)")
                 } else {
                     config.nats.url = url
                 }
             }
             if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
-            if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) { config.nats.replicas = replicas }
+            if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) {
+                config.nats.replicas = replicas
+            }
         }
 
         if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes", "whenFull"]) {
-            if let policy = reader.choice(spool["whenFull"], at: "spool.whenFull", allowed: SpoolConfig.WhenFull.allCases.map(\.rawValue)) {
+            if let policy = reader.choice(
+                spool["whenFull"], at: "spool.whenFull", allowed: SpoolConfig.WhenFull.allCases.map(\.rawValue))
+            {
                 config.spool.whenFull = SpoolConfig.WhenFull(rawValue: policy) ?? .dropOldest
             }
             if let dir = reader.string(spool["dir"], at: "spool.dir") { config.spool.dir = dir }

@@ -25,7 +25,8 @@ public struct CodeLocalizer: Sendable {
     public var coarseFactor: Int
 
     public init(
-        cell: Int = 32, lineStep: Int = 4, contrast: Int = 36, edgesPerLine: Int = 3, minCells: Int = 2, coarseFactor: Int = 4
+        cell: Int = 32, lineStep: Int = 4, contrast: Int = 36, edgesPerLine: Int = 3, minCells: Int = 2,
+        coarseFactor: Int = 4
     ) {
         self.cell = max(8, cell)
         self.lineStep = max(1, lineStep)
@@ -80,7 +81,8 @@ public struct CodeLocalizer: Sendable {
             // Where the fine pass found anything, its regions stand (coarse sampling of small
             // bars aliases into large false regions around them).
             guard !fine.contains(where: { $0.box.intersects(box) }) else { continue }
-            regions.append(Region(box: box, rowCells: found.rowCells, columnCells: found.columnCells, cells: found.cells))
+            regions.append(
+                Region(box: box, rowCells: found.rowCells, columnCells: found.columnCells, cells: found.cells))
         }
         return regions
     }

@@ -25,7 +25,8 @@ public struct CodeNormalizer: Sendable, Equatable {
 
     /// UPC-E (number system, 6 digits, check) to UPC-A (12 digits); nil when it is not UPC-E.
     public static func expandUPCE(_ code: [UInt8]) -> [UInt8]? {
-        guard code.count == 8, code.allSatisfy({ (0x30...0x39).contains($0) }), code[0] == 0x30 || code[0] == 0x31 else {
+        guard code.count == 8, code.allSatisfy({ (0x30...0x39).contains($0) }), code[0] == 0x30 || code[0] == 0x31
+        else {
             return nil
         }
         let d = code[1...6].map { $0 }

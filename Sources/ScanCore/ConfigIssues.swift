@@ -135,7 +135,9 @@ public struct ConfigReader: Sendable {
             if let symbology = Symbology(name: name) {
                 result.append(symbology)
             } else {
-                fail("\(path)[\(index)]", "'\(name)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))")
+                fail(
+                    "\(path)[\(index)]",
+                    "'\(name)' is not a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
         }
         return result

@@ -14,7 +14,9 @@ public struct ContractSubjects: Sendable, Equatable {
     public func commands(site: String, camera: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).>" }
 
     /// The subject a command is sent to; `verb` may hold a dot (`session.start`).
-    public func command(site: String, camera: String, verb: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).\(verb)" }
+    public func command(site: String, camera: String, verb: String) -> String {
+        "\(prefix).v1.cmd.\(site).\(camera).\(verb)"
+    }
 
     /// The verb of a command subject, or nil when the subject is not a command for this camera.
     public func verb(ofCommandSubject subject: String, site: String, camera: String) -> String? {

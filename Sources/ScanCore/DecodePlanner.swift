@@ -122,7 +122,8 @@ public struct DecodePlanner: Sendable {
             let step = rows || columns ? (track.framesSinceRead > 1 ? density : max(1, config.trackedDensity)) : density
             tracked.append(
                 Region(
-                    box: clipped, purpose: .tracked, rowStep: columns ? 0 : step, columnStep: rows ? 0 : step, tracks: [index]))
+                    box: clipped, purpose: .tracked, rowStep: columns ? 0 : step, columnStep: rows ? 0 : step,
+                    tracks: [index]))
         }
         tracked = Self.joinOverlapping(tracked)
         var regions = tracked
@@ -134,21 +135,25 @@ public struct DecodePlanner: Sendable {
             // scanned along rows only is not covered: zbar finds QR only with lines both ways.
             let covered = tracked.contains { region in
                 region.box.covers(candidate.box, fraction: 0.5)
-                    && (candidate.rowCells == 0 || region.rowStep > 0) && (candidate.columnCells == 0 || region.columnStep > 0)
+                    && (candidate.rowCells == 0 || region.rowStep > 0)
+                    && (candidate.columnCells == 0 || region.columnStep > 0)
             }
             guard !covered else { continue }
             // The localiser's cells may cut a code's quiet zone or its last modules.
             let marginX = 16 + candidate.box.width / 10
             let marginY = 16 + candidate.box.height / 10
             let box = Box(
-                minX: candidate.box.minX - marginX, minY: candidate.box.minY - marginY, maxX: candidate.box.maxX + marginX,
+                minX: candidate.box.minX - marginX, minY: candidate.box.minY - marginY,
+                maxX: candidate.box.maxX + marginX,
                 maxY: candidate.box.maxY + marginY)
             guard let clipped = box.clamped(to: area) else { continue }
             // Lines across the edges the localiser saw: a linear code's bars cross one direction
             // (a few cells of its text the other); a 2-D code's modules cross both.
             let rows = candidate.rowCells * 4 >= candidate.columnCells
             let columns = candidate.columnCells * 4 >= candidate.rowCells
-            discovery.append(Region(box: clipped, purpose: .discovery, rowStep: rows ? density : 0, columnStep: columns ? density : 0))
+            discovery.append(
+                Region(
+                    box: clipped, purpose: .discovery, rowStep: rows ? density : 0, columnStep: columns ? density : 0))
         }
         regions += Self.joinOverlapping(discovery)
         // The sweep: stripe `frame % sweepFrames` of the area. A row crosses a code lying along
@@ -162,7 +167,8 @@ public struct DecodePlanner: Sendable {
             let bottom = min(area.maxY, top + stripe - 1)
             let step = max(density, config.sweepDensity)
             let rows = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: bottom)
-            let columns = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, bottom + config.sweepOverlap))
+            let columns = Box(
+                minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, bottom + config.sweepOverlap))
             if rows.height > 1 {
                 regions.append(Region(box: rows, purpose: .sweep, rowStep: step, columnStep: 0))
                 regions.append(Region(box: columns, purpose: .sweep, rowStep: 0, columnStep: step))

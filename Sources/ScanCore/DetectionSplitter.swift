@@ -76,8 +76,13 @@ public struct DetectionSplitter: Sendable {
         var leftHalves: [(Int, Int)] = []
         var rightHalves: [(Int, Int)] = []
         for line in lines where line.alongs.count == 2 {
-            let span = (line.alongs.min()!, line.alongs.max()!)  // two elements
-            if (line.line / density) & 1 == leftToRightParity { rightHalves.append(span) } else { leftHalves.append(span) }
+            guard let low = line.alongs.min(), let high = line.alongs.max() else { continue }
+            let span = (low, high)
+            if (line.line / density) & 1 == leftToRightParity {
+                rightHalves.append(span)
+            } else {
+                leftHalves.append(span)
+            }
         }
         guard !leftHalves.isEmpty, !rightHalves.isEmpty else { return nil }
         func median(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
@@ -145,7 +150,9 @@ public struct DetectionSplitter: Sendable {
         lines.sort { $0.line < $1.line }
         guard let leftToRightParity = Self.leftToRightParity(lines, density: density) else {
             // Every line runs the same way: nothing to pair; lines can still be split by gaps.
-            return lines.map { Segment(line: $0.line, alongs: $0.alongs, lines: [Int](repeating: $0.line, count: $0.alongs.count)) }
+            return lines.map {
+                Segment(line: $0.line, alongs: $0.alongs, lines: [Int](repeating: $0.line, count: $0.alongs.count))
+            }
         }
 
         // Pair each line with its neighbour of the other direction and split at LTR→RTL steps.
@@ -200,7 +207,8 @@ public struct DetectionSplitter: Sendable {
             }
             let sorted = zip(segment.alongs, segment.lines).sorted { $0.0 < $1.0 }
             var widest = 0
-            for index in 1..<sorted.count where sorted[index].0 - sorted[index - 1].0 > sorted[widest + 1].0 - sorted[widest].0 {
+            for index in 1..<sorted.count
+            where sorted[index].0 - sorted[index - 1].0 > sorted[widest + 1].0 - sorted[widest].0 {
                 widest = index - 1
             }
             let left = sorted[...widest]
@@ -270,7 +278,10 @@ public struct DetectionSplitter: Sendable {
                 let r = root(i)
                 let segment = segments[i]
                 if let b = result[r] {
-                    result[r] = (min(b.low, segment.low), max(b.high, segment.high), min(b.first, segment.line), max(b.last, segment.line))
+                    result[r] = (
+                        min(b.low, segment.low), max(b.high, segment.high), min(b.first, segment.line),
+                        max(b.last, segment.line)
+                    )
                 } else {
                     result[r] = (segment.low, segment.high, segment.line, segment.line)
                 }
@@ -306,8 +317,8 @@ public struct DetectionSplitter: Sendable {
             let roots = Array(groupBounds.keys).sorted()
             search: for (position, a) in roots.enumerated() {
                 for b in roots[(position + 1)...] {
-                    let x = groupBounds[a]!  // keys come from groupBounds
-                    let y = groupBounds[b]!
+                    // Both keys come from groupBounds.
+                    guard let x = groupBounds[a], let y = groupBounds[b] else { continue }
                     let lineDistance = max(0, max(x.first - y.last, y.first - x.last))
                     if lineDistance <= lineGap && overlaps((x.low, x.high), (y.low, y.high)) {
                         parent[root(a)] = root(b)
@@ -324,6 +335,6 @@ public struct DetectionSplitter: Sendable {
             if groups[r] == nil { firstSeen.append(r) }
             groups[r, default: []].append(segments[i])
         }
-        return firstSeen.map { groups[$0]! }  // every key in firstSeen was inserted
+        return firstSeen.compactMap { groups[$0] }  // every key in firstSeen was inserted
     }
 }

@@ -77,7 +77,9 @@ public enum EventValidator {
 
     private static func string(_ event: JSONValue, _ key: String, maxLength: Int = 4096) throws(DeadLetter) -> String {
         guard let field = event[key] else { throw DeadLetter(.missingField, key) }
-        guard case .string(let text) = field else { throw DeadLetter(.wrongType, "\(key) is \(field.typeName), not a string") }
+        guard case .string(let text) = field else {
+            throw DeadLetter(.wrongType, "\(key) is \(field.typeName), not a string")
+        }
         guard !text.isEmpty, text.utf8.count <= maxLength else {
             throw DeadLetter(.badValue, "\(key) is empty or longer than \(maxLength) bytes")
         }
@@ -100,7 +102,9 @@ public enum EventValidator {
 
     private static func time(_ event: JSONValue, _ key: String) throws(DeadLetter) -> Timestamp {
         let text = try string(event, key, maxLength: 64)
-        guard let instant = Timestamp(rfc3339: text) else { throw DeadLetter(.badValue, "\(key) '\(text)' is not an RFC 3339 time") }
+        guard let instant = Timestamp(rfc3339: text) else {
+            throw DeadLetter(.badValue, "\(key) '\(text)' is not an RFC 3339 time")
+        }
         return instant
     }
 
@@ -119,17 +123,23 @@ public enum EventValidator {
         if encoding == "base64" && Base64.decode(value) == nil { throw DeadLetter(.badValue, "value is not base64") }
         var gs1 = false
         if let field = event["gs1"] {
-            guard let flag = field.boolValue else { throw DeadLetter(.wrongType, "gs1 is \(field.typeName), not a boolean") }
+            guard let flag = field.boolValue else {
+                throw DeadLetter(.wrongType, "gs1 is \(field.typeName), not a boolean")
+            }
             gs1 = flag
         }
         let record = SightingRecord(
             eventId: try string(event, "eventId", maxLength: 256), site: try string(event, "site", maxLength: 128),
             camera: try string(event, "camera", maxLength: 128), trackId: try string(event, "trackId", maxLength: 256),
-            symbology: try string(event, "symbology", maxLength: 32), value: value, valueEncoding: encoding, status: status,
-            ruleId: try optionalString(event, "ruleId"), role: try optionalString(event, "role"), lane: try optionalString(event, "lane"),
+            symbology: try string(event, "symbology", maxLength: 32), value: value, valueEncoding: encoding,
+            status: status,
+            ruleId: try optionalString(event, "ruleId"), role: try optionalString(event, "role"),
+            lane: try optionalString(event, "lane"),
             station: try optionalString(event, "station"), sessionId: try optionalString(event, "sessionId"), gs1: gs1,
-            addOn: try optionalString(event, "addOn"), firstSeen: try time(event, "firstSeen"), lastSeen: try time(event, "lastSeen"),
-            firstFrame: try int(event, "firstFrame"), lastFrame: try int(event, "lastFrame"), frames: try int(event, "frames"),
+            addOn: try optionalString(event, "addOn"), firstSeen: try time(event, "firstSeen"),
+            lastSeen: try time(event, "lastSeen"),
+            firstFrame: try int(event, "firstFrame"), lastFrame: try int(event, "lastFrame"),
+            frames: try int(event, "frames"),
             decodes: try int(event, "decodes"), time: try time(event, "time"))
         guard record.lastSeen >= record.firstSeen, record.lastFrame >= record.firstFrame else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
@@ -140,7 +150,9 @@ public enum EventValidator {
     /// `session.started` or `session.completed`.
     public static func session(_ event: JSONValue) throws(DeadLetter) -> SessionRecord {
         let type = try string(event, "type")
-        guard type == "session.started" || type == "session.completed" else { throw DeadLetter(.unknownType, "type '\(type)'") }
+        guard type == "session.started" || type == "session.completed" else {
+            throw DeadLetter(.unknownType, "type '\(type)'")
+        }
         let reason = try optionalString(event, "reason")
         if type == "session.completed" && reason == nil { throw DeadLetter(.missingField, "reason") }
         if type == "session.completed" {
@@ -148,8 +160,10 @@ public enum EventValidator {
             guard case .array = codes else { throw DeadLetter(.wrongType, "codes is \(codes.typeName), not an array") }
         }
         return SessionRecord(
-            eventId: try string(event, "eventId", maxLength: 256), type: type, site: try string(event, "site", maxLength: 128),
-            camera: try string(event, "camera", maxLength: 128), sessionId: try string(event, "sessionId", maxLength: 256),
+            eventId: try string(event, "eventId", maxLength: 256), type: type,
+            site: try string(event, "site", maxLength: 128),
+            camera: try string(event, "camera", maxLength: 128),
+            sessionId: try string(event, "sessionId", maxLength: 256),
             time: try time(event, "time"), reason: reason, orderId: try optionalString(event, "orderId"))
     }
 }

@@ -16,7 +16,8 @@ public enum JSONValue: Sendable, Equatable {
         case (.number(let a), .number(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
         }
     }
@@ -94,7 +95,9 @@ private struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -150,11 +153,15 @@ private struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw fail("expected a key in quotes")
+            }
             let key = try string()
             if members.contains(where: { $0.0 == key }) { throw fail("duplicate key \"\(key)\"") }
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail("expected ':' after the key")
+            }
             index += 1
             skipWhitespace()
             members.append((key, try value()))
@@ -242,7 +249,8 @@ private struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
                         else { throw fail("unpaired surrogate in \\u escape") }
                         index += 2
                         let low = try hex4()
@@ -278,10 +286,14 @@ private struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits() > 0 else { throw fail("bad number: exponent expected") }
         }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw fail("bad number") }
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+            throw fail("bad number")
+        }
         return .number(value)
     }
 }

@@ -88,7 +88,10 @@ public struct JSONWriter: Sendable {
             case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes += [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                bytes += [
+                    0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 15)],
+                ]
             default: bytes.append(byte)
             }
         }

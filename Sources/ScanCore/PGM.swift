@@ -32,7 +32,9 @@ public enum PGM {
             guard index > start else { throw ParseError(reason: "missing \(name) in the header") }
             return value
         }
-        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "5") || bytes[1] == UInt8(ascii: "6") else {
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"),
+            bytes[1] == UInt8(ascii: "5") || bytes[1] == UInt8(ascii: "6")
+        else {
             throw ParseError(reason: "not a binary PGM (P5) or PPM (P6) image")
         }
         let channels = bytes[1] == UInt8(ascii: "6") ? 3 : 1
@@ -40,14 +42,18 @@ public enum PGM {
         let width = try number("width")
         let height = try number("height")
         let maxValue = try number("maximum value")
-        guard maxValue == 255 else { throw ParseError(reason: "only 8-bit PGM is supported (maximum value \(maxValue))") }
+        guard maxValue == 255 else {
+            throw ParseError(reason: "only 8-bit PGM is supported (maximum value \(maxValue))")
+        }
         guard width > 0, height > 0 else { throw ParseError(reason: "empty image (\(width)x\(height))") }
         index += 1  // the single whitespace byte after the header
         let count = width * height * channels
         guard bytes.count - index >= count else {
             throw ParseError(reason: "truncated: \(bytes.count - index) of \(count) pixel bytes")
         }
-        guard channels == 3 else { return GrayImage(width: width, height: height, pixels: Array(bytes[index..<index + count])) }
+        guard channels == 3 else {
+            return GrayImage(width: width, height: height, pixels: Array(bytes[index..<index + count]))
+        }
         // Luma from RGB with the BT.601 weights (77, 150, 29)/256, as cameras deliver Y.
         var luma = [UInt8](repeating: 0, count: width * height)
         for pixel in 0..<width * height {

@@ -54,7 +54,9 @@ public enum PackEvaluation {
     /// not hold is unexpected. The order's verdict is the worst of its lines, in the order
     /// short, over, unexpected (a missing item matters most at the bench); `unknown-order` when
     /// no order id was found or the order is not known (`order` is nil).
-    public static func evaluate(sessionOrderId: String?, codes: [CountedCode], order: (String) -> [OrderLine]?) -> PackResult {
+    public static func evaluate(sessionOrderId: String?, codes: [CountedCode], order: (String) -> [OrderLine]?)
+        -> PackResult
+    {
         let orderId = sessionOrderId ?? codes.first { $0.role == "order" }?.value
         let items = codes.filter { $0.role != "order" && $0.value != orderId }
         var counted: [String: (count: Int, symbology: String)] = [:]
@@ -66,7 +68,8 @@ public enum PackEvaluation {
         guard let orderId, let lines = order(orderId) else {
             let results = firstSeenOrder.map {
                 PackLineResult(
-                    line: nil, code: $0, symbology: counted[$0]?.symbology, expected: 0, counted: counted[$0]?.count ?? 0,
+                    line: nil, code: $0, symbology: counted[$0]?.symbology, expected: 0,
+                    counted: counted[$0]?.count ?? 0,
                     verdict: .unexpected)
             }
             return PackResult(orderId: orderId, verdict: .unknownOrder, lines: results)
@@ -81,13 +84,15 @@ public enum PackEvaluation {
             let verdict: PackVerdict = got == expected ? .complete : got < expected ? .short : .over
             results.append(
                 PackLineResult(
-                    line: line.line, code: line.code, symbology: counted[line.code]?.symbology, expected: expected, counted: got,
+                    line: line.line, code: line.code, symbology: counted[line.code]?.symbology, expected: expected,
+                    counted: got,
                     verdict: verdict))
         }
         for value in firstSeenOrder where expectedByCode[value] == nil {
             results.append(
                 PackLineResult(
-                    line: nil, code: value, symbology: counted[value]?.symbology, expected: 0, counted: counted[value]?.count ?? 0,
+                    line: nil, code: value, symbology: counted[value]?.symbology, expected: 0,
+                    counted: counted[value]?.count ?? 0,
                     verdict: .unexpected))
         }
         let verdicts = Set(results.map(\.verdict))
@@ -109,21 +114,28 @@ public enum OrderCSV {
         var issues: [ConfigIssue] = []
         var orders: [Order] = []
         var rows = splitLines(text)
-        guard !rows.isEmpty else { throw ConfigErrors(file: file, issues: [ConfigIssue(path: "line 1", message: "the file is empty")]) }
+        guard !rows.isEmpty else {
+            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "line 1", message: "the file is empty")])
+        }
         let header = fields(rows.removeFirst().text).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let names = ["order_id", "line", "code", "quantity"]
         let columns = names.map { name in header.firstIndex(of: name) }
         for (name, column) in zip(names, columns) where column == nil {
-            issues.append(ConfigIssue(path: "line 1", message: "the header has no column '\(name)' (needs order_id, line, code, quantity)"))
+            issues.append(
+                ConfigIssue(
+                    path: "line 1", message: "the header has no column '\(name)' (needs order_id, line, code, quantity)"
+                ))
         }
-        if !issues.isEmpty { throw ConfigErrors(file: file, issues: issues) }
-        let (orderColumn, lineColumn, codeColumn, quantityColumn) = (columns[0]!, columns[1]!, columns[2]!, columns[3]!)
+        guard issues.isEmpty, let orderColumn = columns[0], let lineColumn = columns[1], let codeColumn = columns[2],
+            let quantityColumn = columns[3]
+        else { throw ConfigErrors(file: file, issues: issues) }
         var seen: Set<String> = []
         for row in rows where !row.text.trimmingCharacters(in: .whitespaces).isEmpty {
             let cells = fields(row.text)
             let place = "line \(row.number)"
             guard cells.count >= header.count else {
-                issues.append(ConfigIssue(path: place, message: "\(cells.count) fields, the header has \(header.count)"))
+                issues.append(
+                    ConfigIssue(path: place, message: "\(cells.count) fields, the header has \(header.count)"))
                 continue
             }
             let orderId = cells[orderColumn].trimmingCharacters(in: .whitespaces)

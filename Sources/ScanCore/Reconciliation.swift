@@ -105,7 +105,7 @@ public enum Reconciliation {
         {
             let distance = abs(pass.anchor(on: lane) - time)
             guard distance <= lane.windowMilliseconds else { continue }
-            if best == nil || distance < best!.distance { best = (index, distance) }
+            if distance < best?.distance ?? .max { best = (index, distance) }
         }
         if let best {
             passes[best.index].members.append(member)
@@ -129,6 +129,7 @@ public enum Reconciliation {
     public static func isDue(_ pass: ItemPass, lane: Topology.Lane, watermark: Timestamp) -> Bool {
         guard !pass.closed else { return false }
         if pass.missing(on: lane).isEmpty { return true }
-        return watermark.milliseconds > pass.anchor(on: lane) + lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+        return watermark.milliseconds > pass.anchor(on: lane) + lane.span + lane.windowMilliseconds
+            + lane.graceMilliseconds
     }
 }

@@ -153,10 +153,12 @@ extension Rule {
     /// Nil when the rule applies, else the first condition that failed.
     func mismatch(_ subject: RuleSubject) -> String? {
         if let scope, !scope.contains(subject.camera) {
-            return "scope: camera \(subject.camera.id) (site \(subject.camera.site), lane \(subject.camera.lane ?? "none")) is outside it"
+            return
+                "scope: camera \(subject.camera.id) (site \(subject.camera.site), lane \(subject.camera.lane ?? "none")) is outside it"
         }
         if let symbologies = match.symbologies, !symbologies.contains(subject.symbology) {
-            return "symbology \(subject.symbology.rawValue) is not one of \(symbologies.map(\.rawValue).sorted().joined(separator: ", "))"
+            return
+                "symbology \(subject.symbology.rawValue) is not one of \(symbologies.map(\.rawValue).sorted().joined(separator: ", "))"
         }
         if let prefix = match.prefix, !subject.value.hasPrefix(prefix) { return "does not start with '\(prefix)'" }
         if let suffix = match.suffix, !subject.value.hasSuffix(suffix) { return "does not end with '\(suffix)'" }
@@ -191,7 +193,8 @@ extension Ruleset {
             }
             explanation.append("\(rule.id) (priority \(rule.priority)): matches → \(rule.action.rawValue)")
             return RuleVerdict(
-                decision: TrackDecision(accepted: rule.action == .accept, ruleId: rule.id, role: rule.role), explanation: explanation)
+                decision: TrackDecision(accepted: rule.action == .accept, ruleId: rule.id, role: rule.role),
+                explanation: explanation)
         }
         explanation.append("no rule matched → default action \(defaultAction.rawValue)")
         return RuleVerdict(decision: TrackDecision(accepted: defaultAction == .accept), explanation: explanation)

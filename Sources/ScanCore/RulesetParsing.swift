@@ -18,7 +18,9 @@ extension Ruleset {
         let version = reader.int(top["version"], at: "version", range: 1...1) ?? 1
         if top["version"] == nil { reader.fail("version", "required: 1") }
         var defaultAction = RuleAction.accept
-        if let action = reader.choice(top["defaultAction"], at: "defaultAction", allowed: RuleAction.allCases.map(\.rawValue)) {
+        if let action = reader.choice(
+            top["defaultAction"], at: "defaultAction", allowed: RuleAction.allCases.map(\.rawValue))
+        {
             defaultAction = RuleAction(rawValue: action) ?? .accept
         }
         var rules: [Rule] = []
@@ -32,7 +34,8 @@ extension Ruleset {
                 if seen.contains(id) { reader.fail(path + ".id", "'\(id)' is used by an earlier rule") }
                 seen.insert(id)
             }
-            let actionText = reader.choice(fields["action"], at: path + ".action", allowed: RuleAction.allCases.map(\.rawValue))
+            let actionText = reader.choice(
+                fields["action"], at: path + ".action", allowed: RuleAction.allCases.map(\.rawValue))
             if fields["action"] == nil { reader.fail(path + ".action", "required: accept or reject") }
             let priority = reader.int(fields["priority"], at: path + ".priority", range: -1_000_000...1_000_000) ?? 100
             _ = reader.string(fields["description"], at: path + ".description", allowEmpty: true)
@@ -44,7 +47,9 @@ extension Ruleset {
                 reader.fail(path, "a rule needs at least one condition in match, when or scope")
             }
             if let id, let actionText, let action = RuleAction(rawValue: actionText) {
-                rules.append(Rule(id: id, priority: priority, action: action, match: match, when: when, scope: scope, role: role))
+                rules.append(
+                    Rule(id: id, priority: priority, action: action, match: match, when: when, scope: scope, role: role)
+                )
             }
         }
         guard reader.issues.isEmpty else { throw ConfigErrors(file: file, issues: reader.issues) }
@@ -101,7 +106,8 @@ extension Ruleset {
         func minutes(_ key: String, default fallback: Int) -> Int {
             guard let text = reader.string(fields[key], at: "\(path).\(key)") else { return fallback }
             let parts = text.split(separator: ":")
-            if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), parts[1].count == 2, (0...24).contains(h),
+            if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), parts[1].count == 2,
+                (0...24).contains(h),
                 (0...59).contains(m), h * 60 + m <= 1440
             {
                 return h * 60 + m
@@ -111,7 +117,7 @@ extension Ruleset {
         }
         let from = minutes("from", default: 0)
         let to = minutes("to", default: 1440)
-        var zone = TimeZone(identifier: "UTC")!  // UTC always exists
+        var zone = TimeZone.gmt
         if let name = reader.string(fields["timeZone"], at: path + ".timeZone") {
             if let found = TimeZone(identifier: name) {
                 zone = found
@@ -119,7 +125,9 @@ extension Ruleset {
                 reader.fail(path + ".timeZone", "'\(name)' is not an IANA time zone (e.g. Europe/Zurich, UTC)")
             }
         }
-        if from == to { reader.fail(path, "from and to are equal: the window is empty (use 00:00 to 24:00 for all day)") }
+        if from == to {
+            reader.fail(path, "from and to are equal: the window is empty (use 00:00 to 24:00 for all day)")
+        }
         return RuleSchedule(days: days, from: from, to: to, timeZone: zone)
     }
 

@@ -28,7 +28,6 @@ public struct ScanPipeline: Sendable {
         self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
     }
 
-
     public mutating func process(frame: Int, time: Timestamp, detections: [Detection]) -> [AgentEvent] {
         var events: [AgentEvent] = []
         if !started {
@@ -77,7 +76,8 @@ public struct ScanPipeline: Sendable {
         events.map { event in
             switch event {
             case .started(let session): factory.sessionStarted(session)
-            case .completed(let session, let reason, let time): factory.sessionCompleted(session, reason: reason, at: time)
+            case .completed(let session, let reason, let time):
+                factory.sessionCompleted(session, reason: reason, at: time)
             }
         }
     }
@@ -115,7 +115,8 @@ public struct ScanPipeline: Sendable {
             case .removed(let track):
                 updateCounts[track.id] = nil
                 events.append(factory.trackEvent(.trackRemoved, track, time: time, sequence: 0))
-                events.append(factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
+                events.append(
+                    factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
             }
         }
         return events

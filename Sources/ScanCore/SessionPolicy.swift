@@ -122,7 +122,8 @@ public struct SessionPolicy: Sendable {
         if let index = session.codes.firstIndex(where: { $0.value == value && $0.symbology == track.symbology }) {
             session.codes[index].trackIds.append(track.id)
         } else {
-            session.codes.append(Session.SessionCode(value: value, symbology: track.symbology, trackIds: [track.id], role: role))
+            session.codes.append(
+                Session.SessionCode(value: value, symbology: track.symbology, trackIds: [track.id], role: role))
         }
         session.lastCodeAt = time
         current = session
@@ -135,7 +136,8 @@ public struct SessionPolicy: Sendable {
     /// A track folded into another (the same code seen twice) no longer counts: the keeper does.
     /// A code left without tracks leaves the session.
     public mutating func forget(trackId: String) {
-        guard var session = current, let index = session.codes.firstIndex(where: { $0.trackIds.contains(trackId) }) else { return }
+        guard var session = current, let index = session.codes.firstIndex(where: { $0.trackIds.contains(trackId) })
+        else { return }
         session.codes[index].trackIds.removeAll { $0 == trackId }
         if session.codes[index].trackIds.isEmpty { session.codes.remove(at: index) }
         current = session

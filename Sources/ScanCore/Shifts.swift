@@ -51,11 +51,15 @@ public struct ShiftPlan: Sendable, Equatable {
         for (index, part) in spec.split(separator: ",").enumerated() {
             let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             let times = pieces.count == 2 ? pieces[1].split(separator: "-").map(String.init) : []
-            guard pieces.count == 2, !pieces[0].isEmpty, times.count == 2, let start = minutes(times[0]), let end = minutes(times[1]) else {
+            guard pieces.count == 2, !pieces[0].isEmpty, times.count == 2, let start = minutes(times[0]),
+                let end = minutes(times[1])
+            else {
                 issues.append(ConfigIssue(path: "shift \(index + 1)", message: "'\(part)' is not name=HH:MM-HH:MM"))
                 continue
             }
-            if start == end { issues.append(ConfigIssue(path: "shift \(index + 1)", message: "'\(part)' starts when it ends")) }
+            if start == end {
+                issues.append(ConfigIssue(path: "shift \(index + 1)", message: "'\(part)' starts when it ends"))
+            }
             if shifts.contains(where: { $0.name == pieces[0] }) {
                 issues.append(ConfigIssue(path: "shift \(index + 1)", message: "'\(pieces[0])' appears twice"))
             }
@@ -68,7 +72,8 @@ public struct ShiftPlan: Sendable, Equatable {
 
     static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":")
-        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (0...24).contains(hours), (0..<60).contains(minutes),
+        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (0...24).contains(hours),
+            (0..<60).contains(minutes),
             hours * 60 + minutes <= 24 * 60
         else { return nil }
         return hours * 60 + minutes
@@ -98,7 +103,9 @@ public struct ShiftPlan: Sendable, Equatable {
             components.minute = minutes % 60
             return calendar.date(from: components)
         }
-        guard let start = at(shift.start, dayOffset: 0), let end = at(shift.end, dayOffset: shift.end <= shift.start ? 1 : 0) else {
+        guard let start = at(shift.start, dayOffset: 0),
+            let end = at(shift.end, dayOffset: shift.end <= shift.start ? 1 : 0)
+        else {
             return nil
         }
         return Instance(name: shift.name, date: date, start: start, end: end)
@@ -107,7 +114,9 @@ public struct ShiftPlan: Sendable, Equatable {
     /// Local date `days` after `date`.
     public func date(_ date: String, plus days: Int) -> String {
         let parts = date.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let noon = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2] + days, hour: 12))
+        guard parts.count == 3,
+            let noon = calendar.date(
+                from: DateComponents(year: parts[0], month: parts[1], day: parts[2] + days, hour: 12))
         else { return date }
         return localDate(noon)
     }
@@ -164,13 +173,19 @@ public struct ShiftPlan: Sendable, Equatable {
             return [previous]
         case .named(let name):
             guard let shift = shifts.first(where: { $0.name == name }) else {
-                throw SelectionError(description: "no shift named '\(name)' (shifts: \(shifts.map(\.name).joined(separator: ", ")); or today, yesterday, current, previous, DATE/NAME)")
+                throw SelectionError(
+                    description:
+                        "no shift named '\(name)' (shifts: \(shifts.map(\.name).joined(separator: ", ")); or today, yesterday, current, previous, DATE/NAME)"
+                )
             }
-            guard let latest = recent.last(where: { $0.name == shift.name }) else { throw SelectionError(description: "'\(name)' has not started yet") }
+            guard let latest = recent.last(where: { $0.name == shift.name }) else {
+                throw SelectionError(description: "'\(name)' has not started yet")
+            }
             return [latest]
         case .dated(let day, let name):
             guard let shift = shifts.first(where: { $0.name == name }) else {
-                throw SelectionError(description: "no shift named '\(name)' (shifts: \(shifts.map(\.name).joined(separator: ", ")))")
+                throw SelectionError(
+                    description: "no shift named '\(name)' (shifts: \(shifts.map(\.name).joined(separator: ", ")))")
             }
             guard Self.isDate(day), let instance = instance(shift, on: day) else {
                 throw SelectionError(description: "'\(day)' is not a date (YYYY-MM-DD)")
@@ -181,7 +196,8 @@ public struct ShiftPlan: Sendable, Equatable {
 
     static func isDate(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2 && parts.allSatisfy { Int($0) != nil }
+        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2
+            && parts.allSatisfy { Int($0) != nil }
     }
 
     /// `2026-11-23 14:00 CET` in the plan's zone.

@@ -47,9 +47,11 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
             return
         }
         let folded = String(name.lowercased().filter { $0.isLetter || $0.isNumber })
-        guard let match = Symbology.allCases.first(where: { candidate in
-            String(candidate.rawValue.lowercased().filter { $0.isLetter || $0.isNumber }) == folded
-        }) ?? Symbology.aliases[folded] else { return nil }
+        guard
+            let match = Symbology.allCases.first(where: { candidate in
+                String(candidate.rawValue.lowercased().filter { $0.isLetter || $0.isNumber }) == folded
+            }) ?? Symbology.aliases[folded]
+        else { return nil }
         self = match
     }
 

@@ -30,7 +30,9 @@ public struct Topology: Sendable, Equatable {
         public var windowMilliseconds: Int64 = 1_000
         /// How long after the last camera's expected time a pass waits for late sightings.
         public var graceMilliseconds: Int64 = 2_000
-        public init(id: String, cameras: [LaneCamera], windowMilliseconds: Int64 = 1_000, graceMilliseconds: Int64 = 2_000) {
+        public init(
+            id: String, cameras: [LaneCamera], windowMilliseconds: Int64 = 1_000, graceMilliseconds: Int64 = 2_000
+        ) {
             self.id = id
             self.cameras = cameras
             self.windowMilliseconds = windowMilliseconds
@@ -83,7 +85,8 @@ public struct Topology: Sendable, Equatable {
         if root != nil && root?["sites"] == nil { reader.fail("sites", "required: a list of sites") }
         for (s, element) in (reader.array(root?["sites"], at: "sites") ?? []).enumerated() {
             let path = "sites[\(s)]"
-            guard let members = reader.object(element, at: path, allowed: ["id", "timeZone", "lanes", "stations"]) else { continue }
+            guard let members = reader.object(element, at: path, allowed: ["id", "timeZone", "lanes", "stations"])
+            else { continue }
             let id = token(&reader, members["id"], at: path + ".id") ?? ""
             if sites.contains(where: { $0.id == id }) { reader.fail(path + ".id", "site '\(id)' appears twice") }
             var site = Site(id: id)
@@ -98,13 +101,17 @@ public struct Topology: Sendable, Equatable {
             for (l, laneElement) in (reader.array(members["lanes"], at: path + ".lanes") ?? []).enumerated() {
                 let lanePath = "\(path).lanes[\(l)]"
                 if let lane = parseLane(&reader, laneElement, at: lanePath, seen: &seenCameras) {
-                    if site.lanes.contains(where: { $0.id == lane.id }) { reader.fail(lanePath + ".id", "lane '\(lane.id)' appears twice") }
+                    if site.lanes.contains(where: { $0.id == lane.id }) {
+                        reader.fail(lanePath + ".id", "lane '\(lane.id)' appears twice")
+                    }
                     site.lanes.append(lane)
                 }
             }
             for (t, stationElement) in (reader.array(members["stations"], at: path + ".stations") ?? []).enumerated() {
                 let stationPath = "\(path).stations[\(t)]"
-                guard let station = reader.object(stationElement, at: stationPath, allowed: ["id", "cameras"]) else { continue }
+                guard let station = reader.object(stationElement, at: stationPath, allowed: ["id", "cameras"]) else {
+                    continue
+                }
                 let stationId = token(&reader, station["id"], at: stationPath + ".id") ?? ""
                 var cameras: [String] = []
                 for (c, camera) in (reader.array(station["cameras"], at: stationPath + ".cameras") ?? []).enumerated() {
@@ -121,7 +128,9 @@ public struct Topology: Sendable, Equatable {
     private static func parseLane(
         _ reader: inout ConfigReader, _ element: JSONValue, at path: String, seen: inout Set<String>
     ) -> Lane? {
-        guard let members = reader.object(element, at: path, allowed: ["id", "cameras", "windowSeconds", "graceSeconds"]) else {
+        guard
+            let members = reader.object(element, at: path, allowed: ["id", "cameras", "windowSeconds", "graceSeconds"])
+        else {
             return nil
         }
         let id = token(&reader, members["id"], at: path + ".id") ?? ""
@@ -131,14 +140,21 @@ public struct Topology: Sendable, Equatable {
         if list.isEmpty { reader.fail(path + ".cameras", "a lane needs at least one camera") }
         for (c, cameraElement) in list.enumerated() {
             let cameraPath = "\(path).cameras[\(c)]"
-            guard let camera = reader.object(cameraElement, at: cameraPath, allowed: ["id", "travelSeconds"]) else { continue }
+            guard let camera = reader.object(cameraElement, at: cameraPath, allowed: ["id", "travelSeconds"]) else {
+                continue
+            }
             guard let cameraId = token(&reader, camera["id"], at: cameraPath + ".id") else { continue }
-            if !seen.insert(cameraId).inserted { reader.fail(cameraPath + ".id", "camera '\(cameraId)' is on more than one lane") }
+            if !seen.insert(cameraId).inserted {
+                reader.fail(cameraPath + ".id", "camera '\(cameraId)' is on more than one lane")
+            }
             if let travel = reader.double(camera["travelSeconds"], at: cameraPath + ".travelSeconds", range: 0...3600) {
-                if c == 0 && travel != 0 { reader.fail(cameraPath + ".travelSeconds", "the first camera of a lane has no travel time") }
+                if c == 0 && travel != 0 {
+                    reader.fail(cameraPath + ".travelSeconds", "the first camera of a lane has no travel time")
+                }
                 offset += Int64((travel * 1000).rounded())
             } else if c > 0 && camera["travelSeconds"] == nil {
-                reader.fail(cameraPath + ".travelSeconds", "required after the first camera: seconds from the previous camera")
+                reader.fail(
+                    cameraPath + ".travelSeconds", "required after the first camera: seconds from the previous camera")
             }
             cameras.append(LaneCamera(id: cameraId, offsetMilliseconds: offset))
         }

@@ -81,7 +81,8 @@ public struct Tracker: Sendable {
             detectionTaken[candidate.detection] = true
             var track = live[candidate.track]
             let event = update(
-                &track, with: detections[candidate.detection], box: boxes[candidate.detection], frame: frame, time: time)
+                &track, with: detections[candidate.detection], box: boxes[candidate.detection], frame: frame, time: time
+            )
             live[candidate.track] = track
             if let event { events.append(event) }
         }
@@ -115,7 +116,9 @@ public struct Tracker: Sendable {
                 }
                 let twin = staying.first { other in
                     let keeper = live[other]
-                    guard keeper.confirmed, keeper.symbology == gone.symbology, keeper.value == gone.value else { return false }
+                    guard keeper.confirmed, keeper.symbology == gone.symbology, keeper.value == gone.value else {
+                        return false
+                    }
                     let gate = max(config.minGatePixels, 0.25 * Double(max(keeper.typicalWidth, keeper.typicalHeight)))
                     return Self.gap(gone.predictedBox(at: keeper.lastFrame), keeper.lastBox) <= gate
                 }
@@ -134,10 +137,13 @@ public struct Tracker: Sendable {
         for (d, detection) in detections.enumerated() where !detectionTaken[d] {
             detectionTaken[d] = true
             var box = boxes[d]
-            for other in (d + 1)..<detections.count where !detectionTaken[other] && detections[other].symbology == detection.symbology
+            for other in (d + 1)..<detections.count
+            where !detectionTaken[other] && detections[other].symbology == detection.symbology
                 && detections[other].value == detection.value
             {
-                let gate = max(config.minGatePixels, 0.25 * Double(max(box.width, box.height, boxes[other].width, boxes[other].height)))
+                let gate = max(
+                    config.minGatePixels,
+                    0.25 * Double(max(box.width, box.height, boxes[other].width, boxes[other].height)))
                 if Self.gap(box, boxes[other]) <= gate {
                     detectionTaken[other] = true
                     if boxes[other].width * boxes[other].height > box.width * box.height { box = boxes[other] }
@@ -185,9 +191,11 @@ public struct Tracker: Sendable {
         // oversized one (a mis-split) is ignored.
         let known = track.recentWidths.count >= 3
         let width = Self.axis(
-            predicted: (predicted.minX, predicted.maxX), seen: (box.minX, box.maxX), typical: track.typicalWidth, known: known)
+            predicted: (predicted.minX, predicted.maxX), seen: (box.minX, box.maxX), typical: track.typicalWidth,
+            known: known)
         let height = Self.axis(
-            predicted: (predicted.minY, predicted.maxY), seen: (box.minY, box.maxY), typical: track.typicalHeight, known: known)
+            predicted: (predicted.minY, predicted.maxY), seen: (box.minY, box.maxY), typical: track.typicalHeight,
+            known: known)
         track.recordSize(box)
         let measured = Box(minX: width.low, minY: height.low, maxX: width.high, maxY: height.high)
         if width.complete {
@@ -302,7 +310,8 @@ public struct Tracker: Sendable {
     /// counts only if it, too, showed the code whole as its size is known now (the very first
     /// read may have shown one end).
     static func measureSpeed(
-        _ velocity: inout Double, _ measuredBefore: inout Bool, _ anchor: inout Track.Anchor, center: Double, extent: Int,
+        _ velocity: inout Double, _ measuredBefore: inout Bool, _ anchor: inout Track.Anchor, center: Double,
+        extent: Int,
         typical: Int, frame: Int
     ) {
         if frame > anchor.frame, anchor.extent * 10 >= typical * 8 {

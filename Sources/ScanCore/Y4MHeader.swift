@@ -11,7 +11,9 @@ public struct Y4MHeader: Sendable, Equatable {
     public var frameRateDenominator: Int
     public var chroma: Chroma
 
-    public init(width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1, chroma: Chroma = .mono) {
+    public init(
+        width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1, chroma: Chroma = .mono
+    ) {
         self.width = width
         self.height = height
         self.frameRateNumerator = frameRateNumerator
@@ -49,13 +51,15 @@ public struct Y4MHeader: Sendable, Equatable {
     public static func parse(_ line: [UInt8]) throws(ParseError) -> Y4MHeader {
         let text = String(decoding: line, as: UTF8.self)
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.first == "YUV4MPEG2" else { throw ParseError(reason: "not a YUV4MPEG2 clip (no YUV4MPEG2 signature)") }
+        guard fields.first == "YUV4MPEG2" else {
+            throw ParseError(reason: "not a YUV4MPEG2 clip (no YUV4MPEG2 signature)")
+        }
         var width: Int?
         var height: Int?
         var rate = (30, 1)
         var chroma = Chroma.c420  // the format's default when C is absent
         for field in fields.dropFirst() {
-            let tag = field.first!  // split never yields empty fields here
+            guard let tag = field.first else { continue }  // split never yields empty fields here
             let value = field.dropFirst()
             switch tag {
             case "W": width = Int(value)
@@ -73,7 +77,10 @@ public struct Y4MHeader: Sendable, Equatable {
                 case "422": chroma = .c422
                 case "444": chroma = .c444
                 default:
-                    throw ParseError(reason: "colour space C\(value) is not supported (mono, 420jpeg, 420paldv, 420mpeg2, 420, 422, 444)")
+                    throw ParseError(
+                        reason:
+                            "colour space C\(value) is not supported (mono, 420jpeg, 420paldv, 420mpeg2, 420, 422, 444)"
+                    )
                 }
             default: continue  // interlacing, aspect, comments (X…): irrelevant for luma
             }
@@ -81,7 +88,8 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let width, let height, width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw ParseError(reason: "missing or bad frame size (W and H)")
         }
-        return Y4MHeader(width: width, height: height, frameRateNumerator: rate.0, frameRateDenominator: rate.1, chroma: chroma)
+        return Y4MHeader(
+            width: width, height: height, frameRateNumerator: rate.0, frameRateDenominator: rate.1, chroma: chroma)
     }
 
     /// The header line as written by `scan-synth` and ffmpeg.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// C strings that outlive a closure: cnats configuration structs hold `const char*` fields
@@ -8,7 +8,8 @@ final class CStrings {
     private var owned: [UnsafeMutablePointer<CChar>] = []
 
     func make(_ string: String) -> UnsafePointer<CChar> {
-        let copy = strdup(string)!  // strdup fails only when memory is exhausted
+        // strdup fails only when memory is exhausted, which no caller can recover from.
+        guard let copy = strdup(string) else { preconditionFailure("out of memory copying a C string") }
         owned.append(copy)
         return UnsafePointer(copy)
     }

@@ -148,7 +148,9 @@ public final class JetStream: @unchecked Sendable {
     }
 
     /// Binds to (creating if needed) a durable pull consumer on `stream` filtered to `subject`.
-    public func pullSubscribe(stream: String, subject: String, consumer: ConsumerSpec) throws(NATSError) -> PullSubscription {
+    public func pullSubscribe(stream: String, subject: String, consumer: ConsumerSpec) throws(NATSError)
+        -> PullSubscription
+    {
         let strings = CStrings()
         var subOptions = jsSubOptions()
         jsSubOptions_Init(&subOptions)
@@ -223,7 +225,9 @@ public struct JetStreamMessage: Sendable {
     public func metadata() throws(NATSError) -> Metadata {
         var meta: UnsafeMutablePointer<jsMsgMetaData>?
         try NATSError.check("natsMsg_GetMetaData", message.subject, natsMsg_GetMetaData(&meta, message.handle))
-        guard let meta else { throw NATSError(function: "natsMsg_GetMetaData", input: message.subject, status: NATS_ERR) }
+        guard let meta else {
+            throw NATSError(function: "natsMsg_GetMetaData", input: message.subject, status: NATS_ERR)
+        }
         defer { jsMsgMetaData_Destroy(meta) }
         return Metadata(
             streamSequence: meta.pointee.Sequence.Stream, consumerSequence: meta.pointee.Sequence.Consumer,

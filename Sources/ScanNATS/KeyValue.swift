@@ -39,14 +39,17 @@ public final class KeyValueBucket: @unchecked Sendable {
         }
         let operation = kvEntry_Operation(entry)
         return KeyValueEntry(
-            key: key, value: value, revision: kvEntry_Revision(entry), deleted: operation == kvOp_Delete || operation == kvOp_Purge)
+            key: key, value: value, revision: kvEntry_Revision(entry),
+            deleted: operation == kvOp_Delete || operation == kvOp_Purge)
     }
 
     /// Writes the key; returns the new revision.
     @discardableResult
     public func put(_ key: String, _ value: [UInt8]) throws(NATSError) -> UInt64 {
         var revision: UInt64 = 0
-        let status = value.withUnsafeBytes { raw in kvStore_Put(&revision, handle, key, raw.baseAddress, Int32(raw.count)) }
+        let status = value.withUnsafeBytes { raw in
+            kvStore_Put(&revision, handle, key, raw.baseAddress, Int32(raw.count))
+        }
         try NATSError.check("kvStore_Put", "\(name)/\(key)", status)
         return revision
     }

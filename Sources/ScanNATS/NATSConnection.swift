@@ -29,7 +29,9 @@ public final class NATSConnection: @unchecked Sendable {
         self.url = url
         var opts: OpaquePointer?
         try NATSError.check("natsOptions_Create", "options", natsOptions_Create(&opts))
-        guard let opts else { throw NATSError(function: "natsOptions_Create", input: "options", status: NATS_NO_MEMORY) }
+        guard let opts else {
+            throw NATSError(function: "natsOptions_Create", input: "options", status: NATS_NO_MEMORY)
+        }
         defer { natsOptions_Destroy(opts) }
         let shown = redactedURL(url)
         let servers = Self.serverList(url)
@@ -43,11 +45,13 @@ public final class NATSConnection: @unchecked Sendable {
             try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
         }
         try NATSError.check("natsOptions_SetName", options.name, natsOptions_SetName(opts, options.name))
-        try NATSError.check("natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
+        try NATSError.check(
+            "natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
         try NATSError.check(
             "natsOptions_SetMaxReconnect", shown, natsOptions_SetMaxReconnect(opts, options.reconnectForever ? -1 : 60))
         try NATSError.check(
-            "natsOptions_SetReconnectWait", shown, natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds))
+            "natsOptions_SetReconnectWait", shown, natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds)
+        )
         try NATSError.check(
             "natsOptions_SetReconnectBufSize", shown,
             natsOptions_SetReconnectBufSize(opts, options.reconnectBufferBytes))
@@ -88,7 +92,8 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     public func flush(timeoutMilliseconds: Int64 = 2_000) throws(NATSError) {
-        try NATSError.check("natsConnection_FlushTimeout", redactedURL(url), natsConnection_FlushTimeout(handle, timeoutMilliseconds))
+        try NATSError.check(
+            "natsConnection_FlushTimeout", redactedURL(url), natsConnection_FlushTimeout(handle, timeoutMilliseconds))
     }
 
     /// Request/reply: sends `bytes` and waits for one answer.
@@ -105,8 +110,11 @@ public final class NATSConnection: @unchecked Sendable {
     /// A synchronous subscription; read it with `next(timeoutMilliseconds:)`.
     public func subscribe(subject: String) throws(NATSError) -> NATSSubscription {
         var sub: OpaquePointer?
-        try NATSError.check("natsConnection_SubscribeSync", subject, natsConnection_SubscribeSync(&sub, handle, subject))
-        guard let sub else { throw NATSError(function: "natsConnection_SubscribeSync", input: subject, status: NATS_ERR) }
+        try NATSError.check(
+            "natsConnection_SubscribeSync", subject, natsConnection_SubscribeSync(&sub, handle, subject))
+        guard let sub else {
+            throw NATSError(function: "natsConnection_SubscribeSync", input: subject, status: NATS_ERR)
+        }
         return NATSSubscription(owning: sub, subject: subject, connection: self)
     }
 
@@ -130,7 +138,9 @@ public final class NATSMessage: @unchecked Sendable {
     public var bytes: [UInt8] {
         let count = Int(natsMsg_GetDataLength(handle))
         guard count > 0, let data = natsMsg_GetData(handle) else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        return data.withMemoryRebound(to: UInt8.self, capacity: count) {
+            Array(UnsafeBufferPointer(start: $0, count: count))
+        }
     }
 
     public func header(_ key: String) -> String? {

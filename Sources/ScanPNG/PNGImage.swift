@@ -61,7 +61,8 @@ public enum PNGImage {
         var output = [UInt8](repeating: 0, count: Int(size))
         let written = output.withUnsafeMutableBytes { memory in
             gray.pixels.withUnsafeBytes { pixels in
-                png_image_write_to_memory(&image, memory.baseAddress, &size, 0, pixels.baseAddress, png_int_32(gray.width), nil)
+                png_image_write_to_memory(
+                    &image, memory.baseAddress, &size, 0, pixels.baseAddress, png_int_32(gray.width), nil)
             }
         }
         guard written != 0 else { throw PNGError(reason: "PNG encoding failed: \(message(of: &image))") }

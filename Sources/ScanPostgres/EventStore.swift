@@ -8,8 +8,10 @@ public struct EventStore {
     public init(connection: PGConnection) { self.connection = connection }
 
     static let sightingColumns = [
-        "event_id", "site", "camera", "track_id", "symbology", "value", "value_encoding", "status", "rule_id", "role", "lane",
-        "station", "session_id", "gs1", "add_on", "first_seen", "last_seen", "first_frame", "last_frame", "frames", "decodes",
+        "event_id", "site", "camera", "track_id", "symbology", "value", "value_encoding", "status", "rule_id", "role",
+        "lane",
+        "station", "session_id", "gs1", "add_on", "first_seen", "last_seen", "first_frame", "last_frame", "frames",
+        "decodes",
         "event_time", "body",
     ]
 
@@ -25,9 +27,12 @@ public struct EventStore {
         let rows: [[String?]] = batch.map { item in
             let r = item.record
             return [
-                r.eventId, r.site, r.camera, r.trackId, r.symbology, r.value, r.valueEncoding, r.status, r.ruleId, r.role, r.lane,
-                r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description, r.lastSeen.description,
-                String(r.firstFrame), String(r.lastFrame), String(r.frames), String(r.decodes), r.time.description, item.body,
+                r.eventId, r.site, r.camera, r.trackId, r.symbology, r.value, r.valueEncoding, r.status, r.ruleId,
+                r.role, r.lane,
+                r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description,
+                r.lastSeen.description,
+                String(r.firstFrame), String(r.lastFrame), String(r.frames), String(r.decodes), r.time.description,
+                item.body,
             ]
         }
         try connection.execute("SAVEPOINT sightings_batch")
@@ -35,7 +40,7 @@ public struct EventStore {
             let added = try connection.copyIn("COPY sightings (\(columns)) FROM STDIN", rows: rows)
             try connection.execute("RELEASE SAVEPOINT sightings_batch")
             return added
-        } catch where error.sqlState == "23505" {
+        } catch  where error.sqlState == "23505" {
             try connection.execute("ROLLBACK TO SAVEPOINT sightings_batch")
         }
         try connection.execute(
@@ -58,7 +63,8 @@ public struct EventStore {
             let base = index * 9
             rows.append("(" + (1...9).map { "$\(base + $0)" }.joined(separator: ",") + ")")
             parameters += [
-                .text(r.eventId), .text(r.type), .text(r.site), .text(r.camera), .text(r.sessionId), .text(r.time.description),
+                .text(r.eventId), .text(r.type), .text(r.site), .text(r.camera), .text(r.sessionId),
+                .text(r.time.description),
                 .optionalText(r.reason), .optionalText(r.orderId), .text(item.body),
             ]
         }
@@ -72,6 +78,9 @@ public struct EventStore {
     public func insertDeadLetter(subject: String, reason: String, detail: String, payload: [UInt8]) throws(PGError) {
         try connection.query(
             "INSERT INTO dead_letters (subject, reason, detail, payload) VALUES ($1, $2, $3, $4)",
-            [.text(subject), .text(reason), .text(String(detail.prefix(2000))), .bytes(Array(payload.prefix(EventValidator.maxBytes)))])
+            [
+                .text(subject), .text(reason), .text(String(detail.prefix(2000))),
+                .bytes(Array(payload.prefix(EventValidator.maxBytes))),
+            ])
     }
 }

@@ -8,8 +8,12 @@ public enum MigrationsFolder {
         if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_MIGRATIONS"], !fromEnvironment.isEmpty {
             return [fromEnvironment]
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        return ["migrations", executable.appendingPathComponent("../share/scantrack/migrations").standardized.path, "/usr/share/scantrack/migrations"]
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        return [
+            "migrations", executable.appendingPathComponent("../share/scantrack/migrations").standardized.path,
+            "/usr/share/scantrack/migrations",
+        ]
     }
 
     public static func resolve(_ flag: String?) -> String? {

@@ -70,7 +70,8 @@ public struct Migrator {
             }
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw PGError(code: .migrationFailed, function: "read migrations", input: path, message: "cannot read the file")
+                throw PGError(
+                    code: .migrationFailed, function: "read migrations", input: path, message: "cannot read the file")
             }
             loaded.append(Migration(version: version, name: name, sql: String(decoding: data, as: UTF8.self)))
         }
@@ -95,7 +96,8 @@ public struct Migrator {
         var applied: [Int: (checksum: String, at: String)] = [:]
         if exists[0, "present"] == "t" {
             let rows = try connection.query(
-                "SELECT version, checksum, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS at FROM \(Self.table)")
+                "SELECT version, checksum, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS at FROM \(Self.table)"
+            )
             for row in rows.rows {
                 if let version = row[0].flatMap({ Int($0) }) { applied[version] = (row[1] ?? "", row[2] ?? "") }
             }
@@ -141,7 +143,8 @@ public struct Migrator {
                 }
             } catch {
                 throw PGError(
-                    code: .migrationFailed, function: "apply migration", input: migration.name, sqlState: error.sqlState,
+                    code: .migrationFailed, function: "apply migration", input: migration.name,
+                    sqlState: error.sqlState,
                     message: error.message)
             }
             applied.append(migration)

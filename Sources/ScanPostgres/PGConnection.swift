@@ -94,7 +94,8 @@ public final class PGConnection {
         let startStatus = PQresultStatus(start)
         guard startStatus == PGRES_COPY_IN else {
             _ = try consume(start, function: "PQexec", sql: copySQL)
-            throw PGError(code: .copyFailed, function: "PQexec", input: Self.excerpt(copySQL), message: "not a COPY FROM STDIN")
+            throw PGError(
+                code: .copyFailed, function: "PQexec", input: Self.excerpt(copySQL), message: "not a COPY FROM STDIN")
         }
         PQclear(start)
         var buffer: [UInt8] = []
@@ -131,7 +132,9 @@ public final class PGConnection {
             PQclear(result)
         }
         if let serverError { throw serverError }
-        if let failure { throw PGError(code: .copyFailed, function: "PQputCopyData", input: Self.excerpt(copySQL), message: failure) }
+        if let failure {
+            throw PGError(code: .copyFailed, function: "PQputCopyData", input: Self.excerpt(copySQL), message: failure)
+        }
         return affected
     }
 
@@ -190,7 +193,11 @@ public final class PGConnection {
                     values.append(nil)
                 } else {
                     let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-                    let value = PQgetvalue(result, Int32(row), Int32(column))!  // non-nil for a valid row/column
+                    // Non-nil for a valid row and column; an empty text if libpq ever said otherwise.
+                    guard let value = PQgetvalue(result, Int32(row), Int32(column)) else {
+                        values.append("")
+                        continue
+                    }
                     values.append(
                         value.withMemoryRebound(to: UInt8.self, capacity: length) {
                             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
@@ -253,8 +260,8 @@ private func withPointers<R>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CCh
     }
     if storage.isEmpty { storage.append(0) }
     return storage.withUnsafeBufferPointer { raw in
-        let base = raw.baseAddress!  // non-empty array
-        return body(offsets.map { offset in offset.map { UnsafePointer(base + $0) } })
+        // A non-empty array always has a base address.
+        body(offsets.map { offset in offset.flatMap { raw.baseAddress.map(UnsafePointer.init)?.advanced(by: $0) } })
     }
 }
 

@@ -21,13 +21,15 @@ public struct RuleStore {
 
     static func revision(_ row: [String?]) -> Revision {
         Revision(
-            revision: Int(row[0] ?? "") ?? 0, document: row[1] ?? "", change: row[2] ?? "", author: row[3] ?? "", createdAt: row[4] ?? "",
+            revision: Int(row[0] ?? "") ?? 0, document: row[1] ?? "", change: row[2] ?? "", author: row[3] ?? "",
+            createdAt: row[4] ?? "",
             kvRevision: row[5].flatMap { Int($0) })
     }
 
     /// The latest revision, nil before the first change.
     public func current() throws(PGError) -> Revision? {
-        try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision DESC LIMIT 1").rows.first.map(Self.revision)
+        try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision DESC LIMIT 1").rows.first
+            .map(Self.revision)
     }
 
     public func history() throws(PGError) -> [Revision] {
@@ -45,7 +47,9 @@ public struct RuleStore {
         try connection.transaction { () throws(PGError) in
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(0x5CA7_0002)])
             let base = try current()
-            let document = base.flatMap { try? JSONValue.parse($0.document) } ?? .object([("version", .number(1)), ("rules", .array([]))])
+            let document =
+                base.flatMap { try? JSONValue.parse($0.document) }
+                ?? .object([("version", .number(1)), ("rules", .array([]))])
             do {
                 let (text, description) = try change(document)
                 let row = try connection.query(
@@ -58,11 +62,17 @@ public struct RuleStore {
             }
         }
         if let failure { throw failure }
-        return result!
+        guard let result else {
+            throw PGError(
+                code: .unexpectedResult, function: "rules update", input: "ruleset_revisions",
+                message: "the new revision was not returned")
+        }
+        return result
     }
 
     public func markPublished(revision: Int, kvRevision: UInt64) throws(PGError) {
         try connection.query(
-            "UPDATE ruleset_revisions SET kv_revision = $2 WHERE revision = $1", [.int(revision), .text(String(kvRevision))])
+            "UPDATE ruleset_revisions SET kv_revision = $2 WHERE revision = $1",
+            [.int(revision), .text(String(kvRevision))])
     }
 }

@@ -14,15 +14,22 @@ public struct SiteStore {
         try connection.transaction { () throws(PGError) in
             for site in topology.sites {
                 try connection.query("DELETE FROM sites WHERE site = $1", [.text(site.id)])
-                try connection.query("INSERT INTO sites (site, time_zone) VALUES ($1, $2)", [.text(site.id), .text(site.timeZone)])
+                try connection.query(
+                    "INSERT INTO sites (site, time_zone) VALUES ($1, $2)", [.text(site.id), .text(site.timeZone)])
                 for lane in site.lanes {
                     try connection.query(
                         "INSERT INTO lanes (site, lane, window_ms, grace_ms) VALUES ($1, $2, $3, $4)",
-                        [.text(site.id), .text(lane.id), .int(Int(lane.windowMilliseconds)), .int(Int(lane.graceMilliseconds))])
+                        [
+                            .text(site.id), .text(lane.id), .int(Int(lane.windowMilliseconds)),
+                            .int(Int(lane.graceMilliseconds)),
+                        ])
                     for (position, camera) in lane.cameras.enumerated() {
                         try connection.query(
                             "INSERT INTO lane_cameras (site, lane, camera, position, offset_ms) VALUES ($1, $2, $3, $4, $5)",
-                            [.text(site.id), .text(lane.id), .text(camera.id), .int(position), .int(Int(camera.offsetMilliseconds))])
+                            [
+                                .text(site.id), .text(lane.id), .text(camera.id), .int(position),
+                                .int(Int(camera.offsetMilliseconds)),
+                            ])
                     }
                 }
                 for station in site.stations {
@@ -41,7 +48,9 @@ public struct SiteStore {
             sites.append(Topology.Site(id: row[0] ?? "", timeZone: row[1] ?? "UTC"))
         }
         let lanes = try connection.query("SELECT site, lane, window_ms, grace_ms FROM lanes ORDER BY site, lane").rows
-        let cameras = try connection.query("SELECT site, lane, camera, offset_ms FROM lane_cameras ORDER BY site, lane, position").rows
+        let cameras = try connection.query(
+            "SELECT site, lane, camera, offset_ms FROM lane_cameras ORDER BY site, lane, position"
+        ).rows
         for row in lanes {
             guard let index = sites.firstIndex(where: { $0.id == row[0] }) else { continue }
             let members = cameras.filter { $0[0] == row[0] && $0[1] == row[1] }.map {
@@ -52,7 +61,9 @@ public struct SiteStore {
                     id: row[1] ?? "", cameras: members, windowMilliseconds: Int64(row[2] ?? "") ?? 1_000,
                     graceMilliseconds: Int64(row[3] ?? "") ?? 2_000))
         }
-        for row in try connection.query("SELECT site, station, array_to_json(cameras)::text FROM stations ORDER BY site, station").rows {
+        for row in try connection.query(
+            "SELECT site, station, array_to_json(cameras)::text FROM stations ORDER BY site, station"
+        ).rows {
             guard let index = sites.firstIndex(where: { $0.id == row[0] }) else { continue }
             let cameras = (try? JSONValue.parse(row[2] ?? "[]")).flatMap { value -> [String]? in
                 if case .array(let items) = value { return items.compactMap(\.stringValue) }
@@ -71,7 +82,8 @@ public struct SiteStore {
         try connection.transaction { () throws(PGError) in
             for order in orders {
                 try connection.query("DELETE FROM orders WHERE order_id = $1", [.text(order.id)])
-                try connection.query("INSERT INTO orders (order_id, source) VALUES ($1, $2)", [.text(order.id), .text(source)])
+                try connection.query(
+                    "INSERT INTO orders (order_id, source) VALUES ($1, $2)", [.text(order.id), .text(source)])
                 for line in order.lines {
                     try connection.query(
                         "INSERT INTO order_lines (order_id, line, code, quantity) VALUES ($1, $2, $3, $4)",
@@ -87,13 +99,19 @@ public struct SiteStore {
     public func orderLines(_ orderId: String) throws(PGError) -> [OrderLine]? {
         let known = try connection.query("SELECT 1 FROM orders WHERE order_id = $1", [.text(orderId)])
         guard !known.rows.isEmpty else { return nil }
-        return try connection.query("SELECT line, code, quantity FROM order_lines WHERE order_id = $1 ORDER BY line", [.text(orderId)])
-            .rows.map { OrderLine(line: Int($0[0] ?? "") ?? 0, code: $0[1] ?? "", expected: Int($0[2] ?? "") ?? 0) }
+        return try connection.query(
+            "SELECT line, code, quantity FROM order_lines WHERE order_id = $1 ORDER BY line", [.text(orderId)]
+        )
+        .rows.map { OrderLine(line: Int($0[0] ?? "") ?? 0, code: $0[1] ?? "", expected: Int($0[2] ?? "") ?? 0) }
     }
 
     /// A PostgreSQL array literal (`{"a","b"}`), quoting every element.
     public static func arrayLiteral(_ values: [String]) -> String {
-        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        "{"
+            + values.map {
+                "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    + "\""
+            }
             .joined(separator: ",") + "}"
     }
 }

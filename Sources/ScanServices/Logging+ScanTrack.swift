@@ -18,7 +18,9 @@ public enum ScanLogging {
 
     /// Parses a `--log-level` value; the error names the flag and lists the levels.
     public static func level(_ text: String, flag: String = "--log-level") throws(LogLevelError) -> Logger.Level {
-        guard let level = Logger.Level(rawValue: text.lowercased()) else { throw LogLevelError(flag: flag, value: text) }
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw LogLevelError(flag: flag, value: text)
+        }
         return level
     }
 }

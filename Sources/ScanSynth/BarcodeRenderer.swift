@@ -78,7 +78,9 @@ public enum BarcodeRenderer {
             ZBarcode_Encode_and_Buffer(symbol, UnsafeMutablePointer(mutating: raw.baseAddress), Int32(raw.count), 0)
         }
         guard status < ZINT_ERROR else {
-            let message = withUnsafeBytes(of: symbol.pointee.errtxt) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let message = withUnsafeBytes(of: symbol.pointee.errtxt) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             throw RenderError(value: data, message: message)
         }
         let width = Int(symbol.pointee.bitmap_width)

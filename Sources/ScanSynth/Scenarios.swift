@@ -36,7 +36,9 @@ public enum Scenarios {
         }
     }
 
-    static func box(_ name: String, x: Double, y: Double, speed: Double, labels: [SynthLabel], width: Int = 280, height: Int = 150)
+    static func box(
+        _ name: String, x: Double, y: Double, speed: Double, labels: [SynthLabel], width: Int = 280, height: Int = 150
+    )
         -> SynthItem
     {
         SynthItem(name: name, width: width, height: height, startX: x, startY: y, velocityX: speed, labels: labels)
@@ -50,7 +52,9 @@ public enum Scenarios {
             items: [
                 box("a", x: -300, y: 20, speed: 8, labels: [same]),
                 box("b", x: -300, y: 220, speed: 8, labels: [same]),
-                box("c", x: -700, y: 120, speed: 8, labels: [SynthLabel(.ean13, "590123412345", offsetX: 16, offsetY: 20)]),
+                box(
+                    "c", x: -700, y: 120, speed: 8,
+                    labels: [SynthLabel(.ean13, "590123412345", offsetX: 16, offsetY: 20)]),
             ])
     }
 
@@ -68,7 +72,11 @@ public enum Scenarios {
     public static func covered() -> SynthScene {
         SynthScene(
             frameCount: 100,
-            items: [box("a", x: -300, y: 120, speed: 8, labels: [SynthLabel(.ean13, "871234567890", offsetX: 16, offsetY: 20)])],
+            items: [
+                box(
+                    "a", x: -300, y: 120, speed: 8,
+                    labels: [SynthLabel(.ean13, "871234567890", offsetX: 16, offsetY: 20)])
+            ],
             occluders: [SynthOccluder(x: 0, y: 0, width: 290, height: 160, followsItem: 0, frames: 70..<78)])
     }
 
@@ -81,9 +89,15 @@ public enum Scenarios {
             frameCount: 160,
             items: [
                 lane,
-                box("a", x: -300, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000001", offsetX: 16, offsetY: 20)]),
-                box("b", x: -650, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000002", offsetX: 16, offsetY: 20)]),
-                box("c", x: -1000, y: 40, speed: 8, labels: [SynthLabel(.ean13, "400000000003", offsetX: 16, offsetY: 20)]),
+                box(
+                    "a", x: -300, y: 40, speed: 8,
+                    labels: [SynthLabel(.ean13, "400000000001", offsetX: 16, offsetY: 20)]),
+                box(
+                    "b", x: -650, y: 40, speed: 8,
+                    labels: [SynthLabel(.ean13, "400000000002", offsetX: 16, offsetY: 20)]),
+                box(
+                    "c", x: -1000, y: 40, speed: 8,
+                    labels: [SynthLabel(.ean13, "400000000003", offsetX: 16, offsetY: 20)]),
             ])
     }
 
@@ -96,8 +110,10 @@ public enum Scenarios {
                 let data = "TOTE-" + String(repeating: "0", count: number < 10 ? 2 : 1) + String(number)
                 items.append(
                     SynthItem(
-                        name: data, width: 92, height: 92, startX: 20 + Double(column) * 112, startY: 12 + Double(row) * 104,
-                        velocityX: 1.5, labels: [SynthLabel(.qrCode, data, moduleSize: 3, offsetX: 2, offsetY: 2)], shade: 150))
+                        name: data, width: 92, height: 92, startX: 20 + Double(column) * 112,
+                        startY: 12 + Double(row) * 104,
+                        velocityX: 1.5, labels: [SynthLabel(.qrCode, data, moduleSize: 3, offsetX: 2, offsetY: 2)],
+                        shade: 150))
             }
         }
         return SynthScene(width: 960, height: 540, frameCount: 24, items: items)
@@ -110,7 +126,9 @@ public enum Scenarios {
             items: (0..<3).map { index in
                 box(
                     "fast\(index)", x: -280 - Double(index) * 520, y: 110, speed: 22,
-                    labels: [SynthLabel(.ean8, "963850\(index)", moduleSize: 3, offsetX: 8, offsetY: 20, barHeight: 40)],
+                    labels: [
+                        SynthLabel(.ean8, "963850\(index)", moduleSize: 3, offsetX: 8, offsetY: 20, barHeight: 40)
+                    ],
                     width: 270, height: 170)
             },
             exposure: 0.2)
@@ -124,7 +142,10 @@ public enum Scenarios {
             items: angles.enumerated().map { index, angle in
                 box(
                     "rot\(index)", x: -300 - Double(index) * 340, y: 100, speed: 8,
-                    labels: [SynthLabel(.ean13, "40123455\(index)45\(index)", offsetX: 10, offsetY: 10, rotationDegrees: angle)],
+                    labels: [
+                        SynthLabel(
+                            .ean13, "40123455\(index)45\(index)", offsetX: 10, offsetY: 10, rotationDegrees: angle)
+                    ],
                     width: 290, height: 190)
             })
     }
@@ -152,13 +173,17 @@ public enum Scenarios {
         return SynthScene(
             frameCount: 340,
             items: codes.enumerated().map { index, code in
-                box("p\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
+                box(
+                    "p\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8,
+                    labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
             })
     }
 
     /// A steady stream of items for benchmarks and the demo: lanes of boxes with EAN-13, Code 128
     /// and QR labels, spaced so that about `codesInView` codes are in view at once.
-    public static func flow(width: Int, height: Int, frames: Int, codesInView: Int, seed: UInt64, speed: Double = 6) -> SynthScene {
+    public static func flow(width: Int, height: Int, frames: Int, codesInView: Int, seed: UInt64, speed: Double = 6)
+        -> SynthScene
+    {
         var generator = SplitMix(seed: seed)
         let laneHeight = 140
         let lanes = max(1, min(codesInView, height / laneHeight))
@@ -181,11 +206,13 @@ public enum Scenarios {
                     label = SynthLabel(.qrCode, "TOTE-\(seed)-\(serial)", moduleSize: 3, offsetX: 6, offsetY: 6)
                     boxWidth = 110
                 case 1:
-                    label = SynthLabel(.code128, "P\(100_000 + serial)", moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
+                    label = SynthLabel(
+                        .code128, "P\(100_000 + serial)", moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
                     boxWidth = 190
                 default:
                     let digits = String(400_000_000_000 + Int(generator.next() % 99_999_999))
-                    label = SynthLabel(.ean8, String(digits.suffix(7)), moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
+                    label = SynthLabel(
+                        .ean8, String(digits.suffix(7)), moduleSize: 2, offsetX: 6, offsetY: 6, barHeight: 40)
                     boxWidth = 200
                 }
                 // Items are laid out leftwards from the lane's head: each starts a gap before the
@@ -193,7 +220,8 @@ public enum Scenarios {
                 x -= max(spacing, Double(boxWidth) + 30)
                 items.append(
                     SynthItem(
-                        name: "flow\(serial)", width: boxWidth, height: min(laneHeight - 12, 120), startX: x, startY: laneY,
+                        name: "flow\(serial)", width: boxWidth, height: min(laneHeight - 12, 120), startX: x,
+                        startY: laneY,
                         velocityX: speed, labels: [label]))
             }
         }
@@ -204,13 +232,16 @@ public enum Scenarios {
     /// to back among them (4006381333931 three times, 9780201379624 twice), 1.4 s apart.
     public static func lane() -> SynthScene {
         let codes = [
-            "400638133393", "400638133393", "400638133393", "501234567890", "978020137962", "978020137962", "590123412345",
+            "400638133393", "400638133393", "400638133393", "501234567890", "978020137962", "978020137962",
+            "590123412345",
             "400638133393", "871234567890", "501234567890",
         ]
         return SynthScene(
             frameCount: 600,
             items: codes.enumerated().map { index, code in
-                box("l\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
+                box(
+                    "l\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8,
+                    labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
             })
     }
 
@@ -226,10 +257,16 @@ public enum Scenarios {
         var items: [SynthItem] = []
         var x = -300.0
         for (order, codes) in orders {
-            items.append(box(order, x: x, y: 120, speed: 8, labels: [SynthLabel(.code128, order, offsetX: 16, offsetY: 30, barHeight: 60)]))
+            items.append(
+                box(
+                    order, x: x, y: 120, speed: 8,
+                    labels: [SynthLabel(.code128, order, offsetX: 16, offsetY: 30, barHeight: 60)]))
             for (index, code) in codes.enumerated() {
                 x -= 340
-                items.append(box("\(order)-\(index)", x: x, y: 120, speed: 8, labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)]))
+                items.append(
+                    box(
+                        "\(order)-\(index)", x: x, y: 120, speed: 8,
+                        labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)]))
             }
             x -= 340 + 8 * 30 * 4  // four seconds of empty belt: the session goes idle and completes
         }
@@ -248,14 +285,18 @@ public enum Scenarios {
             qr("TOTE-0002"),
         ]
         let rowB: [SynthLabel] = [
-            qr("TOTE-0003"), dm("LPN00012347"), SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20), dm("LPN00012348"),
+            qr("TOTE-0003"), dm("LPN00012347"), SynthLabel(.ean13, "400638133393", offsetX: 16, offsetY: 20),
+            dm("LPN00012348"),
             qr("TOTE-0003"),
         ]
         var items: [SynthItem] = []
         for (row, labels) in [(0, rowA), (1, rowB)] {
             for (index, label) in labels.enumerated() {
                 let x = -300 - Double(index) * 330 - Double(row) * 160
-                items.append(box("t\(row)-\(index)", x: x, y: row == 0 ? 20 : 220, speed: 9, labels: [label], width: 290, height: 170))
+                items.append(
+                    box(
+                        "t\(row)-\(index)", x: x, y: row == 0 ? 20 : 220, speed: 9, labels: [label], width: 290,
+                        height: 170))
             }
         }
         return SynthScene(width: 720, height: 400, frameCount: 290, items: items)
@@ -269,7 +310,8 @@ public enum Scenarios {
             ("TOTE-2001", false), ("TOTE-2002", true), ("TOTE-2003", true), ("TOTE-2003", true), ("TOTE-2004", false),
         ]
         let items = labels.enumerated().map { index, label in
-            box("inv\(index)", x: -300 - Double(index) * 330, y: 60, speed: 9,
+            box(
+                "inv\(index)", x: -300 - Double(index) * 330, y: 60, speed: 9,
                 labels: [SynthLabel(.qrCode, label.0, moduleSize: 4, offsetX: 20, offsetY: 16, inverted: label.1)],
                 width: 290, height: 170)
         }
@@ -338,11 +380,14 @@ public enum Scenarios {
                         name: "fr\(serial)", width: 300, height: 132, startX: x, startY: 6 + Double(row) * 142,
                         velocityX: speed,
                         labels: [
-                            SynthLabel(.ean13, eanDigits(&generator), offsetX: 24, offsetY: 10, rotationDegrees: angle, barHeight: 36)
+                            SynthLabel(
+                                .ean13, eanDigits(&generator), offsetX: 24, offsetY: 10, rotationDegrees: angle,
+                                barHeight: 36)
                         ]))
             }
         }
-        return SynthScene(width: width, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
+        return SynthScene(
+            width: width, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
     }
 
     /// A pack station: labels that appear in the middle of the view and stay (a label placed by
@@ -357,11 +402,14 @@ public enum Scenarios {
             let column = index % 2
             let row = index / 2
             items.append(
-                box("placed\(index)", x: 420 + Double(column) * 330, y: 40 + Double(row) * 200, speed: 0,
+                box(
+                    "placed\(index)", x: 420 + Double(column) * 330, y: 40 + Double(row) * 200, speed: 0,
                     labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)]))
             // Hidden (not yet placed) until frame 20 × (index + 1).
             occluders.append(
-                SynthOccluder(x: -4, y: -4, width: 290, height: 160, followsItem: items.count - 1, frames: 0..<(20 * (index + 1))))
+                SynthOccluder(
+                    x: -4, y: -4, width: 290, height: 160, followsItem: items.count - 1, frames: 0..<(20 * (index + 1)))
+            )
         }
         return SynthScene(width: 1280, height: 480, frameCount: 130, items: items, occluders: occluders)
     }

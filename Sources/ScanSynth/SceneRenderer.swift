@@ -58,7 +58,8 @@ public struct SceneRenderer: Sendable {
             for (label, (placed, value)) in zip(item.labels, placedLabels) {
                 Self.paste(placed, into: &sprite, atX: label.offsetX, y: label.offsetY)
                 rects.append(
-                    Box(minX: label.offsetX, minY: label.offsetY, maxX: label.offsetX + placed.width - 1,
+                    Box(
+                        minX: label.offsetX, minY: label.offsetY, maxX: label.offsetX + placed.width - 1,
                         maxY: label.offsetY + placed.height - 1))
                 values.append(value)
             }
@@ -98,7 +99,8 @@ public struct SceneRenderer: Sendable {
                 if let first, let last, last - first + 1 >= minFrames {
                     expected.append(
                         ExpectedCode(
-                            item: itemIndex, label: labelIndex, value: value, symbology: symbology, framesInView: first...last,
+                            item: itemIndex, label: labelIndex, value: value, symbology: symbology,
+                            framesInView: first...last,
                             partial: false))
                 } else if let anyFirst, let anyLast {
                     expected.append(
@@ -120,7 +122,9 @@ public struct SceneRenderer: Sendable {
                 for rect in labelRects[itemIndex] {
                     let left = Int(x.rounded()) + rect.minX
                     let top = Int(y.rounded()) + rect.minY
-                    if left + rect.width > 0, top + rect.height > 0, left < scene.width, top < scene.height { total += 1 }
+                    if left + rect.width > 0, top + rect.height > 0, left < scene.width, top < scene.height {
+                        total += 1
+                    }
                 }
             }
         }
@@ -137,7 +141,9 @@ public struct SceneRenderer: Sendable {
                 let (x, y) = item.position(frame: index)
                 let sprite = itemSprites[itemIndex]
                 let blurPad = blurPads[itemIndex]
-                Self.blend(sprite, into: out, width: width, height: height, atX: Int(x.rounded()) - blurPad, y: Int(y.rounded()))
+                Self.blend(
+                    sprite, into: out, width: width, height: height, atX: Int(x.rounded()) - blurPad,
+                    y: Int(y.rounded()))
             }
             for occluder in scene.occluders where occluder.frames.contains(index) {
                 var ox = occluder.x
@@ -173,14 +179,16 @@ public struct SceneRenderer: Sendable {
                 let a = Int(sprite.alpha[y * sprite.width + x])
                 guard a > 0 else { continue }
                 let t = (top + y) * target.width + left + x
-                target.pixels[t] = UInt8((Int(sprite.pixels[y * sprite.width + x]) * a + Int(target.pixels[t]) * (255 - a)) / 255)
+                target.pixels[t] = UInt8(
+                    (Int(sprite.pixels[y * sprite.width + x]) * a + Int(target.pixels[t]) * (255 - a)) / 255)
                 target.alpha[t] = max(target.alpha[t], UInt8(a))
             }
         }
     }
 
     static func blend(
-        _ sprite: Sprite, into out: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, atX left: Int, y top: Int
+        _ sprite: Sprite, into out: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, atX left: Int,
+        y top: Int
     ) {
         let x0 = max(0, left)
         let x1 = min(width, left + sprite.width)

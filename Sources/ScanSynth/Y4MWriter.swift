@@ -1,7 +1,7 @@
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A clip that could not be written, naming the file.
@@ -20,7 +20,9 @@ public final class Y4MWriter {
     private let chromaPlanes: [UInt8]
 
     public init(path: String, header: Y4MHeader) throws(ClipWriteError) {
-        guard let file = fopen(path, "wb") else { throw ClipWriteError(path: path, reason: String(cString: strerror(errno))) }
+        guard let file = fopen(path, "wb") else {
+            throw ClipWriteError(path: path, reason: String(cString: strerror(errno)))
+        }
         self.file = file
         self.path = path
         self.header = header
@@ -37,7 +39,9 @@ public final class Y4MWriter {
 
     public func write(_ frame: GrayImage) throws(ClipWriteError) {
         guard frame.width == header.width, frame.height == header.height else {
-            throw ClipWriteError(path: path, reason: "frame is \(frame.width)x\(frame.height), the clip \(header.width)x\(header.height)")
+            throw ClipWriteError(
+                path: path, reason: "frame is \(frame.width)x\(frame.height), the clip \(header.width)x\(header.height)"
+            )
         }
         try put(Array("FRAME\n".utf8))
         try put(frame.pixels)

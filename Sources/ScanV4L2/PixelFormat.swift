@@ -30,7 +30,8 @@ public enum PixelFormat: UInt32, Sendable, CaseIterable, CustomStringConvertible
 
     /// Copies the luma of one frame into `image` (packed rows). `bytesPerLine` is the driver's
     /// stride of the first plane. False when the buffer is shorter than the format needs.
-    public func extractLuma(from buffer: UnsafeRawBufferPointer, bytesPerLine: Int, into image: inout GrayImage) -> Bool {
+    public func extractLuma(from buffer: UnsafeRawBufferPointer, bytesPerLine: Int, into image: inout GrayImage) -> Bool
+    {
         let width = image.width
         let height = image.height
         let minimumStride: Int

@@ -2,7 +2,7 @@ import CV4L2
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the agent asks of a camera; the driver may answer with something close.
@@ -55,7 +55,9 @@ public final class V4L2Capture {
                 reason: "\(caps.card.isEmpty ? caps.driver : caps.card) cannot capture video")
         }
         guard caps.canStream || caps.canRead else {
-            throw V4L2Error(code: .notACaptureDevice, device: request.device, operation: "check", reason: "offers neither streaming nor read I/O")
+            throw V4L2Error(
+                code: .notACaptureDevice, device: request.device, operation: "check",
+                reason: "offers neither streaming nor read I/O")
         }
         let offered = try Self.offeredFormats(device)
         guard let pixelFormat = PixelFormat.choose(offered: offered) else {
@@ -91,7 +93,8 @@ public final class V4L2Capture {
         if useStreaming {
             try startStreaming(bufferCount: bufferCount)
         } else {
-            readBuffer = [UInt8](repeating: 0, count: max(Int(fmt.fmt.pix.sizeimage), format.bytesPerLine * format.height))
+            readBuffer = [UInt8](
+                repeating: 0, count: max(Int(fmt.fmt.pix.sizeimage), format.bytesPerLine * format.height))
         }
     }
 
@@ -122,7 +125,9 @@ public final class V4L2Capture {
         request.memory = scantrack_v4l2_memory_mmap()
         try device.call("VIDIOC_REQBUFS") { scantrack_v4l2_reqbufs(device.fd, &request) }
         guard request.count > 0 else {
-            throw V4L2Error(code: .mapFailed, device: device.path, operation: "VIDIOC_REQBUFS", reason: "the driver granted no buffers")
+            throw V4L2Error(
+                code: .mapFailed, device: device.path, operation: "VIDIOC_REQBUFS",
+                reason: "the driver granted no buffers")
         }
         for index in 0..<request.count {
             var buffer = v4l2_buffer()
@@ -153,7 +158,9 @@ public final class V4L2Capture {
         }
         if ready == 0 { return false }
         if poller.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && poller.revents & Int16(POLLIN) == 0 {
-            throw V4L2Error(code: .readFailed, device: device.path, operation: "poll", reason: "the device reported an error or hung up")
+            throw V4L2Error(
+                code: .readFailed, device: device.path, operation: "poll",
+                reason: "the device reported an error or hung up")
         }
         if streaming {
             var buffer = v4l2_buffer()
@@ -166,18 +173,22 @@ public final class V4L2Capture {
             let mapped = buffers[Int(buffer.index)]
             let used = min(Int(buffer.bytesused == 0 ? UInt32(mapped.length) : buffer.bytesused), mapped.length)
             let ok = format.pixelFormat.extractLuma(
-                from: UnsafeRawBufferPointer(start: mapped.start, count: used), bytesPerLine: format.bytesPerLine, into: &image)
+                from: UnsafeRawBufferPointer(start: mapped.start, count: used), bytesPerLine: format.bytesPerLine,
+                into: &image)
             try device.call("VIDIOC_QBUF") { scantrack_v4l2_qbuf(device.fd, &buffer) }
             return ok
         }
-        let count = readBuffer.withUnsafeMutableBytes { raw in scantrack_v4l2_read(device.fd, raw.baseAddress, raw.count) }
+        let count = readBuffer.withUnsafeMutableBytes { raw in
+            scantrack_v4l2_read(device.fd, raw.baseAddress, raw.count)
+        }
         if count < 0 {
             if errno == EAGAIN || errno == EINTR { return false }
             throw V4L2Error(code: .readFailed, device: device.path, operation: "read", errno: errno)
         }
         return readBuffer.withUnsafeBytes { raw in
             format.pixelFormat.extractLuma(
-                from: UnsafeRawBufferPointer(rebasing: raw.prefix(count)), bytesPerLine: format.bytesPerLine, into: &image)
+                from: UnsafeRawBufferPointer(rebasing: raw.prefix(count)), bytesPerLine: format.bytesPerLine,
+                into: &image)
         }
     }
 }

@@ -1,7 +1,7 @@
 import CV4L2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Owns one file descriptor opened through libv4l2 (which converts exotic pixel formats

@@ -20,7 +20,8 @@ public final class ZBarFrameDecoder {
     /// `testInverted`: also read light codes on a dark ground (still images; costs a second pass).
     public init(config: DecoderConfig, testInverted: Bool = false) throws(ZBarError) {
         self.config = config
-        let settings = ZBarSettings(symbologies: Set(config.symbologies), density: config.density, testInverted: testInverted)
+        let settings = ZBarSettings(
+            symbologies: Set(config.symbologies), density: config.density, testInverted: testInverted)
         self.scanner = try ZBarScanner(settings: settings)
         self.splitter = DetectionSplitter(density: config.density)
     }
@@ -58,7 +59,8 @@ public final class ZBarFrameDecoder {
         let scanned = ParallelWork.map(regions, threads: threads) { region -> Result<[Detection], ZBarError> in
             Result { () throws(ZBarError) -> [Detection] in
                 let settings = ZBarSettings(
-                    symbologies: symbologies, density: max(1, min(region.rowStep, region.columnStep)), rowStep: region.rowStep,
+                    symbologies: symbologies, density: max(1, min(region.rowStep, region.columnStep)),
+                    rowStep: region.rowStep,
                     columnStep: region.columnStep)
                 return try ZBarScanner(settings: settings).scan(
                     frame.cropped(to: region.box), origin: Point(x: region.box.minX, y: region.box.minY))
@@ -81,17 +83,22 @@ public final class ZBarFrameDecoder {
             // of that code: the tracked region, scanned for it alone, read what was there).
             let known = { (part: Detection) -> Bool in
                 guard let box = part.box else { return false }
-                if result.contains(where: { $0.symbology == part.symbology && $0.value == part.value && ($0.box?.intersects(box) ?? true) }) {
+                if result.contains(where: {
+                    $0.symbology == part.symbology && $0.value == part.value && ($0.box?.intersects(box) ?? true)
+                }) {
                     return true
                 }
                 guard region.purpose != .tracked else { return false }
                 return trackedRegions.contains { tracked in
                     tracked.box.covers(box, fraction: 1)
-                        && tracked.tracks.contains { tracks[$0].symbology == part.symbology && tracks[$0].value == part.value }
+                        && tracked.tracks.contains {
+                            tracks[$0].symbology == part.symbology && tracks[$0].value == part.value
+                        }
                 }
             }
             let splitter = DetectionSplitter(density: region.rowStep > 0 ? region.rowStep : region.columnStep)
-            let found = try Self.attachAddOns(verified(raw, in: frame, splitter: splitter, vouchers: vouchers, skipping: known))
+            let found = try Self.attachAddOns(
+                verified(raw, in: frame, splitter: splitter, vouchers: vouchers, skipping: known))
             let owners = region.tracks.map { tracks[$0] }
             result += Self.pooled(found, owners: owners).map { Self.completed($0, by: owners) }
         }
@@ -107,7 +114,9 @@ public final class ZBarFrameDecoder {
         for detection in detections {
             let sameValue = owners.filter { $0.symbology == detection.symbology && $0.value == detection.value }
             if sameValue.count == 1, detection.symbology.isLinear,
-                let index = result.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
+                let index = result.firstIndex(where: {
+                    $0.symbology == detection.symbology && $0.value == detection.value
+                })
             {
                 result[index].absorb(detection)
             } else {
@@ -122,12 +131,16 @@ public final class ZBarFrameDecoder {
     /// track of that value is expected around it and its size is known, the read stands for that
     /// code: it takes the track's predicted box, so the tracker sees the code, not one of its ends.
     static func completed(_ detection: Detection, by tracks: [DecodePlanner.TrackedCode]) -> Detection {
-        guard detection.symbology.isLinear, let box = detection.box, box.width <= 4 || box.height <= 4 else { return detection }
+        guard detection.symbology.isLinear, let box = detection.box, box.width <= 4 || box.height <= 4 else {
+            return detection
+        }
         let owner = tracks.first { track in
             guard track.value == detection.value, track.symbology == detection.symbology,
                 track.typicalWidth > 8, track.typicalHeight > 8
             else { return false }
-            let near = Box(minX: track.box.minX - 16, minY: track.box.minY - 16, maxX: track.box.maxX + 16, maxY: track.box.maxY + 16)
+            let near = Box(
+                minX: track.box.minX - 16, minY: track.box.minY - 16, maxX: track.box.maxX + 16,
+                maxY: track.box.maxY + 16)
             return near.covers(box, fraction: 1) && track.box.width > 8 && track.box.height > 8
         }
         guard let owner else { return detection }
@@ -160,7 +173,9 @@ public final class ZBarFrameDecoder {
                     } else {
                         rejectedParts += 1
                     }
-                } else if let box = part.box, vouchers.contains(where: { $0.value == part.value && $0.box.intersects(box) }) {
+                } else if let box = part.box,
+                    vouchers.contains(where: { $0.value == part.value && $0.box.intersects(box) })
+                {
                     result.append(part)
                 } else if try confirms(part, in: frame) {
                     result.append(part)
@@ -176,13 +191,17 @@ public final class ZBarFrameDecoder {
     /// code just left of it on the same scan lines, as that code's `addOn`. A supplement alone is
     /// not a code and is dropped.
     static func attachAddOns(_ detections: [Detection]) -> [Detection] {
-        let addOns = detections.indices.filter { detections[$0].symbology == .ean2 || detections[$0].symbology == .ean5 }
+        let addOns = detections.indices.filter {
+            detections[$0].symbology == .ean2 || detections[$0].symbology == .ean5
+        }
         guard !addOns.isEmpty else { return detections }
         var result = detections
         for index in addOns {
             guard let addOnBox = detections[index].box else { continue }
             let owner = detections.indices.filter { candidate in
-                guard Self.phantomProne(detections[candidate].symbology), let box = detections[candidate].box else { return false }
+                guard Self.phantomProne(detections[candidate].symbology), let box = detections[candidate].box else {
+                    return false
+                }
                 // zbar places the supplement's points at its far end: up to a separator and an
                 // EAN-5 (9 + 47 modules against the main code's 95) past the main code.
                 let rowsOverlap = min(box.maxY, addOnBox.maxY) >= max(box.minY, addOnBox.minY)
@@ -200,7 +219,9 @@ public final class ZBarFrameDecoder {
         var merged: [Detection] = []
         for detection in raw {
             if detection.symbology.isLinear,
-                let index = merged.firstIndex(where: { $0.symbology == detection.symbology && $0.value == detection.value })
+                let index = merged.firstIndex(where: {
+                    $0.symbology == detection.symbology && $0.value == detection.value
+                })
             {
                 merged[index].absorb(detection)
             } else {
@@ -246,18 +267,24 @@ public final class ZBarFrameDecoder {
         // set up and to run.
         let settings = ZBarSettings(
             symbologies: [part.symbology], density: 1, rowStep: horizontal ? 1 : 0, columnStep: horizontal ? 0 : 1)
-        let found = try ZBarScanner(settings: settings).scan(cut(frame, region), origin: Point(x: region.minX, y: region.minY))
+        let found = try ZBarScanner(settings: settings).scan(
+            cut(frame, region), origin: Point(x: region.minX, y: region.minY))
         // The same value, read where the part is, with halves seen to fit: a rescan of two labels
         // can rebuild the same phantom, so a rescan that does not show both halves proves nothing
         // (UPC-E has no halves: zbar reads it in one piece, and cannot join it from two labels).
         let match = found.first { symbol in
-            guard symbol.symbology == part.symbology, symbol.value == part.value, let symbolBox = symbol.box else { return false }
+            guard symbol.symbology == part.symbology, symbol.value == part.value, let symbolBox = symbol.box else {
+                return false
+            }
             let fits = Self.verifierSplitter.eanHalvesFit(symbol)
-            return symbolBox.intersectionOverUnion(box) > 0 && (fits == true || (fits == nil && part.symbology == .upcE))
+            return symbolBox.intersectionOverUnion(box) > 0
+                && (fits == true || (fits == nil && part.symbology == .upcE))
         }
         guard let match, let matchBox = match.box else { return false }
         // Only a read whose halves were seen to fit vouches for the next frames.
-        if Self.verifierSplitter.eanHalvesFit(match) == true { recentlyConfirmed.append((part.value, matchBox, frameCount)) }
+        if Self.verifierSplitter.eanHalvesFit(match) == true {
+            recentlyConfirmed.append((part.value, matchBox, frameCount))
+        }
         return true
     }
 

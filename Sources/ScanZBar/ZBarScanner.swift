@@ -58,7 +58,8 @@ public final class ZBarScanner {
     /// interest cut out of a larger frame reports frame coordinates.
     public func scan(_ image: GrayImage, origin: Point = Point(x: 0, y: 0)) throws(ZBarError) -> [Detection] {
         guard image.width > 0, image.height > 0 else {
-            throw ZBarError(code: .badImage, function: "zbar_image_set_size", input: "a \(image.width)x\(image.height) image")
+            throw ZBarError(
+                code: .badImage, function: "zbar_image_set_size", input: "a \(image.width)x\(image.height) image")
         }
         guard let zimage = zbar_image_create() else {
             throw ZBarError(code: .scannerUnavailable, function: "zbar_image_create", input: "a new image")
@@ -74,7 +75,10 @@ public final class ZBarScanner {
             defer { zbar_image_set_data(zimage, nil, 0, nil) }
             let found = zbar_scan_image(scanner, zimage)
             guard found >= 0 else {
-                return .failure(ZBarError(code: .scanFailed, function: "zbar_scan_image", input: "a \(image.width)x\(image.height) image"))
+                return .failure(
+                    ZBarError(
+                        code: .scanFailed, function: "zbar_scan_image", input: "a \(image.width)x\(image.height) image")
+                )
             }
             var detections: [Detection] = []
             detections.reserveCapacity(Int(found))
@@ -134,7 +138,9 @@ public final class ZBarScanner {
     private static func bytes(of symbol: OpaquePointer) -> [UInt8] {
         let length = Int(zbar_symbol_get_data_length(symbol))
         guard length > 0, let data = zbar_symbol_get_data(symbol) else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 
     private static func points(of symbol: OpaquePointer, origin: Point) -> [Point] {

@@ -39,7 +39,9 @@ public final class ZXingReader {
     public init(settings: ZXingSettings = ZXingSettings()) throws(ZXingError) {
         // Checked before the options exist: a throwing initializer of a fully initialised class
         // still runs deinit, which would free them a second time.
-        let formats = settings.symbologies.map { $0.sorted { $0.rawValue < $1.rawValue }.flatMap { ZXingFormats.formats(for: $0) } }
+        let formats = settings.symbologies.map {
+            $0.sorted { $0.rawValue < $1.rawValue }.flatMap { ZXingFormats.formats(for: $0) }
+        }
         if let formats, formats.isEmpty {
             throw ZXingError(
                 function: "ZXing_ReaderOptions_setFormats",
@@ -71,17 +73,22 @@ public final class ZXingReader {
 
     /// Every symbol zxing-cpp finds in the image, as detections in image coordinates plus `origin`.
     /// `input` names the image in errors (a file, a camera's frame).
-    public func read(_ image: GrayImage, origin: Point = Point(x: 0, y: 0), input: String = "a frame") throws(ZXingError) -> [Detection] {
+    public func read(_ image: GrayImage, origin: Point = Point(x: 0, y: 0), input: String = "a frame")
+        throws(ZXingError) -> [Detection]
+    {
         guard image.width > 0, image.height > 0 else {
-            throw ZXingError(function: "ZXing_ImageView_new", input: input, message: "the image is \(image.width)x\(image.height)")
+            throw ZXingError(
+                function: "ZXing_ImageView_new", input: input, message: "the image is \(image.width)x\(image.height)")
         }
         let outcome: Result<[Detection], ZXingError> = image.pixels.withUnsafeBufferPointer { pixels in
             guard
                 let view = ZXing_ImageView_new_checked(
-                    pixels.baseAddress, Int32(pixels.count), Int32(image.width), Int32(image.height), ZXing_ImageFormat_Lum,
+                    pixels.baseAddress, Int32(pixels.count), Int32(image.width), Int32(image.height),
+                    ZXing_ImageFormat_Lum,
                     Int32(image.width), 1)
             else {
-                return .failure(ZXingError(function: "ZXing_ImageView_new_checked", input: input, message: Self.lastError()))
+                return .failure(
+                    ZXingError(function: "ZXing_ImageView_new_checked", input: input, message: Self.lastError()))
             }
             defer { ZXing_ImageView_delete(view) }
             guard let barcodes = ZXing_ReadBarcodes(view, options) else {
@@ -111,7 +118,8 @@ public final class ZXingReader {
             Point(x: Int($0.x) + origin.x, y: Int($0.y) + origin.y)
         }
         return Detection(
-            symbology: symbology, value: value, points: points, isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1,
+            symbology: symbology, value: value, points: points,
+            isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1,
             engine: "zxing")
     }
 
@@ -160,10 +168,14 @@ enum ZXingFormats {
         ]
         if let exact = table.first(where: { $0.0 == format }) { return exact.1 }
         let families: [(ZXing_BarcodeFormat, Symbology)] = [
-            (ZXing_BarcodeFormat_Code128, .code128), (ZXing_BarcodeFormat_Code39, .code39), (ZXing_BarcodeFormat_Code93, .code93),
-            (ZXing_BarcodeFormat_ITF, .interleaved2of5), (ZXing_BarcodeFormat_Codabar, .codabar), (ZXing_BarcodeFormat_DataBar, .dataBar),
-            (ZXing_BarcodeFormat_QRCode, .qrCode), (ZXing_BarcodeFormat_PDF417, .pdf417), (ZXing_BarcodeFormat_DataMatrix, .dataMatrix),
-            (ZXing_BarcodeFormat_Aztec, .aztec), (ZXing_BarcodeFormat_MaxiCode, .maxiCode), (ZXing_BarcodeFormat_EANUPC, .ean13),
+            (ZXing_BarcodeFormat_Code128, .code128), (ZXing_BarcodeFormat_Code39, .code39),
+            (ZXing_BarcodeFormat_Code93, .code93),
+            (ZXing_BarcodeFormat_ITF, .interleaved2of5), (ZXing_BarcodeFormat_Codabar, .codabar),
+            (ZXing_BarcodeFormat_DataBar, .dataBar),
+            (ZXing_BarcodeFormat_QRCode, .qrCode), (ZXing_BarcodeFormat_PDF417, .pdf417),
+            (ZXing_BarcodeFormat_DataMatrix, .dataMatrix),
+            (ZXing_BarcodeFormat_Aztec, .aztec), (ZXing_BarcodeFormat_MaxiCode, .maxiCode),
+            (ZXing_BarcodeFormat_EANUPC, .ean13),
         ]
         return families.first(where: { $0.0 == family })?.1
     }

@@ -22,7 +22,8 @@ while index + 1 < CommandLine.arguments.count {
 guard let natsURL = options["nats"] ?? ProcessInfo.processInfo.environment["SCANTRACK_NATS"],
     let adminDSN = options["pg"] ?? ProcessInfo.processInfo.environment["SCANTRACK_PG"]
 else {
-    FileHandle.standardError.write(Data("scan-bench-ingest: pass --nats and --pg (or set SCANTRACK_NATS/SCANTRACK_PG)\n".utf8))
+    FileHandle.standardError.write(
+        Data("scan-bench-ingest: pass --nats and --pg (or set SCANTRACK_NATS/SCANTRACK_PG)\n".utf8))
     exit(64)
 }
 let total = Int(options["events"] ?? "") ?? 200_000
@@ -31,22 +32,22 @@ let seconds = Int(options["seconds"] ?? "") ?? 20
 let migrations = options["migrations"] ?? "migrations"
 
 enum Bench {
-static func now() -> Double { Date().timeIntervalSince1970 }
+    static func now() -> Double { Date().timeIntervalSince1970 }
 
-/// A sighting as an agent sends it; `time` carries the publish time for the latency run.
-static func sighting(_ n: Int, run: String, time: Timestamp) -> [UInt8] {
-    let first = time.adding(milliseconds: -600)
-    let value = "400638\(String(1_000_000 + n % 8_999_999))"
-    let text = """
-        {"type":"sighting","eventId":"\(run)-\(n).sighting","site":"dc1","camera":"cam-\(n % 4)","time":"\(time)",\
-        "trackId":"\(run)-\(n)","symbology":"EAN-13","value":"\(value)","status":"accepted","firstSeen":"\(first)",\
-        "lastSeen":"\(time.adding(milliseconds: -100))","firstFrame":\(n * 2),"lastFrame":\(n * 2 + 15),"frames":16,"decodes":14,\
-        "lane":"L1","box":{"first":[[10,10],[200,10],[200,80],[10,80]],"last":[[510,10],[700,10],[700,80],[510,80]]},"velocity":950.0}
-        """
-    return Array(text.utf8)
-}
+    /// A sighting as an agent sends it; `time` carries the publish time for the latency run.
+    static func sighting(_ n: Int, run: String, time: Timestamp) -> [UInt8] {
+        let first = time.adding(milliseconds: -600)
+        let value = "400638\(String(1_000_000 + n % 8_999_999))"
+        let text = """
+            {"type":"sighting","eventId":"\(run)-\(n).sighting","site":"dc1","camera":"cam-\(n % 4)","time":"\(time)",\
+            "trackId":"\(run)-\(n)","symbology":"EAN-13","value":"\(value)","status":"accepted","firstSeen":"\(first)",\
+            "lastSeen":"\(time.adding(milliseconds: -100))","firstFrame":\(n * 2),"lastFrame":\(n * 2 + 15),"frames":16,"decodes":14,\
+            "lane":"L1","box":{"first":[[10,10],[200,10],[200,80],[10,80]],"last":[[510,10],[700,10],[700,80],[510,80]]},"velocity":950.0}
+            """
+        return Array(text.utf8)
+    }
 
-static func stamp() -> Timestamp { Timestamp(milliseconds: Int64(now() * 1000)) }
+    static func stamp() -> Timestamp { Timestamp(milliseconds: Int64(now() * 1000)) }
 }
 
 /// Publish-to-commit latencies, appended from the ingest thread.
@@ -97,10 +98,14 @@ do {
     }
     let ingestSeconds = Bench.now() - began
     let stored = Int(try database.query("SELECT count(*) FROM sightings").rows[0][0] ?? "") ?? 0
-    print("sustained_events=\(stored) sustained_seconds=\(String(format: "%.2f", ingestSeconds)) sustained_rate=\(Int(Double(stored) / ingestSeconds)) batch=\(settings.batchSize)")
+    print(
+        "sustained_events=\(stored) sustained_seconds=\(String(format: "%.2f", ingestSeconds)) sustained_rate=\(Int(Double(stored) / ingestSeconds)) batch=\(settings.batchSize)"
+    )
 
     // 2. Ceiling: the same rows, one COPY, same table, same indexes.
-    let rows = try database.query("SELECT \(["event_id", "site", "camera", "track_id", "symbology", "value", "value_encoding", "status", "lane", "first_seen", "last_seen", "first_frame", "last_frame", "frames", "decodes", "event_time", "body"].joined(separator: ",")) FROM sightings").rows
+    let rows = try database.query(
+        "SELECT \(["event_id", "site", "camera", "track_id", "symbology", "value", "value_encoding", "status", "lane", "first_seen", "last_seen", "first_frame", "last_frame", "frames", "decodes", "event_time", "body"].joined(separator: ",")) FROM sightings"
+    ).rows
     try database.execute("TRUNCATE sightings")
     began = Bench.now()
     _ = try database.transaction { () throws(PGError) in
@@ -109,7 +114,9 @@ do {
             rows: rows)
     }
     let copySeconds = Bench.now() - began
-    print("copy_events=\(rows.count) copy_seconds=\(String(format: "%.2f", copySeconds)) copy_rate=\(Int(Double(rows.count) / copySeconds))")
+    print(
+        "copy_events=\(rows.count) copy_seconds=\(String(format: "%.2f", copySeconds)) copy_rate=\(Int(Double(rows.count) / copySeconds))"
+    )
     try database.execute("TRUNCATE sightings")
 
     // 3. Latency at a steady rate: a publisher thread paces itself; ingest runs here.
@@ -136,7 +143,8 @@ do {
         while sent < expected {
             let due = min(expected, Int((Bench.now() - start) * Double(rate)))
             while sent < due {
-                try? connection.publish(subject: steadySubject, bytes: Bench.sighting(sent, run: "l", time: Bench.stamp()))
+                try? connection.publish(
+                    subject: steadySubject, bytes: Bench.sighting(sent, run: "l", time: Bench.stamp()))
                 sent += 1
             }
             try? connection.flush(timeoutMilliseconds: 1_000)
@@ -153,7 +161,9 @@ do {
         guard !sorted.isEmpty else { return "n/a" }
         return String(format: "%.0f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
     }
-    print("latency_rate=\(rate) latency_events=\(sorted.count) latency_p50_ms=\(percentile(0.5)) latency_p99_ms=\(percentile(0.99)) latency_max_ms=\(percentile(1.0))")
+    print(
+        "latency_rate=\(rate) latency_events=\(sorted.count) latency_p50_ms=\(percentile(0.5)) latency_p99_ms=\(percentile(0.99)) latency_max_ms=\(percentile(1.0))"
+    )
 } catch {
     FileHandle.standardError.write(Data("scan-bench-ingest: \(error)\n".utf8))
     exit(1)

@@ -1,7 +1,7 @@
 import ScanCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// scan-bench tracker [--tracks N] [--frames N]
@@ -29,7 +29,10 @@ func detections(frame: Int, tracks: Int) -> [Detection] {
         var points: [Point] = []
         for line in stride(from: y, to: y + 60, by: 2) {
             let leftToRight = (line / 2) % 2 == 0
-            points += leftToRight ? [Point(x: x + 98, y: line), Point(x: x + 190, y: line)] : [Point(x: x + 92, y: line), Point(x: x, y: line)]
+            points +=
+                leftToRight
+                ? [Point(x: x + 98, y: line), Point(x: x + 190, y: line)]
+                : [Point(x: x + 92, y: line), Point(x: x, y: line)]
         }
         let value = Array("40063813\(String(10000 + code))".utf8.prefix(13))
         result.append(Detection(symbology: .ean13, value: value, points: points))
@@ -54,4 +57,6 @@ for frame in 0..<frames {
 clock_gettime(CLOCK_MONOTONIC, &clock)
 let seconds = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 - start
 let live = pipeline.tracker.live.count
-print("tracks=\(tracks) frames=\(frames) live_at_end=\(live) events=\(events) us_per_frame=\(JSONWriter.format(seconds / Double(frames) * 1e6, decimals: 1))")
+print(
+    "tracks=\(tracks) frames=\(frames) live_at_end=\(live) events=\(events) us_per_frame=\(JSONWriter.format(seconds / Double(frames) * 1e6, decimals: 1))"
+)

@@ -17,18 +17,23 @@ let frames = option("--frames").flatMap(Int.init) ?? 300
 let codes = option("--codes").flatMap(Int.init) ?? 10
 let seed = option("--seed").flatMap(UInt64.init) ?? 7
 let truth = option("--truth")
-guard arguments.count == 2, let scene = Scenarios.named(
-    arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
+guard arguments.count == 2,
+    let scene = Scenarios.named(
+        arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
 else {
     FileHandle.standardError.write(
-        Data("usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n".utf8))
+        Data(
+            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
+                .utf8))
     exit(2)
 }
 do {
     let renderer = try SceneRenderer(scene: scene)
     try renderer.writeClip(to: arguments[1])
     FileHandle.standardError.write(
-        Data("scan-synth: \(arguments[1]): \(scene.frameCount) frames \(scene.width)x\(scene.height), \(String(format: "%.1f", renderer.averageCodesInView())) codes in view on average\n".utf8))
+        Data(
+            "scan-synth: \(arguments[1]): \(scene.frameCount) frames \(scene.width)x\(scene.height), \(String(format: "%.1f", renderer.averageCodesInView())) codes in view on average\n"
+                .utf8))
     if let truth {
         var lines: [String] = []
         for code in renderer.expectedCodes() {

@@ -13,7 +13,8 @@ struct AsyncAPIDocumentTests {
 
     static func python() throws -> String {
         let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
         return python
     }
 
@@ -31,10 +32,12 @@ struct AsyncAPIDocumentTests {
         let result = try ProcessRunner.run(try Self.python(), [Self.consumer, "--check-asyncapi", Self.path])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(summary["subjects"] == .object([
-            ("item", .string("lane")), ("pack", .string("station")), ("session", .string("camera")),
-            ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
-        ]))
+        #expect(
+            summary["subjects"]
+                == .object([
+                    ("item", .string("lane")), ("pack", .string("station")), ("session", .string("camera")),
+                    ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
+                ]))
     }
 
     @Test("a document with a dangling reference or a missing schema file is refused, naming the reference")
@@ -64,10 +67,13 @@ struct AsyncAPIDocumentTests {
     func matchesCode() throws {
         let text = try String(contentsOfFile: Self.path, encoding: .utf8)
         let subjects = ContractSubjects()
-        let expected = ["sighting", "session", "track", "status"].map { subjects.agent($0, site: "{site}", camera: "{camera}") }
-            + [subjects.item(site: "{site}", lane: "{lane}"), subjects.pack(site: "{site}", station: "{station}"),
-               subjects.deadLetterSubjects[0].replacingOccurrences(of: ">", with: "{reason}"),
-               subjects.command(site: "{site}", camera: "{camera}", verb: "{verb}"), "null"]
+        let expected =
+            ["sighting", "session", "track", "status"].map { subjects.agent($0, site: "{site}", camera: "{camera}") }
+            + [
+                subjects.item(site: "{site}", lane: "{lane}"), subjects.pack(site: "{site}", station: "{station}"),
+                subjects.deadLetterSubjects[0].replacingOccurrences(of: ">", with: "{reason}"),
+                subjects.command(site: "{site}", camera: "{camera}", verb: "{verb}"), "null",
+            ]
         #expect(Self.values(of: "address", in: text) == expected)
         let enums = Self.values(of: "enum", in: text)
         #expect(enums.count == 2)

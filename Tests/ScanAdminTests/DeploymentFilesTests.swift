@@ -11,8 +11,10 @@ struct DeploymentFilesTests {
 
     @Test("docker-compose config accepts docker/compose.yaml")
     func composeValidates() throws {
-        let tool = try #require(ProcessRunner.which("docker-compose"), "docker-compose is missing: scripts/install-deps.sh installs it")
-        let result = try ProcessRunner.run(tool, ["-f", Self.docker + "/compose.yaml", "config", "-q"], environment: ["POSTGRES_PASSWORD": "x"])
+        let tool = try #require(
+            ProcessRunner.which("docker-compose"), "docker-compose is missing: scripts/install-deps.sh installs it")
+        let result = try ProcessRunner.run(
+            tool, ["-f", Self.docker + "/compose.yaml", "config", "-q"], environment: ["POSTGRES_PASSWORD": "x"])
         #expect(result.status == 0, "\(result.stderr)")
         let resolved = try ProcessRunner.run(tool, ["-f", Self.docker + "/compose.yaml", "config", "--services"])
         let services = Set(resolved.stdoutText.split(separator: "\n").map(String.init))
@@ -28,10 +30,12 @@ struct DeploymentFilesTests {
     func targets() throws {
         let compose = try String(contentsOfFile: Self.docker + "/compose.yaml", encoding: .utf8)
         let dockerfile = try String(contentsOfFile: Self.docker + "/Dockerfile", encoding: .utf8)
-        let targets = Set(compose.split(separator: "\n").compactMap { line -> String? in
-            let text = line.trimmingCharacters(in: .whitespaces)
-            return text.hasPrefix("target:") ? text.dropFirst("target:".count).trimmingCharacters(in: .whitespaces) : nil
-        })
+        let targets = Set(
+            compose.split(separator: "\n").compactMap { line -> String? in
+                let text = line.trimmingCharacters(in: .whitespaces)
+                return text.hasPrefix("target:")
+                    ? text.dropFirst("target:".count).trimmingCharacters(in: .whitespaces) : nil
+            })
         #expect(targets == ["agent", "aggregator", "scanadmin"])
         for target in targets { #expect(dockerfile.contains(" AS \(target)\n"), "\(target)") }
         // Runtime stages start from the slim image, not the Swift one.

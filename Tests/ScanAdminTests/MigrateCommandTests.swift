@@ -27,14 +27,18 @@ struct MigrateCommandTests {
     func unreachable() throws {
         let result = try ProcessRunner.run(
             Self.scanadmin,
-            ["migrate", "--pg", "host=127.0.0.1 port=1 password=hunter2 connect_timeout=2",
-             "--migrations", TestEnvironment.repoRoot + "/migrations"])
+            [
+                "migrate", "--pg", "host=127.0.0.1 port=1 password=hunter2 connect_timeout=2",
+                "--migrations", TestEnvironment.repoRoot + "/migrations",
+            ])
         #expect(result.status == 1)
         #expect(result.stderr.contains("port=1"))
         #expect(!result.stderr.contains("hunter2"))
     }
 
-    @Test("migrate applies, then reports up to date; --status lists each migration", .enabled(if: TestEnvironment.postgresEnabled))
+    @Test(
+        "migrate applies, then reports up to date; --status lists each migration",
+        .enabled(if: TestEnvironment.postgresEnabled))
     func migrateTwice() throws {
         let base = try TestEnvironment.requirePostgres()
         let admin = try PGConnection(dsn: base)

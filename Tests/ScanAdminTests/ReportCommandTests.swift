@@ -29,7 +29,10 @@ struct ReportCommandTests {
         try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
         return Seeded(
             database: database,
-            environment: ["SCANTRACK_PG": dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations", "SCANTRACK_CONFIG": ""],
+            environment: [
+                "SCANTRACK_PG": dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                "SCANTRACK_CONFIG": "",
+            ],
             drop: { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") })
     }
 
@@ -39,7 +42,9 @@ struct ReportCommandTests {
           "stations": [{"id": "pack-01", "cameras": ["cam-10"]}]}]}
         """#
 
-    static func sighting(_ db: PGConnection, _ id: String, camera: String, at time: String, value: String, rule: String? = nil) throws {
+    static func sighting(
+        _ db: PGConnection, _ id: String, camera: String, at time: String, value: String, rule: String? = nil
+    ) throws {
         try db.query(
             """
             INSERT INTO sightings (event_id, site, camera, track_id, symbology, value, status, rule_id, lane, first_seen, last_seen,
@@ -47,7 +52,8 @@ struct ReportCommandTests {
             VALUES ($1, 'dc1', $2, $1, 'EAN-13', $3, $4, $5, $6, $7, $7, 0, 9, 10, 8, $7, '{}')
             """,
             [
-                .text(id), .text(camera), .text(value), .text(rule == nil ? "accepted" : "rejected"), .optionalText(rule),
+                .text(id), .text(camera), .text(value), .text(rule == nil ? "accepted" : "rejected"),
+                .optionalText(rule),
                 camera == "cam-10" ? .null : .text("L1"), .text(time),
             ])
     }
@@ -83,9 +89,11 @@ struct ReportCommandTests {
         try sighting(db, "late-1", camera: "cam-01", at: "2026-10-24T19:59:59.999Z", value: "E")  // 21:59 CEST: late
         try sighting(db, "n1", camera: "cam-01", at: "2026-10-24T20:30:00.000Z", value: "A")  // 22:30 CEST
         try sighting(db, "n2", camera: "cam-01", at: "2026-10-25T00:30:00.000Z", value: "A")  // 02:30 CEST
-        try sighting(db, "n3", camera: "cam-02", at: "2026-10-25T01:30:00.000Z", value: "B")  // 02:30 CET, the hour again
+        try sighting(db, "n3", camera: "cam-02", at: "2026-10-25T01:30:00.000Z", value: "B")  // 02:30 CET again
         try sighting(db, "n4", camera: "cam-02", at: "2026-10-25T04:59:00.000Z", value: "C", rule: "unwanted-C")
-        try sighting(db, "n5", camera: "cam-10", at: "2026-10-25T03:00:00.000Z", value: "A'; DROP TABLE sightings; --", rule: "no-quotes")
+        try sighting(
+            db, "n5", camera: "cam-10", at: "2026-10-25T03:00:00.000Z", value: "A'; DROP TABLE sightings; --",
+            rule: "no-quotes")
         try sighting(db, "early-1", camera: "cam-01", at: "2026-10-25T05:00:00.000Z", value: "D")  // 06:00 CET: early
         try pass(db, "p1", at: "2026-10-24T20:30:00.000Z", seen: 2)
         try pass(db, "p2", at: "2026-10-25T00:30:00.000Z", seen: 1)
@@ -99,7 +107,9 @@ struct ReportCommandTests {
         try heartbeat(db, "h3", at: "2026-10-24T20:20:05.000Z", dropped: 10)
     }
 
-    @Test("a night shift across the DST change: every figure as the test inserted it, in json, csv and an 80-column table")
+    @Test(
+        "a night shift across the DST change: every figure as the test inserted it, in json, csv and an 80-column table"
+    )
     func nightShift() throws {
         let seeded = try Self.database()
         defer { seeded.drop() }
@@ -125,9 +135,12 @@ struct ReportCommandTests {
         #expect(night["packs"]?["short"]?.intValue == 1)
         #expect(night["packs"]?["unknownOrder"]?.intValue == 1)
         #expect(night["packs"]?["over"]?.intValue == 0)
-        #expect(night["topRejectRules"] == .array([
-            .object([("rule", .string("no-quotes")), ("count", .number(1))]), .object([("rule", .string("unwanted-C")), ("count", .number(1))]),
-        ]))
+        #expect(
+            night["topRejectRules"]
+                == .array([
+                    .object([("rule", .string("no-quotes")), ("count", .number(1))]),
+                    .object([("rule", .string("unwanted-C")), ("count", .number(1))]),
+                ]))
         guard case .array(let cameras)? = night["cameras"] else {
             Issue.record("missing in the report")
             return
@@ -152,7 +165,9 @@ struct ReportCommandTests {
         // The same figures in CSV, under the same names.
         let csv = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "csv"])
         #expect(csv.status == 0)
-        let rows = csv.stdoutText.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let rows = csv.stdoutText.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         #expect(rows.first == ["shift", "start", "end", "section", "key", "figure", "value"])
         func figure(_ section: String, _ key: String, _ name: String) -> String? {
             rows.first { $0.count == 7 && $0[3] == section && $0[4] == key && $0[5] == name }?[6]
@@ -188,14 +203,21 @@ struct ReportCommandTests {
         #expect(list.first?["packs"]?["over"]?.intValue == 1)
 
         let lane = try seeded.run(["report", "--shift", "2026-10-24/night", "--lane", "L1", "--format", "json"])
-        #expect(try JSONValue.parse(lane.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }?["sightings"]?.intValue == 4)
+        #expect(
+            try JSONValue.parse(lane.stdoutText)["shifts"].flatMap {
+                if case .array(let s) = $0 { s.first } else { nil }
+            }?["sightings"]?.intValue == 4)
         let camera = try seeded.run(["report", "--shift", "2026-10-24/night", "--camera", "cam-02", "--format", "json"])
-        let cameraShift = try JSONValue.parse(camera.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }
+        let cameraShift = try JSONValue.parse(camera.stdoutText)["shifts"].flatMap {
+            if case .array(let s) = $0 { s.first } else { nil }
+        }
         #expect(cameraShift?["sightings"]?.intValue == 2)
         #expect(cameraShift?["packs"]?["total"]?.intValue == 0)
 
         let range = try seeded.run(["report", "--from", "2026-10-24", "--to", "2026-10-26", "--format", "json"])
-        let whole = try JSONValue.parse(range.stdoutText)["shifts"].flatMap { if case .array(let s) = $0 { s.first } else { nil } }
+        let whole = try JSONValue.parse(range.stdoutText)["shifts"].flatMap {
+            if case .array(let s) = $0 { s.first } else { nil }
+        }
         #expect(whole?["sightings"]?.intValue == 7)
         #expect(whole?["itemPasses"]?.intValue == 3)
     }
@@ -207,7 +229,8 @@ struct ReportCommandTests {
         for (arguments, named) in [
             (["report", "--shift", "lunch"], "lunch"), (["report", "--from", "2026-10-24"], "--to"),
             (["report", "--from", "yesterday-ish", "--to", "2026-10-25"], "yesterday-ish"),
-            (["report", "--shifts", "early=6-14"], "early=6-14"), (["report", "--shift", "today", "--from", "2026-10-24", "--to", "2026-10-25"], "--shift"),
+            (["report", "--shifts", "early=6-14"], "early=6-14"),
+            (["report", "--shift", "today", "--from", "2026-10-24", "--to", "2026-10-25"], "--shift"),
         ] {
             let result = try seeded.run(arguments)
             #expect(result.status == 64, "\(arguments)")
@@ -228,7 +251,8 @@ struct ReportCommandTests {
         let show = try seeded.run(["topology", "show", "--format", "csv"])
         #expect(show.stdoutText.contains("dc1,Europe/Zurich,lane,L1,1,cam-02,1.50,1.00"))
         #expect(show.stdoutText.contains("dc1,Europe/Zurich,station,pack-01,,cam-10,,"))
-        try #"{"sites": [{"id": "dc2", "lanes": [{"id": "L9", "cameras": []}]}]}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        try #"{"sites": [{"id": "dc2", "lanes": [{"id": "L9", "cameras": []}]}]}"#.write(
+            toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
         let bad = try seeded.run(["topology", "load", dir + "/bad.json"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bad.json") && bad.stderr.contains("sites[0].lanes[0].cameras"))
@@ -244,8 +268,10 @@ struct ReportCommandTests {
         defer { seeded.drop() }
         let dir = try ReplayHarnessDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-2,1,O'Brien;--,1\n".write(toFile: dir + "/o.csv", atomically: true, encoding: .utf8)
-        try "order_id,line,code,quantity\nORD-3,1,400,1\nORD-3,2,401,many\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+        try "order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-2,1,O'Brien;--,1\n".write(
+            toFile: dir + "/o.csv", atomically: true, encoding: .utf8)
+        try "order_id,line,code,quantity\nORD-3,1,400,1\nORD-3,2,401,many\n".write(
+            toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
         let bad = try seeded.run(["orders", "import", dir + "/bad.csv"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bad.csv") && bad.stderr.contains("line 3") && bad.stderr.contains("many"))
@@ -265,7 +291,8 @@ struct ReportCommandTests {
         #expect(row["verdict"] == .string("not packed"))
         try Self.pack(seeded.database, "s9", at: "2026-10-24T21:00:00.000Z", verdict: "short")
         try seeded.database.query(
-            "INSERT INTO pack_lines (session_id, position, line, code, symbology, expected, counted, verdict) VALUES ('s9', 0, 1, '4006381333931', 'EAN-13', 2, 1, 'short')")
+            "INSERT INTO pack_lines (session_id, position, line, code, symbology, expected, counted, verdict) VALUES ('s9', 0, 1, '4006381333931', 'EAN-13', 2, 1, 'short')"
+        )
         let shown = try seeded.run(["orders", "show", "ORD-1", "--format", "csv"])
         #expect(shown.stdoutText.contains("ORD-1,1,4006381333931,2,s9,pack-01,1,short,short"))
     }

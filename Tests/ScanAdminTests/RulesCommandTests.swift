@@ -10,7 +10,9 @@ import Testing
 struct RulesCommandTests {
     typealias R = ReportCommandTests
 
-    static func write(_ text: String, _ path: String) throws { try text.write(toFile: path, atomically: true, encoding: .utf8) }
+    static func write(_ text: String, _ path: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
 
     @Test("add, list, show, test, remove and history; every change reaches the rules bucket as the agents read it")
     func lifecycle() throws {
@@ -21,11 +23,16 @@ struct RulesCommandTests {
         defer { try? jetStream.deleteStream("KV_" + ContractSubjects(prefix: prefix).rulesBucket) }
         var environment = seeded.environment
         environment["SCANTRACK_NATS"] = try TestEnvironment.requireNATS()
-        func run(_ arguments: [String]) throws -> ProcessResult { try ProcessRunner.run(R.scanadmin, arguments, environment: environment) }
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(R.scanadmin, arguments, environment: environment)
+        }
         let dir = try ReplayHarnessDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
-        let added = try run(["rules", "add", TestEnvironment.repoRoot + "/docs/examples/weekday-weekend.json", "--prefix", prefix, "--author", "alice"])
+        let added = try run([
+            "rules", "add", TestEnvironment.repoRoot + "/docs/examples/weekday-weekend.json", "--prefix", prefix,
+            "--author", "alice",
+        ])
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdoutText.contains("revision 1: added weekdays-only-40, weekends-only-41"))
         let bucket = try jetStream.keyValue(bucket: ContractSubjects(prefix: prefix).rulesBucket)
@@ -34,18 +41,26 @@ struct RulesCommandTests {
         #expect(published.rules.map(\.id).contains("weekends-only-41"))
 
         // Saturday: 40… is rejected by the weekend rule, and the explanation says why.
-        let saturday = try run(["rules", "test", "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-21T10:00:00Z"])
+        let saturday = try run([
+            "rules", "test", "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-21T10:00:00Z",
+        ])
         #expect(saturday.status == 1)
         #expect(saturday.stdoutText.contains("weekends-only-41 (priority 20): matches → reject"))
         #expect(saturday.stdoutText.contains("decision: rejected by rule weekends-only-41"))
-        let monday = try run(["rules", "test", "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-23T10:00:00Z"])
+        let monday = try run([
+            "rules", "test", "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-23T10:00:00Z",
+        ])
         #expect(monday.status == 0)
         #expect(monday.stdoutText.contains("decision: accepted by the default action"))
 
         // A replacement (same id) and a removal: new revisions, new bucket revisions.
-        try Self.write(#"{"version": 1, "rules": [{"id": "lane-labels", "priority": 5, "action": "reject", "match": {"prefix": "LANE'; --"}}]}"#, dir + "/r.json")
+        try Self.write(
+            #"{"version": 1, "rules": [{"id": "lane-labels", "priority": 5, "action": "reject", "match": {"prefix": "LANE'; --"}}]}"#,
+            dir + "/r.json")
         let replaced = try run(["rules", "add", dir + "/r.json", "--prefix", prefix])
-        #expect(replaced.stdoutText.contains("revision 2: replaced lane-labels"), "\(replaced.stdoutText) \(replaced.stderr)")
+        #expect(
+            replaced.stdoutText.contains("revision 2: replaced lane-labels"),
+            "\(replaced.stdoutText) \(replaced.stderr)")
         let shown = try run(["rules", "show", "lane-labels"])
         #expect(try JSONValue.parse(shown.stdoutText)["match"]?["prefix"] == .string("LANE'; --"))
         let removed = try run(["rules", "remove", "weekends-only-41", "--prefix", prefix, "--author", "bob"])
@@ -67,7 +82,9 @@ struct RulesCommandTests {
         #expect(lines[3].contains(",bob,3,bucket ") && lines[3].contains("removed weekends-only-41"))
     }
 
-    @Test("bad input: a bad ruleset is refused by path and stores nothing; unknown rule; NATS down keeps the revision and exits 3")
+    @Test(
+        "bad input: a bad ruleset is refused by path and stores nothing; unknown rule; NATS down keeps the revision and exits 3"
+    )
     func badInput() throws {
         let seeded = try R.database()
         defer { seeded.drop() }
@@ -75,7 +92,9 @@ struct RulesCommandTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var environment = seeded.environment
         environment["SCANTRACK_NATS"] = "nats://127.0.0.1:1"
-        func run(_ arguments: [String]) throws -> ProcessResult { try ProcessRunner.run(R.scanadmin, arguments, environment: environment) }
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(R.scanadmin, arguments, environment: environment)
+        }
         try Self.write(#"{"version": 1, "rules": [{"id": "x", "action": "maybe"}]}"#, dir + "/bad.json")
         for command in ["check", "add"] {
             let bad = try run(["rules", command, dir + "/bad.json"])
@@ -87,7 +106,9 @@ struct RulesCommandTests {
         #expect(try run(["rules", "show", "nope"]).status == 1)
         #expect(try run(["rules", "test", "--code", "1", "--symbology", "EAN-99"]).status == 64)
 
-        try Self.write(#"{"version": 1, "rules": [{"id": "only-40", "action": "reject", "match": {"regex": "^(?!40)"}}]}"#, dir + "/good.json")
+        try Self.write(
+            #"{"version": 1, "rules": [{"id": "only-40", "action": "reject", "match": {"regex": "^(?!40)"}}]}"#,
+            dir + "/good.json")
         let offline = try run(["rules", "add", dir + "/good.json"])
         #expect(offline.status == 3)
         #expect(offline.stderr.contains("stored but not published"))
@@ -106,14 +127,17 @@ struct RulesCommandTests {
               ('cam-01', 'dc1', 'L1', '{"fpsProcessed": 29.5, "framesDropped": 3, "liveTracks": 2, "spool": {"depth": 0}, "nats": "connected", "rules": {"revision": "7"}, "source": {"state": "streaming"}}', now()),
               ('cam-02', 'dc1', 'L1', '{"fpsProcessed": 30.0, "framesDropped": 0, "liveTracks": 0, "spool": {"depth": 120}, "nats": "disconnected", "rules": {"revision": "6"}}', now() - interval '5 minutes')
             """)
-        let result = try ProcessRunner.run(R.scanadmin, ["cameras", "--format", "json"], environment: seeded.environment)
+        let result = try ProcessRunner.run(
+            R.scanadmin, ["cameras", "--format", "json"], environment: seeded.environment)
         #expect(result.status == 0, "\(result.stderr)")
         guard case .array(let cameras) = try JSONValue.parse(result.stdoutText) else {
             Issue.record("not a list")
             return
         }
         #expect(cameras.map { $0["camera"]?.stringValue ?? "" } == ["cam-01", "cam-02", "cam-10"])
-        #expect(cameras[0]["state"] == .string("streaming") && cameras[0]["rules"] == .string("7") && cameras[0]["dropped"] == .number(3))
+        #expect(
+            cameras[0]["state"] == .string("streaming") && cameras[0]["rules"] == .string("7")
+                && cameras[0]["dropped"] == .number(3))
         #expect(cameras[1]["state"] == .string("SILENT") && cameras[1]["spool"] == .number(120))
         #expect(cameras[2]["state"] == .string("never heard") && cameras[2]["place"] == .string("station pack-01"))
         let check = try ProcessRunner.run(R.scanadmin, ["cameras", "--check"], environment: seeded.environment)

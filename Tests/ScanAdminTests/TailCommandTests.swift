@@ -13,38 +13,46 @@ struct TailCommandTests {
         let prefix = TestEnvironment.uniqueName("st")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.scanadmin)
-        process.arguments = ["tail", "--nats", natsURL, "--prefix", prefix, "--type", "sighting", "--count", "2", "--seconds", "20"]
+        process.arguments = [
+            "tail", "--nats", natsURL, "--prefix", prefix, "--type", "sighting", "--count", "2", "--seconds", "20",
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
         let connection = try NATSConnection(url: natsURL)
-        let sighting = #"{"type":"sighting","eventId":"e1","site":"dc1","camera":"cam-2","time":"2026-11-21T08:00:01.250Z","symbology":"EAN-13","value":"4006381333931","status":"accepted","trackId":"cam-2-r-1"}"#
+        let sighting =
+            #"{"type":"sighting","eventId":"e1","site":"dc1","camera":"cam-2","time":"2026-11-21T08:00:01.250Z","symbology":"EAN-13","value":"4006381333931","status":"accepted","trackId":"cam-2-r-1"}"#
         // Publish until the subscriber is surely listening (core NATS keeps nothing for late subscribers).
         var sent = 0
         while process.isRunning && sent < 100 {
-            try connection.publish(subject: "\(prefix).v1.track.dc1.cam-2", bytes: Array(#"{"type":"track.added"}"#.utf8))
+            try connection.publish(
+                subject: "\(prefix).v1.track.dc1.cam-2", bytes: Array(#"{"type":"track.added"}"#.utf8))
             try connection.publish(subject: "\(prefix).v1.sighting.dc1.cam-2", bytes: Array(sighting.utf8))
             try connection.flush()
             sent += 1
             usleep(100_000)
         }
         process.waitUntilExit()
-        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+            separator: "\n")
         #expect(process.terminationStatus == 0)
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0 == "08:00:01.250 dc1/cam-2 sighting EAN-13 4006381333931 accepted cam-2-r-1" })
     }
 
-    @Test("bad usage exits 64 naming the option; no agent answering exits 3", arguments: [
-        (["tail", "--type", "pallet"], Int32(64), "--type 'pallet'"),
-        (["tail", "--camera", "cam.1"], Int32(64), "--camera 'cam.1'"),
-        (["agent", "reboot", "--camera", "c1"], Int32(64), "unknown verb 'reboot'"),
-        (["agent", "pause", "--camera", "c1", "--order-id", "x"], Int32(64), "--order-id"),
-        (["agent", "status", "--camera", "nobody-here", "--timeout", "0.5"], Int32(3), "no reply"),
-    ])
+    @Test(
+        "bad usage exits 64 naming the option; no agent answering exits 3",
+        arguments: [
+            (["tail", "--type", "pallet"], Int32(64), "--type 'pallet'"),
+            (["tail", "--camera", "cam.1"], Int32(64), "--camera 'cam.1'"),
+            (["agent", "reboot", "--camera", "c1"], Int32(64), "unknown verb 'reboot'"),
+            (["agent", "pause", "--camera", "c1", "--order-id", "x"], Int32(64), "--order-id"),
+            (["agent", "status", "--camera", "nobody-here", "--timeout", "0.5"], Int32(3), "no reply"),
+        ])
     func badUsage(arguments: [String], status: Int32, message: String) throws {
-        let result = try ProcessRunner.run(Self.scanadmin, arguments, environment: ["SCANTRACK_NATS": try TestEnvironment.requireNATS()])
+        let result = try ProcessRunner.run(
+            Self.scanadmin, arguments, environment: ["SCANTRACK_NATS": try TestEnvironment.requireNATS()])
         #expect(result.status == status)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }

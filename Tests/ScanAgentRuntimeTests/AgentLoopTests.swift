@@ -32,7 +32,8 @@ struct AgentLoopTests {
             decoder = ScriptedDecoder(script)
             queue = FrameQueue(capacity: 2, blocking: true)
             loop = AgentLoop(
-                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "file"), ruleset: ruleset, source: source,
+                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "file"), ruleset: ruleset,
+                source: source,
                 queue: queue, decoder: decoder, sink: sink, bus: bus, delivery: DeliveryState(), clock: clock,
                 logger: Logger(label: "test"))
         }
@@ -83,16 +84,19 @@ struct AgentLoopTests {
     @Test("a ruleset swapped between frames decides the tracks confirmed after it, not the ones before")
     func rulesSwap() throws {
         let rig = Rig { frame in
-            (frame >= 2 ? [Self.code("X-1", at: frame)] : []) + (frame >= 8 ? [Self.code("X-2", at: frame, y: 300)] : [])
+            (frame >= 2 ? [Self.code("X-1", at: frame)] : [])
+                + (frame >= 8 ? [Self.code("X-2", at: frame, y: 300)] : [])
         }
         let board = rig.loop.board
         let watcher = RulesWatcher(
-            feed: ScriptedRules(), inbox: rig.loop.inbox, board: board, cache: nil, origin: "rules/current", clock: rig.clock,
+            feed: ScriptedRules(), inbox: rig.loop.inbox, board: board, cache: nil, origin: "rules/current",
+            clock: rig.clock,
             logger: Logger(label: "test"))
         rig.play(0..<6)
         watcher.apply(
             PublishedRules(
-                bytes: Array(#"{"version": 1, "rules": [{"id": "no-x", "action": "reject", "match": {"prefix": "X-"}}]}"#.utf8),
+                bytes: Array(
+                    #"{"version": 1, "rules": [{"id": "no-x", "action": "reject", "match": {"prefix": "X-"}}]}"#.utf8),
                 revision: 7))
         rig.play(6..<7)
         #expect(rig.loop.rulesRevision == "7", "the new ruleset runs from the next frame")

@@ -29,17 +29,22 @@ struct AgentServicesTests {
             let parts = AgentParts(
                 source: source, sink: sink, bus: bus, commands: commands, rules: rules, clock: clock, ruleCache: nil)
             agent = AgentServices(
-                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "default"), ruleset: .acceptAll, parts: parts,
+                settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "default"), ruleset: .acceptAll,
+                parts: parts,
                 decoder: decoder, checkpoint: nil, drain: drain, logger: Logger(label: "test"))
         }
 
-        func kinds(_ published: [RecordingBus.Published]) -> [String] { published.compactMap { $0.json?["type"]?.stringValue } }
+        func kinds(_ published: [RecordingBus.Published]) -> [String] {
+            published.compactMap { $0.json?["type"]?.stringValue }
+        }
     }
 
-    /// Waits (wall time, bounded) until `condition` holds, without blocking a thread of the
-    /// cooperative pool (the group under test runs there).
+    /// Waits until `condition` holds, without blocking a thread of the cooperative pool (the group
+    /// under test runs there). The bound only catches a hang: alone these tests take a fraction
+    /// of a second, but in the full suite the pool's threads can be held for minutes by the
+    /// synchronous decoding tests running beside them, and the group waits its turn.
     static func waitUntil(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(600)
         while !condition() {
             if ContinuousClock.now > deadline { return false }
             try? await Task.sleep(for: .milliseconds(2))
@@ -73,7 +78,9 @@ struct AgentServicesTests {
         #expect(rig.decoder.decodedFrames == Array(0..<30))
     }
 
-    @Test("graceful shutdown in reverse order: capture stops, decoding ends the open track, the publisher sends it, then the heartbeat")
+    @Test(
+        "graceful shutdown in reverse order: capture stops, decoding ends the open track, the publisher sends it, then the heartbeat"
+    )
     func shutdownOrder() async throws {
         let rig = Rig(frames: 20, endsStream: false) { frame in [ScriptedDecoder.code("A", x: frame * 5, y: 20)] }
         let group = rig.agent.group(stopsOnSignals: false)
@@ -89,7 +96,8 @@ struct AgentServicesTests {
         let published = rig.bus.published
         let sighting = try #require(published.firstIndex { $0.json?["type"]?.stringValue == "sighting" })
         let lastHeartbeat = try #require(published.lastIndex { $0.json?["type"]?.stringValue == "status" })
-        #expect(sighting < lastHeartbeat, "the publisher drained what decoding wrote at the end before the last heartbeat")
+        #expect(
+            sighting < lastHeartbeat, "the publisher drained what decoding wrote at the end before the last heartbeat")
         #expect(published[lastHeartbeat].json?["spool"]?["depth"]?.intValue == 0)
         #expect(rig.source.state == "ended")
     }
@@ -133,7 +141,9 @@ struct AgentServicesTests {
 struct SpoolPublisherTests {
     static func filled(_ count: Int) -> MemorySpool {
         let sink = MemorySpool()
-        for n in 0..<count { _ = sink.append(subject: "st.v1.sighting.dc1.cam-1", eventId: "e\(n)", payload: Array("{\"n\":\(n)}".utf8)) }
+        for n in 0..<count {
+            _ = sink.append(subject: "st.v1.sighting.dc1.cam-1", eventId: "e\(n)", payload: Array("{\"n\":\(n)}".utf8))
+        }
         return sink
     }
 
@@ -165,7 +175,8 @@ struct SpoolPublisherTests {
         let clock = ManualClock()
         let closed = Flag()
         let publisher = SpoolPublisher(
-            sink: sink, bus: bus, delivery: DeliveryState(), clock: clock, drain: .seconds(3), logger: Logger(label: "test"),
+            sink: sink, bus: bus, delivery: DeliveryState(), clock: clock, drain: .seconds(3),
+            logger: Logger(label: "test"),
             afterDrain: { closed.set() })
         let stop = StopToken()
         stop.stop()

@@ -18,11 +18,14 @@ struct AgentCommandTests {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/bad.json"
-        try #"{"camera": {"site": "dc 1"}, "source": {"type": "usb", "fps": 0}, "spool": {"whenFull": "block"}, "colour": 1}"#
+        try
+            #"{"camera": {"site": "dc 1"}, "source": {"type": "usb", "fps": 0}, "spool": {"whenFull": "block"}, "colour": 1}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         let result = try ProcessRunner.run(Self.agent, ["run", "--config", path])
         #expect(result.status == 2)
-        for expected in ["camera.id", "camera.site", "source.type", "source.fps", "spool.whenFull", "colour", "bad.json"] {
+        for expected in [
+            "camera.id", "camera.site", "source.type", "source.fps", "spool.whenFull", "colour", "bad.json",
+        ] {
             #expect(result.stderr.contains(expected), "\(expected) in \(result.stderr)")
         }
     }
@@ -32,7 +35,8 @@ struct AgentCommandTests {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "garbage\n".write(toFile: dir + "/broken.y4m", atomically: true, encoding: .utf8)
-        try #"{"camera": {"id": "c1"}, "source": {"type": "clip", "path": "\#(dir)/broken.y4m"}, "spool": {"dir": "\#(dir)/spool"}}"#
+        try
+            #"{"camera": {"id": "c1"}, "source": {"type": "clip", "path": "\#(dir)/broken.y4m"}, "spool": {"dir": "\#(dir)/spool"}}"#
             .write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let result = try ProcessRunner.run(Self.agent, ["run", "--config", dir + "/c.json"])
         #expect(result.status == 2)

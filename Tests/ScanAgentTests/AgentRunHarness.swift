@@ -48,7 +48,7 @@ enum AgentRunHarness {
         var environment = ProcessInfo.processInfo.environment
         environment["SCANTRACK_NATS"] = nil
         process.environment = environment
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
         process.standardError = handle
@@ -65,8 +65,11 @@ enum AgentRunHarness {
     }
 
     /// Every durable event in the prefix's agent stream, in stream order, read by a new consumer.
-    static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [(subject: String, msgId: String?, event: JSONValue)] {
-        try StreamReader.events(jetStream, stream: ContractSubjects(prefix: prefix).agentStream, subject: "\(prefix).v1.>")
+    static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [(
+        subject: String, msgId: String?, event: JSONValue
+    )] {
+        try StreamReader.events(
+            jetStream, stream: ContractSubjects(prefix: prefix).agentStream, subject: "\(prefix).v1.>")
     }
 
     /// What identifies a sighting independently of run ids and wall-clock times.
@@ -89,7 +92,8 @@ enum AgentRunHarness {
 
     /// Checks that the stream holds exactly the offline replay's events, each once.
     static func expectExactlyOnce(
-        _ events: [(subject: String, msgId: String?, event: JSONValue)], offline: (sightings: [String], sessionEvents: Int),
+        _ events: [(subject: String, msgId: String?, event: JSONValue)],
+        offline: (sightings: [String], sessionEvents: Int),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let ids = events.compactMap { $0.event["eventId"]?.stringValue }
@@ -99,7 +103,9 @@ enum AgentRunHarness {
         let sessions = events.filter { $0.event["type"]?.stringValue?.hasPrefix("session.") == true }
         #expect(sessions.count == offline.sessionEvents, sourceLocation: sourceLocation)
         for entry in events {
-            #expect(entry.msgId == entry.event["eventId"]?.stringValue, "Nats-Msg-Id is the event id", sourceLocation: sourceLocation)
+            #expect(
+                entry.msgId == entry.event["eventId"]?.stringValue, "Nats-Msg-Id is the event id",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -108,18 +114,22 @@ enum AgentRunHarness {
         let name = TestEnvironment.uniqueName("natsrestart")
         var log: String { NSTemporaryDirectory() + name + ".log" }
         var url: String {
-            let port = (try? String(contentsOfFile: TestEnvironment.repoRoot + "/run/\(name)/nats/port", encoding: .utf8)) ?? "0"
+            let port =
+                (try? String(contentsOfFile: TestEnvironment.repoRoot + "/run/\(name)/nats/port", encoding: .utf8))
+                ?? "0"
             return "nats://127.0.0.1:" + port.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         init() throws { try start() }
 
         func start() throws {
-            #expect(try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "start-nats", name], log: log) == 0)
+            #expect(
+                try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "start-nats", name], log: log) == 0)
         }
 
         func stop() throws {
-            #expect(try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "stop-nats", name], log: log) == 0)
+            #expect(
+                try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script, "stop-nats", name], log: log) == 0)
         }
 
         deinit {
@@ -129,7 +139,9 @@ enum AgentRunHarness {
     }
 
     /// Sends a command and parses the reply.
-    static func command(_ connection: NATSConnection, prefix: String, camera: String = "cam-01", _ verb: String, _ body: String = "")
+    static func command(
+        _ connection: NATSConnection, prefix: String, camera: String = "cam-01", _ verb: String, _ body: String = ""
+    )
         throws -> JSONValue
     {
         let subject = ContractSubjects(prefix: prefix).command(site: "dc1", camera: camera, verb: verb)

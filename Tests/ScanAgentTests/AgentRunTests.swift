@@ -13,7 +13,9 @@ import Testing
 struct AgentRunTests {
     typealias H = AgentRunHarness
 
-    @Test("a clip run delivers to JetStream exactly what an offline replay prints; track events and heartbeats on core NATS")
+    @Test(
+        "a clip run delivers to JetStream exactly what an offline replay prints; track events and heartbeats on core NATS"
+    )
     func clipRun() throws {
         let natsURL = try TestEnvironment.requireNATS()
         let dir = try ReplayHarness.temporaryDirectory()
@@ -49,7 +51,9 @@ struct AgentRunTests {
         #expect(trackKinds["track.added", default: 0] >= offline.sightings.count)
         #expect(trackKinds["track.removed", default: 0] >= offline.sightings.count)
         var heartbeats: [JSONValue] = []
-        while let message = try status.next(timeoutMilliseconds: 200) { heartbeats.append(try JSONValue.parse(message.bytes)) }
+        while let message = try status.next(timeoutMilliseconds: 200) {
+            heartbeats.append(try JSONValue.parse(message.bytes))
+        }
         #expect(heartbeats.count >= 3, "a heartbeat every 0.5 s over a 4 s clip")
         let last = try #require(heartbeats.last)
         #expect(last["type"] == .string("status"))
@@ -61,11 +65,14 @@ struct AgentRunTests {
         #expect(heartbeats.contains { $0["source"]?["state"] == .string("streaming") })
     }
 
-    @Test("a WMS-style consumer (Python, nats-py) reads the sightings on the documented subjects and validates the schema; live track events and heartbeats validate too")
+    @Test(
+        "a WMS-style consumer (Python, nats-py) reads the sightings on the documented subjects and validates the schema; live track events and heartbeats validate too"
+    )
     func wmsConsumer() throws {
         let natsURL = try TestEnvironment.requireNATS()
         let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let prefix = TestEnvironment.uniqueName("st")
@@ -75,7 +82,10 @@ struct AgentRunTests {
         // Live track events and heartbeats (core NATS) are checked against their schemas while the agent runs.
         let live = Process()
         live.executableURL = URL(fileURLWithPath: python)
-        live.arguments = [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--live", "--nats", natsURL, "--prefix", prefix, "--idle", "2"]
+        live.arguments = [
+            TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--live", "--nats", natsURL, "--prefix", prefix,
+            "--idle", "2",
+        ]
         let liveOutput = Pipe()
         live.standardOutput = liveOutput
         try live.run()
@@ -95,8 +105,11 @@ struct AgentRunTests {
         let expected = try H.offline(clip).sightings.count
         let result = try ProcessRunner.run(
             python,
-            [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--nats", natsURL, "--prefix", prefix, "--idle", "1.5",
-             "--expect", String(expected)])
+            [
+                TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--nats", natsURL, "--prefix", prefix, "--idle",
+                "1.5",
+                "--expect", String(expected),
+            ])
         #expect(result.status == 0, "\(result.stdoutText) \(result.stderr)")
         let summary = try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(summary["ok"] == .bool(true))
@@ -127,9 +140,13 @@ struct AgentRunTests {
         H.expectExactlyOnce(events, offline: try H.offline(clip))
     }
 
-    @Test("release build: SIGTERM while publishing stops within 5 s with exit 0; every event reached JetStream once, the session ended")
+    @Test(
+        "release build: SIGTERM while publishing stops within 5 s with exit 0; every event reached JetStream once, the session ended"
+    )
     func releaseStopsOnSIGTERM() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: H.releaseAgent), "\(H.releaseAgent): run `make test`, which builds it")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: H.releaseAgent),
+            "\(H.releaseAgent): run `make test`, which builds it")
         let nats = try H.PrivateNATS()
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -138,7 +155,12 @@ struct AgentRunTests {
         let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
         let jetStream = try NATSConnection(url: nats.url).jetStream()
-        #expect(H.eventually { ((try? H.streamEvents(jetStream, prefix: prefix)) ?? []).contains { $0.event["type"]?.stringValue == "sighting" } })
+        #expect(
+            H.eventually {
+                ((try? H.streamEvents(jetStream, prefix: prefix)) ?? []).contains {
+                    $0.event["type"]?.stringValue == "sighting"
+                }
+            })
         let began = ContinuousClock.now
         kill(agent.processIdentifier, SIGTERM)
         let stopped = H.waitForExit(agent, seconds: 5)
@@ -152,7 +174,9 @@ struct AgentRunTests {
         let events = try H.streamEvents(jetStream, prefix: prefix)
         let ids = events.compactMap(\.msgId)
         #expect(Set(ids).count == ids.count, "nothing published twice")
-        #expect(events.contains { $0.event["type"]?.stringValue == "session.completed" }, "the session was ended at shutdown")
+        #expect(
+            events.contains { $0.event["type"]?.stringValue == "session.completed" },
+            "the session was ended at shutdown")
         let logged = log.split(separator: " ").first { $0.hasPrefix("sightings=") }.flatMap { Int($0.dropFirst(10)) }
         let published = events.filter { $0.event["type"]?.stringValue == "sighting" }.count
         #expect(logged == published, "every sighting the agent made reached JetStream: \(log)")
@@ -213,7 +237,8 @@ struct AgentRunTests {
         try nats.start()
         let short = try H.flowClip(frames: 60, seed: 8)
         let second = try H.start(
-            config: try H.config(in: dir, source: H.clipSource(short, realtime: false), natsURL: nats.url, prefix: prefix),
+            config: try H.config(
+                in: dir, source: H.clipSource(short, realtime: false), natsURL: nats.url, prefix: prefix),
             log: dir + "/second.log")
         #expect(H.waitForExit(second))
         #expect(second.terminationStatus == 0)
@@ -224,7 +249,9 @@ struct AgentRunTests {
         #expect(positions.count == keptIds.count)
         let secondLog = (try? String(contentsOfFile: dir + "/second.log", encoding: .utf8)) ?? ""
         let runId = try #require(secondLog.split(separator: " ").first { $0.hasPrefix("run.id=") }?.dropFirst(7))
-        let secondRun = events.enumerated().filter { $0.element.event["eventId"]?.stringValue?.contains("-\(runId)-") == true }
+        let secondRun = events.enumerated().filter {
+            $0.element.event["eventId"]?.stringValue?.contains("-\(runId)-") == true
+        }
         #expect(!secondRun.isEmpty)
         #expect((positions.max() ?? 0) < (secondRun.map(\.offset).min() ?? Int.max))
         #expect(Set(ids).count == ids.count)
@@ -241,10 +268,11 @@ struct AgentRunTests {
         let jetStream = try connection.jetStream()
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         let config = try H.config(
-            in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix, extra: ", \"session\": {\"start\": \"command\"}")
+            in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix,
+            extra: ", \"session\": {\"start\": \"command\"}")
         let agent = try H.start(config: config, log: dir + "/agent.log")
         defer { if agent.isRunning { agent.terminate() } }
-        #expect(try H.eventually { (try? H.command(connection, prefix: prefix, "status"))?["ok"] == .bool(true) })
+        #expect(H.eventually { (try? H.command(connection, prefix: prefix, "status"))?["ok"] == .bool(true) })
 
         let started = try H.command(connection, prefix: prefix, "session.start", "{\"orderId\": \"ORD-1\"}")
         #expect(started["ok"] == .bool(true))
@@ -258,7 +286,9 @@ struct AgentRunTests {
         let paused = try H.command(connection, prefix: prefix, "pause")
         #expect(paused["paused"] == .bool(true))
         #expect(try H.command(connection, prefix: prefix, "status")["paused"] == .bool(true))
-        #expect(try H.command(connection, prefix: prefix, "status")["liveTracks"]?.intValue == 0, "pause ends the open tracks")
+        #expect(
+            try H.command(connection, prefix: prefix, "status")["liveTracks"]?.intValue == 0,
+            "pause ends the open tracks")
         #expect(try H.command(connection, prefix: prefix, "resume")["paused"] == .bool(false))
 
         let stopped = try H.command(connection, prefix: prefix, "session.stop")
@@ -291,12 +321,16 @@ struct AgentRunTests {
         let start = events.first { $0["type"] == .string("session.started") && $0["sessionId"] == .string(sessionId) }
         #expect(start?["orderId"] == .string("ORD-1"))
         #expect(start?["trigger"] == .string("command"))
-        let completed = events.filter { $0["type"] == .string("session.completed") && $0["sessionId"] == .string(sessionId) }
+        let completed = events.filter {
+            $0["type"] == .string("session.completed") && $0["sessionId"] == .string(sessionId)
+        }
         #expect(completed.count == 1)
         #expect(completed.first?["reason"] == .string("command"))
     }
 
-    @Test("rules from the bucket: swapped while running, a bad revision refused, the last good one cached for a start without NATS")
+    @Test(
+        "rules from the bucket: swapped while running, a bad revision refused, the last good one cached for a start without NATS"
+    )
     func rulesFromBucket() throws {
         let natsURL = try TestEnvironment.requireNATS()
         let dir = try ReplayHarness.temporaryDirectory()
@@ -313,20 +347,27 @@ struct AgentRunTests {
         let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
         defer { if agent.isRunning { agent.terminate() } }
-        #expect(try H.eventually { (try? H.command(connection, prefix: prefix, "status"))?["rules"]?["source"] == .string("default") })
+        #expect(
+            H.eventually {
+                (try? H.command(connection, prefix: prefix, "status"))?["rules"]?["source"] == .string("default")
+            })
 
         let bucket = try jetStream.keyValue(bucket: subjects.rulesBucket)
-        let rejectAll = #"{"version": 1, "rules": [{"id": "reject-all", "action": "reject", "match": {"minLength": 1}}]}"#
+        let rejectAll =
+            #"{"version": 1, "rules": [{"id": "reject-all", "action": "reject", "match": {"minLength": 1}}]}"#
         let revision = try bucket.put(ContractSubjects.rulesKey, Array(rejectAll.utf8))
-        #expect(try H.eventually {
-            let rules = try H.command(connection, prefix: prefix, "status")["rules"]
-            return rules?["revision"] == .string(String(revision)) && rules?["source"] == .string("bucket")
-        })
-        let bad = try bucket.put(ContractSubjects.rulesKey, Array(#"{"version": 1, "rules": [{"id": "x", "action": "maybe"}]}"#.utf8))
-        #expect(try H.eventually {
-            let rules = try H.command(connection, prefix: prefix, "status")["rules"]
-            return rules?["error"]?.stringValue?.contains("revision \(bad)") == true
-        })
+        #expect(
+            try H.eventually {
+                let rules = try H.command(connection, prefix: prefix, "status")["rules"]
+                return rules?["revision"] == .string(String(revision)) && rules?["source"] == .string("bucket")
+            })
+        let bad = try bucket.put(
+            ContractSubjects.rulesKey, Array(#"{"version": 1, "rules": [{"id": "x", "action": "maybe"}]}"#.utf8))
+        #expect(
+            try H.eventually {
+                let rules = try H.command(connection, prefix: prefix, "status")["rules"]
+                return rules?["error"]?.stringValue?.contains("revision \(bad)") == true
+            })
         #expect(try H.command(connection, prefix: prefix, "status")["rules"]?["revision"] == .string(String(revision)))
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
@@ -334,7 +375,8 @@ struct AgentRunTests {
 
         // NATS unreachable: the agent starts with the cached ruleset and spools what it decides.
         let offlineConfig = try H.config(
-            in: dir, source: H.clipSource(try H.flowClip(frames: 60, seed: 12), realtime: false), natsURL: "nats://127.0.0.1:1",
+            in: dir, source: H.clipSource(try H.flowClip(frames: 60, seed: 12), realtime: false),
+            natsURL: "nats://127.0.0.1:1",
             prefix: prefix)
         let offline = try H.start(config: offlineConfig, log: dir + "/offline.log", drainSeconds: 1)
         #expect(H.waitForExit(offline, seconds: 60))
@@ -359,13 +401,15 @@ struct AgentRunTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let prefix = TestEnvironment.uniqueName("st")
         let config = try H.config(
-            in: dir, source: #"{"type": "v4l2", "device": "/dev/video-scantrack-missing"}"#, natsURL: natsURL, prefix: prefix)
+            in: dir, source: #"{"type": "v4l2", "device": "/dev/video-scantrack-missing"}"#, natsURL: natsURL,
+            prefix: prefix)
         let connection = try NATSConnection(url: natsURL)
         let agent = try H.start(config: config, log: dir + "/agent.log")
         defer { if agent.isRunning { agent.terminate() } }
-        #expect(try H.eventually {
-            (try? H.command(connection, prefix: prefix, "status"))?["source"]?["state"] == .string("reconnecting")
-        })
+        #expect(
+            H.eventually {
+                (try? H.command(connection, prefix: prefix, "status"))?["source"]?["state"] == .string("reconnecting")
+            })
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
         #expect(agent.terminationStatus == 0)

@@ -32,7 +32,8 @@ struct ClusterTests {
         }
 
         func script(_ arguments: String...) throws -> Int32 {
-            try ProcessRunner.runDetached(["/bin/bash", AgentRunHarness.script] + arguments.prefix(1) + [name] + arguments.dropFirst(), log: log)
+            try ProcessRunner.runDetached(
+                ["/bin/bash", AgentRunHarness.script] + arguments.prefix(1) + [name] + arguments.dropFirst(), log: log)
         }
 
         deinit {
@@ -44,11 +45,13 @@ struct ClusterTests {
     static func startAggregator(urls: String, dsn: String, prefix: String, log: String) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: aggregator)
-        process.arguments = ["run", "--nats", urls, "--pg", dsn, "--prefix", prefix, "--stream-replicas", "3", "--batch", "100"]
+        process.arguments = [
+            "run", "--nats", urls, "--pg", dsn, "--prefix", prefix, "--stream-replicas", "3", "--batch", "100",
+        ]
         process.environment = ProcessInfo.processInfo.environment.merging([
             "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations"
         ]) { _, new in new }
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -113,12 +116,14 @@ struct ClusterTests {
         #expect(agent.terminationStatus == 0)
         let complete = AgentRunHarness.eventually(seconds: 60) {
             (try? IngestCount.rows(database, "SELECT count(*) FROM sightings")) ?? 0 >= offline.sightings.count
-                && (try? IngestCount.rows(database, "SELECT count(*) FROM session_events")) ?? 0 >= offline.sessionEvents
+                && (try? IngestCount.rows(database, "SELECT count(*) FROM session_events")) ?? 0
+                    >= offline.sessionEvents
         }
         #expect(complete, "every sighting reached PostgreSQL through the two remaining nodes")
         let newLeader = try jetStream.leader(ofStream: subjects.agentStream)
         #expect(newLeader != nil && newLeader != leader, "another node took over the stream")
-        #expect(try jetStream.replicas(ofStream: subjects.resultsStream) == 3, "the aggregators made the results stream R3")
+        #expect(
+            try jetStream.replicas(ofStream: subjects.resultsStream) == 3, "the aggregators made the results stream R3")
         usleep(1_000_000)  // a duplicate would arrive now, if one were coming
 
         let stored = try database.query("SELECT value, first_frame, last_frame FROM sightings").rows.map { row in

@@ -28,7 +28,9 @@ struct CorpusDecodeTests {
     static func expected(folder: String, image: String) -> [UInt8]? {
         let stem = URL(fileURLWithPath: image).deletingPathExtension().deletingPathExtension().lastPathComponent
         for ext in ["txt", "bin"] {
-            if let data = FileManager.default.contents(atPath: TestEnvironment.corpusRoot + "/zxing/\(folder)/\(stem).\(ext)") {
+            if let data = FileManager.default.contents(
+                atPath: TestEnvironment.corpusRoot + "/zxing/\(folder)/\(stem).\(ext)")
+            {
                 return Array(data)
             }
         }
@@ -50,7 +52,9 @@ struct CorpusDecodeTests {
         let zxingAlone = try ZXingReader()
         var groups: [String: Rates] = [:]
         for folder in folders {
-            let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter { $0.hasSuffix(".pgm") }.sorted()
+            let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
+                $0.hasSuffix(".pgm")
+            }.sorted()
             let paths = images.map { root + "/" + folder + "/" + $0 }
             let result = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + paths)
             #expect(result.status == 0, "\(folder): \(result.stderr)")
@@ -59,7 +63,8 @@ struct CorpusDecodeTests {
                 let symbol = try JSONValue.parse(String(line))
                 let file = try #require(symbol["file"]?.stringValue)
                 let text = try #require(symbol["value"]?.stringValue)
-                let bytes = symbol["valueEncoding"] == .string("base64") ? try #require(Base64.decode(text)) : Array(text.utf8)
+                let bytes =
+                    symbol["valueEncoding"] == .string("base64") ? try #require(Base64.decode(text)) : Array(text.utf8)
                 values[file, default: []].append(bytes)
             }
             let retail = ["ean13", "ean8", "upca", "upce"].contains(Self.group(folder))
@@ -68,18 +73,26 @@ struct CorpusDecodeTests {
                 guard let raw = Self.expected(folder: folder, image: image) else { continue }
                 let want = Self.comparable(raw, retail: retail)
                 rates.images += 1
-                if (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want }) { rates.both += 1 }
+                if (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want }) {
+                    rates.both += 1
+                }
                 let picture = try PGM.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-                if try zxingAlone.read(picture).contains(where: { Self.comparable($0.value, retail: retail) == want }) { rates.zxing += 1 }
+                if try zxingAlone.read(picture).contains(where: { Self.comparable($0.value, retail: retail) == want }) {
+                    rates.zxing += 1
+                }
                 let reference = try ProcessRunner.run(zbarimg, ["-q", "--raw", "--nodbus", path])
-                let lines = reference.stdout.split(separator: 0x0A, omittingEmptySubsequences: false).map { Self.comparable(Array($0), retail: retail) }
+                let lines = reference.stdout.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                    Self.comparable(Array($0), retail: retail)
+                }
                 if lines.contains(want) || reference.stdout.starts(with: want + [0x0A]) { rates.zbar += 1 }
             }
             groups[Self.group(folder)] = rates
         }
         var total = Rates()
         for (name, rates) in groups.sorted(by: { $0.key < $1.key }) {
-            print("corpus \(name): \(rates.images) images, zbar \(rates.zbar), zxing-cpp \(rates.zxing), both \(rates.both)")
+            print(
+                "corpus \(name): \(rates.images) images, zbar \(rates.zbar), zxing-cpp \(rates.zxing), both \(rates.both)"
+            )
             #expect(rates.both >= max(rates.zbar, rates.zxing), "\(name): both engines read fewer than one alone")
             total.images += rates.images
             total.both += rates.both
@@ -97,7 +110,8 @@ struct CorpusDecodeTests {
         var compared = 0
         for folder in ["code128-1", "code39-1", "ean8-1", "itf-1", "upce-1", "datamatrix-3", "qrcode-5", "pdf417-3"] {
             let source = TestEnvironment.corpusRoot + "/zxing/" + folder
-            let images = try FileManager.default.contentsOfDirectory(atPath: source).filter { $0.hasSuffix(".png") }.sorted()
+            let images = try FileManager.default.contentsOfDirectory(atPath: source).filter { $0.hasSuffix(".png") }
+                .sorted()
             let gray = TestEnvironment.grayCorpusRoot + "/zxing/" + folder
             let pngs = images.map { source + "/" + $0 }
             let pgms = images.map { gray + "/" + $0 + ".pgm" }
@@ -118,7 +132,8 @@ struct CorpusDecodeTests {
             let png = try reads(fromPNG)
             let pgm = try reads(fromPGM)
             for image in images {
-                #expect(png[image] == pgm[image], "\(folder)/\(image): PNG \(png[image] ?? []), PGM \(pgm[image] ?? [])")
+                #expect(
+                    png[image] == pgm[image], "\(folder)/\(image): PNG \(png[image] ?? []), PGM \(pgm[image] ?? [])")
                 compared += 1
             }
             #expect(!png.isEmpty, "\(folder): something read")

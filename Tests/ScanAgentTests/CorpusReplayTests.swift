@@ -12,7 +12,8 @@ struct CorpusReplayTests {
 
     /// A clip of `frames` copies of a grey image.
     static func stillClip(_ image: GrayImage, frames: Int, path: String) throws {
-        let writer = try Y4MWriter(path: path, header: Y4MHeader(width: image.width, height: image.height, chroma: .mono))
+        let writer = try Y4MWriter(
+            path: path, header: Y4MHeader(width: image.width, height: image.height, chroma: .mono))
         for _ in 0..<frames { try writer.write(image) }
         try writer.close()
     }
@@ -20,7 +21,8 @@ struct CorpusReplayTests {
     @Test("one sighting per photo, with the corpus's value", arguments: folders)
     func photos(folder: String) throws {
         let directory = TestEnvironment.grayCorpusRoot + "/zxing/" + folder
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pgm") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pgm") }
+            .sorted()
         let scratch = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let config = scratch + "/photo.json"
@@ -34,7 +36,9 @@ struct CorpusReplayTests {
             let original = (name as NSString).deletingPathExtension  // e.g. 1.png
             if folder == "code128-1" && original == "6.png" { continue }  // zbar ignores FNC4 (see ZBarCorpusTests)
             let stem = (original as NSString).deletingPathExtension
-            guard let expected = FileManager.default.contents(atPath: TestEnvironment.corpusRoot + "/zxing/\(folder)/\(stem).txt")
+            guard
+                let expected = FileManager.default.contents(
+                    atPath: TestEnvironment.corpusRoot + "/zxing/\(folder)/\(stem).txt")
             else { continue }
             let image = try PGM.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))))
             let clip = scratch + "/\(stem).y4m"

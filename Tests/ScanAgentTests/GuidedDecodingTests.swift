@@ -10,9 +10,12 @@ import Testing
 @Suite("guided decoding: counts, phantoms, discovery, threads")
 struct GuidedDecodingTests {
     /// Replays `clip` with the given decoder settings; returns the sightings.
-    static func sightings(_ clip: String, decoder: String, in dir: String, extra: [String] = []) throws -> ReplayHarness.Replay {
+    static func sightings(_ clip: String, decoder: String, in dir: String, extra: [String] = []) throws
+        -> ReplayHarness.Replay
+    {
         let config = dir + "/cam-\(abs(decoder.hashValue)).json"
-        try "{\"camera\": {\"id\": \"cam-g\"}, \"decoder\": \(decoder)}".write(toFile: config, atomically: true, encoding: .utf8)
+        try "{\"camera\": {\"id\": \"cam-g\"}, \"decoder\": \(decoder)}".write(
+            toFile: config, atomically: true, encoding: .utf8)
         let run = try ReplayHarness.replay(
             clip, arguments: ["--config", config, "--start", "2026-11-21T08:00:00Z", "--run-id", "r1"] + extra)
         #expect(run.result.status == 0, "\(run.result.stderr)")
@@ -23,18 +26,26 @@ struct GuidedDecodingTests {
         sightings.compactMap { $0["value"]?.stringValue }.sorted()
     }
 
-    @Test("the guided decoder counts exactly what the full-frame decoder counts", arguments: [
-        "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "pop-up",
-    ])
+    @Test(
+        "the guided decoder counts exactly what the full-frame decoder counts",
+        arguments: [
+            "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "pop-up",
+        ])
     func sameCounts(name: String) throws {
         let scene = try #require(Scenarios.named(name))
         let (clip, expected) = try ReplayHarness.clip(of: scene, name: name)
         let dir = (clip as NSString).deletingLastPathComponent
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let guided = try Self.sightings(clip, decoder: "{\"mode\": \"guided\"}", in: dir, extra: ["--sightings-only"]).sightings
-        let full = try Self.sightings(clip, decoder: "{\"mode\": \"full\"}", in: dir, extra: ["--sightings-only"]).sightings
-        #expect(Self.values(guided) == Self.values(full), "\(name): guided \(Self.values(guided)), full \(Self.values(full))")
-        #expect(ReplayHarness.compare(guided, with: expected).isEmpty, "\(name): \(ReplayHarness.compare(guided, with: expected))")
+        let guided = try Self.sightings(clip, decoder: "{\"mode\": \"guided\"}", in: dir, extra: ["--sightings-only"])
+            .sightings
+        let full = try Self.sightings(clip, decoder: "{\"mode\": \"full\"}", in: dir, extra: ["--sightings-only"])
+            .sightings
+        #expect(
+            Self.values(guided) == Self.values(full),
+            "\(name): guided \(Self.values(guided)), full \(Self.values(full))")
+        #expect(
+            ReplayHarness.compare(guided, with: expected).isEmpty,
+            "\(name): \(ReplayHarness.compare(guided, with: expected))")
     }
 
     @Test("a full-HD scene with about 20 codes in view: every code once, identical ones side by side apart")
@@ -44,14 +55,19 @@ struct GuidedDecodingTests {
         let dir = (clip as NSString).deletingLastPathComponent
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
-        #expect(ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+        #expect(
+            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
         // The repeated product stands in every row: four sightings, four tracks.
-        let repeated = Dictionary(grouping: guided, by: { $0["value"]?.stringValue ?? "" }).filter { $0.value.count == 4 }
+        let repeated = Dictionary(grouping: guided, by: { $0["value"]?.stringValue ?? "" }).filter {
+            $0.value.count == 4
+        }
         #expect(repeated.count == 1, "one value seen on four boxes side by side")
         #expect(Set(repeated.values.first?.compactMap { $0["trackId"]?.stringValue } ?? []).count == 4)
     }
 
-    @Test("second opinion on tilted codes: guided zbar alone reads at least what full-frame zbar with the second engine reads")
+    @Test(
+        "second opinion on tilted codes: guided zbar alone reads at least what full-frame zbar with the second engine reads"
+    )
     func guidedReadsTiltedCodes() throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.rotated(), name: "rotated")
         let dir = (clip as NSString).deletingLastPathComponent
@@ -68,7 +84,8 @@ struct GuidedDecodingTests {
         #expect(guidedBoth >= guidedZBar)
     }
 
-    @Test("fast belt, blur and rotated labels in rows: no value that is on no label, guided or full", arguments: [1, 2])
+    @Test(
+        "fast belt, blur and rotated labels in rows: no value that is on no label, guided or full", arguments: [1, 2])
     func noPhantoms(seed: UInt64) throws {
         let scene = Scenarios.fastRows(frames: 100, seed: seed)
         let (clip, expected) = try ReplayHarness.clip(of: scene, name: "fast-rows")
@@ -77,7 +94,9 @@ struct GuidedDecodingTests {
         let onLabels = Set(expected.map(\.value))
         var problems: [String: [String]] = [:]
         for mode in ["guided", "full"] {
-            let sightings = try Self.sightings(clip, decoder: "{\"mode\": \"\(mode)\"}", in: dir, extra: ["--sightings-only"]).sightings
+            let sightings = try Self.sightings(
+                clip, decoder: "{\"mode\": \"\(mode)\"}", in: dir, extra: ["--sightings-only"]
+            ).sightings
             let phantoms = Self.values(sightings).filter { !onLabels.contains($0) }
             #expect(phantoms.isEmpty, "\(mode): phantoms \(phantoms)")
             #expect(sightings.count >= expected.filter { !$0.partial }.count - 2)
@@ -102,7 +121,9 @@ struct GuidedDecodingTests {
             let reveal = 20 * (index + 1)
             let frames = added.filter { $0["value"]?.stringValue == value }.compactMap { $0["frame"]?.intValue }
             let first = frames.first { $0 >= reveal }
-            #expect(first.map { $0 - reveal <= 5 } == true, "label \(index) (\(value)) revealed at \(reveal), added at \(frames)")
+            #expect(
+                first.map { $0 - reveal <= 5 } == true,
+                "label \(index) (\(value)) revealed at \(reveal), added at \(frames)")
         }
         #expect(run.sightings.count == 5)
     }
@@ -128,7 +149,9 @@ struct GuidedDecodingTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--profile", "--sightings-only"])
         let stderr = run.result.stderr
-        for stage in ["localise", "zbar", "zxing-cpp", "tracking", "total"] { #expect(stderr.contains(stage), "\(stage) in \(stderr)") }
+        for stage in ["localise", "zbar", "zxing-cpp", "tracking", "total"] {
+            #expect(stderr.contains(stage), "\(stage) in \(stderr)")
+        }
         #expect(stderr.contains("latency p50"))
         #expect(stderr.contains("frame scanned: tracked"))
     }

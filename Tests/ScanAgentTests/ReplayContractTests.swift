@@ -16,7 +16,10 @@ struct ReplayContractTests {
         let sightings = replay.sightings
         #expect(sightings.count == 4)
         for sighting in sightings {
-            for key in ["type", "eventId", "site", "camera", "time", "trackId", "symbology", "value", "status", "firstSeen", "lastSeen"] {
+            for key in [
+                "type", "eventId", "site", "camera", "time", "trackId", "symbology", "value", "status", "firstSeen",
+                "lastSeen",
+            ] {
                 #expect(sighting[key]?.stringValue != nil, "\(key) must be a string")
             }
             for key in ["firstFrame", "lastFrame", "frames", "decodes"] {
@@ -28,7 +31,8 @@ struct ReplayContractTests {
                 let text = sighting[key]?.stringValue ?? ""
                 #expect(Timestamp(rfc3339: text)?.description == text, "\(key) is RFC 3339 UTC with milliseconds")
             }
-            guard case .array(let first)? = sighting["box"]?["first"], case .array(let last)? = sighting["box"]?["last"] else {
+            guard case .array(let first)? = sighting["box"]?["first"], case .array(let last)? = sighting["box"]?["last"]
+            else {
                 Issue.record("box.first/box.last missing")
                 continue
             }
@@ -42,11 +46,14 @@ struct ReplayContractTests {
     func frameTimes() throws {
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.covered(), name: "times")
         let start = try #require(Timestamp(rfc3339: "2026-11-21T23:59:58.500Z"))
-        let sighting = try #require(try ReplayHarness.replay(clip, arguments: ["--start", start.description]).sightings.first)
+        let sighting = try #require(
+            try ReplayHarness.replay(clip, arguments: ["--start", start.description]).sightings.first)
         let firstFrame = try #require(sighting["firstFrame"]?.intValue)
         let lastFrame = try #require(sighting["lastFrame"]?.intValue)
-        #expect(sighting["firstSeen"]?.stringValue == start.adding(milliseconds: Int64(firstFrame) * 1000 / 30).description)
-        #expect(sighting["lastSeen"]?.stringValue == start.adding(milliseconds: Int64(lastFrame) * 1000 / 30).description)
+        #expect(
+            sighting["firstSeen"]?.stringValue == start.adding(milliseconds: Int64(firstFrame) * 1000 / 30).description)
+        #expect(
+            sighting["lastSeen"]?.stringValue == start.adding(milliseconds: Int64(lastFrame) * 1000 / 30).description)
     }
 
     @Test("track IDs differ between two runs of the same clip (unique across restarts)")
@@ -101,7 +108,8 @@ struct ReplayContractTests {
     func cameraFromConfig() throws {
         let directory = try ReplayHarness.temporaryDirectory()
         let config = directory + "/agent.json"
-        try Data(#"{"camera": {"id": "cam-07", "site": "dc1", "lane": "L3"}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        try Data(#"{"camera": {"id": "cam-07", "site": "dc1", "lane": "L3"}}"#.utf8).write(
+            to: URL(fileURLWithPath: config))
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.covered(), name: "cam")
         let replay = try ReplayHarness.replay(clip, arguments: ["--config", config])
         #expect(!replay.events.isEmpty)

@@ -56,7 +56,8 @@ enum ReplayHarness {
             if code.partial { partial[code.value, default: 0] += 1 } else { whole[code.value, default: 0] += 1 }
         }
         var problems: [String] = []
-        for (value, count) in whole where !(count...(count + partial[value, default: 0])).contains(reported[value, default: 0]) {
+        for (value, count) in whole
+        where !(count...(count + partial[value, default: 0])).contains(reported[value, default: 0]) {
             problems.append("\(value): expected \(count), reported \(reported[value, default: 0])")
         }
         for (value, count) in reported where count > whole[value, default: 0] + partial[value, default: 0] {

@@ -15,9 +15,11 @@ struct RulesAndSessionsReplayTests {
         return path
     }
 
-    @Test("weekend: 40… codes rejected by the weekend rule; the session stops after 3 accepted codes", arguments: [
-        ("2026-11-21T08:00:00Z", "41", "weekends-only-41"), ("2026-11-23T08:00:00Z", "40", "weekdays-only-40"),
-    ])
+    @Test(
+        "weekend: 40… codes rejected by the weekend rule; the session stops after 3 accepted codes",
+        arguments: [
+            ("2026-11-21T08:00:00Z", "41", "weekends-only-41"), ("2026-11-23T08:00:00Z", "40", "weekdays-only-40"),
+        ])
     func weekendPrefixes(start: String, wanted: String, rejecting: String) throws {
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.prefixes(), name: "prefixes")
         let replay = try ReplayHarness.replay(
@@ -59,7 +61,8 @@ struct RulesAndSessionsReplayTests {
 
     @Test("identical items in one session are counted by tracks")
     func identicalCountedByTracks() throws {
-        let config = try Self.write(#"{"camera": {"id": "pack"}, "session": {"start": "firstCode", "stopAfterIdleSeconds": 30}}"#, to: "s.json")
+        let config = try Self.write(
+            #"{"camera": {"id": "pack"}, "session": {"start": "firstCode", "stopAfterIdleSeconds": 30}}"#, to: "s.json")
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.backToBack(), name: "b2b")
         let replay = try ReplayHarness.replay(clip, arguments: ["--config", config])
         let completed = replay.events.filter { $0["type"] == .string("session.completed") }
@@ -77,7 +80,8 @@ struct RulesAndSessionsReplayTests {
 
     @Test("stop after T seconds on a clip: times come from the clip's frame rate")
     func durationStop() throws {
-        let config = try Self.write(#"{"camera": {"id": "c"}, "session": {"start": "continuous", "stopAfterSeconds": 2}}"#, to: "d.json")
+        let config = try Self.write(
+            #"{"camera": {"id": "c"}, "session": {"start": "continuous", "stopAfterSeconds": 2}}"#, to: "d.json")
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.covered(), name: "dur")  // 100 frames at 30 fps
         let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--start", "2026-11-21T08:00:00Z"])
         let completed = replay.events.filter { $0["type"] == .string("session.completed") }
@@ -87,7 +91,8 @@ struct RulesAndSessionsReplayTests {
 
     @Test("rules check: a good file lists its rules; a broken one exits 2 with every error")
     func rulesCheck() throws {
-        let good = try ProcessRunner.run(ReplayHarness.agent, ["rules", "check", Self.examples + "/weekday-weekend.json"])
+        let good = try ProcessRunner.run(
+            ReplayHarness.agent, ["rules", "check", Self.examples + "/weekday-weekend.json"])
         #expect(good.status == 0)
         #expect(good.stdoutText.contains("4 rules"))
         let broken = try Self.write(
@@ -103,17 +108,20 @@ struct RulesAndSessionsReplayTests {
     func rulesTest() throws {
         let file = Self.examples + "/weekday-weekend.json"
         let saturday = try ProcessRunner.run(
-            ReplayHarness.agent, ["rules", "test", file, "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-21T10:00:00Z"])
+            ReplayHarness.agent,
+            ["rules", "test", file, "--code", "4006381333931", "--symbology", "EAN-13", "--at", "2026-11-21T10:00:00Z"])
         #expect(saturday.status == 1)
         #expect(saturday.stdoutText.contains("decision: rejected by rule weekends-only-41"))
         let friday = try ProcessRunner.run(
-            ReplayHarness.agent, ["rules", "test", file, "--code", "4006381333931", "--symbology", "ean13", "--at", "2026-11-20T10:00:00Z"])
+            ReplayHarness.agent,
+            ["rules", "test", file, "--code", "4006381333931", "--symbology", "ean13", "--at", "2026-11-20T10:00:00Z"])
         #expect(friday.status == 0)
         #expect(friday.stdoutText.contains("outside its schedule at fri 11:00 Europe/Zurich"))
         let order = try ProcessRunner.run(
             ReplayHarness.agent, ["rules", "test", file, "--code", "ORD-42", "--symbology", "CODE-128"])
         #expect(order.stdoutText.contains("role order"))
-        let bad = try ProcessRunner.run(ReplayHarness.agent, ["rules", "test", file, "--code", "1", "--symbology", "telepen"])
+        let bad = try ProcessRunner.run(
+            ReplayHarness.agent, ["rules", "test", file, "--code", "1", "--symbology", "telepen"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--symbology 'telepen'"))
     }

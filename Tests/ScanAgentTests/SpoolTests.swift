@@ -11,11 +11,14 @@ import Testing
 @Suite("spool: the agent's on-disk write-ahead log")
 struct SpoolTests {
     static func payload(_ n: Int, padding: Int = 0) -> [UInt8] {
-        Array("{\"type\":\"sighting\",\"eventId\":\"e\(n)\",\"pad\":\"\(String(repeating: "x", count: padding))\"}".utf8)
+        Array(
+            "{\"type\":\"sighting\",\"eventId\":\"e\(n)\",\"pad\":\"\(String(repeating: "x", count: padding))\"}".utf8)
     }
 
     static func append(_ spool: Spool, _ range: Range<Int>, padding: Int = 0) {
-        for n in range { spool.append(subject: "st.v1.sighting.dc1.cam", eventId: "e\(n)", payload: payload(n, padding: padding)) }
+        for n in range {
+            spool.append(subject: "st.v1.sighting.dc1.cam", eventId: "e\(n)", payload: payload(n, padding: padding))
+        }
     }
 
     /// Sends (acknowledges) everything pending, returning the event ids in order.
@@ -63,7 +66,9 @@ struct SpoolTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let spool = try Spool(directory: dir, maxBytes: 1 << 20)  // segments of 128 KiB
         Self.append(spool, 0..<300, padding: 1000)
-        let segments = { try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".spool") }.count }
+        let segments = {
+            try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".spool") }.count
+        }
         #expect(try segments() >= 3)
         #expect(Self.drain(spool, limit: 50) == (0..<300).map { "e\($0)" })
         #expect(try segments() == 1)
@@ -130,7 +135,8 @@ struct SpoolTests {
 @Suite("frame queue between capture and decoding")
 struct FrameQueueTests {
     static func frame(_ index: Int) -> CapturedFrame {
-        CapturedFrame(image: GrayImage(width: 2, height: 2, fill: 0), index: index, time: Timestamp(milliseconds: Int64(index)))
+        CapturedFrame(
+            image: GrayImage(width: 2, height: 2, fill: 0), index: index, time: Timestamp(milliseconds: Int64(index)))
     }
 
     @Test("a camera queue keeps the newest frames and counts the ones it dropped")
@@ -143,7 +149,10 @@ struct FrameQueueTests {
         while case .frame(let frame) = queue.take(timeout: .milliseconds(10)) { taken.append(frame.index) }
         #expect(taken == [3, 4])
         queue.finish()
-        if case .ended = queue.take(timeout: .milliseconds(10)) {} else { Issue.record("a finished, empty queue says ended") }
+        if case .ended = queue.take(timeout: .milliseconds(10)) {
+        } else {
+            Issue.record("a finished, empty queue says ended")
+        }
     }
 
     @Test("a clip queue makes the producer wait instead of dropping")
@@ -172,7 +181,7 @@ struct ClipSourceTests {
         let path = try ReplayHarness.temporaryDirectory() + "/paced.y4m"
         var bytes = Array("YUV4MPEG2 W16 H16 F\(fps):1 Cmono\n".utf8)
         for n in 0..<frames { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(n % 256), count: 256) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
     }
 
@@ -190,7 +199,8 @@ struct ClipSourceTests {
         let path = try Self.clip(frames: 20, fps: 20)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let start = try #require(Timestamp(rfc3339: "2026-11-21T08:00:00Z"))
-        let source = try ClipSource(path: path, realtime: true, start: start, resumeFrame: 0, logger: .init(label: "test"))
+        let source = try ClipSource(
+            path: path, realtime: true, start: start, resumeFrame: 0, logger: .init(label: "test"))
         let began = ContinuousClock.now
         let frames = Self.play(source)
         let elapsed = ContinuousClock.now - began
@@ -207,7 +217,8 @@ struct ClipSourceTests {
         let path = try Self.clip(frames: 40, fps: 10)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let start = try #require(Timestamp(rfc3339: "2026-11-21T08:00:00Z"))
-        let source = try ClipSource(path: path, realtime: true, start: start, resumeFrame: 38, logger: .init(label: "test"))
+        let source = try ClipSource(
+            path: path, realtime: true, start: start, resumeFrame: 38, logger: .init(label: "test"))
         let frames = Self.play(source)
         #expect(frames.count == 40)
         #expect(frames[39].time == start.adding(milliseconds: 3900))
@@ -217,9 +228,11 @@ struct ClipSourceTests {
     func damaged() throws {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/bad.y4m", contents: Data("not a clip\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/bad.y4m", contents: Data("not a clip\n".utf8))
         #expect {
-            _ = try ClipSource(path: dir + "/bad.y4m", realtime: true, start: Timestamp(milliseconds: 0), resumeFrame: 0, logger: .init(label: "t"))
+            _ = try ClipSource(
+                path: dir + "/bad.y4m", realtime: true, start: Timestamp(milliseconds: 0), resumeFrame: 0,
+                logger: .init(label: "t"))
         } throws: { "\($0)".contains("bad.y4m") }
     }
 }

@@ -7,9 +7,12 @@ import Testing
 /// `scan-agent replay` on clips of the synthetic conveyor, against the scene's ground truth.
 @Suite("synthetic conveyor: exact counts")
 struct SyntheticConveyorTests {
-    @Test("every item counted exactly once", arguments: [
-        "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes", "two-codes-420",
-    ])
+    @Test(
+        "every item counted exactly once",
+        arguments: [
+            "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
+            "two-codes-420",
+        ])
     func scenario(name: String) throws {
         let scene = try #require(Scenarios.named(name))
         let (clip, expected) = try ReplayHarness.clip(of: scene, name: name)
@@ -25,8 +28,9 @@ struct SyntheticConveyorTests {
         try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent)
     }
 
-    @Test("DataMatrix and QR totes with a PDF417 label: both engines feed one tracker, every code counted exactly once",
-          arguments: [1, 2])
+    @Test(
+        "DataMatrix and QR totes with a PDF417 label: both engines feed one tracker, every code counted exactly once",
+        arguments: [1, 2])
     func totes(everyNth: Int) throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.totes(), name: "totes")
         let dir = (clip as NSString).deletingLastPathComponent
@@ -40,10 +44,13 @@ struct SyntheticConveyorTests {
         #expect(replay.result.status == 0, "\(replay.result.stderr)")
         #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty)
         #expect(replay.sightings.count == expected.count)
-        let symbologies = Dictionary(grouping: replay.sightings, by: { $0["symbology"]?.stringValue ?? "?" }).mapValues(\.count)
+        let symbologies = Dictionary(grouping: replay.sightings, by: { $0["symbology"]?.stringValue ?? "?" }).mapValues(
+            \.count)
         #expect(symbologies == ["DataMatrix": 5, "QR-Code": 4, "PDF417": 1, "EAN-13": 1])
         let twins = replay.sightings.filter { $0["value"] == .string("LPN00012346") }
-        #expect(twins.count == 2 && Set(twins.compactMap { $0["trackId"]?.stringValue }).count == 2, "identical plates are two tracks")
+        #expect(
+            twins.count == 2 && Set(twins.compactMap { $0["trackId"]?.stringValue }).count == 2,
+            "identical plates are two tracks")
 
         // Without DataMatrix and PDF417 in the config, zxing-cpp is not used and only zbar's codes count.
         try """
@@ -53,15 +60,17 @@ struct SyntheticConveyorTests {
         #expect(zbarOnly.sightings.count == 5)
     }
 
-    @Test("zxing sweep: reverse-printed QR totes that zbar never reads become tracks; identical ones stay two; exact counts",
-          arguments: [1, 3])
+    @Test(
+        "zxing sweep: reverse-printed QR totes that zbar never reads become tracks; identical ones stay two; exact counts",
+        arguments: [1, 3])
     func sweep(everyNth: Int) throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.inverted(), name: "inverted")
         let dir = (clip as NSString).deletingLastPathComponent
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = dir + "/cam.json"
         func replay(_ decoder: String) throws -> [JSONValue] {
-            try "{\"camera\": {\"id\": \"cam-21\"}, \"decoder\": \(decoder)}".write(toFile: config, atomically: true, encoding: .utf8)
+            try "{\"camera\": {\"id\": \"cam-21\"}, \"decoder\": \(decoder)}".write(
+                toFile: config, atomically: true, encoding: .utf8)
             let run = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
             #expect(run.result.status == 0, "\(run.result.stderr)")
             return run.sightings
@@ -70,7 +79,8 @@ struct SyntheticConveyorTests {
         // zbar alone reads the two ordinary labels only.
         let zbarOnly = try replay("{\"symbologies\": [\"QR-Code\"]}")
         #expect(values(zbarOnly) == ["TOTE-2001", "TOTE-2004"])
-        let swept = try replay("{\"symbologies\": [\"QR-Code\"], \"zxingSweep\": [\"QR-Code\"], \"zxingEveryNthFrame\": \(everyNth)}")
+        let swept = try replay(
+            "{\"symbologies\": [\"QR-Code\"], \"zxingSweep\": [\"QR-Code\"], \"zxingEveryNthFrame\": \(everyNth)}")
         #expect(ReplayHarness.compare(swept, with: expected).isEmpty, "\(ReplayHarness.compare(swept, with: expected))")
         #expect(values(swept) == ["TOTE-2001", "TOTE-2002", "TOTE-2003", "TOTE-2003", "TOTE-2004"])
         let twins = swept.filter { $0["value"] == .string("TOTE-2003") }.compactMap { $0["trackId"]?.stringValue }
@@ -82,7 +92,9 @@ struct SyntheticConveyorTests {
             .write(toFile: config, atomically: true, encoding: .utf8)
         let refused = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
         #expect(refused.result.status != 0)
-        #expect(refused.result.stderr.contains("decoder.zxingSweep[0]: zxing-cpp does not read SQ-Code"), "\(refused.result.stderr)")
+        #expect(
+            refused.result.stderr.contains("decoder.zxingSweep[0]: zxing-cpp does not read SQ-Code"),
+            "\(refused.result.stderr)")
     }
 
     @Test("second opinion: where zbar loses a tilted code, zxing-cpp reads it at the tracked place; counts stay exact")
@@ -103,7 +115,9 @@ struct SyntheticConveyorTests {
             #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty, "second opinion \(enabled)")
             decodes[enabled] = replay.sightings.compactMap { $0["decodes"]?.intValue }.reduce(0, +)
             let summary = replay.result.stderr
-            #expect(summary.contains(enabled ? "second-opinion reads in" : "0 second-opinion reads in 0 regions"), "\(summary)")
+            #expect(
+                summary.contains(enabled ? "second-opinion reads in" : "0 second-opinion reads in 0 regions"),
+                "\(summary)")
         }
         #expect((decodes[true] ?? 0) > (decodes[false] ?? 0) + 10, "the second engine adds reads: \(decodes)")
     }

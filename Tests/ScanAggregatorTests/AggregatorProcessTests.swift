@@ -63,7 +63,8 @@ struct AggregatorProcessTests {
         let result = try ProcessRunner.run(
             Self.binary, ["run"],
             environment: [
-                "SCANTRACK_PG": TestDatabase.dsn(base, database: name), "SCANTRACK_NATS": try TestEnvironment.requireNATS(),
+                "SCANTRACK_PG": TestDatabase.dsn(base, database: name),
+                "SCANTRACK_NATS": try TestEnvironment.requireNATS(),
                 "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
             ])
         #expect(result.status == 1)
@@ -96,9 +97,13 @@ struct AggregatorProcessTests {
         #expect(try IngestTests.count(world.database, "SELECT count(DISTINCT event_id) FROM sightings") == total)
     }
 
-    @Test("release build: SIGTERM while a batch is in flight stops it within 5 s with exit 0; nothing lost or stored twice")
+    @Test(
+        "release build: SIGTERM while a batch is in flight stops it within 5 s with exit 0; nothing lost or stored twice"
+    )
     func releaseStopsOnSIGTERM() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.releaseBinary), "\(Self.releaseBinary): run `make test`, which builds it")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: Self.releaseBinary),
+            "\(Self.releaseBinary): run `make test`, which builds it")
         let world = try IngestTests.world()
         defer { world.drop() }
         let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
@@ -134,7 +139,8 @@ struct AggregatorProcessTests {
         let two = try Self.start(world, batch: 20)
         let total = 2_000
         for n in 0..<total {
-            _ = try world.jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-2"), messageID: "r\(n)")
+            _ = try world.jetStream.publish(
+                subject: subject, bytes: IngestTests.sighting(n, camera: "cam-2"), messageID: "r\(n)")
         }
         let rows = try Self.waitForRows(world.database, total)
         for replica in [one, two] {
@@ -148,7 +154,9 @@ struct AggregatorProcessTests {
 
 /// PostgreSQL stopped and started again under a running aggregator. Uses a PostgreSQL of its own
 /// (scripts/servers.sh start-pg) so that the other tests keep theirs.
-@Suite("scan-aggregator and a PostgreSQL restart", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite(
+    "scan-aggregator and a PostgreSQL restart",
+    .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct PostgresRestartTests {
     static let script = TestEnvironment.repoRoot + "/scripts/servers.sh"
 
@@ -172,16 +180,21 @@ struct PostgresRestartTests {
             try? jetStream.deleteStream(settings.agentStream)
             try? jetStream.deleteStream(settings.deadLetterStream)
         }
-        let world = IngestTests.World(settings: settings, database: try PGConnection(dsn: dsn), jetStream: jetStream, drop: {})
+        let world = IngestTests.World(
+            settings: settings, database: try PGConnection(dsn: dsn), jetStream: jetStream, drop: {})
         let aggregator = try AggregatorProcessTests.start(world, batch: 50)
         let subject = "\(settings.prefix).v1.sighting.dc1.cam-3"
         let total = 1_500
-        for n in 0..<500 { _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)") }
+        for n in 0..<500 {
+            _ = try jetStream.publish(
+                subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)")
+        }
         _ = try AggregatorProcessTests.waitForRows(world.database, 100)
         #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "stop-pg", name], log: log) == 0)
         // Published while the database is down: JetStream holds them.
         for n in 500..<total {
-            _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)")
+            _ = try jetStream.publish(
+                subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)")
         }
         usleep(1_500_000)
         #expect(aggregator.isRunning, "the aggregator waits for PostgreSQL instead of dying")

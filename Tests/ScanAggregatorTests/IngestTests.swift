@@ -43,7 +43,8 @@ struct IngestTests {
 
     /// A sighting event as an agent writes it.
     static func sighting(
-        _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil, status: String = "accepted"
+        _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil,
+        status: String = "accepted"
     ) -> [UInt8] {
         var writer = JSONWriter()
         let start = firstSeen ?? Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
@@ -83,9 +84,13 @@ struct IngestTests {
         let world = try Self.world()
         defer { world.drop() }
         let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
-        for n in 0..<300 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "m\(n)") }
+        for n in 0..<300 {
+            _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "m\(n)")
+        }
         // A replay republishes with other message ids: JetStream keeps them, the store must not.
-        for n in 0..<50 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "replay\(n)") }
+        for n in 0..<50 {
+            _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "replay\(n)")
+        }
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
         try Self.drain(ingestor) { ingestor.totals.messages >= 350 }
         #expect(ingestor.totals.messages == 350)
@@ -102,14 +107,19 @@ struct IngestTests {
     func hostileValues() throws {
         let world = try Self.world()
         defer { world.drop() }
-        let values = ["'; DROP TABLE sightings; --", "quote\"back\\slash", "emoji 📦🚚", "]C1\u{1D}0104012345678901\u{1D}21AB", "tab\tnl\n"]
+        let values = [
+            "'; DROP TABLE sightings; --", "quote\"back\\slash", "emoji 📦🚚", "]C1\u{1D}0104012345678901\u{1D}21AB",
+            "tab\tnl\n",
+        ]
         let subject = "\(world.settings.prefix).v1.sighting.dc1.cam-1"
         for (n, value) in values.enumerated() {
             _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n, value: value), messageID: "h\(n)")
         }
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
         try Self.drain(ingestor) { ingestor.totals.messages >= values.count }
-        let stored = try world.database.query("SELECT value FROM sightings ORDER BY first_frame").rows.map { $0[0] ?? "" }
+        let stored = try world.database.query("SELECT value FROM sightings ORDER BY first_frame").rows.map {
+            $0[0] ?? ""
+        }
         #expect(stored == values)
     }
 
@@ -131,7 +141,9 @@ struct IngestTests {
         var nul = String(decoding: Self.sighting(901), as: UTF8.self)
         nul = nul.replacingOccurrences(of: #""status":"accepted""#, with: #""status":"accepted","note":"a\u0000b""#)
         bad.append(("bad-value", Array(nul.utf8)))
-        for n in 0..<10 { _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "g\(n)") }
+        for n in 0..<10 {
+            _ = try world.jetStream.publish(subject: subject, bytes: Self.sighting(n), messageID: "g\(n)")
+        }
         for (index, item) in bad.enumerated() {
             _ = try world.jetStream.publish(subject: subject, bytes: item.1, messageID: "b\(index)")
         }
@@ -141,7 +153,9 @@ struct IngestTests {
         #expect(try Self.count(world.database, "SELECT count(*) FROM sightings") == 10)
         let reasons = try world.database.query("SELECT reason FROM dead_letters ORDER BY id").rows.map { $0[0] ?? "" }
         #expect(reasons.sorted() == bad.map(\.0).sorted())
-        let detail = (try world.database.query("SELECT detail FROM dead_letters WHERE reason = 'wrong-type'").rows.first?[0] ?? nil) ?? ""
+        let detail =
+            (try world.database.query("SELECT detail FROM dead_letters WHERE reason = 'wrong-type'").rows.first?[0]
+                ?? nil) ?? ""
         #expect(detail.contains("frames"), "the detail names the field")
         // Each dead letter is also published on deadletter.<reason>.
         var published = 0
@@ -154,15 +168,22 @@ struct IngestTests {
         let world = try Self.world()
         defer { world.drop() }
         let factory = EventFactory(camera: CameraIdentity(id: "pack-1", site: "dc1", station: "P1"))
-        let session = Session(id: "pack-1-run-s1", startedAt: Timestamp(milliseconds: 1_795_800_000_000), trigger: "command", orderId: "ORD-1")
+        let session = Session(
+            id: "pack-1-run-s1", startedAt: Timestamp(milliseconds: 1_795_800_000_000), trigger: "command",
+            orderId: "ORD-1")
         let subject = "\(world.settings.prefix).v1.session.dc1.pack-1"
-        for event in [factory.sessionStarted(session), factory.sessionCompleted(session, reason: .command, at: session.startedAt.adding(milliseconds: 5000))] {
+        for event in [
+            factory.sessionStarted(session),
+            factory.sessionCompleted(session, reason: .command, at: session.startedAt.adding(milliseconds: 5000)),
+        ] {
             _ = try world.jetStream.publish(subject: subject, bytes: event.json, messageID: event.eventId)
             _ = try world.jetStream.publish(subject: subject, bytes: event.json, messageID: event.eventId + ".again")
         }
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
         try Self.drain(ingestor) { ingestor.totals.messages >= 4 }
-        let rows = try world.database.query("SELECT type, reason, order_id FROM session_events ORDER BY event_time, type DESC").rows
+        let rows = try world.database.query(
+            "SELECT type, reason, order_id FROM session_events ORDER BY event_time, type DESC"
+        ).rows
         #expect(rows.count == 2)
         #expect(rows.last == ["session.completed", "command", "ORD-1"])
     }

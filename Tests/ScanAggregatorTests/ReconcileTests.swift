@@ -10,7 +10,9 @@ import Testing
 @testable import ScanAggregator
 
 /// Reconciliation and pack records against the real nats-server and PostgreSQL.
-@Suite("aggregator reconciliation and pack records", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite(
+    "aggregator reconciliation and pack records",
+    .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct ReconcileTests {
     typealias W = IngestTests
 
@@ -35,7 +37,9 @@ struct ReconcileTests {
         Issue.record("did not settle")
     }
 
-    @Test("three cameras on one lane, identical items back to back: one pass per item, published once on item.<site>.<lane>")
+    @Test(
+        "three cameras on one lane, identical items back to back: one pass per item, published once on item.<site>.<lane>"
+    )
     func threeCameras() throws {
         let world = try W.world()
         defer { world.drop() }
@@ -49,24 +53,31 @@ struct ReconcileTests {
                 let jitter = Int64((item * 37) % 150) - 75
                 let at = Self.base.adding(milliseconds: Int64(item) * 900 + offset + jitter)
                 let subject = "\(world.settings.prefix).v1.sighting.dc1.\(camera)"
-                _ = try world.jetStream.publish(subject: subject, bytes: W.sighting(item, value: value, camera: camera, firstSeen: at), messageID: "\(camera)-\(item)")
+                _ = try world.jetStream.publish(
+                    subject: subject, bytes: W.sighting(item, value: value, camera: camera, firstSeen: at),
+                    messageID: "\(camera)-\(item)")
                 published += 1
             }
         }
         // Noise: a rejected code, a camera on no lane, another code.
         _ = try world.jetStream.publish(
             subject: "\(world.settings.prefix).v1.sighting.dc1.cam-01",
-            bytes: W.sighting(50, value: "9999", camera: "cam-01", firstSeen: Self.base, status: "rejected"), messageID: "r")
+            bytes: W.sighting(50, value: "9999", camera: "cam-01", firstSeen: Self.base, status: "rejected"),
+            messageID: "r")
         _ = try world.jetStream.publish(
             subject: "\(world.settings.prefix).v1.sighting.dc1.cam-10",
             bytes: W.sighting(51, value: value, camera: "cam-10", firstSeen: Self.base), messageID: "s")
         _ = try world.jetStream.publish(
             subject: "\(world.settings.prefix).v1.sighting.dc1.cam-02",
-            bytes: W.sighting(52, value: "5012345678900", camera: "cam-02", firstSeen: Self.base.adding(milliseconds: 1_950)), messageID: "o")
+            bytes: W.sighting(
+                52, value: "5012345678900", camera: "cam-02", firstSeen: Self.base.adding(milliseconds: 1_950)),
+            messageID: "o")
 
         let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
         try Self.settle(world, [reconciler]) {
-            try W.count(world.database, "SELECT count(*) FROM item_passes WHERE published_revision = revision AND closed_at IS NOT NULL") == 9
+            try W.count(
+                world.database,
+                "SELECT count(*) FROM item_passes WHERE published_revision = revision AND closed_at IS NOT NULL") == 9
                 && W.count(world.database, "SELECT count(*) FROM sightings WHERE NOT reconciled") == 0
         }
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE value = '4006381333931'") == 8)
@@ -83,7 +94,9 @@ struct ReconcileTests {
             #expect(items.count == 1, "\(group)")
         }
 
-        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.item.>")
+        let events = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream,
+            subject: "\(world.settings.prefix).v1.item.>")
         #expect(events.count == 9)
         #expect(events.allSatisfy { $0.subject == "\(world.settings.prefix).v1.item.dc1.L1" })
         #expect(Set(events.compactMap(\.msgId)).count == 9)
@@ -94,10 +107,12 @@ struct ReconcileTests {
         // A late sighting for the pass cam-02 missed: joins it, republished as revision 2.
         let late = Self.base.adding(milliseconds: 5 * 900 + 1_500)
         _ = try world.jetStream.publish(
-            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-02", bytes: W.sighting(5, value: value, camera: "cam-02", firstSeen: late),
+            subject: "\(world.settings.prefix).v1.sighting.dc1.cam-02",
+            bytes: W.sighting(5, value: value, camera: "cam-02", firstSeen: late),
             messageID: "late")
         try Self.settle(world, [reconciler]) {
-            try W.count(world.database, "SELECT count(*) FROM item_passes WHERE revision = 2 AND published_revision = 2") == 1
+            try W.count(
+                world.database, "SELECT count(*) FROM item_passes WHERE revision = 2 AND published_revision = 2") == 1
         }
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE value = '4006381333931'") == 8)
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3") == 8)
@@ -116,7 +131,9 @@ struct ReconcileTests {
                 let at = Self.base.adding(milliseconds: Int64(item) * 1_000 + offset)
                 _ = try world.jetStream.publish(
                     subject: "\(world.settings.prefix).v1.sighting.dc1.\(camera)",
-                    bytes: W.sighting(item, value: "40063813\(String(33931 + item % 3))", camera: camera, firstSeen: at), messageID: "\(camera)-\(item)")
+                    bytes: W.sighting(
+                        item, value: "40063813\(String(33931 + item % 3))", camera: camera, firstSeen: at),
+                    messageID: "\(camera)-\(item)")
             }
         }
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
@@ -135,14 +152,21 @@ struct ReconcileTests {
         }
         for run in runs { run.wait() }
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes") == 40)
-        #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3 AND published_revision = 1") == 40)
+        #expect(
+            try W.count(
+                world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3 AND published_revision = 1")
+                == 40)
         #expect(first.totals.passesOpened + second.totals.passesOpened == 40)
-        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.item.>")
+        let events = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream,
+            subject: "\(world.settings.prefix).v1.item.>")
         #expect(events.count == 40)
     }
 
     /// A pack-station session as an agent completes it.
-    static func sessionCompleted(_ id: String, orderId: String?, codes: [(String, Int, String?)], station: String? = "pack-01") -> [UInt8] {
+    static func sessionCompleted(
+        _ id: String, orderId: String?, codes: [(String, Int, String?)], station: String? = "pack-01"
+    ) -> [UInt8] {
         var writer = JSONWriter()
         writer.field("type", "session.completed")
         writer.field("eventId", id + ".completed")
@@ -168,11 +192,14 @@ struct ReconcileTests {
         return writer.finished()
     }
 
-    @Test("pack records: complete, short, over, unexpected and unknown order, stored and published on pack.<site>.<station>")
+    @Test(
+        "pack records: complete, short, over, unexpected and unknown order, stored and published on pack.<site>.<station>"
+    )
     func packVerdicts() throws {
         let world = try W.world()
         defer { world.drop() }
-        let orders = try OrderCSV.parse("order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-1,2,5012345678900,1\n", file: "o.csv")
+        let orders = try OrderCSV.parse(
+            "order_id,line,code,quantity\nORD-1,1,4006381333931,2\nORD-1,2,5012345678900,1\n", file: "o.csv")
         try SiteStore(connection: world.database).importOrders(orders, source: "o.csv")
         let a = "4006381333931"
         let b = "5012345678900"
@@ -187,28 +214,37 @@ struct ReconcileTests {
         ]
         let subject = "\(world.settings.prefix).v1.session.dc1.cam-10"
         for (id, order, codes, _) in cases {
-            _ = try world.jetStream.publish(subject: subject, bytes: Self.sessionCompleted(id, orderId: order, codes: codes), messageID: id)
+            _ = try world.jetStream.publish(
+                subject: subject, bytes: Self.sessionCompleted(id, orderId: order, codes: codes), messageID: id)
         }
         // A conveyor session (no station) makes no pack record.
         _ = try world.jetStream.publish(
-            subject: subject, bytes: Self.sessionCompleted("s-conveyor", orderId: nil, codes: [(a, 1, nil)], station: nil), messageID: "conv")
+            subject: subject,
+            bytes: Self.sessionCompleted("s-conveyor", orderId: nil, codes: [(a, 1, nil)], station: nil),
+            messageID: "conv")
         let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
         try Self.settle(world, [reconciler]) {
             try W.count(world.database, "SELECT count(*) FROM pack_records WHERE published") == cases.count
                 && W.count(world.database, "SELECT count(*) FROM session_events WHERE NOT packed") == 0
         }
         for (id, _, _, verdict) in cases {
-            let stored = try world.database.query("SELECT verdict, order_id FROM pack_records WHERE session_id = $1", [.text(id)]).rows.first
+            let stored = try world.database.query(
+                "SELECT verdict, order_id FROM pack_records WHERE session_id = $1", [.text(id)]
+            ).rows.first
             #expect(stored?[0] == verdict, "\(id)")
         }
         #expect(try W.count(world.database, "SELECT count(*) FROM pack_records") == cases.count)
-        let label = try world.database.query("SELECT order_id, items FROM pack_records WHERE session_id = 's-label'").rows.first
+        let label = try world.database.query("SELECT order_id, items FROM pack_records WHERE session_id = 's-label'")
+            .rows.first
         #expect(label?[0] == "ORD-1" && label?[1] == "3")
         let short = try world.database.query(
-            "SELECT line, expected, counted, verdict FROM pack_lines WHERE session_id = 's-short' ORDER BY position").rows
+            "SELECT line, expected, counted, verdict FROM pack_lines WHERE session_id = 's-short' ORDER BY position"
+        ).rows
         #expect(short == [["1", "2", "1", "short"], ["2", "1", "1", "complete"]])
 
-        let events = try StreamReader.events(world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(world.settings.prefix).v1.pack.>")
+        let events = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream,
+            subject: "\(world.settings.prefix).v1.pack.>")
         #expect(events.count == cases.count)
         #expect(events.allSatisfy { $0.subject == "\(world.settings.prefix).v1.pack.dc1.pack-01" })
         let byId = Dictionary(uniqueKeysWithValues: events.map { ($0.event["sessionId"]?.stringValue ?? "", $0.event) })
@@ -228,11 +264,15 @@ struct ReconcileTests {
     /// docs/schema/item.schema.json and pack.schema.json.
     static func wmsCheck(_ world: IngestTests.World, expectItems: Int, packs: Int) throws {
         let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
         let result = try ProcessRunner.run(
             python,
-            [TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--results", "--nats", world.settings.natsURL, "--prefix",
-             world.settings.prefix, "--idle", "1", "--expect", String(expectItems)])
+            [
+                TestEnvironment.repoRoot + "/scripts/wms_consumer.py", "--results", "--nats", world.settings.natsURL,
+                "--prefix",
+                world.settings.prefix, "--idle", "1", "--expect", String(expectItems),
+            ])
         #expect(result.status == 0, "\(result.stdoutText) \(result.stderr)")
         let summary = try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(summary["packs"]?.intValue == packs)

@@ -6,22 +6,26 @@ struct AgentCommandParsingTests {
     @Test("each verb parses; session.start takes an optional order id")
     func verbs() throws {
         #expect(try AgentCommand.parse(verb: "session.start", body: []).get() == .sessionStart(orderId: nil))
-        #expect(try AgentCommand.parse(verb: "session.start", body: Array(#"{"orderId": "SO-9"}"#.utf8)).get() == .sessionStart(orderId: "SO-9"))
+        #expect(
+            try AgentCommand.parse(verb: "session.start", body: Array(#"{"orderId": "SO-9"}"#.utf8)).get()
+                == .sessionStart(orderId: "SO-9"))
         #expect(try AgentCommand.parse(verb: "session.stop", body: Array("  \n".utf8)).get() == .sessionStop)
         #expect(try AgentCommand.parse(verb: "pause", body: Array("{}".utf8)).get() == .pause)
         #expect(try AgentCommand.parse(verb: "resume", body: []).get() == .resume)
         #expect(try AgentCommand.parse(verb: "status", body: []).get() == .status)
     }
 
-    @Test("bad requests are errors that say what is wrong", arguments: [
-        ("reboot", "", "unknown verb 'reboot'"),
-        ("session.start", "{\"orderId\": ", "not JSON"),
-        ("session.start", "[1]", "must be a JSON object"),
-        ("session.start", "{\"orderId\": 42}", "orderId must be a string"),
-        ("session.start", "{\"order\": \"x\"}", "unknown key 'order'"),
-        ("pause", "{\"now\": true}", "it takes none"),
-        ("status", "\u{0}\u{1}", "not JSON"),
-    ])
+    @Test(
+        "bad requests are errors that say what is wrong",
+        arguments: [
+            ("reboot", "", "unknown verb 'reboot'"),
+            ("session.start", "{\"orderId\": ", "not JSON"),
+            ("session.start", "[1]", "must be a JSON object"),
+            ("session.start", "{\"orderId\": 42}", "orderId must be a string"),
+            ("session.start", "{\"order\": \"x\"}", "unknown key 'order'"),
+            ("pause", "{\"now\": true}", "it takes none"),
+            ("status", "\u{0}\u{1}", "not JSON"),
+        ])
     func errors(verb: String, body: String, message: String) {
         switch AgentCommand.parse(verb: verb, body: Array(body.utf8)) {
         case .success(let command): Issue.record("\(verb) \(body) parsed as \(command)")
@@ -57,7 +61,9 @@ struct AgentCommandParsingTests {
         status.rulesRevision = "7"
         status.rulesSource = "cache"
         status.sessionId = "cam-r1-s2"
-        let event = status.event(factory: EventFactory(camera: CameraIdentity(id: "cam", site: "dc1", lane: "L2")), time: Timestamp(milliseconds: 0), sequence: 4)
+        let event = status.event(
+            factory: EventFactory(camera: CameraIdentity(id: "cam", site: "dc1", lane: "L2")),
+            time: Timestamp(milliseconds: 0), sequence: 4)
         let json = try JSONValue.parse(event.json)
         #expect(event.kind == .status)
         #expect(json["eventId"] == .string("cam-r1.status.4"))

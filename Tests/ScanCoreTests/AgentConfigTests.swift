@@ -47,7 +47,8 @@ struct AgentConfigTests {
         } catch {
             let paths = error.issues.map(\.path)
             for path in [
-                "extra", "camera.colour", "camera.id", "source.type", "source.fps", "decoder.symbologies[1]", "decoder.density",
+                "extra", "camera.colour", "camera.id", "source.type", "source.fps", "decoder.symbologies[1]",
+                "decoder.density",
                 "decoder.regionOfInterest", "session.start", "nats.url",
             ] {
                 #expect(paths.contains(path), "missing an error at \(path): \(paths)")
@@ -60,16 +61,22 @@ struct AgentConfigTests {
     @Test("decoder.zxingSweep takes symbologies of decoder.symbologies only, and names the one that is not")
     func sweep() throws {
         let good = try AgentConfig.parse(
-            Array(#"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code", "EAN-13"], "zxingSweep": ["QR-Code"]}}"#.utf8),
+            Array(
+                #"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code", "EAN-13"], "zxingSweep": ["QR-Code"]}}"#
+                    .utf8),
             file: "good.json")
         #expect(good.decoder.zxingSweep == [.qrCode])
-        #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c"}}"#.utf8), file: "min.json").decoder.zxingSweep.isEmpty)
+        #expect(
+            try AgentConfig.parse(Array(#"{"camera": {"id": "c"}}"#.utf8), file: "min.json").decoder.zxingSweep.isEmpty)
         #expect {
             try AgentConfig.parse(
-                Array(#"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code"], "zxingSweep": ["QR-Code", "EAN-13"]}}"#.utf8),
+                Array(
+                    #"{"camera": {"id": "c"}, "decoder": {"symbologies": ["QR-Code"], "zxingSweep": ["QR-Code", "EAN-13"]}}"#
+                        .utf8),
                 file: "sweep.json")
         } throws: { error in
-            (error as? ConfigErrors)?.description.contains("sweep.json: decoder.zxingSweep[1]: 'EAN-13' is not in decoder.symbologies") == true
+            (error as? ConfigErrors)?.description.contains(
+                "sweep.json: decoder.zxingSweep[1]: 'EAN-13' is not in decoder.symbologies") == true
         }
     }
 
@@ -84,18 +91,24 @@ struct AgentConfigTests {
 
     @Test("a region of interest maps to pixels inside the frame")
     func regionPixels() {
-        #expect(RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8).pixels(width: 1280, height: 720) == Box(minX: 0, minY: 72, maxX: 1279, maxY: 647))
+        #expect(
+            RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8).pixels(width: 1280, height: 720)
+                == Box(minX: 0, minY: 72, maxX: 1279, maxY: 647))
         #expect(RegionOfInterest().pixels(width: 10, height: 10) == Box(minX: 0, minY: 0, maxX: 9, maxY: 9))
     }
 
     @Test("spool.whenFull chooses the policy at the limit; the site must be one subject token")
     func spoolPolicyAndSite() throws {
         let config = try AgentConfig.parse(
-            Array(#"{"camera": {"id": "c1", "site": "dc-1"}, "spool": {"whenFull": "dropNewest"}}"#.utf8), file: "a.json")
+            Array(#"{"camera": {"id": "c1", "site": "dc-1"}, "spool": {"whenFull": "dropNewest"}}"#.utf8),
+            file: "a.json")
         #expect(config.spool.whenFull == .dropNewest)
-        #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "a.json").spool.whenFull == .dropOldest)
+        #expect(
+            try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "a.json").spool.whenFull
+                == .dropOldest)
         do {
-            _ = try AgentConfig.parse(Array(#"{"camera": {"id": "c1", "site": "dc.1"}, "spool": {"whenFull": "wait"}}"#.utf8), file: "b.json")
+            _ = try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c1", "site": "dc.1"}, "spool": {"whenFull": "wait"}}"#.utf8), file: "b.json")
             Issue.record("accepted a dotted site and an unknown policy")
         } catch {
             #expect(error.issues.map(\.path).sorted() == ["camera.site", "spool.whenFull"])
@@ -113,7 +126,8 @@ struct AgentConfigTests {
         #expect(try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "a.json").nats.replicas == nil)
         do {
             _ = try AgentConfig.parse(
-                Array(#"{"camera": {"id": "c1"}, "nats": {"url": "nats://n1:4222,n2:4222", "replicas": 7}}"#.utf8), file: "b.json")
+                Array(#"{"camera": {"id": "c1"}, "nats": {"url": "nats://n1:4222,n2:4222", "replicas": 7}}"#.utf8),
+                file: "b.json")
             Issue.record("accepted a server without a scheme and 7 replicas")
         } catch {
             #expect(error.issues.map(\.path).sorted() == ["nats.replicas", "nats.url"])

@@ -4,11 +4,13 @@ import Testing
 @Suite("decode planner: where guided decoding looks")
 struct DecodePlannerTests {
     static func track(
-        _ box: Box, value: String = "4006381333931", symbology: Symbology = .ean13, rows: Bool? = true, confirmed: Bool = true,
+        _ box: Box, value: String = "4006381333931", symbology: Symbology = .ean13, rows: Bool? = true,
+        confirmed: Bool = true,
         velocityX: Double = 8
     ) -> DecodePlanner.TrackedCode {
         DecodePlanner.TrackedCode(
-            symbology: symbology, value: Array(value.utf8), box: box, typicalWidth: box.width, typicalHeight: box.height,
+            symbology: symbology, value: Array(value.utf8), box: box, typicalWidth: box.width,
+            typicalHeight: box.height,
             velocityX: velocityX, velocityY: 0, readAlongRows: rows, confirmed: confirmed)
     }
 
@@ -21,16 +23,23 @@ struct DecodePlannerTests {
         var config = DecoderConfig()
         config.mode = .full
         let regions = DecodePlanner(config: config).plan(
-            frame: 3, width: 640, height: 400, tracks: [Self.track(Box(minX: 10, minY: 10, maxX: 200, maxY: 80))], candidates: [])
-        #expect(regions == [DecodePlanner.Region(box: Box(minX: 0, minY: 0, maxX: 639, maxY: 399), purpose: .whole, rowStep: 2, columnStep: 2)])
+            frame: 3, width: 640, height: 400, tracks: [Self.track(Box(minX: 10, minY: 10, maxX: 200, maxY: 80))],
+            candidates: [])
+        #expect(
+            regions == [
+                DecodePlanner.Region(
+                    box: Box(minX: 0, minY: 0, maxX: 639, maxY: 399), purpose: .whole, rowStep: 2, columnStep: 2)
+            ])
     }
 
-    @Test("a tracked code read along rows is decoded along rows only, around where it is predicted, with its quiet zone")
+    @Test(
+        "a tracked code read along rows is decoded along rows only, around where it is predicted, with its quiet zone")
     func trackedRegion() {
         var config = DecoderConfig()
         config.sweepFrames = 0
         let code = Box(minX: 400, minY: 100, maxX: 590, maxY: 160)
-        let regions = DecodePlanner(config: config).plan(frame: 0, width: 1920, height: 1080, tracks: [Self.track(code)], candidates: [])
+        let regions = DecodePlanner(config: config).plan(
+            frame: 0, width: 1920, height: 1080, tracks: [Self.track(code)], candidates: [])
         #expect(regions.count == 1)
         let region = regions[0]
         #expect(region.purpose == .tracked && region.tracks == [0])
@@ -40,7 +49,8 @@ struct DecodePlannerTests {
         #expect(region.box.minX <= code.minX - 60 && region.box.maxX >= code.maxX + 60)
         #expect(region.box.minY >= code.minY - 40 && region.box.maxY <= code.maxY + 40)
         // A 2-D code (or one whose direction is not known) is scanned both ways at the density.
-        let qr = Self.track(Box(minX: 40, minY: 40, maxX: 120, maxY: 120), value: "TOTE-1", symbology: .qrCode, rows: nil)
+        let qr = Self.track(
+            Box(minX: 40, minY: 40, maxX: 120, maxY: 120), value: "TOTE-1", symbology: .qrCode, rows: nil)
         let both = DecodePlanner(config: config).plan(frame: 0, width: 1920, height: 1080, tracks: [qr], candidates: [])
         #expect(both.count == 1 && both[0].rowStep == config.density && both[0].columnStep == config.density)
     }
@@ -51,7 +61,8 @@ struct DecodePlannerTests {
         config.sweepFrames = 0
         let end = Box(minX: 800, minY: 300, maxX: 800, maxY: 360)  // a column of points: the right end of a code
         let regions = DecodePlanner(config: config).plan(
-            frame: 0, width: 1920, height: 1080, tracks: [Self.track(end, value: "LPN1", symbology: .code128, rows: nil, confirmed: false)],
+            frame: 0, width: 1920, height: 1080,
+            tracks: [Self.track(end, value: "LPN1", symbology: .code128, rows: nil, confirmed: false)],
             candidates: [])
         #expect(regions.count == 1)
         // About ten times its half-height either way: a code up to five times as long as it is tall.
@@ -59,7 +70,9 @@ struct DecodePlannerTests {
         #expect(regions[0].columnStep == 0)
     }
 
-    @Test("what the localiser finds outside tracked regions is searched across the edges it saw; what lies inside them is not")
+    @Test(
+        "what the localiser finds outside tracked regions is searched across the edges it saw; what lies inside them is not"
+    )
     func discovery() {
         var config = DecoderConfig()
         config.sweepFrames = 0
@@ -76,7 +89,8 @@ struct DecodePlannerTests {
         // Bars crossed by columns, a 2-D code, and a linear code with a little text beside it.
         let planner = DecodePlanner(config: config)
         func steps(rowCells: Int, columnCells: Int) -> [Int] {
-            let candidate = CodeLocalizer.Region(box: elsewhere.box, rowCells: rowCells, columnCells: columnCells, cells: 8)
+            let candidate = CodeLocalizer.Region(
+                box: elsewhere.box, rowCells: rowCells, columnCells: columnCells, cells: 8)
             let found = planner.plan(frame: 0, width: 1920, height: 1080, tracks: [], candidates: [candidate])
             return found.flatMap { [$0.rowStep, $0.columnStep] }
         }
@@ -85,7 +99,9 @@ struct DecodePlannerTests {
         #expect(steps(rowCells: 8, columnCells: 1) == [config.density, 0])
     }
 
-    @Test("the sweep covers the whole area in sweepFrames frames: rows stripe by stripe, columns reaching into the next stripe")
+    @Test(
+        "the sweep covers the whole area in sweepFrames frames: rows stripe by stripe, columns reaching into the next stripe"
+    )
     func sweepCoversTheFrame() {
         var config = DecoderConfig()
         config.sweepFrames = 8
@@ -94,7 +110,9 @@ struct DecodePlannerTests {
         var rowsCovered = [Int](repeating: 0, count: 1080)
         var columnStripes: [Box] = []
         for frame in 0..<8 {
-            let sweep = planner.plan(frame: frame, width: 1920, height: 1080, tracks: [], candidates: []).filter { $0.purpose == .sweep }
+            let sweep = planner.plan(frame: frame, width: 1920, height: 1080, tracks: [], candidates: []).filter {
+                $0.purpose == .sweep
+            }
             #expect(sweep.count == 2)
             let rows = sweep.filter { $0.rowStep > 0 }
             let columns = sweep.filter { $0.columnStep > 0 }
@@ -114,18 +132,29 @@ struct DecodePlannerTests {
             #expect(a.maxY - b.minY + 1 >= 120, "\(a) and \(b) overlap by the overlap")
         }
         // Frame 8 starts the cycle again.
-        #expect(planner.plan(frame: 8, width: 1920, height: 1080, tracks: [], candidates: []) == planner.plan(
-            frame: 0, width: 1920, height: 1080, tracks: [], candidates: []))
+        #expect(
+            planner.plan(frame: 8, width: 1920, height: 1080, tracks: [], candidates: [])
+                == planner.plan(
+                    frame: 0, width: 1920, height: 1080, tracks: [], candidates: []))
     }
 
     @Test("overlapping tracked regions are joined, scanning as finely as the finer, in both their directions")
     func joining() {
-        let a = DecodePlanner.Region(box: Box(minX: 0, minY: 0, maxX: 100, maxY: 50), purpose: .tracked, rowStep: 3, columnStep: 0, tracks: [0])
-        let b = DecodePlanner.Region(box: Box(minX: 90, minY: 40, maxX: 200, maxY: 90), purpose: .tracked, rowStep: 2, columnStep: 2, tracks: [1])
-        let c = DecodePlanner.Region(box: Box(minX: 500, minY: 0, maxX: 600, maxY: 50), purpose: .tracked, rowStep: 3, columnStep: 0, tracks: [2])
+        let a = DecodePlanner.Region(
+            box: Box(minX: 0, minY: 0, maxX: 100, maxY: 50), purpose: .tracked, rowStep: 3, columnStep: 0, tracks: [0])
+        let b = DecodePlanner.Region(
+            box: Box(minX: 90, minY: 40, maxX: 200, maxY: 90), purpose: .tracked, rowStep: 2, columnStep: 2, tracks: [1]
+        )
+        let c = DecodePlanner.Region(
+            box: Box(minX: 500, minY: 0, maxX: 600, maxY: 50), purpose: .tracked, rowStep: 3, columnStep: 0, tracks: [2]
+        )
         let joined = DecodePlanner.joinOverlapping([a, b, c])
         #expect(joined.count == 2)
-        #expect(joined[0] == DecodePlanner.Region(box: Box(minX: 0, minY: 0, maxX: 200, maxY: 90), purpose: .tracked, rowStep: 2, columnStep: 2, tracks: [0, 1]))
+        #expect(
+            joined[0]
+                == DecodePlanner.Region(
+                    box: Box(minX: 0, minY: 0, maxX: 200, maxY: 90), purpose: .tracked, rowStep: 2, columnStep: 2,
+                    tracks: [0, 1]))
         #expect(joined[1] == c)
     }
 
@@ -176,7 +205,9 @@ struct CodeLocalizerTests {
         #expect(bars.first.map { $0.rowCells > 0 && $0.columnCells == 0 } == true, "bars have edges along rows only")
         let matrix = regions.filter { $0.box.intersects(Box(minX: 40, minY: 240, maxX: 99, maxY: 299)) }
         #expect(matrix.count == 1 && matrix.first.map { $0.rowCells > 0 && $0.columnCells > 0 } == true, "\(regions)")
-        #expect(!regions.contains { $0.box.intersects(Box(minX: 380, minY: 180, maxX: 639, maxY: 359)) }, "box edge: \(regions)")
+        #expect(
+            !regions.contains { $0.box.intersects(Box(minX: 380, minY: 180, maxX: 639, maxY: 359)) },
+            "box edge: \(regions)")
         #expect(regions.count == 2)
     }
 

@@ -23,8 +23,7 @@ struct DetectionSplitterTests {
                 byLine[line.y, default: ([], line.leftToRight)].xs += line.xs
             }
         }
-        return byLine.keys.sorted().flatMap { y in
-            let line = byLine[y]!
+        return byLine.sorted { $0.key < $1.key }.flatMap { y, line in
             let ordered = line.xs.sorted(by: line.leftToRight ? (<) : (>))
             return ordered.map { Point(x: $0, y: y) }
         }
@@ -36,7 +35,8 @@ struct DetectionSplitterTests {
 
     @Test("one code stays one")
     func single() {
-        let parts = DetectionSplitter().split(Self.detection(Self.points([Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1))])))
+        let parts = DetectionSplitter().split(
+            Self.detection(Self.points([Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1))])))
         #expect(parts.count == 1)
         #expect(parts[0].box == Box(minX: 42, minY: 20, maxX: 232, maxY: 99))
     }
@@ -44,18 +44,21 @@ struct DetectionSplitterTests {
     @Test("identical codes side by side become two")
     func sideBySide() {
         let points = Self.points([
-            Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1)), Self.ean(at: 280, rows: stride(from: 20, to: 100, by: 1)),
+            Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1)),
+            Self.ean(at: 280, rows: stride(from: 20, to: 100, by: 1)),
         ])
         let parts = DetectionSplitter().split(Self.detection(points))
-        #expect(parts.compactMap(\.box).sorted { $0.minX < $1.minX } == [
-            Box(minX: 42, minY: 20, maxX: 232, maxY: 99), Box(minX: 322, minY: 20, maxX: 512, maxY: 99),
-        ])
+        #expect(
+            parts.compactMap(\.box).sorted { $0.minX < $1.minX } == [
+                Box(minX: 42, minY: 20, maxX: 232, maxY: 99), Box(minX: 322, minY: 20, maxX: 512, maxY: 99),
+            ])
     }
 
     @Test("identical codes one behind the other become two")
     func stacked() {
         let points = Self.points([
-            Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1)), Self.ean(at: 0, rows: stride(from: 160, to: 240, by: 1)),
+            Self.ean(at: 0, rows: stride(from: 20, to: 100, by: 1)),
+            Self.ean(at: 0, rows: stride(from: 160, to: 240, by: 1)),
         ])
         #expect(DetectionSplitter().split(Self.detection(points)).count == 2)
     }
@@ -94,7 +97,9 @@ struct DetectionSplitterTests {
     @Test("2D codes are never split")
     func twoD() {
         let corners = [Point(x: 0, y: 0), Point(x: 0, y: 80), Point(x: 80, y: 80), Point(x: 80, y: 0)]
-        let qr = Detection(symbology: .qrCode, value: Array("TOTE".utf8), points: corners + corners.map { Point(x: $0.x + 300, y: $0.y) })
+        let qr = Detection(
+            symbology: .qrCode, value: Array("TOTE".utf8),
+            points: corners + corners.map { Point(x: $0.x + 300, y: $0.y) })
         #expect(DetectionSplitter().split(qr).count == 1)
     }
 }

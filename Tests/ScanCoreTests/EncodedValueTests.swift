@@ -7,7 +7,10 @@ import Testing
 struct EncodedValueTests {
     @Test("base64 matches RFC 4648 test vectors")
     func vectors() {
-        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+            "foobar": "Zm9vYmFy",
+        ]
         for (plain, encoded) in vectors {
             #expect(Base64.encode(Array(plain.utf8)) == encoded)
             #expect(Base64.decode(encoded) == Array(plain.utf8))
@@ -55,13 +58,15 @@ struct PGMTests {
         #expect(try PGM.parse(bytes) == GrayImage(width: 2, height: 1, pixels: [10, 20]))
     }
 
-    @Test("damaged files are refused with the reason", arguments: [
-        ("P3\n1 1\n255\n0 0 0", "not a binary PGM"),
-        ("P6\n2 1\n255\n\u{0}\u{0}\u{0}", "truncated"),
-        ("P5\n2 2\n255\n\u{0}", "truncated"),
-        ("P5\n2 2\n65535\n", "8-bit"),
-        ("P5\n\n", "missing width"),
-    ])
+    @Test(
+        "damaged files are refused with the reason",
+        arguments: [
+            ("P3\n1 1\n255\n0 0 0", "not a binary PGM"),
+            ("P6\n2 1\n255\n\u{0}\u{0}\u{0}", "truncated"),
+            ("P5\n2 2\n255\n\u{0}", "truncated"),
+            ("P5\n2 2\n65535\n", "8-bit"),
+            ("P5\n\n", "missing width"),
+        ])
     func damaged(input: String, reason: String) {
         #expect {
             try PGM.parse(Array(input.utf8))

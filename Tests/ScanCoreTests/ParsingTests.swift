@@ -4,10 +4,13 @@ import Testing
 
 @Suite("Y4M headers")
 struct Y4MHeaderTests {
-    @Test("chroma variants give the right frame sizes", arguments: [
-        ("Cmono", 64 * 48), ("C420jpeg", 64 * 48 + 2 * 32 * 24), ("C420paldv", 64 * 48 + 2 * 32 * 24),
-        ("C420mpeg2", 64 * 48 + 2 * 32 * 24), ("C422", 64 * 48 + 2 * 32 * 48), ("C444", 3 * 64 * 48), ("", 64 * 48 + 2 * 32 * 24),
-    ])
+    @Test(
+        "chroma variants give the right frame sizes",
+        arguments: [
+            ("Cmono", 64 * 48), ("C420jpeg", 64 * 48 + 2 * 32 * 24), ("C420paldv", 64 * 48 + 2 * 32 * 24),
+            ("C420mpeg2", 64 * 48 + 2 * 32 * 24), ("C422", 64 * 48 + 2 * 32 * 48), ("C444", 3 * 64 * 48),
+            ("", 64 * 48 + 2 * 32 * 24),
+        ])
     func frameSizes(tag: String, bytes: Int) throws {
         let header = try Y4MHeader.parse(Array("YUV4MPEG2 W64 H48 F25:1 Ip A1:1 \(tag)".utf8))
         #expect(header.width == 64 && header.height == 48)
@@ -22,10 +25,13 @@ struct Y4MHeaderTests {
         #expect(header.offsetMilliseconds(frame: 30) == 1001)
     }
 
-    @Test("broken headers are refused with the reason", arguments: [
-        ("YUV4MPEG W64 H48", "signature"), ("YUV4MPEG2 H48 F30:1", "frame size"), ("YUV4MPEG2 W64 H48 F30:0", "frame rate"),
-        ("YUV4MPEG2 W64 H48 Cmono16", "not supported"), ("YUV4MPEG2 W0 H48", "frame size"),
-    ])
+    @Test(
+        "broken headers are refused with the reason",
+        arguments: [
+            ("YUV4MPEG W64 H48", "signature"), ("YUV4MPEG2 H48 F30:1", "frame size"),
+            ("YUV4MPEG2 W64 H48 F30:0", "frame rate"),
+            ("YUV4MPEG2 W64 H48 Cmono16", "not supported"), ("YUV4MPEG2 W0 H48", "frame size"),
+        ])
     func broken(line: String, reason: String) {
         #expect {
             try Y4MHeader.parse(Array(line.utf8))
@@ -54,7 +60,9 @@ struct TimestampTests {
         #expect(Timestamp(milliseconds: -1).description == "1969-12-31T23:59:59.999Z")
     }
 
-    @Test("malformed times are refused", arguments: ["2026-11-21", "2026-13-01T00:00:00Z", "2026-11-21T25:00:00Z", "2026-11-21T10:00:00", "yesterday"])
+    @Test(
+        "malformed times are refused",
+        arguments: ["2026-11-21", "2026-13-01T00:00:00Z", "2026-11-21T25:00:00Z", "2026-11-21T10:00:00", "yesterday"])
     func malformed(text: String) {
         #expect(Timestamp(rfc3339: text) == nil)
     }
@@ -77,9 +85,12 @@ struct JSONTests {
         #expect(value["b"] == .string("x\"é📦\n"))
     }
 
-    @Test("errors say where", arguments: [
-        ("{\"a\": }", 1, 7), ("{\n  \"a\": 1,\n  \"a\": 2}", 3, 6), ("[1, 2", 1, 6), ("{\"a\": tru}", 1, 7), ("\"\u{1}\"", 1, 2),
-    ])
+    @Test(
+        "errors say where",
+        arguments: [
+            ("{\"a\": }", 1, 7), ("{\n  \"a\": 1,\n  \"a\": 2}", 3, 6), ("[1, 2", 1, 6), ("{\"a\": tru}", 1, 7),
+            ("\"\u{1}\"", 1, 2),
+        ])
     func errors(text: String, line: Int, column: Int) {
         do {
             _ = try JSONValue.parse(text)
@@ -123,9 +134,12 @@ struct CodeNormalizerTests {
         #expect(CodeNormalizer(upcAsEAN13: false).normalize(detection) == detection)
     }
 
-    @Test("UPC-E expands to UPC-A by its last digit's rule", arguments: [
-        ("01234565", "012345000065"), ("04252614", "042100005264"), ("01234531", "012300000451"), ("01234543", "012340000053"),
-    ])
+    @Test(
+        "UPC-E expands to UPC-A by its last digit's rule",
+        arguments: [
+            ("01234565", "012345000065"), ("04252614", "042100005264"), ("01234531", "012300000451"),
+            ("01234543", "012340000053"),
+        ])
     func upcE(upcE: String, upcA: String) {
         #expect(CodeNormalizer.expandUPCE(Array(upcE.utf8)).map { String(decoding: $0, as: UTF8.self) } == upcA)
         #expect(CodeNormalizer.hasValidGS1CheckDigit(Array(upcA.utf8)))

@@ -55,7 +55,8 @@ struct ReconciliationTests {
     static let lane = Topology.Lane(
         id: "L1",
         cameras: [
-            Topology.LaneCamera(id: "cam-01", offsetMilliseconds: 0), Topology.LaneCamera(id: "cam-02", offsetMilliseconds: 1_500),
+            Topology.LaneCamera(id: "cam-01", offsetMilliseconds: 0),
+            Topology.LaneCamera(id: "cam-02", offsetMilliseconds: 1_500),
             Topology.LaneCamera(id: "cam-03", offsetMilliseconds: 3_000),
         ], windowMilliseconds: 400, graceMilliseconds: 1_000)
 
@@ -64,7 +65,8 @@ struct ReconciliationTests {
         return LaneSighting(
             site: "dc1", symbology: "EAN-13", value: value, valueEncoding: "text",
             member: PassMember(
-                eventId: "\(camera)@\(milliseconds)", camera: camera, trackId: "\(camera)-t\(milliseconds)", firstSeen: time,
+                eventId: "\(camera)@\(milliseconds)", camera: camera, trackId: "\(camera)-t\(milliseconds)",
+                firstSeen: time,
                 lastSeen: time.adding(milliseconds: 300)))
     }
 
@@ -84,7 +86,10 @@ struct ReconciliationTests {
     /// Three identical items 1 s apart, seen by three cameras with some jitter.
     static let identicalBackToBack: [LaneSighting] = (0..<3).flatMap { item -> [LaneSighting] in
         let start = Int64(item) * 1_000
-        return [sighting("cam-01", at: start), sighting("cam-02", at: start + 1_500 + 120), sighting("cam-03", at: start + 3_000 - 90)]
+        return [
+            sighting("cam-01", at: start), sighting("cam-02", at: start + 1_500 + 120),
+            sighting("cam-03", at: start + 3_000 - 90),
+        ]
     }
 
     @Test("identical codes on items back to back stay apart: one pass per item, each seen by all three cameras")
@@ -95,7 +100,12 @@ struct ReconciliationTests {
             #expect(pass.members.map(\.camera).sorted() == ["cam-01", "cam-02", "cam-03"])
             #expect(pass.missing(on: Self.lane).isEmpty)
             // Each pass holds the sightings of one item: first-camera times agree within the window.
-            #expect(pass.members.allSatisfy { abs($0.firstSeen.milliseconds - 1_800_000_000_000 - Int64(index) * 1_000 - (Self.lane.offset(of: $0.camera) ?? 0)) < 400 })
+            #expect(
+                pass.members.allSatisfy {
+                    abs(
+                        $0.firstSeen.milliseconds - 1_800_000_000_000 - Int64(index) * 1_000
+                            - (Self.lane.offset(of: $0.camera) ?? 0)) < 400
+                })
         }
     }
 
@@ -113,7 +123,8 @@ struct ReconciliationTests {
     @Test("an item one camera missed is one pass that names the missing camera; another code is another pass")
     func missingCamera() {
         let passes = Self.reconcile([
-            Self.sighting("cam-01", at: 0), Self.sighting("cam-03", at: 3_050), Self.sighting("cam-02", at: 1_500, value: "5012345678900"),
+            Self.sighting("cam-01", at: 0), Self.sighting("cam-03", at: 3_050),
+            Self.sighting("cam-02", at: 1_500, value: "5012345678900"),
         ])
         #expect(passes.count == 2)
         #expect(passes[0].missing(on: Self.lane) == ["cam-02"])
@@ -129,10 +140,18 @@ struct ReconciliationTests {
             n += 1
             return "p\(n)"
         }
-        #expect(Reconciliation.place(Self.sighting("cam-01", at: 0), lane: Self.lane, passes: &passes, newId: make) == .opened(0))
-        #expect(Reconciliation.place(Self.sighting("cam-02", at: 1_500 + 500), lane: Self.lane, passes: &passes, newId: make) == .opened(1))
-        #expect(Reconciliation.place(Self.sighting("cam-02", at: 1_500 + 300), lane: Self.lane, passes: &passes, newId: make) == .joined(0))
-        #expect(Reconciliation.place(Self.sighting("cam-02", at: 1_500 + 300), lane: Self.lane, passes: &passes, newId: make) == .known(0))
+        #expect(
+            Reconciliation.place(Self.sighting("cam-01", at: 0), lane: Self.lane, passes: &passes, newId: make)
+                == .opened(0))
+        #expect(
+            Reconciliation.place(
+                Self.sighting("cam-02", at: 1_500 + 500), lane: Self.lane, passes: &passes, newId: make) == .opened(1))
+        #expect(
+            Reconciliation.place(
+                Self.sighting("cam-02", at: 1_500 + 300), lane: Self.lane, passes: &passes, newId: make) == .joined(0))
+        #expect(
+            Reconciliation.place(
+                Self.sighting("cam-02", at: 1_500 + 300), lane: Self.lane, passes: &passes, newId: make) == .known(0))
         #expect(passes.count == 2)
     }
 
@@ -152,7 +171,9 @@ struct ReconciliationTests {
         var passes = Self.reconcile([Self.sighting("cam-01", at: 0), Self.sighting("cam-02", at: 1_500)])
         passes[0].closed = true
         passes[0].revision = 1
-        let placement = Reconciliation.place(Self.sighting("cam-03", at: 3_100), lane: Self.lane, passes: &passes) { "new" }
+        let placement = Reconciliation.place(Self.sighting("cam-03", at: 3_100), lane: Self.lane, passes: &passes) {
+            "new"
+        }
         #expect(placement == .late(0))
         #expect(passes[0].revision == 2)
         #expect(passes[0].members.count == 3)
@@ -162,7 +183,9 @@ struct ReconciliationTests {
 
 @Suite("pack verdicts")
 struct PackEvaluationTests {
-    static let order = [OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "5012345678900", expected: 1)]
+    static let order = [
+        OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "5012345678900", expected: 1),
+    ]
     static func lookup(_ id: String) -> [OrderLine]? { id == "ORD-1" ? order : nil }
     static func codes(_ counts: [(String, Int)]) -> [CountedCode] {
         counts.map { CountedCode(value: $0.0, symbology: "EAN-13", count: $0.1) }
@@ -170,24 +193,40 @@ struct PackEvaluationTests {
 
     @Test("complete, short, over and unexpected, per line and for the order")
     func verdicts() {
-        let complete = PackEvaluation.evaluate(sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 2), ("5012345678900", 1)]), order: Self.lookup)
+        let complete = PackEvaluation.evaluate(
+            sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 2), ("5012345678900", 1)]), order: Self.lookup
+        )
         #expect(complete.verdict == .complete)
         #expect(complete.lines.map(\.verdict) == [.complete, .complete])
 
-        let short = PackEvaluation.evaluate(sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 1), ("5012345678900", 1)]), order: Self.lookup)
+        let short = PackEvaluation.evaluate(
+            sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 1), ("5012345678900", 1)]), order: Self.lookup
+        )
         #expect(short.verdict == .short)
-        #expect(short.lines[0] == PackLineResult(line: 1, code: "4006381333931", symbology: "EAN-13", expected: 2, counted: 1, verdict: .short))
+        #expect(
+            short.lines[0]
+                == PackLineResult(
+                    line: 1, code: "4006381333931", symbology: "EAN-13", expected: 2, counted: 1, verdict: .short))
 
-        let over = PackEvaluation.evaluate(sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 3), ("5012345678900", 1)]), order: Self.lookup)
+        let over = PackEvaluation.evaluate(
+            sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 3), ("5012345678900", 1)]), order: Self.lookup
+        )
         #expect(over.verdict == .over)
 
         let unexpected = PackEvaluation.evaluate(
-            sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 2), ("5012345678900", 1), ("9780201379624", 1)]), order: Self.lookup)
+            sessionOrderId: "ORD-1",
+            codes: Self.codes([("4006381333931", 2), ("5012345678900", 1), ("9780201379624", 1)]), order: Self.lookup)
         #expect(unexpected.verdict == .unexpected)
-        #expect(unexpected.lines.last == PackLineResult(line: nil, code: "9780201379624", symbology: "EAN-13", expected: 0, counted: 1, verdict: .unexpected))
+        #expect(
+            unexpected.lines.last
+                == PackLineResult(
+                    line: nil, code: "9780201379624", symbology: "EAN-13", expected: 0, counted: 1, verdict: .unexpected
+                ))
 
         // A missing line is short even with nothing counted; short outranks over and unexpected.
-        let mixed = PackEvaluation.evaluate(sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 5), ("9780201379624", 1)]), order: Self.lookup)
+        let mixed = PackEvaluation.evaluate(
+            sessionOrderId: "ORD-1", codes: Self.codes([("4006381333931", 5), ("9780201379624", 1)]), order: Self.lookup
+        )
         #expect(mixed.verdict == .short)
         #expect(mixed.lines.map(\.verdict) == [.over, .short, .unexpected])
     }
@@ -201,11 +240,13 @@ struct PackEvaluationTests {
         #expect(fromCode.verdict == .complete)
         #expect(fromCode.lines.count == 2)  // the order label is not an item
 
-        let unknown = PackEvaluation.evaluate(sessionOrderId: "ORD-404", codes: Self.codes([("4006381333931", 1)]), order: Self.lookup)
+        let unknown = PackEvaluation.evaluate(
+            sessionOrderId: "ORD-404", codes: Self.codes([("4006381333931", 1)]), order: Self.lookup)
         #expect(unknown.verdict == .unknownOrder)
         #expect(unknown.orderId == "ORD-404")
         #expect(unknown.lines.map(\.counted) == [1])
-        let none = PackEvaluation.evaluate(sessionOrderId: nil, codes: Self.codes([("4006381333931", 1)]), order: Self.lookup)
+        let none = PackEvaluation.evaluate(
+            sessionOrderId: nil, codes: Self.codes([("4006381333931", 1)]), order: Self.lookup)
         #expect(none.verdict == .unknownOrder && none.orderId == nil)
     }
 }
@@ -214,16 +255,21 @@ struct PackEvaluationTests {
 struct OrderCSVTests {
     @Test("columns in any order, quoted fields, CRLF line ends, several orders")
     func parses() throws {
-        let text = "line,Order_ID,quantity,code,note\r\n1,ORD-1,2,4006381333931,\"fragile, top\"\r\n2,ORD-1,1,\"50\"\"12\",x\r\n1,ORD-2,3,5012345678900,\r\n"
+        let text =
+            "line,Order_ID,quantity,code,note\r\n1,ORD-1,2,4006381333931,\"fragile, top\"\r\n2,ORD-1,1,\"50\"\"12\",x\r\n1,ORD-2,3,5012345678900,\r\n"
         let orders = try OrderCSV.parse(text, file: "o.csv")
         #expect(orders.map(\.id) == ["ORD-1", "ORD-2"])
-        #expect(orders[0].lines == [OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "50\"12", expected: 1)])
+        #expect(
+            orders[0].lines == [
+                OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "50\"12", expected: 1),
+            ])
         #expect(orders[1].lines == [OrderLine(line: 1, code: "5012345678900", expected: 3)])
     }
 
     @Test("every bad row is named by its line number")
     func errors() throws {
-        let text = "order_id,line,code,quantity\nORD-1,1,400,2\nORD-1,x,400,2\nORD-1,2,,1\nORD-1,3,401,0\n,4,402,1\nORD-1,1,403,1\nORD-1,5\n"
+        let text =
+            "order_id,line,code,quantity\nORD-1,1,400,2\nORD-1,x,400,2\nORD-1,2,,1\nORD-1,3,401,0\n,4,402,1\nORD-1,1,403,1\nORD-1,5\n"
         do {
             _ = try OrderCSV.parse(text, file: "bad.csv")
             Issue.record("a bad file was accepted")

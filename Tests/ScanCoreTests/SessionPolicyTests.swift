@@ -74,7 +74,9 @@ struct SessionPolicyTests {
         #expect(policy.current == nil)
 
         _ = policy.accepted(Self.track("B", id: "t2"), role: nil, at: Self.at(20))
-        for second in 21...29 { _ = policy.accepted(Self.track("C\(second)", id: "t\(second)"), role: nil, at: Self.at(Double(second))) }
+        for second in 21...29 {
+            _ = policy.accepted(Self.track("C\(second)", id: "t\(second)"), role: nil, at: Self.at(Double(second)))
+        }
         #expect(Self.completed(policy.tick(at: Self.at(29.5))).isEmpty)
         #expect(Self.completed(policy.tick(at: Self.at(30))).first?.1 == .duration)
     }
@@ -85,7 +87,8 @@ struct SessionPolicyTests {
         config.start = .command
         var policy = SessionPolicy(config: config, idPrefix: "cam")
         #expect(policy.streamStart(at: Self.at(0)).isEmpty)
-        #expect(policy.accepted(Self.track("A", id: "t1"), role: nil, at: Self.at(1)).sessionId == nil, "no session yet")
+        #expect(
+            policy.accepted(Self.track("A", id: "t1"), role: nil, at: Self.at(1)).sessionId == nil, "no session yet")
         let started = policy.startCommand(at: Self.at(2), orderId: "ORD-1")
         #expect(started.count == 1)
         #expect(policy.current?.orderId == "ORD-1")

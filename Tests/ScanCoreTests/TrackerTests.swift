@@ -12,7 +12,9 @@ struct TrackerTests {
     static func code(_ value: String, x: Int, y: Int, size: Int = 60, symbology: Symbology = .qrCode) -> Detection {
         Detection(
             symbology: symbology, value: Array(value.utf8),
-            points: [Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y)])
+            points: [
+                Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y),
+            ])
     }
 
     /// Runs frames through a tracker; returns every sighting-worthy (removed) track.
@@ -21,7 +23,9 @@ struct TrackerTests {
     ) -> (ended: [Track], events: [TrackerEvent]) {
         var tracker = Tracker(config: config, idPrefix: "cam-1-run")
         var events: [TrackerEvent] = []
-        for frame in 0..<frames { events += tracker.step(frame: frame, time: time(frame), detections: detections(frame)) }
+        for frame in 0..<frames {
+            events += tracker.step(frame: frame, time: time(frame), detections: detections(frame))
+        }
         events += tracker.finish()
         let ended = events.compactMap { event -> Track? in if case .removed(let track) = event { track } else { nil } }
         return (ended, events)
@@ -89,7 +93,9 @@ struct TrackerTests {
     func minDecodesOne() {
         var config = TrackingConfig()
         config.minDecodes = 1
-        #expect(Self.run(frames: 3, config: config) { frame in frame == 1 ? [Self.code("X", x: 0, y: 0)] : [] }.ended.count == 1)
+        #expect(
+            Self.run(frames: 3, config: config) { frame in frame == 1 ? [Self.code("X", x: 0, y: 0)] : [] }.ended.count
+                == 1)
     }
 
     @Test("conflicting reads of one code are settled by vote")
@@ -127,23 +133,33 @@ struct TrackerTests {
             let whole = Detection(
                 symbology: .code128, value: Array("LPN-1".utf8),
                 points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })
-            let fragment = Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: x, y: 140), Point(x: x, y: 142)])
+            let fragment = Detection(
+                symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: x, y: 140), Point(x: x, y: 142)])
             return [whole, fragment]
         }
         #expect(result.ended.count == 1)
     }
 
-    @Test("a confirmed edge-only track that ends beside the whole code's track is folded into it, not a second sighting")
+    @Test(
+        "a confirmed edge-only track that ends beside the whole code's track is folded into it, not a second sighting")
     func edgeTrackFoldedAtEnd() {
         // Frames 0-4: only one end of a linear code is read (a point, 40 px left of where the whole
         // code shows); from frame 5 the whole code is read and starts its own track, the edge reads stop.
         let value = Array("LPN-2".utf8)
         let result = Self.run(frames: 40) { frame in
             if frame < 5 {
-                return [Detection(symbology: .code128, value: value, points: [Point(x: 20 + frame * 6, y: 100), Point(x: 20 + frame * 6, y: 102)])]
+                return [
+                    Detection(
+                        symbology: .code128, value: value,
+                        points: [Point(x: 20 + frame * 6, y: 100), Point(x: 20 + frame * 6, y: 102)])
+                ]
             }
             let x = 60 + frame * 6
-            return [Detection(symbology: .code128, value: value, points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })]
+            return [
+                Detection(
+                    symbology: .code128, value: value,
+                    points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })
+            ]
         }
         #expect(result.ended.count == 1)
         let merged = result.events.filter { if case .merged = $0 { true } else { false } }
@@ -151,12 +167,14 @@ struct TrackerTests {
         #expect(result.ended.first?.firstFrame == 0, "the whole code's track took over the edge track's start")
     }
 
-    @Test("a read's scan direction is zbar's orientation when known, in whatever order its points come; else their order")
+    @Test(
+        "a read's scan direction is zbar's orientation when known, in whatever order its points come; else their order")
     func scanDirection() {
         func direction(_ points: [(Int, Int)], alongRows: Bool? = nil, engine: String = "zbar") -> Bool? {
             Track.scanDirection(
                 Detection(
-                    symbology: .code128, value: Array("LPN-1".utf8), points: points.map { Point(x: $0.0, y: $0.1) }, engine: engine,
+                    symbology: .code128, value: Array("LPN-1".utf8), points: points.map { Point(x: $0.0, y: $0.1) },
+                    engine: engine,
                     alongRows: alongRows))
         }
         // Along rows, back and forth: each line's point at the end where the decode completed.
@@ -177,10 +195,13 @@ struct TrackerTests {
         // Other engines' reads carry corners, not scan lines.
         #expect(direction([(0, 0), (200, 0), (200, 100), (0, 100)], alongRows: true, engine: "zxing") == nil)
         // Reads joined from two directions lose it.
-        var merged = Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 1, y: 1)], alongRows: true)
-        merged.absorb(Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 2, y: 2)], alongRows: true))
+        var merged = Detection(
+            symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 1, y: 1)], alongRows: true)
+        merged.absorb(
+            Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 2, y: 2)], alongRows: true))
         #expect(merged.alongRows == true && merged.points.count == 2)
-        merged.absorb(Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 3, y: 3)], alongRows: false))
+        merged.absorb(
+            Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 3, y: 3)], alongRows: false))
         #expect(merged.alongRows == nil)
     }
 }

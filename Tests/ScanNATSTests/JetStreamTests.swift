@@ -41,7 +41,8 @@ struct JetStreamTests {
         defer { try? jetStream.deleteStream(stream) }
         for index in 0..<3 {
             _ = try jetStream.publish(
-                subject: "test.\(stream.lowercased()).cam\(index)", bytes: Array("m\(index)".utf8), messageID: "id-\(index)")
+                subject: "test.\(stream.lowercased()).cam\(index)", bytes: Array("m\(index)".utf8),
+                messageID: "id-\(index)")
         }
         var consumer = ConsumerSpec(durable: "aggregator")
         consumer.ackWaitMilliseconds = 400
@@ -93,7 +94,8 @@ struct JetStreamTests {
     @Test("a JetStream publish to a subject no stream holds fails with a JetStream error")
     func publishWithoutStream() throws {
         #expect(throws: NATSError.self) {
-            _ = try jetStream.publish(subject: "nostream." + TestEnvironment.uniqueName("x"), bytes: [1], messageID: "a")
+            _ = try jetStream.publish(
+                subject: "nostream." + TestEnvironment.uniqueName("x"), bytes: [1], messageID: "a")
         }
     }
 }

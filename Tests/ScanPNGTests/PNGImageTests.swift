@@ -23,7 +23,8 @@ struct PNGImageTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/rgba.png"
         let result = try ProcessRunner.run(
-            "/usr/bin/convert", ["-size", "1x1", "xc:#ff0000", "xc:#00ff00", "xc:#00000000", "+append", "PNG32:" + path])
+            "/usr/bin/convert",
+            ["-size", "1x1", "xc:#ff0000", "xc:#00ff00", "xc:#00000000", "+append", "PNG32:" + path])
         try #require(result.status == 0, "convert: \(result.stderr)")
         let data = try #require(FileManager.default.contents(atPath: path))
         let image = try PNGImage.decode(Array(data))

@@ -54,7 +54,8 @@ struct MigratorTests {
                 #expect(error.input == "0002_bad.sql")
             }
             let tables = try connection.query(
-                "SELECT string_agg(table_name, ',' ORDER BY table_name) AS t FROM information_schema.tables WHERE table_schema = 'public'")
+                "SELECT string_agg(table_name, ',' ORDER BY table_name) AS t FROM information_schema.tables WHERE table_schema = 'public'"
+            )
             #expect(tables[0, "t"] == "a,scantrack_migrations", "b must be rolled back and c never run")
             #expect(try migrator.pending(connection).map(\.version) == [2, 3])
         }
@@ -62,8 +63,12 @@ struct MigratorTests {
 
     @Test("a migration file changed after it was applied is reported")
     func changedFile() throws {
-        let original = try Migrator(migrations: [Migration(version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (x int);")])
-        let changed = try Migrator(migrations: [Migration(version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (y int);")])
+        let original = try Migrator(migrations: [
+            Migration(version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (x int);")
+        ])
+        let changed = try Migrator(migrations: [
+            Migration(version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (y int);")
+        ])
         try Self.withDatabase { connection in
             try original.migrate(connection)
             #expect(try changed.status(connection).first?.checksumMismatch == true)

@@ -38,7 +38,8 @@ struct PGConnectionTests {
     func binaryAndNull() throws {
         defer { _ = try? connection.execute("DROP TABLE IF EXISTS \(table)") }
         let bytes: [UInt8] = [0, 1, 2, 0xFF, 0x27, 0x3B, 0]
-        try connection.query("INSERT INTO \(table) (code, note, raw) VALUES ($1, $2, $3)", [.text("b"), .null, .bytes(bytes)])
+        try connection.query(
+            "INSERT INTO \(table) (code, note, raw) VALUES ($1, $2, $3)", [.text("b"), .null, .bytes(bytes)])
         let back = try connection.query("SELECT note, encode(raw, 'hex') AS hex FROM \(table) WHERE code = 'b'")
         #expect(back[0, "note"] == nil)
         #expect(back[0, "hex"] == "000102ff273b00")
@@ -47,7 +48,9 @@ struct PGConnectionTests {
     @Test("COPY FROM STDIN loads a batch with escapes and NULLs")
     func copyBatch() throws {
         defer { _ = try? connection.execute("DROP TABLE IF EXISTS \(table)") }
-        var rows: [[String?]] = Self.hostile.enumerated().map { index, value in [value, index.isMultiple(of: 2) ? nil : "n\(index)"] }
+        var rows: [[String?]] = Self.hostile.enumerated().map { index, value in
+            [value, index.isMultiple(of: 2) ? nil : "n\(index)"]
+        }
         for index in 0..<2_000 { rows.append(["bulk-\(index)", "x"]) }
         let count = try connection.copyIn("COPY \(table) (code, note) FROM STDIN", rows: rows)
         #expect(count == rows.count)

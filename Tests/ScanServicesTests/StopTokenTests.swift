@@ -50,7 +50,8 @@ struct ServicesPlumbingTests {
 
         struct Broken: Error {}
         let failing = programGroup(
-            [.init(service: ThreadService("failing") { _ in throw Broken() })], stopsOnSignals: false, logger: Logger(label: "test"))
+            [.init(service: ThreadService("failing") { _ in throw Broken() })], stopsOnSignals: false,
+            logger: Logger(label: "test"))
         await #expect(throws: (any Error).self) { try await failing.run() }
     }
 
@@ -62,7 +63,9 @@ struct ServicesPlumbingTests {
         do {
             _ = try ScanLogging.level("loud")
         } catch {
-            #expect(error.description == "--log-level: 'loud' is not a log level (trace, debug, info, notice, warning, error, critical)")
+            #expect(
+                error.description
+                    == "--log-level: 'loud' is not a log level (trace, debug, info, notice, warning, error, critical)")
         }
     }
 

@@ -13,7 +13,8 @@ public enum StreamReader {
             let batch = try subscription.fetch(batch: 200, timeoutMilliseconds: 500)
             if batch.isEmpty { break }
             for message in batch {
-                events.append((message.subject, message.message.header("Nats-Msg-Id"), try JSONValue.parse(message.bytes)))
+                events.append(
+                    (message.subject, message.message.header("Nats-Msg-Id"), try JSONValue.parse(message.bytes)))
                 try message.ack()
             }
         }

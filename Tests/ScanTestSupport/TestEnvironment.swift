@@ -28,7 +28,9 @@ public enum TestEnvironment {
 
     public struct MissingServer: Error, CustomStringConvertible {
         public var variable: String
-        public var description: String { "\(variable) is not set: run the tests with `make test`, which starts the servers" }
+        public var description: String {
+            "\(variable) is not set: run the tests with `make test`, which starts the servers"
+        }
     }
 
     public static func requireNATS() throws -> String {

@@ -112,7 +112,9 @@ public final class MemorySpool: DurableSink, @unchecked Sendable {
 
     public func waitForRecords(for duration: Duration) {
         condition.withLock {
-            if records.count == cursor { _ = condition.wait(until: Date(timeIntervalSinceNow: min(duration.seconds, 0.05))) }
+            if records.count == cursor {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: min(duration.seconds, 0.05)))
+            }
         }
     }
 

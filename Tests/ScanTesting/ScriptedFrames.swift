@@ -29,7 +29,10 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     private let lock = NSLock()
     private var stateWord = "starting"
 
-    public init(kind: String = "clip", count: Int, start: Timestamp, interval: Duration = .milliseconds(100), endsStream: Bool = true) {
+    public init(
+        kind: String = "clip", count: Int, start: Timestamp, interval: Duration = .milliseconds(100),
+        endsStream: Bool = true
+    ) {
         self.kind = kind
         self.count = count
         self.start = start
@@ -84,6 +87,8 @@ public final class ScriptedDecoder: FrameDecoding {
     public static func code(_ value: String, x: Int, y: Int, size: Int = 60) -> Detection {
         Detection(
             symbology: .qrCode, value: Array(value.utf8),
-            points: [Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y)])
+            points: [
+                Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y),
+            ])
     }
 }

@@ -24,7 +24,10 @@ struct PixelFormatTests {
         #expect(PixelFormat.choose(offered: [Self.fourCC("MJPG"), Self.fourCC("YUYV"), Self.fourCC("GREY")]) == .grey)
         #expect(PixelFormat.choose(offered: [Self.fourCC("MJPG"), Self.fourCC("RGB3"), Self.fourCC("YUYV")]) == .yuyv)
         // What libv4l2 adds for an MJPEG-only camera: its software conversions.
-        #expect(PixelFormat.choose(offered: [Self.fourCC("MJPG"), Self.fourCC("RGB3"), Self.fourCC("BGR3"), Self.fourCC("YU12")]) == .yuv420)
+        #expect(
+            PixelFormat.choose(offered: [
+                Self.fourCC("MJPG"), Self.fourCC("RGB3"), Self.fourCC("BGR3"), Self.fourCC("YU12"),
+            ]) == .yuv420)
         #expect(PixelFormat.choose(offered: [Self.fourCC("MJPG"), Self.fourCC("H264")]) == nil)
     }
 

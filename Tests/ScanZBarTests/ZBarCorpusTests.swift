@@ -60,7 +60,8 @@ struct ZBarCorpusTests {
         "code128-1/6.png": "Code 128 FNC4 extended characters"
     ]
 
-    @Test("values match the corpus's expected text", arguments: ["ean13-3", "code128-1", "qrcode-1", "ean8-1", "itf-1"])
+    @Test(
+        "values match the corpus's expected text", arguments: ["ean13-3", "code128-1", "qrcode-1", "ean8-1", "itf-1"])
     func expectedValues(folder: String) throws {
         var correct = 0
         var read = 0

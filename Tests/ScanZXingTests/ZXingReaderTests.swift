@@ -13,7 +13,9 @@ struct ZXingReaderTests {
         var image = GrayImage(width: width, height: height, fill: 245)
         for (sprite, x, y) in sprites {
             for row in 0..<sprite.height {
-                for column in 0..<sprite.width { image[x + column, y + row] = sprite.pixels[row * sprite.width + column] }
+                for column in 0..<sprite.width {
+                    image[x + column, y + row] = sprite.pixels[row * sprite.width + column]
+                }
             }
         }
         return image
@@ -22,7 +24,8 @@ struct ZXingReaderTests {
     @Test("DataMatrix and PDF417 are read with their values, four corners in frame coordinates, engine zxing")
     func matrixCodes() throws {
         let (matrix, matrixValue) = try BarcodeRenderer.render(.dataMatrix, "LPN-000123", moduleSize: 4)
-        let (stacked, stackedValue) = try BarcodeRenderer.render(.pdf417, "SHIP 1Z999AA10123456784", moduleSize: 2, barHeight: 6)
+        let (stacked, stackedValue) = try BarcodeRenderer.render(
+            .pdf417, "SHIP 1Z999AA10123456784", moduleSize: 2, barHeight: 6)
         let image = Self.frame([(matrix, 40, 40), (stacked, 40, 200)])
         let found = try ZXingReader(settings: .matrixOnly).read(image)
         let byValue = Dictionary(uniqueKeysWithValues: found.map { ($0.text ?? "?", $0) })
@@ -32,7 +35,9 @@ struct ZXingReaderTests {
         #expect(dm.engine == "zxing")
         #expect(dm.points.count == 4)
         let box = try #require(dm.box)
-        #expect(box.minX >= 38 && box.minX <= 60 && box.minY >= 38 && box.minY <= 60, "corners where the symbol was pasted: \(box)")
+        #expect(
+            box.minX >= 38 && box.minX <= 60 && box.minY >= 38 && box.minY <= 60,
+            "corners where the symbol was pasted: \(box)")
         #expect(byValue[stackedValue]?.symbology == .pdf417)
     }
 
@@ -59,7 +64,8 @@ struct ZXingReaderTests {
 
     @Test("binary payloads keep their bytes; GS1 data is flagged")
     func bytesAndGS1() throws {
-        let (matrix, _) = try BarcodeRenderer.render(.dataMatrix, "[01]09506000134352[10]ABC123", moduleSize: 4, gs1: true)
+        let (matrix, _) = try BarcodeRenderer.render(
+            .dataMatrix, "[01]09506000134352[10]ABC123", moduleSize: 4, gs1: true)
         let found = try ZXingReader(settings: .matrixOnly).read(Self.frame([(matrix, 40, 40)]))
         let gs1 = try #require(found.first)
         #expect(gs1.isGS1)
@@ -85,7 +91,8 @@ struct ZXingReaderTests {
     func nothing() throws {
         #expect(try ZXingReader().read(GrayImage(width: 320, height: 200, fill: 200)).isEmpty)
         var generator = SeededGenerator(seed: 3)
-        let noise = GrayImage(width: 320, height: 200, pixels: (0..<64_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        let noise = GrayImage(
+            width: 320, height: 200, pixels: (0..<64_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         #expect(try ZXingReader().read(noise).isEmpty)
     }
 }
