@@ -37,13 +37,19 @@ let package = Package(
 
         // Pure core: no C module, no I/O.
         .target(name: "ScanCore", swiftSettings: swiftSettings),
+        // Pure too, but only the aggregator's (item passes, pack verdicts, order files) and only
+        // the reports' (shifts): kept out of ScanCore so that it changes for the agent's reasons only.
+        .target(name: "ScanReconciliation", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanReports", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
 
         // Adapters: the only modules that import a C module.
         .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanZXing", dependencies: ["CZXing", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore", "ScanReconciliation"],
+            swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
@@ -83,7 +89,7 @@ let package = Package(
         .target(
             name: "ScanAggregator",
             dependencies: [
-                "ScanCore", "ScanServices", "ScanNATS", "ScanPostgres",
+                "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,7 +99,7 @@ let package = Package(
         .target(
             name: "ScanAdmin",
             dependencies: [
-                "ScanCore", "ScanServices", "ScanNATS", "ScanPostgres",
+                "ScanCore", "ScanReconciliation", "ScanReports", "ScanServices", "ScanNATS", "ScanPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +137,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "ScanReconciliationTests", dependencies: ["ScanReconciliation", "ScanCore", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "ScanReportsTests", dependencies: ["ScanReports", "ScanCore"], swiftSettings: swiftSettings),
+        .testTarget(
             name: "ScanServicesTests",
             dependencies: [
                 "ScanServices", .product(name: "Logging", package: "swift-log"),
@@ -164,7 +174,8 @@ let package = Package(
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanServices", "ScanTestSupport",
+                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices",
+                "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanReconciliation
 import ScanPostgres
 
 /// `scanadmin orders import FILE.csv | show ID`

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanPostgres
+import ScanReconciliation
+import ScanReports
 
 /// `scanadmin report --shift today`: the end-of-shift report.
 struct ReportCommand: ParsableCommand {

@@ -31,21 +31,6 @@ struct RulesCommand: ParsableCommand {
         return (revision, document, ruleset)
     }
 
-    static func rules(of document: JSONValue) -> [JSONValue] {
-        if case .array(let items)? = document["rules"] { return items }
-        return []
-    }
-
-    static func replacingRules(_ document: JSONValue, with rules: [JSONValue], defaultAction: JSONValue? = nil)
-        -> JSONValue
-    {
-        guard case .object(var members) = document else { return document }
-        members.removeAll { $0.0 == "rules" || ($0.0 == "defaultAction" && defaultAction != nil) }
-        if let defaultAction { members.append(("defaultAction", defaultAction)) }
-        members.append(("rules", .array(rules)))
-        return .object(members)
-    }
-
     /// Reads and validates a ruleset file; a bad one exits 2 naming the file and paths.
     static func load(_ file: String, command: String) throws -> (document: JSONValue, ruleset: Ruleset) {
         let bytes = try readInputFile(file, command: command)
@@ -95,7 +80,7 @@ struct RulesCommand: ParsableCommand {
             }
             var listing = Listing(columns: ["id", "priority", "action", "role", "match", "when", "scope"])
             listing.numeric = ["priority"]
-            let objects = RulesCommand.rules(of: document)
+            let objects = RulesetDocument(document).rules
             for rule in ruleset.rules {
                 let object = objects.first { $0["id"]?.stringValue == rule.id }
                 listing.rows.append([
@@ -120,7 +105,7 @@ struct RulesCommand: ParsableCommand {
 
         func run() throws {
             let document = try withDatabase(connection, command: "rules show") { try RulesCommand.current($0).document }
-            guard let rule = RulesCommand.rules(of: document).first(where: { $0["id"]?.stringValue == id }) else {
+            guard let rule = RulesetDocument(document).rules.first(where: { $0["id"]?.stringValue == id }) else {
                 printError("scanadmin rules show: no rule '\(id)' (scanadmin rules list shows them)")
                 throw ExitCode.failure
             }
@@ -139,36 +124,17 @@ struct RulesCommand: ParsableCommand {
 
         func run() throws {
             let (incoming, _) = try RulesCommand.load(file, command: "rules add")
-            let added = RulesCommand.rules(of: incoming)
             try withDatabase(connection, command: "rules add") { database in
                 let revision: RuleStore.Revision
                 do {
                     revision = try RuleStore(connection: database).update(author: options.who) {
                         current throws(ConfigErrors) in
-                        var rules = RulesCommand.rules(of: current)
-                        var replaced: [String] = []
-                        var new: [String] = []
-                        for rule in added {
-                            let id = rule["id"]?.stringValue ?? ""
-                            if let index = rules.firstIndex(where: { $0["id"]?.stringValue == id }) {
-                                rules[index] = rule
-                                replaced.append(id)
-                            } else {
-                                rules.append(rule)
-                                new.append(id)
-                            }
-                        }
-                        let merged = RulesCommand.replacingRules(
-                            current, with: rules, defaultAction: incoming["defaultAction"])
-                        _ = try Ruleset.parse(Array(merged.serialized.utf8), file: file)
-                        let description =
-                            ["added " + new.joined(separator: ", "), "replaced " + replaced.joined(separator: ", ")]
-                            .filter { !$0.hasSuffix(" ") }
-                            + (incoming["defaultAction"].map { ["default action \($0.stringValue ?? "?")"] } ?? [])
+                        var merged = RulesetDocument(current)
+                        let result = merged.merge(RulesetDocument(incoming))
+                        let serialized = merged.document.serialized
+                        _ = try Ruleset.parse(Array(serialized.utf8), file: file)
                         return (
-                            merged.serialized,
-                            description.joined(separator: "; ")
-                                + " (from \(URL(fileURLWithPath: file).lastPathComponent))"
+                            serialized, result.description + " (from \(URL(fileURLWithPath: file).lastPathComponent))"
                         )
                     }
                 } catch let error as ConfigErrors {
@@ -195,11 +161,9 @@ struct RulesCommand: ParsableCommand {
                 do {
                     revision = try RuleStore(connection: database).update(author: options.who) {
                         current throws(NoSuchRule) in
-                        let rules = RulesCommand.rules(of: current)
-                        guard rules.contains(where: { $0["id"]?.stringValue == id }) else { throw NoSuchRule() }
-                        let kept = RulesCommand.replacingRules(
-                            current, with: rules.filter { $0["id"]?.stringValue != id })
-                        return (kept.serialized, "removed \(id)")
+                        var kept = RulesetDocument(current)
+                        guard kept.remove(id: id) else { throw NoSuchRule() }
+                        return (kept.document.serialized, "removed \(id)")
                     }
                 } catch is NoSuchRule {
                     printError("scanadmin rules remove: no rule '\(id)' (scanadmin rules list shows them)")
@@ -279,7 +243,7 @@ struct RulesCommand: ParsableCommand {
             var listing = Listing(columns: ["revision", "at", "author", "rules", "published", "change"])
             listing.numeric = ["revision", "rules"]
             for revision in revisions {
-                let count = (try? JSONValue.parse(revision.document)).map { RulesCommand.rules(of: $0).count } ?? 0
+                let count = (try? JSONValue.parse(revision.document)).map { RulesetDocument($0).rules.count } ?? 0
                 listing.rows.append([
                     String(revision.revision), revision.createdAt, revision.author, String(count),
                     revision.kvRevision.map { "bucket \($0)" } ?? "no", revision.change,

@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanReconciliation
 
 /// Topology and orders in PostgreSQL: written by `scanadmin` (or the aggregator's `--topology`),
 /// read by the aggregator's reconciler and by reports.

@@ -1,3 +1,5 @@
+import ScanCore
+
 /// Cross-camera reconciliation, the pure part: sightings of one physical item by the cameras of
 /// a lane become one item pass. A sighting joins the open pass of the same code whose expected
 /// time at this camera (the pass's time at the first camera plus the camera's travel offset) is

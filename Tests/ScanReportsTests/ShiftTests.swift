@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import ScanCore
+import ScanCore
+
+@testable import ScanReports
 
 @Suite("shifts")
 struct ShiftTests {

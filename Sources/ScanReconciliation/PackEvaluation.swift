@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 
 /// Pick-and-pack checking, the pure part: what a pack-station session counted, against the
 /// lines of the order it was packed for.

@@ -2,7 +2,9 @@ import Foundation
 import ScanTestSupport
 import Testing
 
-@testable import ScanCore
+import ScanCore
+
+@testable import ScanReconciliation
 
 @Suite("topology files")
 struct TopologyTests {

@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 
 /// Work shifts of a site: named daily time windows in the site's time zone. A shift that ends at
 /// or before its start time (night, 22:00–06:00) runs into the next day and belongs to the day it
