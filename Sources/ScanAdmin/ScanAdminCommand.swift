@@ -14,7 +14,7 @@ public struct ScanAdminCommand: ParsableCommand {
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
-            TailCommand.self, AgentCommandCommand.self,
+            TailCommand.self, AgentControlCommand.self,
         ]
     )
 

@@ -163,7 +163,7 @@ public final class AgentLoop: @unchecked Sendable {
             rules: ruleset, idPrefix: "\(config.camera.id)-\(settings.runId)")
         let start = clock.elapsed
         // The first heartbeat has a full interval to measure.
-        self.nextHeartbeat = start + .seconds(config.heartbeatSeconds)
+        self.nextHeartbeat = start + config.heartbeat
         self.lastCheckpoint = start
         self.window = (0, 0, start)
         board.update {
@@ -231,7 +231,7 @@ public final class AgentLoop: @unchecked Sendable {
         guard clock.elapsed >= nextHeartbeat else { return }
         heartbeatSequence += 1
         publishHeartbeat(sequence: heartbeatSequence)
-        nextHeartbeat = clock.elapsed + .seconds(config.heartbeatSeconds)
+        nextHeartbeat = clock.elapsed + config.heartbeat
     }
 
     /// Ends the open tracks and the session (their events go to the sink). The run is closed
@@ -374,7 +374,7 @@ public final class AgentLoop: @unchecked Sendable {
         status.scanned = decoding.scanned
         board.update { $0 = status }
         window = (0, received, clock.elapsed)
-        let event = status.event(factory: pipeline.factory, time: clock.now, sequence: sequence)
+        let event = pipeline.factory.status(status, time: clock.now, sequence: sequence)
         let subject = subjects.agent("status", site: config.camera.site, camera: config.camera.id)
         try? bus.publishCore(subject: subject, bytes: event.json)
     }

@@ -64,23 +64,16 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         }
     }
 
-    /// A heartbeat as a `heartbeats` row, or nil when it is not a usable status event.
+    /// A heartbeat as a `heartbeats` row, or nil when it is not a valid status event.
     static func row(_ bytes: [UInt8]) -> [String?]? {
-        guard bytes.count <= EventValidator.maxBytes, !Ingestor.holdsEscapedNUL(bytes),
-            let event = try? JSONValue.parse(bytes),
-            event["type"] == .string("status"), let eventId = event["eventId"]?.stringValue,
-            let site = event["site"]?.stringValue,
-            let camera = event["camera"]?.stringValue, let time = event["time"]?.stringValue,
-            Timestamp(rfc3339: time) != nil
+        guard !Ingestor.holdsEscapedNUL(bytes), let event = try? EventValidator.parse(bytes),
+            let heartbeat = try? StatusEvent.parse(event)
         else { return nil }
-        func number(_ value: JSONValue?) -> String? { value?.doubleValue.map { String($0) } }
-        func whole(_ value: JSONValue?) -> String? { value?.intValue.map { String($0) } }
+        let status = heartbeat.status
         return [
-            eventId, site, camera, event["runId"]?.stringValue ?? "", time, number(event["fpsIn"]),
-            number(event["fpsProcessed"]),
-            whole(event["framesDropped"]), whole(event["liveTracks"]), whole(event["spool"]?["depth"]),
-            event["nats"]?.stringValue,
-            event["rules"]?["revision"]?.stringValue, String(decoding: bytes, as: UTF8.self),
+            heartbeat.eventId, heartbeat.site, heartbeat.camera, status.runId, heartbeat.time.description,
+            String(status.fpsIn), String(status.fpsProcessed), String(status.framesDropped), String(status.liveTracks),
+            String(status.spoolDepth), status.nats, status.rulesRevision, String(decoding: bytes, as: UTF8.self),
         ]
     }
 }

@@ -169,8 +169,8 @@ public final class Ingestor: @unchecked Sendable {
     /// A fetched batch, validated: rows to store and messages refused with their reason.
     struct Prepared {
         var messages: [JetStreamMessage] = []
-        var sightings: [(record: SightingRecord, body: String)] = []
-        var sessions: [(record: SessionRecord, body: String)] = []
+        var sightings: [(record: SightingEvent, body: String)] = []
+        var sessions: [(record: SessionEvent, body: String)] = []
         var refused: [(message: JetStreamMessage, letter: DeadLetter)] = []
     }
 
@@ -214,9 +214,9 @@ public final class Ingestor: @unchecked Sendable {
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
                 if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
-                    batch.sightings.append((try EventValidator.sighting(event), body))
+                    batch.sightings.append((try SightingEvent.parse(event), body))
                 } else {
-                    batch.sessions.append((try EventValidator.session(event), body))
+                    batch.sessions.append((try SessionEvent.parse(event), body))
                 }
             } catch let letter as DeadLetter {
                 batch.refused.append((message, letter))

@@ -8,7 +8,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var session: SessionConfig = SessionConfig()
     public var nats: NATSConfig = NATSConfig()
     public var spool: SpoolConfig
-    public var heartbeatSeconds: Double = 5
+    /// `heartbeatSeconds` in the file.
+    public var heartbeat: Duration = .seconds(5)
     /// A ruleset file to start with (rules from NATS replace it).
     public var rulesFile: String?
 
@@ -107,9 +108,10 @@ public struct SessionConfig: Sendable, Equatable {
     public enum Start: String, Sendable, CaseIterable { case continuous, command, firstCode, orderCode }
     public var start: Start = .continuous
     public var stopAfterCodes: Int?
-    public var stopAfterSeconds: Double?
-    public var stopAfterIdleSeconds: Double?
-    public var startDelaySeconds: Double = 0
+    /// `stopAfterSeconds`, `stopAfterIdleSeconds` and `startDelaySeconds` in the file.
+    public var stopAfter: Duration?
+    public var stopAfterIdle: Duration?
+    public var startDelay: Duration = .zero
     public init() {}
 }
 
@@ -293,13 +295,15 @@ extension AgentConfig {
             }
             config.session.stopAfterCodes = reader.int(
                 session["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
-            config.session.stopAfterSeconds = reader.double(
-                session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400)
-            config.session.stopAfterIdleSeconds = reader.double(
-                session["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400)
+            config.session.stopAfter = reader.double(
+                session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400
+            ).map { .seconds($0) }
+            config.session.stopAfterIdle = reader.double(
+                session["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400
+            ).map { .seconds($0) }
             if let delay = reader.double(session["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600)
             {
-                config.session.startDelaySeconds = delay
+                config.session.startDelay = .seconds(delay)
             }
         }
 
@@ -332,7 +336,7 @@ extension AgentConfig {
             }
         }
         if let seconds = reader.double(top["heartbeatSeconds"], at: "heartbeatSeconds", range: 0.1...3600) {
-            config.heartbeatSeconds = seconds
+            config.heartbeat = .seconds(seconds)
         }
         config.rulesFile = reader.string(top["rules"], at: "rules")
 

@@ -50,21 +50,6 @@ public struct AgentStatus: Sendable, Equatable {
 
     public init() {}
 
-    /// The status event; `sequence` numbers heartbeats within a run.
-    public func event(factory: EventFactory, time: Timestamp, sequence: Int) -> AgentEvent {
-        var writer = JSONWriter()
-        writer.field("type", AgentEvent.Kind.status.rawValue)
-        let eventId = "\(factory.camera.id)-\(runId).status.\(sequence)"
-        writer.field("eventId", eventId)
-        writer.field("site", factory.camera.site)
-        writer.field("camera", factory.camera.id)
-        writer.field("time", time.description)
-        writer.field("lane", factory.camera.lane)
-        writer.field("station", factory.camera.station)
-        fields(&writer)
-        return AgentEvent(kind: .status, eventId: eventId, time: time, json: writer.finished())
-    }
-
     /// The status fields without the event envelope (the `status` command's reply adds them).
     public func fields(_ writer: inout JSONWriter) {
         writer.field("runId", runId)

@@ -72,7 +72,7 @@ public struct ScanPipeline: Sendable {
         sessionEvents(sessions.stopCommand(at: time))
     }
 
-    private func sessionEvents(_ events: [SessionEvent]) -> [AgentEvent] {
+    private func sessionEvents(_ events: [SessionChange]) -> [AgentEvent] {
         events.map { event in
             switch event {
             case .started(let session): factory.sessionStarted(session)
@@ -94,7 +94,7 @@ public struct ScanPipeline: Sendable {
                 let decision = rules.decide(subject)
                 track.decision = decision
                 tracker.setDecision(decision, forTrack: track.id)
-                events.append(factory.trackEvent(.trackAdded, track, time: time, sequence: 0))
+                events.append(factory.trackEvent(.added, track, time: time, sequence: 0))
                 if decision.accepted {
                     let (sessionId, sessionChanges) = sessions.accepted(track, role: decision.role, at: track.lastSeen)
                     if let sessionId { sessionOfTrack[track.id] = sessionId }
@@ -103,18 +103,15 @@ public struct ScanPipeline: Sendable {
             case .updated(let track):
                 let count = updateCounts[track.id, default: 0] + 1
                 updateCounts[track.id] = count
-                events.append(factory.trackEvent(.trackUpdated, track, time: time, sequence: count))
+                events.append(factory.trackEvent(.updated, track, time: time, sequence: count))
             case .merged(let track, let keeper):
                 updateCounts[track.id] = nil
                 if sessionOfTrack.removeValue(forKey: track.id) != nil { sessions.forget(trackId: track.id) }
-                var event = factory.trackEvent(.trackRemoved, track, time: time, sequence: 0)
                 // Tell viewers where it went; the code's one sighting comes from the keeper.
-                event.json.removeLast()
-                event.json += Array(",\"mergedInto\":\"\(keeper)\"}".utf8)
-                events.append(event)
+                events.append(factory.trackEvent(.removed, track, time: time, sequence: 0, mergedInto: keeper))
             case .removed(let track):
                 updateCounts[track.id] = nil
-                events.append(factory.trackEvent(.trackRemoved, track, time: time, sequence: 0))
+                events.append(factory.trackEvent(.removed, track, time: time, sequence: 0))
                 events.append(
                     factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
             }

@@ -26,7 +26,7 @@ public struct Session: Sendable, Equatable {
 }
 
 /// What the session policy reports.
-public enum SessionEvent: Sendable, Equatable {
+public enum SessionChange: Sendable, Equatable {
     case started(Session)
     /// Exactly once per session, even when it is empty.
     case completed(Session, reason: SessionStopReason, at: Timestamp)
@@ -53,17 +53,17 @@ public struct SessionPolicy: Sendable {
         self.idPrefix = idPrefix
     }
 
-    private mutating func open(at time: Timestamp, trigger: String, orderId: String?) -> SessionEvent {
+    private mutating func open(at time: Timestamp, trigger: String, orderId: String?) -> SessionChange {
         counter += 1
         let session = Session(id: "\(idPrefix)-s\(counter)", startedAt: time, trigger: trigger, orderId: orderId)
         current = session
         return .started(session)
     }
 
-    private mutating func close(at time: Timestamp, reason: SessionStopReason) -> [SessionEvent] {
+    private mutating func close(at time: Timestamp, reason: SessionStopReason) -> [SessionChange] {
         guard let session = current else { return [] }
         current = nil
-        var events: [SessionEvent] = [.completed(session, reason: reason, at: time)]
+        var events: [SessionChange] = [.completed(session, reason: reason, at: time)]
         // Continuous sessions follow one another at once, except after the stream ended, and after
         // an idle stop (the next starts with the next code, so an idle lane makes no empty sessions).
         if config.start == .continuous && reason != .endOfStream && reason != .idle {
@@ -73,7 +73,7 @@ public struct SessionPolicy: Sendable {
     }
 
     /// The first frame of the stream: continuous sessions start here.
-    public mutating func streamStart(at time: Timestamp) -> [SessionEvent] {
+    public mutating func streamStart(at time: Timestamp) -> [SessionChange] {
         guard !streamStarted else { return [] }
         streamStarted = true
         return config.start == .continuous ? [open(at: time, trigger: "continuous", orderId: nil)] : []
@@ -81,8 +81,8 @@ public struct SessionPolicy: Sendable {
 
     /// `session.start` command (optionally with the order it is for). A running session is
     /// completed first, with reason `command`.
-    public mutating func startCommand(at time: Timestamp, orderId: String?) -> [SessionEvent] {
-        var events: [SessionEvent] = []
+    public mutating func startCommand(at time: Timestamp, orderId: String?) -> [SessionChange] {
+        var events: [SessionChange] = []
         if current != nil {
             events += closeWithoutContinuing(at: time, reason: .command)
         }
@@ -91,11 +91,11 @@ public struct SessionPolicy: Sendable {
     }
 
     /// `session.stop` command.
-    public mutating func stopCommand(at time: Timestamp) -> [SessionEvent] {
+    public mutating func stopCommand(at time: Timestamp) -> [SessionChange] {
         close(at: time, reason: .command)
     }
 
-    private mutating func closeWithoutContinuing(at time: Timestamp, reason: SessionStopReason) -> [SessionEvent] {
+    private mutating func closeWithoutContinuing(at time: Timestamp, reason: SessionStopReason) -> [SessionChange] {
         guard let session = current else { return [] }
         current = nil
         return [.completed(session, reason: reason, at: time)]
@@ -105,8 +105,8 @@ public struct SessionPolicy: Sendable {
     /// none is running or it falls in the start delay) and what happened.
     public mutating func accepted(
         _ track: Track, role: String?, at time: Timestamp
-    ) -> (sessionId: String?, events: [SessionEvent]) {
-        var events: [SessionEvent] = []
+    ) -> (sessionId: String?, events: [SessionChange]) {
+        var events: [SessionChange] = []
         let value = EncodedValue(bytes: track.value).eventString
         if current == nil {
             switch config.start {
@@ -117,8 +117,9 @@ public struct SessionPolicy: Sendable {
             }
         }
         guard var session = current else { return (nil, events) }
-        let delay = Int64(config.startDelaySeconds * 1000)
-        if time.milliseconds - session.startedAt.milliseconds < delay { return (nil, events) }
+        if time.milliseconds - session.startedAt.milliseconds < config.startDelay.wholeMilliseconds {
+            return (nil, events)
+        }
         if let index = session.codes.firstIndex(where: { $0.value == value && $0.symbology == track.symbology }) {
             session.codes[index].trackIds.append(track.id)
         } else {
@@ -144,21 +145,21 @@ public struct SessionPolicy: Sendable {
     }
 
     /// Time passes (called every frame): duration and idle limits.
-    public mutating func tick(at time: Timestamp) -> [SessionEvent] {
+    public mutating func tick(at time: Timestamp) -> [SessionChange] {
         guard let session = current else { return [] }
         let elapsed = time.milliseconds - session.startedAt.milliseconds
-        if let seconds = config.stopAfterSeconds, elapsed >= Int64(seconds * 1000) {
+        if let limit = config.stopAfter, elapsed >= limit.wholeMilliseconds {
             return close(at: time, reason: .duration)
         }
-        if let seconds = config.stopAfterIdleSeconds {
+        if let limit = config.stopAfterIdle {
             let since = time.milliseconds - (session.lastCodeAt ?? session.startedAt).milliseconds
-            if since >= Int64(seconds * 1000) { return close(at: time, reason: .idle) }
+            if since >= limit.wholeMilliseconds { return close(at: time, reason: .idle) }
         }
         return []
     }
 
     /// The stream ended: a running session completes with reason `end-of-stream`.
-    public mutating func endOfStream(at time: Timestamp) -> [SessionEvent] {
+    public mutating func endOfStream(at time: Timestamp) -> [SessionChange] {
         close(at: time, reason: .endOfStream)
     }
 }

@@ -98,3 +98,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.milliseconds = seconds * 1000 + Int64(millis)
     }
 }
+
+extension Duration {
+    /// The duration in whole milliseconds (rounded), as event times count.
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + Int64((Double(components.attoseconds) / 1e15).rounded())
+    }
+}

@@ -21,7 +21,7 @@ public struct EventStore {
     /// the batch is rolled back to a savepoint, COPied into a staging table emptied at commit,
     /// and moved with INSERT … SELECT … ON CONFLICT DO NOTHING. COPY carries values, never SQL.
     @discardableResult
-    public func insertSightings(_ batch: [(record: SightingRecord, body: String)]) throws(PGError) -> Int {
+    public func insertSightings(_ batch: [(record: SightingEvent, body: String)]) throws(PGError) -> Int {
         guard !batch.isEmpty else { return 0 }
         let columns = Self.sightingColumns.joined(separator: ",")
         let rows: [[String?]] = batch.map { item in
@@ -54,7 +54,7 @@ public struct EventStore {
     }
 
     @discardableResult
-    public func insertSessionEvents(_ batch: [(record: SessionRecord, body: String)]) throws(PGError) -> Int {
+    public func insertSessionEvents(_ batch: [(record: SessionEvent, body: String)]) throws(PGError) -> Int {
         guard !batch.isEmpty else { return 0 }
         var parameters: [PGValue] = []
         var rows: [String] = []
@@ -63,7 +63,8 @@ public struct EventStore {
             let base = index * 9
             rows.append("(" + (1...9).map { "$\(base + $0)" }.joined(separator: ",") + ")")
             parameters += [
-                .text(r.eventId), .text(r.type), .text(r.site), .text(r.camera), .text(r.sessionId),
+                .text(r.eventId), .text(r.kind.rawValue), .text(r.envelope.site), .text(r.envelope.camera),
+                .text(r.sessionId),
                 .text(r.time.description),
                 .optionalText(r.reason), .optionalText(r.orderId), .text(item.body),
             ]

@@ -50,6 +50,4 @@ extension Duration {
     /// The duration in seconds, for the APIs that take a `Double`.
     public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
-    /// A duration from seconds given as a `Double` (config files and flags).
-    public static func seconds(_ value: Double) -> Duration { .milliseconds(Int64((value * 1000).rounded())) }
 }

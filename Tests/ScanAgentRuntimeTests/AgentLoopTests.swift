@@ -26,7 +26,7 @@ struct AgentLoopTests {
         ) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "in-1"))
             config.session = session
-            config.heartbeatSeconds = 5
+            config.heartbeat = .seconds(5)
             config.tracking.maxMissedFrames = 3
             source = ScriptedFrameSource(kind: kind, count: 0, start: clock.now)
             decoder = ScriptedDecoder(script)
@@ -117,7 +117,7 @@ struct AgentLoopTests {
     func sessionTimerWithoutFrames() throws {
         var session = SessionConfig()
         session.start = .command
-        session.stopAfterSeconds = 30
+        session.stopAfter = .seconds(30)
         let rig = Rig(session: session) { _ in [] }
         rig.play(0..<3)
         let replies = ReplyBox()
@@ -140,7 +140,7 @@ struct AgentLoopTests {
     func clipTimeStandsStill() throws {
         var session = SessionConfig()
         session.start = .command
-        session.stopAfterSeconds = 30
+        session.stopAfter = .seconds(30)
         let rig = Rig(kind: "clip", session: session) { _ in [] }
         rig.play(0..<3)
         rig.loop.inbox.post(.sessionStart(orderId: nil), reply: { _ in })

@@ -61,9 +61,8 @@ struct AgentCommandParsingTests {
         status.rulesRevision = "7"
         status.rulesSource = "cache"
         status.sessionId = "cam-r1-s2"
-        let event = status.event(
-            factory: EventFactory(camera: CameraIdentity(id: "cam", site: "dc1", lane: "L2")),
-            time: Timestamp(milliseconds: 0), sequence: 4)
+        let event = EventFactory(camera: CameraIdentity(id: "cam", site: "dc1", lane: "L2"))
+            .status(status, time: Timestamp(milliseconds: 0), sequence: 4)
         let json = try JSONValue.parse(event.json)
         #expect(event.kind == .status)
         #expect(json["eventId"] == .string("cam-r1.status.4"))

@@ -22,6 +22,8 @@ struct AgentConfigTests {
         #expect(config.decoder.symbologies == [.ean13, .code128, .qrCode])
         #expect(config.decoder.regionOfInterest == RegionOfInterest(x: 0, y: 0.1, width: 1, height: 0.8))
         #expect(config.session.stopAfterCodes == 3)
+        #expect(config.session.stopAfter == .seconds(10) && config.session.stopAfterIdle == .seconds(2))
+        #expect(config.session.startDelay == .zero && config.heartbeat == .seconds(5))
         #expect(config.spool.maxBytes == 1 << 30)
 
         let minimal = try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}}"#.utf8), file: "min.json")

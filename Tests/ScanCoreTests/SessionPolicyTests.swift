@@ -17,7 +17,7 @@ struct SessionPolicyTests {
         return track
     }
 
-    static func completed(_ events: [SessionEvent]) -> [(Session, SessionStopReason)] {
+    static func completed(_ events: [SessionChange]) -> [(Session, SessionStopReason)] {
         events.compactMap { if case .completed(let session, let reason, _) = $0 { (session, reason) } else { nil } }
     }
 
@@ -62,8 +62,8 @@ struct SessionPolicyTests {
     func timeStops() {
         var config = SessionConfig()
         config.start = .firstCode
-        config.stopAfterSeconds = 10
-        config.stopAfterIdleSeconds = 3
+        config.stopAfter = .seconds(10)
+        config.stopAfterIdle = .seconds(3)
         var policy = SessionPolicy(config: config, idPrefix: "cam")
         #expect(policy.streamStart(at: Self.at(0)).isEmpty, "firstCode waits for a code")
         #expect(policy.tick(at: Self.at(5)).isEmpty)
@@ -104,7 +104,7 @@ struct SessionPolicyTests {
     func orderCode() {
         var config = SessionConfig()
         config.start = .orderCode
-        config.stopAfterIdleSeconds = 20
+        config.stopAfterIdle = .seconds(20)
         var policy = SessionPolicy(config: config, idPrefix: "pack")
         #expect(policy.accepted(Self.track("4006381333931", id: "t1"), role: "item", at: Self.at(1)).sessionId == nil)
         let order = policy.accepted(Self.track("ORD-77", id: "t2"), role: "order", at: Self.at(2))
@@ -119,7 +119,7 @@ struct SessionPolicyTests {
     @Test("codes in the start delay are ignored")
     func startDelay() {
         var config = SessionConfig()
-        config.startDelaySeconds = 2
+        config.startDelay = .seconds(2)
         var policy = SessionPolicy(config: config, idPrefix: "cam")
         _ = policy.streamStart(at: Self.at(0))
         #expect(policy.accepted(Self.track("A", id: "t1"), role: nil, at: Self.at(1.5)).sessionId == nil)
@@ -130,7 +130,7 @@ struct SessionPolicyTests {
     @Test("an idle continuous lane makes no stream of empty sessions")
     func idleContinuous() {
         var config = SessionConfig()
-        config.stopAfterIdleSeconds = 5
+        config.stopAfterIdle = .seconds(5)
         var policy = SessionPolicy(config: config, idPrefix: "cam")
         _ = policy.streamStart(at: Self.at(0))
         #expect(Self.completed(policy.tick(at: Self.at(5))).first?.1 == .idle)

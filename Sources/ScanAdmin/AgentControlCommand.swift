@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanNATS
+
+/// `scanadmin agent VERB --camera C`: a command to one running agent, the reply printed as JSON.
+struct AgentControlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Send a command to a running agent and print its reply.",
+        discussion: """
+            Verbs: \(AgentCommand.verbs.joined(separator: ", ")). The request goes to
+            <prefix>.v1.cmd.<site>.<camera>.<verb>; the agent answers with one JSON object.
+            Exit codes: 0 the agent said ok; 1 it refused (the reply says why); 3 no agent answered; 64 bad usage.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The verb.") var verb: String
+    @Option(help: "The camera's id.") var camera: String
+    @Option(help: "The camera's site.") var site: String = "default"
+    @Option(help: "Order id for session.start.") var orderId: String?
+    @Option(help: "Subject prefix.") var prefix: String = "scantrack"
+    @Option(help: "Seconds to wait for the reply.") var timeout: Double = 5
+
+    func validate() throws {
+        guard AgentCommand.verbs.contains(verb) else {
+            throw ValidationError("unknown verb '\(verb)'; known: \(AgentCommand.verbs.joined(separator: ", "))")
+        }
+        if orderId != nil && verb != "session.start" {
+            throw ValidationError("--order-id goes with session.start only")
+        }
+    }
+
+    func run() throws {
+        var body: [UInt8] = []
+        if let orderId {
+            var writer = JSONWriter()
+            writer.field("orderId", orderId)
+            body = writer.finished()
+        }
+        let subject = ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
+        let reply: NATSMessage
+        do {
+            let nats = try NATSConnection(url: connection.natsURL)
+            reply = try nats.request(subject: subject, bytes: body, timeoutMilliseconds: Int64(timeout * 1000))
+        } catch {
+            printError("scanadmin agent: no reply on \(subject): \(error)")
+            throw ExitCode(3)
+        }
+        print(String(decoding: reply.bytes, as: UTF8.self))
+        if (try? JSONValue.parse(reply.bytes))?["ok"] != .bool(true) { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,168 @@
+/// `sighting`: one per confirmed track, when it ends (docs/integration.md). The agent writes it
+/// with `json`; the aggregator and the tests read it with `parse`, which checks it field by field.
+public struct SightingEvent: Sendable, Equatable {
+    public var envelope: EventEnvelope
+    public var trackId: String
+    public var symbology: String
+    /// The value as text, or base64 when `valueEncoding` is `base64` (binary payloads).
+    public var value: String
+    public var valueEncoding: String
+    /// `accepted` or `rejected`.
+    public var status: String
+    public var ruleId: String?
+    public var role: String?
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var firstFrame: Int
+    public var lastFrame: Int
+    public var frames: Int
+    public var decodes: Int
+    /// Corners where the code was first and last seen.
+    public var firstBox: [Point]?
+    public var lastBox: [Point]?
+    public var lane: String?
+    public var station: String?
+    public var sessionId: String?
+    public var gs1: Bool
+    public var addOn: String?
+    /// Pixels a second.
+    public var velocity: Double?
+
+    public var eventId: String { envelope.eventId }
+    public var site: String { envelope.site }
+    public var camera: String { envelope.camera }
+    public var time: Timestamp { envelope.time }
+
+    /// The sighting of a track that ended at `time`.
+    public init(track: Track, camera: CameraIdentity, time: Timestamp, sessionId: String?) {
+        let value = EncodedValue(bytes: track.value)
+        let decision = track.decision ?? .acceptedByDefault
+        envelope = EventEnvelope(
+            type: "sighting", eventId: track.id + ".sighting", site: camera.site, camera: camera.id, time: time)
+        trackId = track.id
+        symbology = track.symbology.rawValue
+        self.value = value.eventString
+        valueEncoding = value.encoding
+        status = decision.accepted ? "accepted" : "rejected"
+        ruleId = decision.ruleId
+        role = decision.role
+        firstSeen = track.firstSeen
+        lastSeen = track.lastSeen
+        firstFrame = track.firstFrame
+        lastFrame = track.lastFrame
+        frames = track.frames
+        decodes = track.decodes
+        firstBox = track.firstBox.corners
+        lastBox = track.lastBox.corners
+        lane = camera.lane
+        station = camera.station
+        self.sessionId = sessionId
+        gs1 = track.isGS1
+        addOn = track.addOn
+        velocity = track.velocityPixelsPerSecond
+    }
+
+    public var json: [UInt8] {
+        var writer = envelope.writer()
+        writer.field("trackId", trackId)
+        writer.field("symbology", symbology)
+        writer.field("value", value)
+        if valueEncoding != "text" { writer.field("valueEncoding", valueEncoding) }
+        writer.field("status", status)
+        writer.field("ruleId", ruleId)
+        writer.field("role", role)
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", lastSeen.description)
+        writer.field("firstFrame", firstFrame)
+        writer.field("lastFrame", lastFrame)
+        writer.field("frames", frames)
+        writer.field("decodes", decodes)
+        if let firstBox, let lastBox {
+            var box = JSONWriter()
+            box.raw("first", JSONWriter.points(firstBox))
+            box.raw("last", JSONWriter.points(lastBox))
+            writer.raw("box", box.finished())
+        }
+        writer.field("lane", lane)
+        writer.field("station", station)
+        writer.field("sessionId", sessionId)
+        if gs1 { writer.field("gs1", true) }
+        writer.field("addOn", addOn)
+        if let velocity { writer.field("velocity", velocity, decimals: 1) }
+        return writer.finished()
+    }
+
+    /// The event as the contract bytes, for routing.
+    public var agentEvent: AgentEvent { AgentEvent(kind: .sighting, eventId: eventId, time: time, json: json) }
+
+    /// A sighting read from its JSON; a breach of the contract is a dead letter naming the field.
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> SightingEvent {
+        let fields = EventFields(event)
+        let envelope = try fields.envelope(type: ["sighting"])
+        let status = try fields.string("status")
+        guard status == "accepted" || status == "rejected" else {
+            throw DeadLetter(.badValue, "status '\(status)' is not accepted or rejected")
+        }
+        let encoding = try fields.optionalString("valueEncoding") ?? "text"
+        guard encoding == "text" || encoding == "base64" else {
+            throw DeadLetter(.badValue, "valueEncoding '\(encoding)' is not text or base64")
+        }
+        let value = try fields.string("value", maxLength: 8192)
+        if encoding == "base64" && Base64.decode(value) == nil { throw DeadLetter(.badValue, "value is not base64") }
+        var firstBox: [Point]?
+        var lastBox: [Point]?
+        if let box = event["box"], box != .null {
+            guard case .object = box else { throw DeadLetter(.wrongType, "box is \(box.typeName), not an object") }
+            firstBox = try EventFields.points(box["first"], at: "box.first")
+            lastBox = try EventFields.points(box["last"], at: "box.last")
+        }
+        let sighting = SightingEvent(
+            envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
+            symbology: try fields.string("symbology", maxLength: 32), value: value, valueEncoding: encoding,
+            status: status,
+            ruleId: try fields.optionalString("ruleId"), role: try fields.optionalString("role"),
+            firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
+            firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
+            frames: try fields.int("frames"),
+            decodes: try fields.int("decodes"), firstBox: firstBox, lastBox: lastBox,
+            lane: try fields.optionalString("lane"),
+            station: try fields.optionalString("station"), sessionId: try fields.optionalString("sessionId"),
+            gs1: try fields.bool("gs1", default: false), addOn: try fields.optionalString("addOn"),
+            velocity: try fields.optionalDouble("velocity"))
+        guard sighting.lastSeen >= sighting.firstSeen, sighting.lastFrame >= sighting.firstFrame else {
+            throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
+        }
+        return sighting
+    }
+
+    init(
+        envelope: EventEnvelope, trackId: String, symbology: String, value: String, valueEncoding: String,
+        status: String,
+        ruleId: String?, role: String?, firstSeen: Timestamp, lastSeen: Timestamp, firstFrame: Int, lastFrame: Int,
+        frames: Int, decodes: Int, firstBox: [Point]?, lastBox: [Point]?, lane: String?, station: String?,
+        sessionId: String?, gs1: Bool, addOn: String?, velocity: Double?
+    ) {
+        self.envelope = envelope
+        self.trackId = trackId
+        self.symbology = symbology
+        self.value = value
+        self.valueEncoding = valueEncoding
+        self.status = status
+        self.ruleId = ruleId
+        self.role = role
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.firstFrame = firstFrame
+        self.lastFrame = lastFrame
+        self.frames = frames
+        self.decodes = decodes
+        self.firstBox = firstBox
+        self.lastBox = lastBox
+        self.lane = lane
+        self.station = station
+        self.sessionId = sessionId
+        self.gs1 = gs1
+        self.addOn = addOn
+        self.velocity = velocity
+    }
+}
