@@ -36,24 +36,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         }
         guard !rows.isEmpty else { return 0 }
         do {
-            let db = try database.connection()
-            try db.transaction { () throws(PGError) in
-                try db.execute(
-                    "CREATE TEMP TABLE IF NOT EXISTS heartbeats_stage (LIKE heartbeats) ON COMMIT DELETE ROWS")
-                try db.copyIn(
-                    "COPY heartbeats_stage (event_id, site, camera, run_id, time, fps_in, fps_processed, frames_dropped, live_tracks, spool_depth, nats, rules_revision, body) FROM STDIN",
-                    rows: rows)
-                try db.execute(
-                    """
-                    INSERT INTO heartbeats SELECT DISTINCT ON (event_id) * FROM heartbeats_stage ON CONFLICT (event_id) DO NOTHING;
-                    INSERT INTO cameras (camera, site, lane, station, last_status, last_seen)
-                    SELECT DISTINCT ON (camera) camera, site, body->>'lane', body->>'station', body, time
-                    FROM heartbeats_stage ORDER BY camera, time DESC
-                    ON CONFLICT (camera) DO UPDATE SET site = EXCLUDED.site, lane = EXCLUDED.lane, station = EXCLUDED.station,
-                        last_status = EXCLUDED.last_status, last_seen = EXCLUDED.last_seen
-                    WHERE cameras.last_seen IS NULL OR cameras.last_seen <= EXCLUDED.last_seen
-                    """)
-            }
+            try HeartbeatStore(connection: try database.connection()).store(rows)
             stored += rows.count
             return rows.count
         } catch {

@@ -34,6 +34,36 @@ struct PGConnectionTests {
         #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0, "n"] == "1")
     }
 
+    @Test("rows are read by column name; a bad value, a NULL or a missing column is an error naming the column")
+    func namedRows() throws {
+        defer { _ = try? connection.execute("DROP TABLE IF EXISTS \(table)") }
+        let row = try #require(
+            try connection.query(
+                "SELECT 42 AS count, 'soon' AS first_seen_ms, NULL::text AS note, true AS closed, 1795800000000 AS at_ms"
+            ).named("test query").first)
+        #expect(try row.int("count") == 42)
+        #expect(try row.bool("closed"))
+        #expect(try row.milliseconds("at_ms").milliseconds == 1_795_800_000_000)
+        #expect(try row.optionalText("note") == nil)
+        #expect(throws: PGError.self) { try row.milliseconds("first_seen_ms") }
+        do {
+            _ = try row.milliseconds("first_seen_ms")
+        } catch {
+            #expect(
+                error.description == "test query (first_seen_ms): first_seen_ms 'soon' is not a time in milliseconds")
+        }
+        do {
+            _ = try row.text("note")
+        } catch {
+            #expect(error.message == "note is NULL")
+        }
+        do {
+            _ = try row.int("missing")
+        } catch {
+            #expect(error.message == "the result has no column 'missing'")
+        }
+    }
+
     @Test("binary parameters and NULL round-trip")
     func binaryAndNull() throws {
         defer { _ = try? connection.execute("DROP TABLE IF EXISTS \(table)") }

@@ -1,0 +1,375 @@
+import ScanCore
+import ScanReconciliation
+
+/// The reconciler's tables: unreconciled sightings, lane watermarks, item passes and their
+/// sightings, pack records and lines, and what is still to be published. Every query of the
+/// reconciler is here; rows are read by column name. Call inside the reconciler's transaction.
+public struct PassStore {
+    public let connection: PGConnection
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// Taken by one replica at a time for its round (released at commit).
+    public static let lockKey = 0x5CA7_0001
+
+    /// True when this transaction holds the reconciliation lock.
+    public func tryLock() throws(PGError) -> Bool {
+        let row = try connection.query("SELECT pg_try_advisory_xact_lock($1) AS locked", [.int(Self.lockKey)])
+            .named("reconciliation lock").first
+        return try row?.bool("locked") ?? false
+    }
+
+    /// A stored sighting not yet placed in a pass.
+    public struct Unreconciled: Sendable, Equatable {
+        public var eventId: String
+        public var site: String
+        public var camera: String
+        public var trackId: String
+        public var symbology: String
+        public var value: String
+        public var valueEncoding: String
+        public var accepted: Bool
+        public var firstSeen: Timestamp
+        public var lastSeen: Timestamp
+    }
+
+    /// The oldest unreconciled sightings, by first sight.
+    public func unreconciled(limit: Int) throws(PGError) -> [Unreconciled] {
+        let rows = try connection.query(
+            """
+            SELECT event_id, site, camera, track_id, symbology, value, value_encoding, status,
+                   (extract(epoch FROM first_seen) * 1000)::bigint AS first_seen_ms,
+                   (extract(epoch FROM last_seen) * 1000)::bigint AS last_seen_ms
+            FROM sightings WHERE NOT reconciled ORDER BY first_seen, event_id LIMIT $1
+            """, [.int(limit)]
+        ).named("unreconciled sightings")
+        var result: [Unreconciled] = []
+        for row in rows {
+            result.append(
+                Unreconciled(
+                    eventId: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
+                    trackId: try row.text("track_id"), symbology: try row.text("symbology"),
+                    value: try row.text("value"),
+                    valueEncoding: try row.text("value_encoding"), accepted: try row.text("status") == "accepted",
+                    firstSeen: try row.milliseconds("first_seen_ms"), lastSeen: try row.milliseconds("last_seen_ms")))
+        }
+        return result
+    }
+
+    public func markReconciled(_ eventIds: [String]) throws(PGError) {
+        guard !eventIds.isEmpty else { return }
+        try connection.query(
+            "UPDATE sightings SET reconciled = true WHERE event_id = ANY($1::text[])",
+            [.text(SiteStore.arrayLiteral(eventIds))])
+    }
+
+    /// A lane, as watermarks are kept.
+    public struct LaneKey: Hashable, Sendable {
+        public var site: String
+        public var lane: String
+        public init(site: String, lane: String) {
+            self.site = site
+            self.lane = lane
+        }
+    }
+
+    /// Raises each lane's watermark (the latest sighting time seen) to at least the given time.
+    public func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws(PGError) {
+        for (lane, time) in watermarks {
+            try connection.query(
+                """
+                INSERT INTO lane_watermarks (site, lane, watermark) VALUES ($1, $2, $3)
+                ON CONFLICT (site, lane) DO UPDATE SET watermark = greatest(lane_watermarks.watermark, EXCLUDED.watermark)
+                """, [.text(lane.site), .text(lane.lane), .text(time.description)])
+        }
+    }
+
+    public func watermarks() throws(PGError) -> [LaneKey: Timestamp] {
+        var result: [LaneKey: Timestamp] = [:]
+        for row in try connection.query(
+            "SELECT site, lane, (extract(epoch FROM watermark) * 1000)::bigint AS watermark_ms FROM lane_watermarks"
+        ).named("lane watermarks") {
+            result[LaneKey(site: try row.text("site"), lane: try row.text("lane"))] = try row.milliseconds(
+                "watermark_ms")
+        }
+        return result
+    }
+
+    /// Passes a new sighting may join: every open pass, and the closed ones of these values
+    /// changed in the last `lateMinutes` (late sightings); with when each was last changed.
+    public func candidatePasses(values: [String], lateMinutes: Int) throws(PGError) -> (
+        passes: [ItemPass], updatedAt: [String: Timestamp]
+    ) {
+        var passes: [ItemPass] = []
+        var updatedAt: [String: Timestamp] = [:]
+        for row in try connection.query(
+            """
+            SELECT item_id, site, lane, symbology, value, value_encoding, closed_at IS NOT NULL AS closed, revision,
+                   (extract(epoch FROM updated_at) * 1000)::bigint AS updated_ms
+            FROM item_passes
+            WHERE closed_at IS NULL
+               OR (value = ANY($1::text[]) AND updated_at > now() - make_interval(mins => $2))
+            """, [.text(SiteStore.arrayLiteral(values)), .int(lateMinutes)]
+        ).named("item passes") {
+            var pass = ItemPass(
+                itemId: try row.text("item_id"), site: try row.text("site"), lane: try row.text("lane"),
+                symbology: try row.text("symbology"), value: try row.text("value"),
+                valueEncoding: try row.text("value_encoding"))
+            pass.closed = try row.bool("closed")
+            pass.revision = try row.int("revision")
+            updatedAt[pass.itemId] = try row.milliseconds("updated_ms")
+            passes.append(pass)
+        }
+        guard !passes.isEmpty else { return (passes, updatedAt) }
+        var index: [String: Int] = [:]
+        for (position, pass) in passes.enumerated() { index[pass.itemId] = position }
+        for row in try connection.query(
+            """
+            SELECT item_id, event_id, camera, track_id, (extract(epoch FROM first_seen) * 1000)::bigint AS first_seen_ms,
+                   (extract(epoch FROM last_seen) * 1000)::bigint AS last_seen_ms
+            FROM item_sightings WHERE item_id = ANY($1::text[]) ORDER BY first_seen
+            """, [.text(SiteStore.arrayLiteral(passes.map(\.itemId)))]
+        ).named("item sightings") {
+            guard let position = index[try row.text("item_id")] else { continue }
+            passes[position].members.append(
+                PassMember(
+                    eventId: try row.text("event_id"), camera: try row.text("camera"),
+                    trackId: try row.text("track_id"),
+                    firstSeen: try row.milliseconds("first_seen_ms"), lastSeen: try row.milliseconds("last_seen_ms")))
+        }
+        return (passes, updatedAt)
+    }
+
+    /// A pass to store, with what its lane expects.
+    public struct PassRow: Sendable {
+        public var pass: ItemPass
+        public var camerasExpected: Int
+        public var missing: [String]
+        public init(pass: ItemPass, camerasExpected: Int, missing: [String]) {
+            self.pass = pass
+            self.camerasExpected = camerasExpected
+            self.missing = missing
+        }
+    }
+
+    /// Inserts new passes and updates changed ones (a closed pass keeps its first closing time).
+    public func savePasses(_ passes: [PassRow]) throws(PGError) {
+        let rows: [[PGValue]] = passes.map { row in
+            let pass = row.pass
+            return [
+                .text(pass.itemId), .text(pass.site), .text(pass.lane), .text(pass.symbology), .text(pass.value),
+                .text(pass.valueEncoding), .text(pass.firstSeen.description), .text(pass.lastSeen.description),
+                .int(row.camerasExpected), .int(Set(pass.members.map(\.camera)).count),
+                .text(SiteStore.arrayLiteral(row.missing)), .int(pass.revision), .text(pass.closed ? "true" : "false"),
+            ]
+        }
+        try insertRows(
+            rows,
+            prefix: """
+                INSERT INTO item_passes (item_id, site, lane, symbology, value, value_encoding, first_seen, last_seen,
+                                         cameras_expected, cameras_seen, missing, revision, closed_at) VALUES
+                """,
+            row: { base in
+                let p = (1...13).map { "$\(base + $0)" }
+                return "(\(p[0]),\(p[1]),\(p[2]),\(p[3]),\(p[4]),\(p[5]),\(p[6])::timestamptz,\(p[7])::timestamptz,"
+                    + "\(p[8])::int,\(p[9])::int,\(p[10])::text[],\(p[11])::int,CASE WHEN \(p[12])::boolean THEN now() END)"
+            },
+            suffix: """
+                 ON CONFLICT (item_id) DO UPDATE SET first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen,
+                   cameras_seen = EXCLUDED.cameras_seen, missing = EXCLUDED.missing, revision = EXCLUDED.revision,
+                   closed_at = coalesce(item_passes.closed_at, EXCLUDED.closed_at), updated_at = now()
+                """)
+    }
+
+    /// Records which sightings made each pass (`late`: joined after it closed).
+    public func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws(PGError) {
+        let rows: [[PGValue]] = members.map { item in
+            [
+                .text(item.member.eventId), .text(item.itemId), .text(item.member.camera), .text(item.member.trackId),
+                .text(item.member.firstSeen.description), .text(item.member.lastSeen.description),
+                .text(item.late ? "true" : "false"),
+            ]
+        }
+        try insertRows(
+            rows,
+            prefix:
+                "INSERT INTO item_sightings (event_id, item_id, camera, track_id, first_seen, last_seen, late) VALUES ",
+            row: { base in "(" + (1...7).map { "$\(base + $0)" }.joined(separator: ",") + ")" },
+            suffix: " ON CONFLICT (event_id) DO NOTHING")
+    }
+
+    /// Multi-row INSERT in chunks that stay under PostgreSQL's 65,535 parameters.
+    private func insertRows(_ rows: [[PGValue]], prefix: String, row: (Int) -> String, suffix: String) throws(PGError) {
+        guard let width = rows.first?.count else { return }
+        let perChunk = 60_000 / width
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + perChunk)]
+            let values = (0..<chunk.count).map { row($0 * width) }.joined(separator: ",")
+            try connection.query(prefix + values + suffix, chunk.flatMap { $0 })
+            start += perChunk
+        }
+    }
+
+    // MARK: pack records
+
+    /// A completed pack-station session not yet turned into a pack record.
+    public struct CompletedSession: Sendable {
+        public var eventId: String
+        public var site: String
+        public var camera: String
+        public var event: SessionEvent?
+    }
+
+    /// Up to `limit` completed sessions, oldest first, marked as taken (a body that no longer
+    /// reads as a session event comes with `event` nil and is skipped by the caller).
+    public func takeCompletedSessions(limit: Int) throws(PGError) -> [CompletedSession] {
+        var sessions: [CompletedSession] = []
+        for row in try connection.query(
+            """
+            UPDATE session_events SET packed = true
+            WHERE event_id IN (SELECT event_id FROM session_events
+                               WHERE type = 'session.completed' AND NOT packed ORDER BY event_time LIMIT $1)
+            RETURNING event_id, site, camera, event_time, body::text AS body
+            """, [.int(limit)]
+        ).named("completed sessions") {
+            let body = try row.text("body")
+            let event = (try? JSONValue.parse(Array(body.utf8))).flatMap { try? SessionEvent.parse($0) }
+            sessions.append(
+                CompletedSession(
+                    eventId: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
+                    event: event))
+        }
+        return sessions.sorted {
+            ($0.event?.time ?? Timestamp(milliseconds: 0)) < ($1.event?.time ?? Timestamp(milliseconds: 0))
+        }
+    }
+
+    /// Stores a pack record and its lines; false when the session has one already.
+    public func insertPack(
+        sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp, completedAt: Timestamp,
+        result: PackResult
+    ) throws(PGError) -> Bool {
+        let items = result.lines.reduce(0) { $0 + $1.counted }
+        let inserted = try connection.query(
+            """
+            INSERT INTO pack_records (session_id, site, station, camera, order_id, verdict, started_at, completed_at, items)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (session_id) DO NOTHING
+            """,
+            [
+                .text(sessionId), .text(site), .text(station), .text(camera), .optionalText(result.orderId),
+                .text(result.verdict.rawValue), .text(startedAt.description), .text(completedAt.description),
+                .int(items),
+            ]
+        ).affected
+        guard inserted == 1 else { return false }
+        for (position, line) in result.lines.enumerated() {
+            try connection.query(
+                """
+                INSERT INTO pack_lines (session_id, position, line, code, symbology, expected, counted, verdict)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """,
+                [
+                    .text(sessionId), .int(position), line.line.map { PGValue.int($0) } ?? .null, .text(line.code),
+                    .optionalText(line.symbology), .int(line.expected), .int(line.counted),
+                    .text(line.verdict.rawValue),
+                ])
+        }
+        return true
+    }
+
+    // MARK: results to publish
+
+    /// A closed (or changed) pass whose revision the WMS has not received yet.
+    public struct UnpublishedPass: Sendable {
+        public var itemId: String
+        public var site: String
+        public var lane: String
+        public var symbology: String
+        public var value: String
+        public var valueEncoding: String
+        public var revision: Int
+        public var camerasExpected: Int
+        /// JSON arrays, as the result event carries them.
+        public var missingJSON: String
+        public var camerasJSON: String
+        public var firstSeen: String
+        public var lastSeen: String
+    }
+
+    public func unpublishedPasses(limit: Int) throws(PGError) -> [UnpublishedPass] {
+        var result: [UnpublishedPass] = []
+        for row in try connection.query(
+            """
+            SELECT p.item_id, p.site, p.lane, p.symbology, p.value, p.value_encoding, p.revision, p.cameras_expected,
+                   coalesce(array_to_json(p.missing)::text, '[]') AS missing,
+                   to_char(p.first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen,
+                   to_char(p.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen,
+                   coalesce((SELECT json_agg(json_build_object('camera', s.camera, 'trackId', s.track_id, 'eventId', s.event_id,
+                        'firstSeen', to_char(s.first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'lastSeen', to_char(s.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'late', s.late) ORDER BY s.first_seen)::text FROM item_sightings s WHERE s.item_id = p.item_id), '[]')
+                     AS cameras
+            FROM item_passes p WHERE p.published_revision < p.revision ORDER BY p.closed_at LIMIT $1
+            """, [.int(limit)]
+        ).named("passes to publish") {
+            result.append(
+                UnpublishedPass(
+                    itemId: try row.text("item_id"), site: try row.text("site"), lane: try row.text("lane"),
+                    symbology: try row.text("symbology"), value: try row.text("value"),
+                    valueEncoding: try row.text("value_encoding"), revision: try row.int("revision"),
+                    camerasExpected: try row.int("cameras_expected"), missingJSON: try row.text("missing"),
+                    camerasJSON: try row.text("cameras"), firstSeen: try row.text("first_seen"),
+                    lastSeen: try row.text("last_seen")))
+        }
+        return result
+    }
+
+    public func markPassPublished(itemId: String, revision: Int) throws(PGError) {
+        try connection.query(
+            "UPDATE item_passes SET published_revision = $2 WHERE item_id = $1", [.text(itemId), .int(revision)])
+    }
+
+    /// A pack record the WMS has not received yet.
+    public struct UnpublishedPack: Sendable {
+        public var sessionId: String
+        public var site: String
+        public var station: String
+        public var camera: String
+        public var orderId: String?
+        public var verdict: String
+        public var items: Int
+        public var startedAt: String
+        public var completedAt: String
+        /// A JSON array, as the result event carries it.
+        public var linesJSON: String
+    }
+
+    public func unpublishedPacks(limit: Int) throws(PGError) -> [UnpublishedPack] {
+        var result: [UnpublishedPack] = []
+        for row in try connection.query(
+            """
+            SELECT r.session_id, r.site, r.station, r.camera, r.order_id, r.verdict, r.items,
+                   to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
+                   to_char(r.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS completed_at,
+                   coalesce((SELECT json_agg(json_strip_nulls(json_build_object('line', l.line, 'code', l.code,
+                        'symbology', l.symbology, 'expected', l.expected, 'counted', l.counted, 'verdict', l.verdict))
+                        ORDER BY l.position)::text FROM pack_lines l WHERE l.session_id = r.session_id), '[]') AS lines
+            FROM pack_records r WHERE NOT r.published ORDER BY r.created_at LIMIT $1
+            """, [.int(limit)]
+        ).named("packs to publish") {
+            result.append(
+                UnpublishedPack(
+                    sessionId: try row.text("session_id"), site: try row.text("site"), station: try row.text("station"),
+                    camera: try row.text("camera"), orderId: try row.optionalText("order_id"),
+                    verdict: try row.text("verdict"),
+                    items: try row.int("items"), startedAt: try row.text("started_at"),
+                    completedAt: try row.text("completed_at"), linesJSON: try row.text("lines")))
+        }
+        return result
+    }
+
+    public func markPackPublished(sessionId: String) throws(PGError) {
+        try connection.query("UPDATE pack_records SET published = true WHERE session_id = $1", [.text(sessionId)])
+    }
+}
