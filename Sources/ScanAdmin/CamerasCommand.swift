@@ -21,28 +21,8 @@ struct CamerasCommand: ParsableCommand {
     @Flag(help: "Exit 1 when any camera is silent (for monitoring scripts).") var check = false
 
     func run() throws {
-        let rows = try withDatabase(connection, command: "cameras") { database in
-            try database.query(
-                """
-                WITH known AS (
-                    SELECT camera, site FROM cameras
-                    UNION SELECT camera, site FROM lane_cameras
-                    UNION SELECT unnest(cameras), site FROM stations
-                )
-                SELECT k.camera, k.site, coalesce(c.lane, l.lane, ''), coalesce(c.station, s.station, ''),
-                       to_char(c.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                       extract(epoch FROM now() - c.last_seen)::bigint,
-                       c.last_status->>'fpsProcessed', c.last_status->>'framesDropped', c.last_status->>'liveTracks',
-                       c.last_status->'spool'->>'depth', c.last_status->>'nats', c.last_status->'rules'->>'revision',
-                       c.last_status->'source'->>'state'
-                FROM (SELECT DISTINCT ON (camera) camera, site FROM known ORDER BY camera, site) k
-                LEFT JOIN cameras c ON c.camera = k.camera
-                LEFT JOIN lane_cameras l ON l.camera = k.camera AND l.site = k.site
-                LEFT JOIN LATERAL (SELECT station FROM stations WHERE site = k.site AND k.camera = ANY(cameras) LIMIT 1) s ON true
-                WHERE ($1::text IS NULL OR k.site = $1)
-                ORDER BY k.site, k.camera
-                """, [.optionalText(site)]
-            ).rows
+        let cameras = try withDatabase(connection, command: "cameras") { database in
+            try CameraStore(connection: database).cameras(site: site)
         }
         var listing = Listing(
             columns: [
@@ -51,24 +31,26 @@ struct CamerasCommand: ParsableCommand {
             ])
         listing.numeric = ["agoSeconds", "dropped", "tracks", "spool"]
         var silent = 0
-        for row in rows {
-            let ago = row[5].flatMap { Int($0) }
+        for camera in cameras {
+            let ago = camera.secondsAgo
             let heard = ago.map { Double($0) <= silentAfter } ?? false
             if !heard { silent += 1 }
             let place = [
-                row[2].map { $0.isEmpty ? "" : "lane \($0)" }, row[3].map { $0.isEmpty ? "" : "station \($0)" },
+                camera.lane.isEmpty ? "" : "lane \(camera.lane)",
+                camera.station.isEmpty ? "" : "station \(camera.station)",
             ]
-            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            let state = heard ? (row[12] ?? "ok") : (ago == nil ? "never heard" : "SILENT")
+            .filter { !$0.isEmpty }.joined(separator: " ")
+            let state = heard ? (camera.sourceState ?? "ok") : (ago == nil ? "never heard" : "SILENT")
             listing.rows.append([
-                row[0] ?? "", row[1] ?? "", place, state, row[4] ?? "", ago.map(String.init) ?? "", row[6] ?? "",
-                row[7] ?? "",
-                row[8] ?? "", row[9] ?? "", row[10] ?? "", row[11] ?? "",
+                camera.camera, camera.site, place, state, camera.lastSeen ?? "", ago.map(String.init) ?? "",
+                camera.fps ?? "",
+                camera.framesDropped ?? "", camera.liveTracks ?? "", camera.spoolDepth ?? "", camera.nats ?? "",
+                camera.rulesRevision ?? "",
             ])
         }
         print(listing.render(format), terminator: "")
         if format == .table {
-            print("\(rows.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)")
+            print("\(cameras.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)")
         }
         if check && silent > 0 { throw ExitCode.failure }
     }

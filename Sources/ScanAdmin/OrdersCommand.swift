@@ -47,18 +47,13 @@ struct OrdersCommand: ParsableCommand {
 
         func run() throws {
             let listing = try withDatabase(connection, command: "orders show") { database -> Listing? in
-                guard let lines = try SiteStore(connection: database).orderLines(id) else { return nil }
+                let store = SiteStore(connection: database)
+                guard let lines = try store.orderLines(id) else { return nil }
                 var listing = Listing(columns: [
                     "orderId", "line", "code", "expected", "session", "station", "counted", "verdict", "orderVerdict",
                 ])
                 listing.numeric = ["line", "expected", "counted"]
-                let packs = try database.query(
-                    """
-                    SELECT r.session_id, r.station, r.verdict, l.line, l.code, l.expected, l.counted, l.verdict
-                    FROM pack_records r JOIN pack_lines l USING (session_id)
-                    WHERE r.order_id = $1 ORDER BY r.completed_at, l.position
-                    """, [.text(id)]
-                ).rows
+                let packs = try store.packedLines(orderId: id)
                 if packs.isEmpty {
                     for line in lines {
                         listing.rows.append([
@@ -67,10 +62,11 @@ struct OrdersCommand: ParsableCommand {
                         ])
                     }
                 }
-                for row in packs {
+                for line in packs {
                     listing.rows.append([
-                        id, row[3] ?? "", row[4] ?? "", row[5] ?? "", row[0] ?? "", row[1] ?? "", row[6] ?? "",
-                        row[7] ?? "", row[2] ?? "",
+                        id, line.line.map(String.init) ?? "", line.code, String(line.expected), line.sessionId,
+                        line.station,
+                        String(line.counted), line.verdict, line.packVerdict,
                     ])
                 }
                 return listing

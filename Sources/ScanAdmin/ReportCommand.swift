@@ -76,9 +76,10 @@ struct ReportCommand: ParsableCommand {
             }
             return zone
         }
-        let rows = try database.query("SELECT site, time_zone FROM sites ORDER BY site").rows
-        let chosen = site.flatMap { wanted in rows.first { $0[0] == wanted } } ?? (rows.count == 1 ? rows.first : nil)
-        return chosen.flatMap { $0[1] }.flatMap { TimeZone(identifier: $0) } ?? TimeZone.gmt
+        let zones = try ReportStore(connection: database).siteTimeZones()
+        let chosen =
+            site.flatMap { wanted in zones.first { $0.site == wanted } } ?? (zones.count == 1 ? zones.first : nil)
+        return chosen.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone.gmt
     }
 
     private func periods(_ plan: ShiftPlan, now: Date) throws -> [ShiftPlan.Instance] {
@@ -111,8 +112,6 @@ struct ReportFilter {
     var lane: String?
     var camera: String?
     var timeZone: String
-
-    var parameters: [PGValue] { [.optionalText(site), .optionalText(lane), .optionalText(camera)] }
 }
 
 /// Everything the report says about one shift.
@@ -130,109 +129,32 @@ struct ShiftFigures {
     var hourly: [(hour: String, sightings: Int, itemPasses: Int)] = []
     var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
 
-    /// Sightings in the period and the filters ($1 start, $2 end, $3 site, $4 lane, $5 camera).
-    static let sightingScope = """
-        first_seen >= $1::timestamptz AND first_seen < $2::timestamptz AND ($3::text IS NULL OR site = $3)
-        AND ($4::text IS NULL OR lane = $4 OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4 AND ($3::text IS NULL OR site = $3)))
-        AND ($5::text IS NULL OR camera = $5)
-        """
-
     static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError)
         -> ShiftFigures
     {
+        let scope = ReportStore.Scope(
+            start: timestamp(period.start), end: timestamp(period.end), site: filter.site, lane: filter.lane,
+            camera: filter.camera, timeZone: filter.timeZone)
+        let stored = try ReportStore(connection: db).figures(scope)
         var figures = ShiftFigures(period: period)
-        let bounds: [PGValue] = [.text(iso(period.start)), .text(iso(period.end))]
-        let scope = bounds + filter.parameters
-        func int(_ text: String?) -> Int { Int(text ?? "") ?? 0 }
-
-        let totals = try db.query(
-            """
-            SELECT count(*), count(*) FILTER (WHERE status = 'accepted'), count(*) FILTER (WHERE status = 'rejected'),
-                   count(DISTINCT value) FILTER (WHERE status = 'accepted')
-            FROM sightings WHERE \(sightingScope)
-            """, scope
-        ).rows[0]
-        (figures.sightings, figures.accepted, figures.rejected, figures.uniqueCodes) = (
-            int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3])
-        )
-        figures.topRules = try db.query(
-            """
-            SELECT coalesce(rule_id, '(none)'), count(*) FROM sightings WHERE status = 'rejected' AND \(sightingScope)
-            GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5
-            """, scope
-        ).rows.map { ($0[0] ?? "", int($0[1])) }
-        figures.cameras = try db.query(
-            """
-            SELECT camera, count(*), count(*) FILTER (WHERE status = 'accepted'), count(*) FILTER (WHERE status = 'rejected')
-            FROM sightings WHERE \(sightingScope) GROUP BY camera ORDER BY camera
-            """, scope
-        ).rows.map { ($0[0] ?? "", int($0[1]), int($0[2]), int($0[3])) }
-
-        let passScope = """
-            p.first_seen >= $1::timestamptz AND p.first_seen < $2::timestamptz AND ($3::text IS NULL OR p.site = $3)
-            AND ($4::text IS NULL OR p.lane = $4)
-            AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
-            """
-        let passes = try db.query(
-            "SELECT count(*), count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) FROM item_passes p WHERE \(passScope)",
-            scope
-        ).rows[0]
-        (figures.itemPasses, figures.partialPasses) = (int(passes[0]), int(passes[1]))
-
-        let packRows = try db.query(
-            """
-            SELECT verdict, count(*) FROM pack_records WHERE completed_at >= $1::timestamptz AND completed_at < $2::timestamptz
-            AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR true)  -- packs are not on a lane
-            AND ($5::text IS NULL OR camera = $5) GROUP BY verdict
-            """, scope
-        ).rows
-        for row in packRows {
-            if let verdict = PackVerdict(rawValue: row[0] ?? "") { figures.packs[verdict] = int(row[1]) }
+        figures.itemPasses = stored.itemPasses
+        figures.partialPasses = stored.partialPasses
+        figures.sightings = stored.sightings
+        figures.accepted = stored.accepted
+        figures.rejected = stored.rejected
+        figures.uniqueCodes = stored.uniqueCodes
+        for (verdict, count) in stored.packs {
+            if let verdict = PackVerdict(rawValue: verdict) { figures.packs[verdict] = count }
         }
-
-        let zone: [PGValue] = [.text(filter.timeZone)]
-        let hourlySightings = try db.query(
-            """
-            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00'), count(*)
-            FROM sightings WHERE status = 'accepted' AND \(sightingScope) GROUP BY 1 ORDER BY 1
-            """, scope + zone
-        ).rows
-        let hourlyPasses = try db.query(
-            """
-            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00'), count(*)
-            FROM item_passes p WHERE \(passScope) GROUP BY 1 ORDER BY 1
-            """, scope + zone
-        ).rows
-        var hours: [String: (Int, Int)] = [:]
-        for row in hourlySightings { hours[row[0] ?? "", default: (0, 0)].0 = int(row[1]) }
-        for row in hourlyPasses { hours[row[0] ?? "", default: (0, 0)].1 = int(row[1]) }
-        figures.hourly = hours.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
-
-        // Camera health: heartbeats heard in the shift, the longest silence between two of them,
-        // and frames dropped (per agent run: the counter starts again with each run).
-        figures.health = try db.query(
-            """
-            WITH beats AS (
-                SELECT camera, run_id, time, frames_dropped,
-                       lag(time) OVER (PARTITION BY camera ORDER BY time) AS previous
-                FROM heartbeats
-                WHERE time >= $1::timestamptz AND time < $2::timestamptz AND ($3::text IS NULL OR site = $3)
-                  AND ($5::text IS NULL OR camera = $5)
-                  AND ($4::text IS NULL OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4))
-            ), runs AS (
-                SELECT camera, max(frames_dropped) - min(frames_dropped) AS dropped FROM beats GROUP BY camera, run_id
-            )
-            SELECT b.camera, count(*),
-                   coalesce(max(extract(epoch FROM b.time - b.previous)), 0)::bigint,
-                   (SELECT coalesce(sum(dropped), 0) FROM runs r WHERE r.camera = b.camera)
-            FROM beats b GROUP BY b.camera ORDER BY b.camera
-            """, scope
-        ).rows.map { ($0[0] ?? "", int($0[1]), max(0, int($0[2])), int($0[3])) }
+        figures.topRules = stored.topRules.map { ($0.name, $0.count) }
+        figures.cameras = stored.cameras.map { ($0.camera, $0.sightings, $0.accepted, $0.rejected) }
+        figures.hourly = stored.hourly.map { ($0.hour, $0.sightings, $0.itemPasses) }
+        figures.health = stored.health.map { ($0.camera, $0.heartbeats, $0.maxGapSeconds, $0.framesDropped) }
         return figures
     }
 
-    static func iso(_ date: Date) -> String {
-        Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).description
+    static func timestamp(_ date: Date) -> Timestamp {
+        Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
     }
 
     static func packCount(_ figures: ShiftFigures, _ verdict: PackVerdict) -> Int { figures.packs[verdict] ?? 0 }

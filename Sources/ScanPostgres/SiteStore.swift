@@ -100,10 +100,47 @@ public struct SiteStore {
     public func orderLines(_ orderId: String) throws(PGError) -> [OrderLine]? {
         let known = try connection.query("SELECT 1 FROM orders WHERE order_id = $1", [.text(orderId)])
         guard !known.rows.isEmpty else { return nil }
-        return try connection.query(
+        var lines: [OrderLine] = []
+        for row in try connection.query(
             "SELECT line, code, quantity FROM order_lines WHERE order_id = $1 ORDER BY line", [.text(orderId)]
-        )
-        .rows.map { OrderLine(line: Int($0[0] ?? "") ?? 0, code: $0[1] ?? "", expected: Int($0[2] ?? "") ?? 0) }
+        ).named("order lines") {
+            lines.append(
+                OrderLine(line: try row.int("line"), code: try row.text("code"), expected: try row.int("quantity")))
+        }
+        return lines
+    }
+
+    /// One counted line of a pack record of an order.
+    public struct PackedLine: Sendable, Equatable {
+        public var sessionId: String
+        public var station: String
+        public var packVerdict: String
+        public var line: Int?
+        public var code: String
+        public var expected: Int
+        public var counted: Int
+        public var verdict: String
+    }
+
+    /// The lines of every pack record of `orderId`, by completion and position.
+    public func packedLines(orderId: String) throws(PGError) -> [PackedLine] {
+        var lines: [PackedLine] = []
+        for row in try connection.query(
+            """
+            SELECT r.session_id, r.station, r.verdict AS pack_verdict, l.line, l.code, l.expected, l.counted, l.verdict
+            FROM pack_records r JOIN pack_lines l USING (session_id)
+            WHERE r.order_id = $1 ORDER BY r.completed_at, l.position
+            """, [.text(orderId)]
+        ).named("pack lines") {
+            lines.append(
+                PackedLine(
+                    sessionId: try row.text("session_id"), station: try row.text("station"),
+                    packVerdict: try row.text("pack_verdict"), line: try row.optionalInt("line"),
+                    code: try row.text("code"),
+                    expected: try row.int("expected"), counted: try row.int("counted"), verdict: try row.text("verdict")
+                ))
+        }
+        return lines
     }
 
     /// A PostgreSQL array literal (`{"a","b"}`), quoting every element.

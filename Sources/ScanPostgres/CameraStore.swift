@@ -1,0 +1,63 @@
+/// What the fleet's cameras last said: `scanadmin cameras` (and the dashboard) read it here.
+public struct CameraStore {
+    public let connection: PGConnection
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// One camera known from the topology or from its heartbeats.
+    public struct Camera: Sendable, Equatable {
+        public var camera: String
+        public var site: String
+        public var lane: String
+        public var station: String
+        /// The last heartbeat: when, how long ago, and what it said (nil: never heard).
+        public var lastSeen: String?
+        public var secondsAgo: Int?
+        public var fps: String?
+        public var framesDropped: String?
+        public var liveTracks: String?
+        public var spoolDepth: String?
+        public var nats: String?
+        public var rulesRevision: String?
+        public var sourceState: String?
+    }
+
+    /// Every known camera of `site` (all sites when nil), by site and camera.
+    public func cameras(site: String?) throws(PGError) -> [Camera] {
+        var cameras: [Camera] = []
+        for row in try connection.query(
+            """
+            WITH known AS (
+                SELECT camera, site FROM cameras
+                UNION SELECT camera, site FROM lane_cameras
+                UNION SELECT unnest(cameras), site FROM stations
+            )
+            SELECT k.camera, k.site, coalesce(c.lane, l.lane, '') AS lane, coalesce(c.station, s.station, '') AS station,
+                   to_char(c.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last_seen,
+                   extract(epoch FROM now() - c.last_seen)::bigint AS seconds_ago,
+                   c.last_status->>'fpsProcessed' AS fps, c.last_status->>'framesDropped' AS frames_dropped,
+                   c.last_status->>'liveTracks' AS live_tracks, c.last_status->'spool'->>'depth' AS spool_depth,
+                   c.last_status->>'nats' AS nats, c.last_status->'rules'->>'revision' AS rules_revision,
+                   c.last_status->'source'->>'state' AS source_state
+            FROM (SELECT DISTINCT ON (camera) camera, site FROM known ORDER BY camera, site) k
+            LEFT JOIN cameras c ON c.camera = k.camera
+            LEFT JOIN lane_cameras l ON l.camera = k.camera AND l.site = k.site
+            LEFT JOIN LATERAL (SELECT station FROM stations WHERE site = k.site AND k.camera = ANY(cameras) LIMIT 1) s ON true
+            WHERE ($1::text IS NULL OR k.site = $1)
+            ORDER BY k.site, k.camera
+            """, [.optionalText(site)]
+        ).named("cameras") {
+            cameras.append(
+                Camera(
+                    camera: try row.text("camera"), site: try row.text("site"), lane: try row.text("lane"),
+                    station: try row.text("station"), lastSeen: try row.optionalText("last_seen"),
+                    secondsAgo: try row.optionalInt("seconds_ago"), fps: try row.optionalText("fps"),
+                    framesDropped: try row.optionalText("frames_dropped"),
+                    liveTracks: try row.optionalText("live_tracks"),
+                    spoolDepth: try row.optionalText("spool_depth"), nats: try row.optionalText("nats"),
+                    rulesRevision: try row.optionalText("rules_revision"),
+                    sourceState: try row.optionalText("source_state")))
+        }
+        return cameras
+    }
+}

@@ -1,0 +1,205 @@
+import ScanCore
+
+/// The queries behind `scanadmin report` (and anything that must show the same figures): one
+/// period, optionally narrowed to a site, a lane or a camera. Rows are read by column name.
+public struct ReportStore {
+    public let connection: PGConnection
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// What a report covers.
+    public struct Scope: Sendable {
+        public var start: Timestamp
+        public var end: Timestamp
+        public var site: String?
+        public var lane: String?
+        public var camera: String?
+        /// IANA zone of the hourly buckets.
+        public var timeZone: String
+
+        public init(start: Timestamp, end: Timestamp, site: String?, lane: String?, camera: String?, timeZone: String) {
+            self.start = start
+            self.end = end
+            self.site = site
+            self.lane = lane
+            self.camera = camera
+            self.timeZone = timeZone
+        }
+
+        /// $1 start, $2 end, $3 site, $4 lane, $5 camera.
+        var parameters: [PGValue] {
+            [
+                .text(start.description), .text(end.description), .optionalText(site), .optionalText(lane),
+                .optionalText(camera),
+            ]
+        }
+    }
+
+    /// The figures of one period.
+    public struct Figures: Sendable, Equatable {
+        public var itemPasses = 0
+        public var partialPasses = 0
+        public var sightings = 0
+        public var accepted = 0
+        public var rejected = 0
+        public var uniqueCodes = 0
+        /// Pack records by verdict (`complete`, `short`, …).
+        public var packs: [String: Int] = [:]
+        public var topRules: [Count] = []
+        public var cameras: [CameraCounts] = []
+        public var hourly: [Hour] = []
+        public var health: [CameraHealth] = []
+
+        public struct Count: Sendable, Equatable {
+            public var name: String
+            public var count: Int
+        }
+        public struct CameraCounts: Sendable, Equatable {
+            public var camera: String
+            public var sightings: Int
+            public var accepted: Int
+            public var rejected: Int
+        }
+        public struct Hour: Sendable, Equatable {
+            public var hour: String
+            public var sightings: Int
+            public var itemPasses: Int
+        }
+        public struct CameraHealth: Sendable, Equatable {
+            public var camera: String
+            public var heartbeats: Int
+            public var maxGapSeconds: Int
+            public var framesDropped: Int
+        }
+    }
+
+    /// Sightings in the period and the filters.
+    static let sightingScope = """
+        first_seen >= $1::timestamptz AND first_seen < $2::timestamptz AND ($3::text IS NULL OR site = $3)
+        AND ($4::text IS NULL OR lane = $4 OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4 AND ($3::text IS NULL OR site = $3)))
+        AND ($5::text IS NULL OR camera = $5)
+        """
+
+    /// Item passes in the period and the filters.
+    static let passScope = """
+        p.first_seen >= $1::timestamptz AND p.first_seen < $2::timestamptz AND ($3::text IS NULL OR p.site = $3)
+        AND ($4::text IS NULL OR p.lane = $4)
+        AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
+        """
+
+    public func figures(_ scope: Scope) throws(PGError) -> Figures {
+        var figures = Figures()
+        let parameters = scope.parameters
+        if let totals = try connection.query(
+            """
+            SELECT count(*) AS sightings, count(*) FILTER (WHERE status = 'accepted') AS accepted,
+                   count(*) FILTER (WHERE status = 'rejected') AS rejected,
+                   count(DISTINCT value) FILTER (WHERE status = 'accepted') AS unique_codes
+            FROM sightings WHERE \(Self.sightingScope)
+            """, parameters
+        ).named("report totals").first {
+            figures.sightings = try totals.int("sightings")
+            figures.accepted = try totals.int("accepted")
+            figures.rejected = try totals.int("rejected")
+            figures.uniqueCodes = try totals.int("unique_codes")
+        }
+        for row in try connection.query(
+            """
+            SELECT coalesce(rule_id, '(none)') AS rule, count(*) AS n FROM sightings
+            WHERE status = 'rejected' AND \(Self.sightingScope) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5
+            """, parameters
+        ).named("report rules") {
+            figures.topRules.append(Figures.Count(name: try row.text("rule"), count: try row.int("n")))
+        }
+        for row in try connection.query(
+            """
+            SELECT camera, count(*) AS sightings, count(*) FILTER (WHERE status = 'accepted') AS accepted,
+                   count(*) FILTER (WHERE status = 'rejected') AS rejected
+            FROM sightings WHERE \(Self.sightingScope) GROUP BY camera ORDER BY camera
+            """, parameters
+        ).named("report cameras") {
+            figures.cameras.append(
+                Figures.CameraCounts(
+                    camera: try row.text("camera"), sightings: try row.int("sightings"),
+                    accepted: try row.int("accepted"),
+                    rejected: try row.int("rejected")))
+        }
+        if let passes = try connection.query(
+            """
+            SELECT count(*) AS passes, count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) AS partial
+            FROM item_passes p WHERE \(Self.passScope)
+            """, parameters
+        ).named("report passes").first {
+            figures.itemPasses = try passes.int("passes")
+            figures.partialPasses = try passes.int("partial")
+        }
+        for row in try connection.query(
+            """
+            SELECT verdict, count(*) AS n FROM pack_records
+            WHERE completed_at >= $1::timestamptz AND completed_at < $2::timestamptz
+              AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR true)  -- packs are not on a lane
+              AND ($5::text IS NULL OR camera = $5) GROUP BY verdict
+            """, parameters
+        ).named("report packs") {
+            figures.packs[try row.text("verdict")] = try row.int("n")
+        }
+
+        let zone: [PGValue] = [.text(scope.timeZone)]
+        var hours: [String: (sightings: Int, passes: Int)] = [:]
+        for row in try connection.query(
+            """
+            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
+            FROM sightings WHERE status = 'accepted' AND \(Self.sightingScope) GROUP BY 1 ORDER BY 1
+            """, parameters + zone
+        ).named("report hourly sightings") {
+            hours[try row.text("hour"), default: (0, 0)].sightings = try row.int("n")
+        }
+        for row in try connection.query(
+            """
+            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
+            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1 ORDER BY 1
+            """, parameters + zone
+        ).named("report hourly passes") {
+            hours[try row.text("hour"), default: (0, 0)].passes = try row.int("n")
+        }
+        figures.hourly = hours.sorted { $0.key < $1.key }.map {
+            Figures.Hour(hour: $0.key, sightings: $0.value.sightings, itemPasses: $0.value.passes)
+        }
+
+        // Camera health: heartbeats heard in the period, the longest silence between two of them,
+        // and frames dropped (per agent run: the counter starts again with each run).
+        for row in try connection.query(
+            """
+            WITH beats AS (
+                SELECT camera, run_id, time, frames_dropped,
+                       lag(time) OVER (PARTITION BY camera ORDER BY time) AS previous
+                FROM heartbeats
+                WHERE time >= $1::timestamptz AND time < $2::timestamptz AND ($3::text IS NULL OR site = $3)
+                  AND ($5::text IS NULL OR camera = $5)
+                  AND ($4::text IS NULL OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4))
+            ), runs AS (
+                SELECT camera, max(frames_dropped) - min(frames_dropped) AS dropped FROM beats GROUP BY camera, run_id
+            )
+            SELECT b.camera, count(*) AS heartbeats,
+                   coalesce(max(extract(epoch FROM b.time - b.previous)), 0)::bigint AS max_gap,
+                   (SELECT coalesce(sum(dropped), 0) FROM runs r WHERE r.camera = b.camera) AS dropped
+            FROM beats b GROUP BY b.camera ORDER BY b.camera
+            """, parameters
+        ).named("report camera health") {
+            figures.health.append(
+                Figures.CameraHealth(
+                    camera: try row.text("camera"), heartbeats: try row.int("heartbeats"),
+                    maxGapSeconds: max(0, try row.int("max_gap")), framesDropped: try row.int("dropped")))
+        }
+        return figures
+    }
+
+    /// Each site's time zone.
+    public func siteTimeZones() throws(PGError) -> [(site: String, timeZone: String)] {
+        var zones: [(site: String, timeZone: String)] = []
+        for row in try connection.query("SELECT site, time_zone FROM sites ORDER BY site").named("site time zones") {
+            zones.append((try row.text("site"), try row.text("time_zone")))
+        }
+        return zones
+    }
+}
