@@ -125,7 +125,7 @@ let package = Package(
         // Fakes for the agent runtime's ports (scripted frames and decoder, recording bus, memory
         // spool, manual clock, scripted commands and rules).
         .target(
-            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanServices"],
+            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanAggregator", "ScanServices"],
             path: "Tests/ScanTesting",
             swiftSettings: swiftSettings),
         .testTarget(
@@ -175,7 +175,7 @@ let package = Package(
             name: "ScanAggregatorTests",
             dependencies: [
                 "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices",
-                "ScanTestSupport",
+                "ScanTestSupport", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -66,7 +66,7 @@ public final class Ingestor: @unchecked Sendable {
     /// Acknowledgements that did not reach the server (the messages come again after the ack
     /// wait and are recognised by their event ids).
     public private(set) var acksLost = 0
-    private let database: PGReconnecting
+    private let storage: any SightingStore
     public private(set) var totals = IngestCounts()
     private var prefetched: Prepared?
     /// Called after each commit with the event times of the sightings it stored (benchmarks
@@ -75,10 +75,11 @@ public final class Ingestor: @unchecked Sendable {
     /// Writes one batch while this thread fetches and validates the next.
     private let writer = BackgroundWorker(name: "ingest-store")
 
-    public init(settings: IngestSettings, logger: Logger) throws {
+    /// `store`: where batches go (PostgreSQL at `settings.postgresDSN` unless given).
+    public init(settings: IngestSettings, logger: Logger, store: (any SightingStore)? = nil) throws {
         self.settings = settings
         self.logger = logger
-        database = PGReconnecting(dsn: settings.postgresDSN)
+        storage = store ?? PostgresSightingStore(dsn: settings.postgresDSN)
         var options = NATSConnection.Options()
         options.name = "scan-aggregator"
         let connection = try NATSConnection(url: settings.natsURL, options: options)
@@ -233,27 +234,23 @@ public final class Ingestor: @unchecked Sendable {
         var attempt = 0
         while true {
             do {
-                let connection = try database.connection()
-                let store = EventStore(connection: connection)
-                try connection.transaction { () throws(PGError) in
-                    counts.sightingsStored = try store.insertSightings(batch.sightings)
-                    counts.sessionEventsStored = try store.insertSessionEvents(batch.sessions)
-                    for (message, letter) in batch.refused {
-                        try store.insertDeadLetter(
-                            subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail,
-                            payload: message.bytes)
-                    }
+                let refused = batch.refused.map { message, letter in
+                    RefusedMessage(
+                        subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail,
+                        payload: message.bytes)
                 }
+                (counts.sightingsStored, counts.sessionEventsStored) = try storage.store(
+                    sightings: batch.sightings, sessions: batch.sessions, refused: refused)
                 break
             } catch {
                 attempt += 1
-                guard error.isConnectionLoss, attempt < 600, !stop.isStopped else { throw error }
+                guard storage.isTransient(error), attempt < 600, !stop.isStopped else { throw error }
                 if attempt == 1 || attempt % 20 == 0 {
                     logger.warning(
                         "PostgreSQL unavailable, ingest paused",
                         metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 }
-                database.reset()
+                storage.reset()
                 stop.sleep(for: .milliseconds(250))
             }
         }

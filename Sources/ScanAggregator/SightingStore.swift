@@ -1,0 +1,61 @@
+import ScanCore
+import ScanPostgres
+
+/// A message refused at ingest, kept with its reason.
+public struct RefusedMessage: Sendable, Equatable {
+    public var subject: String
+    public var reason: String
+    public var detail: String
+    public var payload: [UInt8]
+
+    public init(subject: String, reason: String, detail: String, payload: [UInt8]) {
+        self.subject = subject
+        self.reason = reason
+        self.detail = detail
+        self.payload = payload
+    }
+}
+
+/// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
+/// stored twice adds nothing the second time). PostgreSQL in production; an in-memory store
+/// in tests of the ingest logic.
+public protocol SightingStore: AnyObject {
+    /// Stores the batch atomically; returns the sightings and session events it added (fewer
+    /// than given when some were stored before).
+    func store(
+        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
+        refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int)
+    /// True when the error is worth waiting out (the server restarting, the connection lost).
+    func isTransient(_ error: any Error) -> Bool
+    /// Forgets a broken connection; the next call opens a new one.
+    func reset()
+}
+
+/// The PostgreSQL store (`EventStore` in one transaction), reconnecting after a loss.
+public final class PostgresSightingStore: SightingStore {
+    private let database: PGReconnecting
+
+    public init(dsn: String) { database = PGReconnecting(dsn: dsn) }
+
+    public func store(
+        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
+        refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int) {
+        let connection = try database.connection()
+        let store = EventStore(connection: connection)
+        return try connection.transaction { () throws(PGError) in
+            let storedSightings = try store.insertSightings(sightings)
+            let storedSessions = try store.insertSessionEvents(sessions)
+            for message in refused {
+                try store.insertDeadLetter(
+                    subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
+            }
+            return (storedSightings, storedSessions)
+        }
+    }
+
+    public func isTransient(_ error: any Error) -> Bool { (error as? PGError)?.isConnectionLoss ?? false }
+
+    public func reset() { database.reset() }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanNATS
+import ScanTestSupport
+import ScanTesting
+import Testing
+
+@testable import ScanAggregator
+
+/// Ingest's logic over its storage port: a real nats-server, an in-memory store that can fail
+/// like a restarting database. (PostgreSQL's side of the contract: IngestTests.)
+@Suite("ingest over the storage port", .enabled(if: TestEnvironment.natsEnabled))
+struct IngestLogicTests {
+    @Test(
+        "a store that fails for a while is waited out: every event stored once, bad ones dead-lettered, all acknowledged"
+    )
+    func transientStoreFailures() throws {
+        var settings = IngestSettings(natsURL: try TestEnvironment.requireNATS(), postgresDSN: "unused")
+        settings.prefix = TestEnvironment.uniqueName("st")
+        settings.fetchWaitMilliseconds = 200
+        settings.ackWaitMilliseconds = 500
+        let jetStream = try NATSConnection(url: settings.natsURL).jetStream()
+        try Ingestor.ensureStreams(jetStream, settings)
+        defer {
+            try? jetStream.deleteStream(settings.agentStream)
+            try? jetStream.deleteStream(settings.deadLetterStream)
+            try? jetStream.deleteStream(settings.subjects.resultsStream)
+        }
+        let subject = "\(settings.prefix).v1.sighting.dc1.cam-1"
+        for n in 0..<20 {
+            _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(n), messageID: "m\(n)")
+        }
+        // The same event again under another message id (a replay): stored once.
+        _ = try jetStream.publish(subject: subject, bytes: IngestTests.sighting(3), messageID: "again-3")
+        _ = try jetStream.publish(
+            subject: subject, bytes: Array(#"{"type": "sighting", "eventId": 5}"#.utf8), messageID: "bad")
+
+        let store = MemorySightingStore()
+        store.failNext(3)
+        let ingestor = try Ingestor(settings: settings, logger: Logger(label: "test"), store: store)
+        defer { ingestor.close() }
+        try IngestTests.drain(ingestor) { ingestor.totals.messages >= 22 }
+        #expect(store.sightings.count == 20)
+        #expect(Set(store.sightings.map(\.eventId)).count == 20)
+        #expect(store.deadLetters.map(\.reason) == ["wrong-type"])
+        #expect(store.deadLetters.first?.detail == "eventId is a number, not a string")
+        #expect(store.resetCount == 3, "each failure dropped the connection")
+        #expect(ingestor.totals.duplicates == 1)
+        #expect(ingestor.totals.deadLetters == 1)
+
+        // Everything was acknowledged: after the ack wait nothing comes again.
+        usleep(800_000)
+        let again = try ingestor.runOnce()
+        #expect(again.messages == 0)
+        #expect(store.sightings.count == 20)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import ScanAggregator
+import ScanCore
+
+/// Ingest's store in memory: idempotent on event ids like the real one, and able to fail the
+/// next calls as a restarting database would.
+public final class MemorySightingStore: SightingStore, @unchecked Sendable {
+    // @unchecked: guarded by the lock (the ingest writer thread and the test read it).
+    private let lock = NSLock()
+    private var sightingsById: [String: SightingEvent] = [:]
+    private var sessionsById: [String: SessionEvent] = [:]
+    private var letters: [RefusedMessage] = []
+    private var failures = 0
+    private var calls = 0
+    private var resets = 0
+
+    public struct Unavailable: Error {}
+
+    public init() {}
+
+    /// The next `count` calls fail with a transient error.
+    public func failNext(_ count: Int) { lock.withLock { failures = count } }
+
+    public var sightings: [SightingEvent] { lock.withLock { Array(sightingsById.values) } }
+    public var sessions: [SessionEvent] { lock.withLock { Array(sessionsById.values) } }
+    public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
+    public var attempts: Int { lock.withLock { calls } }
+    public var resetCount: Int { lock.withLock { resets } }
+
+    public func store(
+        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
+        refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int) {
+        try lock.withLock {
+            calls += 1
+            if failures > 0 {
+                failures -= 1
+                throw Unavailable()
+            }
+            var added = (sightings: 0, sessions: 0)
+            for (sighting, _) in sightings where sightingsById[sighting.eventId] == nil {
+                sightingsById[sighting.eventId] = sighting
+                added.sightings += 1
+            }
+            for (session, _) in sessions where sessionsById[session.eventId] == nil {
+                sessionsById[session.eventId] = session
+                added.sessions += 1
+            }
+            letters += refused
+            return added
+        }
+    }
+
+    public func isTransient(_ error: any Error) -> Bool { error is Unavailable }
+
+    public func reset() { lock.withLock { resets += 1 } }
+}
