@@ -98,8 +98,8 @@ public struct Migrator {
             let rows = try connection.query(
                 "SELECT version, checksum, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS at FROM \(Self.table)"
             )
-            for row in rows.rows {
-                if let version = row[0].flatMap({ Int($0) }) { applied[version] = (row[1] ?? "", row[2] ?? "") }
+            for row in rows.named("applied migrations") {
+                applied[try row.int("version")] = (try row.text("checksum"), try row.text("at"))
             }
         }
         return migrations.map { migration in

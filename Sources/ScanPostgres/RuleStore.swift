@@ -16,24 +16,32 @@ public struct RuleStore {
     }
 
     static let columns = """
-        revision, document, change, author, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), kv_revision
+        revision, document, change, author,
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at, kv_revision
         """
 
-    static func revision(_ row: [String?]) -> Revision {
+    static func revision(_ row: PGRow) throws(PGError) -> Revision {
         Revision(
-            revision: Int(row[0] ?? "") ?? 0, document: row[1] ?? "", change: row[2] ?? "", author: row[3] ?? "",
-            createdAt: row[4] ?? "",
-            kvRevision: row[5].flatMap { Int($0) })
+            revision: try row.int("revision"), document: try row.text("document"), change: try row.text("change"),
+            author: try row.text("author"), createdAt: try row.text("created_at"),
+            kvRevision: try row.optionalInt("kv_revision"))
+    }
+
+    static func revisions(_ rows: PGRows) throws(PGError) -> [Revision] {
+        var revisions: [Revision] = []
+        for row in rows.named("ruleset revisions") { revisions.append(try revision(row)) }
+        return revisions
     }
 
     /// The latest revision, nil before the first change.
     public func current() throws(PGError) -> Revision? {
-        try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision DESC LIMIT 1").rows.first
-            .map(Self.revision)
+        try Self.revisions(
+            try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision DESC LIMIT 1")
+        ).first
     }
 
     public func history() throws(PGError) -> [Revision] {
-        try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision").rows.map(Self.revision)
+        try Self.revisions(try connection.query("SELECT \(Self.columns) FROM ruleset_revisions ORDER BY revision"))
     }
 
     /// Stores a new revision made from the current document by `change` (nil current: an empty
@@ -52,11 +60,11 @@ public struct RuleStore {
                 ?? .object([("version", .number(1)), ("rules", .array([]))])
             do {
                 let (text, description) = try change(document)
-                let row = try connection.query(
-                    "INSERT INTO ruleset_revisions (document, change, author) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
-                    [.text(text), .text(description), .text(author)]
-                ).rows[0]
-                result = Self.revision(row)
+                result = try Self.revisions(
+                    try connection.query(
+                        "INSERT INTO ruleset_revisions (document, change, author) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
+                        [.text(text), .text(description), .text(author)])
+                ).first
             } catch {
                 failure = error
             }

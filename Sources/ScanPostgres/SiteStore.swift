@@ -45,32 +45,41 @@ public struct SiteStore {
     /// Every site as stored.
     public func topology() throws(PGError) -> Topology {
         var sites: [Topology.Site] = []
-        for row in try connection.query("SELECT site, time_zone FROM sites ORDER BY site").rows {
-            sites.append(Topology.Site(id: row[0] ?? "", timeZone: row[1] ?? "UTC"))
+        for row in try connection.query("SELECT site, time_zone FROM sites ORDER BY site").named("sites") {
+            sites.append(Topology.Site(id: try row.text("site"), timeZone: try row.text("time_zone")))
         }
-        let lanes = try connection.query("SELECT site, lane, window_ms, grace_ms FROM lanes ORDER BY site, lane").rows
-        let cameras = try connection.query(
+        var laneCameras: [String: [Topology.LaneCamera]] = [:]
+        for row in try connection.query(
             "SELECT site, lane, camera, offset_ms FROM lane_cameras ORDER BY site, lane, position"
-        ).rows
-        for row in lanes {
-            guard let index = sites.firstIndex(where: { $0.id == row[0] }) else { continue }
-            let members = cameras.filter { $0[0] == row[0] && $0[1] == row[1] }.map {
-                Topology.LaneCamera(id: $0[2] ?? "", offsetMilliseconds: Int64($0[3] ?? "") ?? 0)
-            }
+        ).named("lane cameras") {
+            laneCameras[try row.text("site") + "\u{0}" + row.text("lane"), default: []].append(
+                Topology.LaneCamera(id: try row.text("camera"), offsetMilliseconds: Int64(try row.int("offset_ms"))))
+        }
+        for row in try connection.query("SELECT site, lane, window_ms, grace_ms FROM lanes ORDER BY site, lane").named(
+            "lanes")
+        {
+            let site = try row.text("site")
+            let lane = try row.text("lane")
+            guard let index = sites.firstIndex(where: { $0.id == site }) else { continue }
             sites[index].lanes.append(
                 Topology.Lane(
-                    id: row[1] ?? "", cameras: members, windowMilliseconds: Int64(row[2] ?? "") ?? 1_000,
-                    graceMilliseconds: Int64(row[3] ?? "") ?? 2_000))
+                    id: lane, cameras: laneCameras[site + "\u{0}" + lane] ?? [],
+                    windowMilliseconds: Int64(try row.int("window_ms")),
+                    graceMilliseconds: Int64(try row.int("grace_ms"))))
         }
         for row in try connection.query(
-            "SELECT site, station, array_to_json(cameras)::text FROM stations ORDER BY site, station"
-        ).rows {
-            guard let index = sites.firstIndex(where: { $0.id == row[0] }) else { continue }
-            let cameras = (try? JSONValue.parse(row[2] ?? "[]")).flatMap { value -> [String]? in
-                if case .array(let items) = value { return items.compactMap(\.stringValue) }
-                return nil
+            "SELECT site, station, coalesce(array_to_json(cameras)::text, '[]') AS cameras FROM stations ORDER BY site, station"
+        ).named("stations") {
+            let site = try row.text("site")
+            guard let index = sites.firstIndex(where: { $0.id == site }) else { continue }
+            let listed = try row.text("cameras")
+            guard case .array(let items)? = try? JSONValue.parse(Array(listed.utf8)) else {
+                throw PGError(
+                    code: .unexpectedResult, function: "stations", input: "cameras",
+                    message: "cameras '\(listed)' is not a list")
             }
-            sites[index].stations.append(Topology.Station(id: row[1] ?? "", cameras: cameras ?? []))
+            sites[index].stations.append(
+                Topology.Station(id: try row.text("station"), cameras: items.compactMap(\.stringValue)))
         }
         return Topology(sites: sites)
     }
