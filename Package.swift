@@ -147,7 +147,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: swiftSettings),
         .target(
-            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS"], path: "Tests/ScanTestSupport",
+            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS", "ScanPostgres"],
+            path: "Tests/ScanTestSupport",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
@@ -184,7 +185,7 @@ let package = Package(
             dependencies: [
                 "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth",
                 "ScanZBar",
-                "ScanZXing", "ScanTestSupport",
+                "ScanZXing", "ScanPNG", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

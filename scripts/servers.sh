@@ -81,11 +81,23 @@ start_nats() {
   local port
   port=$(cat "$run/nats/port" 2>/dev/null || free_port)
   echo "$port" > "$run/nats/port"
-  nats-server -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
-    -l "$run/nats/nats.log" &
-  echo $! > "$run/nats/nats.pid"
-  wait_for_port "$port" nats-server "$run/nats/nats.pid"
-  echo "servers: nats-server on 127.0.0.1:$port (JetStream store $run/nats/store)"
+  # A restart on the same port can find it not yet released by the server just stopped: the
+  # new server exits at once. Tried three times, with its log shown when it gives up.
+  local attempt
+  for attempt in 1 2 3; do
+    nats-server -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
+      -l "$run/nats/nats.log" &
+    echo $! > "$run/nats/nats.pid"
+    if wait_for_port "$port" nats-server "$run/nats/nats.pid" 2>/dev/null; then
+      echo "servers: nats-server on 127.0.0.1:$port (JetStream store $run/nats/store)"
+      return 0
+    fi
+    kill "$(cat "$run/nats/nats.pid")" 2>/dev/null || true
+    sleep 0.5
+  done
+  echo "servers: nats-server did not start on port $port; the end of its log:" >&2
+  tail -n 15 "$run/nats/nats.log" >&2 || true
+  return 1
 }
 
 # The private directory of run NAME's PostgreSQL, made on first use: data/, sock/, postgres.log.

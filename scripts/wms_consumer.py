@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A downstream consumer written as a WMS team would write it, with the public nats-py client:
-bind a durable JetStream pull consumer to the agents' stream, read sightings and session events
+bind a durable JetStream pull consumer to the agents' stream, read sightings, session events and no-reads
 on the documented subjects, and check each against the documented JSON schema. Which schema and
 which subject tokens belong to each subject come from the AsyncAPI document (docs/asyncapi.yaml),
 so the checks fail when that document and the running code disagree.
@@ -113,7 +113,7 @@ async def main():
         validators, place = load(families, ["item", "pack"])
         stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
-        validators, place = load(families, ["sighting", "session"])
+        validators, place = load(families, ["sighting", "session", "noread"])
         stream = args.prefix.upper().replace(".", "_") + "_AGENT"
     nc = await nats.connect(args.nats)
     js = nc.jetstream()
@@ -159,7 +159,7 @@ async def main():
     if args.results:
         summary = {"items": counts["item"], "packs": counts["pack"]}
     else:
-        summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"]}
+        summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"]}
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
 

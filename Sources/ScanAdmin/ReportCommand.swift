@@ -21,41 +21,17 @@ struct ReportCommand: ParsableCommand {
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: "today, yesterday, current, previous, NAME or DATE/NAME.") var shift: String?
-    @Option(help: "Start of a custom range (RFC 3339 or YYYY-MM-DD).") var from: String?
-    @Option(help: "End of a custom range (exclusive).") var to: String?
-    @Option(help: "Only this site (its time zone is used).") var site: String?
+    @OptionGroup var period: PeriodOptions
     @Option(help: "Only this lane.") var lane: String?
     @Option(help: "Only this camera.") var camera: String?
-    @Option(help: "Shift definitions, name=HH:MM-HH:MM,…") var shifts: String?
-    @Option(help: "Time zone (IANA), instead of the site's.") var timeZone: String?
     @Option(help: "table, csv or json.") var format: ListingFormat = .table
-    @Option(help: "The time to report at (RFC 3339; default now), for reruns and tests.") var now: String?
 
-    func validate() throws {
-        if shift != nil && (from != nil || to != nil) { throw ValidationError("use --shift or --from/--to, not both") }
-        if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together") }
-    }
+    func validate() throws { try period.check() }
 
     func run() throws {
-        let reference =
-            try now.map { text -> Date in
-                guard let instant = Timestamp(rfc3339: text) else {
-                    throw ValidationError("--now '\(text)' is not an RFC 3339 time")
-                }
-                return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
-            } ?? Date()
         try withDatabase(connection, command: "report") { database in
-            let zone = try resolveZone(database)
-            let spec = try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec
-            let plan: ShiftPlan
-            do {
-                plan = try ShiftPlan.parse(spec, timeZone: zone)
-            } catch let error as ConfigErrors {
-                throw ValidationError("--shifts: \(error.issues.map(\.description).joined(separator: "; "))")
-            }
-            let periods = try periods(plan, now: reference)
-            let filter = ReportFilter(site: site, lane: lane, camera: camera, timeZone: zone.identifier)
+            let (plan, periods) = try period.resolve(database, connection: connection)
+            let filter = ReportFilter(site: period.site, lane: lane, camera: camera, timeZone: plan.timeZone.identifier)
             let figures = try periods.map { period throws(PGError) in
                 try ShiftFigures.load(database, period: period, filter: filter)
             }
@@ -67,6 +43,42 @@ struct ReportCommand: ParsableCommand {
                 }
             print(text, terminator: "")
         }
+    }
+}
+
+/// Which shifts or range a command reports on: `--shift`, or `--from/--to`, in a site's time zone.
+struct PeriodOptions: ParsableArguments {
+    @Option(help: "today, yesterday, current, previous, NAME or DATE/NAME.") var shift: String?
+    @Option(help: "Start of a custom range (RFC 3339 or YYYY-MM-DD).") var from: String?
+    @Option(help: "End of a custom range (exclusive).") var to: String?
+    @Option(help: "Only this site (its time zone is used).") var site: String?
+    @Option(help: "Shift definitions, name=HH:MM-HH:MM,…") var shifts: String?
+    @Option(help: "Time zone (IANA), instead of the site's.") var timeZone: String?
+    @Option(help: "The time to report at (RFC 3339; default now), for reruns and tests.") var now: String?
+
+    func check() throws {
+        if shift != nil && (from != nil || to != nil) { throw ValidationError("use --shift or --from/--to, not both") }
+        if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together") }
+    }
+
+    /// The shift plan in the chosen time zone and the periods asked for.
+    func resolve(_ database: PGConnection, connection: ConnectionOptions) throws -> (ShiftPlan, [ShiftPlan.Instance]) {
+        let reference =
+            try now.map { text -> Date in
+                guard let instant = Timestamp(rfc3339: text) else {
+                    throw ValidationError("--now '\(text)' is not an RFC 3339 time")
+                }
+                return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
+            } ?? Date()
+        let zone = try resolveZone(database)
+        let spec = try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec
+        let plan: ShiftPlan
+        do {
+            plan = try ShiftPlan.parse(spec, timeZone: zone)
+        } catch {
+            throw ValidationError("--shifts: \(error.issues.map(\.description).joined(separator: "; "))")
+        }
+        return (plan, try periods(plan, now: reference))
     }
 
     private func resolveZone(_ database: PGConnection) throws -> TimeZone {
@@ -123,9 +135,11 @@ struct ShiftFigures {
     var accepted = 0
     var rejected = 0
     var uniqueCodes = 0
+    var noReads = 0
     var packs: [PackVerdict: Int] = [:]
     var topRules: [(rule: String, count: Int)] = []
-    var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int)] = []
+    var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int, noReads: Int)] = []
+    var lanes: [(site: String, lane: String, sightings: Int, noReads: Int)] = []
     var hourly: [(hour: String, sightings: Int, itemPasses: Int)] = []
     var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
 
@@ -143,11 +157,13 @@ struct ShiftFigures {
         figures.accepted = stored.accepted
         figures.rejected = stored.rejected
         figures.uniqueCodes = stored.uniqueCodes
+        figures.noReads = stored.noReads
         for (verdict, count) in stored.packs {
             if let verdict = PackVerdict(rawValue: verdict) { figures.packs[verdict] = count }
         }
         figures.topRules = stored.topRules.map { ($0.name, $0.count) }
-        figures.cameras = stored.cameras.map { ($0.camera, $0.sightings, $0.accepted, $0.rejected) }
+        figures.cameras = stored.cameras.map { ($0.camera, $0.sightings, $0.accepted, $0.rejected, $0.noReads) }
+        figures.lanes = stored.lanes.map { ($0.site, $0.lane, $0.sightings, $0.noReads) }
         figures.hourly = stored.hourly.map { ($0.hour, $0.sightings, $0.itemPasses) }
         figures.health = stored.health.map { ($0.camera, $0.heartbeats, $0.maxGapSeconds, $0.framesDropped) }
         return figures
@@ -158,6 +174,20 @@ struct ShiftFigures {
     }
 
     static func packCount(_ figures: ShiftFigures, _ verdict: PackVerdict) -> Int { figures.packs[verdict] ?? 0 }
+
+    /// The read rate as a percentage with one decimal, "-" when nothing was seen.
+    static func percent(_ decoded: Int, _ noReads: Int) -> String {
+        ReportStore.Figures.readRate(decoded: decoded, noReads: noReads).map { String(format: "%.1f%%", $0 * 100) }
+            ?? "-"
+    }
+
+    static func rateField(_ writer: inout JSONWriter, _ decoded: Int, _ noReads: Int) {
+        if let rate = ReportStore.Figures.readRate(decoded: decoded, noReads: noReads) {
+            writer.field("readRate", rate, decimals: 4)
+        } else {
+            writer.field("readRate", nil as String?)
+        }
+    }
 
     // MARK: output
 
@@ -175,6 +205,8 @@ struct ShiftFigures {
             w.field("accepted", f.accepted)
             w.field("rejected", f.rejected)
             w.field("uniqueCodes", f.uniqueCodes)
+            w.field("noReads", f.noReads)
+            rateField(&w, f.sightings, f.noReads)
             var packs = JSONWriter()
             packs.field("complete", packCount(f, .complete))
             packs.field("short", packCount(f, .short))
@@ -200,6 +232,20 @@ struct ShiftFigures {
                             $0.field("sightings", c.sightings)
                             $0.field("accepted", c.accepted)
                             $0.field("rejected", c.rejected)
+                            $0.field("noReads", c.noReads)
+                            rateField(&$0, c.sightings, c.noReads)
+                        }
+                    }))
+            w.raw(
+                "lanes",
+                array(
+                    f.lanes.map { l in
+                        object {
+                            $0.field("site", l.site)
+                            $0.field("lane", l.lane)
+                            $0.field("sightings", l.sightings)
+                            $0.field("noReads", l.noReads)
+                            rateField(&$0, l.sightings, l.noReads)
                         }
                     }))
             w.raw(
@@ -256,6 +302,7 @@ struct ShiftFigures {
             add("totals", "", "accepted", f.accepted)
             add("totals", "", "rejected", f.rejected)
             add("totals", "", "uniqueCodes", f.uniqueCodes)
+            add("totals", "", "noReads", f.noReads)
             for (verdict, name) in [
                 (PackVerdict.complete, "complete"), (.short, "short"), (.over, "over"), (.unexpected, "unexpected"),
                 (.unknownOrder, "unknownOrder"),
@@ -267,6 +314,11 @@ struct ShiftFigures {
                 add("cameras", c.camera, "sightings", c.sightings)
                 add("cameras", c.camera, "accepted", c.accepted)
                 add("cameras", c.camera, "rejected", c.rejected)
+                add("cameras", c.camera, "noReads", c.noReads)
+            }
+            for l in f.lanes {
+                add("lanes", "\(l.site)/\(l.lane)", "sightings", l.sightings)
+                add("lanes", "\(l.site)/\(l.lane)", "noReads", l.noReads)
             }
             for h in f.hourly {
                 add("hourly", h.hour, "sightings", h.sightings)
@@ -299,6 +351,7 @@ struct ShiftFigures {
             out += "Item passes      \(f.itemPasses)\(partial)\n"
             out +=
                 "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes \(f.uniqueCodes)\n"
+            out += "No-reads         \(f.noReads)  read rate \(percent(f.sightings, f.noReads))\n"
             if !f.topRules.isEmpty {
                 out += "Top reject rules " + f.topRules.map { "\($0.rule) \($0.count)" }.joined(separator: ", ") + "\n"
             }
@@ -308,22 +361,32 @@ struct ShiftFigures {
             out += "  unexpected \(packCount(f, .unexpected))  unknown order \(packCount(f, .unknownOrder))\n"
             if !f.cameras.isEmpty {
                 var cameras = Listing(columns: [
-                    "camera", "sightings", "accepted", "rejected", "heartbeats", "max gap s", "dropped",
+                    "camera", "sightings", "accepted", "rejected", "noread", "rate", "beats", "gap s", "dropped",
                 ])
                 for c in f.cameras {
                     let health = f.health.first { $0.camera == c.camera }
                     cameras.rows.append([
-                        c.camera, String(c.sightings), String(c.accepted), String(c.rejected),
-                        health.map { String($0.heartbeats) } ?? "0",
+                        c.camera, String(c.sightings), String(c.accepted), String(c.rejected), String(c.noReads),
+                        percent(c.sightings, c.noReads), health.map { String($0.heartbeats) } ?? "0",
                         health.map { String($0.maxGapSeconds) } ?? "-", health.map { String($0.framesDropped) } ?? "-",
                     ])
                 }
                 for h in f.health where !f.cameras.contains(where: { $0.camera == h.camera }) {
                     cameras.rows.append([
-                        h.camera, "0", "0", "0", String(h.heartbeats), String(h.maxGapSeconds), String(h.framesDropped),
+                        h.camera, "0", "0", "0", "0", "-", String(h.heartbeats), String(h.maxGapSeconds),
+                        String(h.framesDropped),
                     ])
                 }
                 out += "\n" + cameras.render(.table)
+            }
+            if !f.lanes.isEmpty {
+                var lanes = Listing(columns: ["site", "lane", "sightings", "no-reads", "read rate"])
+                for l in f.lanes {
+                    lanes.rows.append([
+                        l.site, l.lane, String(l.sightings), String(l.noReads), percent(l.sightings, l.noReads),
+                    ])
+                }
+                out += "\n" + lanes.render(.table)
             }
             if !f.hourly.isEmpty {
                 let peak = max(1, f.hourly.map(\.sightings).max() ?? 1)

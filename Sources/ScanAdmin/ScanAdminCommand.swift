@@ -4,7 +4,7 @@ import ArgumentParser
 public struct ScanAdminCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scanadmin",
-        abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports.",
+        abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports, no-reads.",
         discussion: """
             Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS, else the config file (--config,
             $SCANTRACK_CONFIG, ~/.config/scantrack/scanadmin.json). Passwords are never printed.
@@ -14,7 +14,7 @@ public struct ScanAdminCommand: ParsableCommand {
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
-            TailCommand.self, AgentControlCommand.self,
+            NoReadsCommand.self, TailCommand.self, AgentControlCommand.self,
         ]
     )
 

@@ -44,11 +44,16 @@ final class CameraDecoder {
     private(set) var secondOpinionReads = 0
     /// Codes of `decoder.zxingSweep` symbologies the every-Nth-frame pass found (zbar's included).
     private(set) var sweepReads = 0
+    /// The localiser's regions in the last frame (no-reads).
+    private(set) var located: LocatedRegions?
+    /// Run the localiser in `full` mode too (no-reads need its regions).
+    private let alwaysLocate: Bool
     /// At most this many regions a frame: a clip full of blurred codes must not stall decoding.
     static let secondOpinionsPerFrame = 4
 
-    init(config: DecoderConfig, camera: String) throws {
+    init(config: DecoderConfig, camera: String, locate: Bool = true) throws {
         self.camera = camera
+        alwaysLocate = locate
         var zbarConfig = config
         zbarConfig.symbologies = config.symbologies.filter { ZBarFrameDecoder.reads($0) }
         zbar = zbarConfig.symbologies.isEmpty ? nil : try ZBarFrameDecoder(config: zbarConfig)
@@ -72,11 +77,13 @@ final class CameraDecoder {
         let input = "\(camera) frame \(frameCount)"
         let began = ContinuousClock.now
         var detections: [Detection] = []
+        located = nil
         if let zbar {
             if planner.config.mode == .guided {
                 let area = region.pixels(width: frame.width, height: frame.height)
                 let candidates = localizer.locate(frame, in: area)
-                let located = ContinuousClock.now
+                located = LocatedRegions(regions: candidates, area: area, image: frame)
+                let locatedAt = ContinuousClock.now
                 let regions = planner.plan(
                     frame: frameCount, width: frame.width, height: frame.height, tracks: expected,
                     candidates: candidates)
@@ -90,12 +97,18 @@ final class CameraDecoder {
                     }
                 }
                 detections = try zbar.decode(frame, regions: regions, tracks: expected, threads: threads)
-                profile.localize += located - began
-                profile.zbar += ContinuousClock.now - located
+                profile.localize += locatedAt - began
+                profile.zbar += ContinuousClock.now - locatedAt
             } else {
                 detections = try zbar.decode(frame)
                 profile.zbar += ContinuousClock.now - began
             }
+        }
+        if located == nil && alwaysLocate {
+            let located = ContinuousClock.now
+            let area = region.pixels(width: frame.width, height: frame.height)
+            self.located = LocatedRegions(regions: localizer.locate(frame, in: area), area: area, image: frame)
+            profile.localize += ContinuousClock.now - located
         }
         let zbarDone = ContinuousClock.now
         if let zxing, frameCount % everyNth == 0 {
@@ -142,6 +155,8 @@ final class CameraDecoder {
                 && !found.contains { $0.box.map { $0.intersectionOverUnion(track.box) > 0 } ?? false }
         }
         var extra: [Detection] = []
+        // The region of interest bounds every engine: a second opinion never reads outside it.
+        let roi = region.pixels(width: frame.width, height: frame.height)
         // Only where the tracker knows the code's extent: a box that is still a line or a point (a
         // label entering the view, zbar's scan points on its edge) says too little where to look.
         for track in missing.filter({ $0.box.width >= 8 && $0.box.height >= 8 }).prefix(Self.secondOpinionsPerFrame) {
@@ -149,8 +164,9 @@ final class CameraDecoder {
             let marginX = max(track.box.width / 2, 8)
             let marginY = max(track.box.height / 2, 8)
             let area = Box(
-                minX: max(track.box.minX - marginX, 0), minY: max(track.box.minY - marginY, 0),
-                maxX: min(track.box.maxX + marginX, frameBox.maxX), maxY: min(track.box.maxY + marginY, frameBox.maxY))
+                minX: max(track.box.minX - marginX, roi.minX), minY: max(track.box.minY - marginY, roi.minY),
+                maxX: min(track.box.maxX + marginX, roi.maxX, frameBox.maxX),
+                maxY: min(track.box.maxY + marginY, roi.maxY, frameBox.maxY))
             guard area.minX < area.maxX, area.minY < area.maxY, area.width >= 16, area.height >= 8 else { continue }
             let reader: ZXingReader
             if let known = secondReaders[track.symbology] {

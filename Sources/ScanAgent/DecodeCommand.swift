@@ -19,7 +19,9 @@ struct DecodeCommand: ParsableCommand {
             columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
             Limited; rotated and inverted images tried). A symbol read by both is printed once with
             engine "zbar+zxing". Each line: file, symbology, value (valueEncoding "base64" when the value
-            is binary), engine, box (four corners, pixels).
+            is binary), aim (the AIM symbology identifier, e.g. ]E0, ]C1, ]d2), gs1 (true for GS1 data),
+            addOn (an EAN/UPC add-on, read with its main code), printedSymbology and printedValue (a UPC
+            reported in its EAN-13 form, as printed), engine, box (four corners, pixels).
             Exit codes: 0 done, also when nothing was found; 2 a file could not be read (named on stderr;
             the other files are still decoded).
             """)
@@ -70,6 +72,14 @@ struct DecodeCommand: ParsableCommand {
                     let value = EncodedValue(bytes: symbol.detection.value)
                     writer.field("value", value.eventString)
                     if value.encoding == "base64" { writer.field("valueEncoding", "base64") }
+                    let detection = symbol.detection
+                    writer.field("aim", detection.symbology.aimIdentifier(gs1: detection.isGS1))
+                    if detection.isGS1 { writer.field("gs1", true) }
+                    writer.field("addOn", detection.addOn)
+                    if let printed = detection.printed {
+                        writer.field("printedSymbology", printed.symbology.rawValue)
+                        writer.field("printedValue", EncodedValue(bytes: printed.value).eventString)
+                    }
                     writer.field("engine", symbol.engine)
                     writer.raw("box", JSONWriter.points(symbol.corners))
                     FileHandle.standardOutput.write(Data(writer.finished() + [0x0A]))
@@ -114,13 +124,18 @@ final class StillDecoder {
         }
         for detection in try zxing?.read(image, input: name).map(normalize) ?? [] {
             guard let box = detection.box else { continue }
+            // One code is one symbol: read by both engines, or by zxing-cpp twice (with and
+            // without its add-on).
             if let same = symbols.firstIndex(where: { symbol in
-                symbol.engine == "zbar" && symbol.detection.value == detection.value
+                symbol.detection.value == detection.value
                     && Self.sameFamily(symbol.detection.symbology, detection.symbology)
                     && (symbol.detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false)
             }) {
-                symbols[same].engine = "zbar+zxing"
-                symbols[same].corners = detection.points  // zxing-cpp reports the symbol's corners
+                if symbols[same].engine == "zbar" {
+                    symbols[same].engine = "zbar+zxing"
+                    symbols[same].corners = detection.points  // zxing-cpp reports the symbol's corners
+                }
+                if symbols[same].detection.addOn == nil { symbols[same].detection.addOn = detection.addOn }
             } else {
                 symbols.append(Symbol(detection: detection, engine: "zxing", corners: detection.points))
             }

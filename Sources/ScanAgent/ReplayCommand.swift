@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import ScanAgentRuntime
 import ScanCore
 import ScanZBar
 
@@ -36,7 +38,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Run id in track IDs (default: unique per run).")
     var runId: String?
 
-    @Flag(help: "Print only sightings and session events (no track.* events).")
+    @Option(help: "Write each no-read's picture (PNG) into this folder; the noread event names the file.")
+    var images: String?
+
+    @Flag(help: "Print only sightings, session events and no-reads (no track.* events).")
     var sightingsOnly = false
 
     @Flag(help: "Print every frame's detections (one per code, after splitting and checks) on stderr (diagnostics).")
@@ -88,14 +93,24 @@ struct ReplayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let decoder = try CameraDecoder(config: agentConfig.decoder, camera: agentConfig.camera.id)
+        let decoder = try CameraDecoder(
+            config: agentConfig.decoder, camera: agentConfig.camera.id, locate: agentConfig.noread.enabled)
         if traceRegions { decoder.traceRegions = { writeStandardError($0) } }
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
-            rules: ruleset, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
+            rules: ruleset, noread: agentConfig.noread, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
 
         var output = EventOutput(sightingsOnly: sightingsOnly)
+        if let images {
+            do {
+                // Every picture of the clip is kept: the folder is the replay's output.
+                output.images = try NoReadImageFolder(path: images, maxImages: Int.max, maxBytes: Int.max)
+            } catch {
+                writeStandardError("scan-agent replay: \(error)")
+                throw ExitCode(2)
+            }
+        }
         var image = GrayImage(width: reader.header.width, height: reader.header.height, fill: 0)
         var frame = 0
         var lastTime = startTime
@@ -114,7 +129,7 @@ struct ReplayCommand: ParsableCommand {
             let detections = try decoder.decode(image, expected: pipeline.tracker.expected(at: frame))
             if traceDetections { traceFrame(frame, detections) }
             let decoded = ContinuousClock.now
-            let events = pipeline.process(frame: frame, time: time, detections: detections)
+            let events = pipeline.process(frame: frame, time: time, detections: detections, located: decoder.located)
             tracking += ContinuousClock.now - decoded
             output.write(events)
             frame += 1
@@ -123,7 +138,7 @@ struct ReplayCommand: ParsableCommand {
         output.flush()
         let seconds = (ContinuousClock.now - began).seconds
         writeStandardError(
-            "scan-agent replay: \(frame) frames, \(output.sightings) sightings, "
+            "scan-agent replay: \(frame) frames, \(output.sightings) sightings, \(output.noReads) no-reads, "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "
                 + "(\(decoder.rescans) rescans), \(decoder.secondOpinionReads) second-opinion reads in \(decoder.secondOpinionsAsked) regions, "
                 + "\(decoder.sweepReads) sweep reads, "
@@ -170,6 +185,10 @@ func peakResidentKilobytes() -> Int {
 struct EventOutput {
     var sightingsOnly: Bool
     var sightings = 0
+    var noReads = 0
+    /// Where no-read pictures go (`--images`); nil: events without pictures.
+    var images: NoReadImageFolder?
+    private let logger = Logger(label: "scan-agent.replay")
     /// Our own stream on descriptor 1, fully buffered (C's `stdout` global is not concurrency-safe).
     private let stream: UnsafeMutablePointer<FILE>?
 
@@ -180,8 +199,12 @@ struct EventOutput {
     }
 
     mutating func write(_ events: [AgentEvent]) {
-        for event in events {
+        for var event in events {
             if event.kind == .sighting { sightings += 1 }
+            if let unsaved = event.unsavedNoRead {
+                noReads += 1
+                event = NoReadPictures.save(unsaved, into: images, logger: logger)
+            }
             if sightingsOnly && !event.isDurable { continue }
             guard let stream else { continue }
             event.json.withUnsafeBytes { raw in _ = fwrite(raw.baseAddress, 1, raw.count, stream) }

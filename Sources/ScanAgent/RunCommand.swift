@@ -125,9 +125,16 @@ struct RunCommand: AsyncParsableCommand {
 
         let link: NATSAgentLink
         let decoder: CameraDecoder
+        var images: NoReadImageFolder?
         do {
             link = try NATSAgentLink(config: agentConfig)
-            decoder = try CameraDecoder(config: agentConfig.decoder, camera: agentConfig.camera.id)
+            decoder = try CameraDecoder(
+                config: agentConfig.decoder, camera: agentConfig.camera.id, locate: agentConfig.noread.enabled)
+            if agentConfig.noread.enabled {
+                images = try NoReadImageFolder(
+                    path: agentConfig.noread.imageDir ?? agentConfig.spool.dir + "/noreads",
+                    maxImages: agentConfig.noread.maxImages, maxBytes: agentConfig.noread.maxImageBytes)
+            }
         } catch {
             writeStandardError("scan-agent run: \(error)")
             throw ExitCode(2)
@@ -136,7 +143,8 @@ struct RunCommand: AsyncParsableCommand {
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
         let agent = AgentServices(
             settings: AgentLoop.Settings(config: agentConfig, runId: runId, rulesSource: rulesSource), ruleset: ruleset,
-            parts: parts, decoder: decoder, checkpoint: checkpoint, drain: .seconds(drainSeconds), logger: logger)
+            parts: parts, decoder: decoder, images: images, checkpoint: checkpoint, drain: .seconds(drainSeconds),
+            logger: logger)
         logger.info(
             "scan-agent running",
             metadata: [
@@ -153,7 +161,7 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "scan-agent stopped",
             metadata: [
-                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)",
+                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)", "noReads": "\(loop.noReads)",
                 "published": "\(agent.delivery.published)",
                 "duplicates": "\(agent.delivery.duplicates)", "spool": "\(spool.depth)",
                 "spoolDropped": "\(spool.dropped)",

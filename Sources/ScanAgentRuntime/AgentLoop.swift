@@ -121,6 +121,7 @@ public final class AgentLoop: @unchecked Sendable {
     private let delivery: DeliveryState
     private let clock: any AgentClock
     private let checkpoint: ClipCheckpoint?
+    private let images: (any NoReadImages)?
     private let logger: Logger
     private var pipeline: ScanPipeline
     private var rulesSource: String
@@ -130,6 +131,7 @@ public final class AgentLoop: @unchecked Sendable {
 
     public private(set) var framesProcessed = 0
     public private(set) var sightings = 0
+    public private(set) var noReads = 0
     /// Frames the decoder failed on (logged at debug, counted in the heartbeat).
     public private(set) var decodeFailures = 0
     private var heartbeatSequence = 0
@@ -141,7 +143,7 @@ public final class AgentLoop: @unchecked Sendable {
     public init(
         settings: Settings, ruleset: Ruleset, source: any FrameSource, queue: FrameQueue, decoder: any FrameDecoding,
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock,
-        checkpoint: ClipCheckpoint? = nil, logger: Logger
+        checkpoint: ClipCheckpoint? = nil, images: (any NoReadImages)? = nil, logger: Logger
     ) {
         let config = settings.config
         self.config = config
@@ -156,11 +158,12 @@ public final class AgentLoop: @unchecked Sendable {
         self.delivery = delivery
         self.clock = clock
         self.checkpoint = checkpoint
+        self.images = images
         self.logger = logger
         self.pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
-            rules: ruleset, idPrefix: "\(config.camera.id)-\(settings.runId)")
+            rules: ruleset, noread: config.noread, idPrefix: "\(config.camera.id)-\(settings.runId)")
         let start = clock.elapsed
         // The first heartbeat has a full interval to measure.
         self.nextHeartbeat = start + config.heartbeat
@@ -261,13 +264,17 @@ public final class AgentLoop: @unchecked Sendable {
         }
         window.frames += 1
         framesProcessed += 1
-        route(pipeline.process(frame: frame.index, time: frame.time, detections: detections))
+        route(pipeline.process(frame: frame.index, time: frame.time, detections: detections, located: decoder.located))
     }
 
     /// Durable events into the sink (the publisher sends them); the rest straight to core NATS.
     private func route(_ events: [AgentEvent]) {
         let camera = config.camera
-        for event in events {
+        for var event in events {
+            if let unsaved = event.unsavedNoRead {
+                noReads += 1
+                event = NoReadPictures.save(unsaved, into: images, logger: logger)
+            }
             let subject = subjects.agent(event.subjectFamily, site: camera.site, camera: camera.id)
             guard event.isDurable else {
                 try? bus.publishCore(subject: subject, bytes: event.json)  // best effort; the heartbeat shows the link

@@ -43,10 +43,10 @@ public final class AgentServices: Sendable {
     let drain: Duration
     let logger: Logger
 
-    /// `decoder` is used by the decoding thread only.
+    /// `decoder` and `images` are used by the decoding thread only.
     public init(
         settings: AgentLoop.Settings, ruleset: Ruleset, parts: AgentParts, decoder: any FrameDecoding,
-        checkpoint: ClipCheckpoint?, drain: Duration, logger: Logger
+        images: (any NoReadImages)? = nil, checkpoint: ClipCheckpoint?, drain: Duration, logger: Logger
     ) {
         let queue = FrameQueue(capacity: 2, blocking: parts.source.blocking)
         let delivery = DeliveryState()
@@ -60,7 +60,8 @@ public final class AgentServices: Sendable {
         self.loop = AgentLoop(
             settings: settings, ruleset: ruleset, source: parts.source, queue: queue, decoder: decoder,
             sink: parts.sink,
-            bus: parts.bus, delivery: delivery, clock: parts.clock, checkpoint: checkpoint, logger: logger)
+            bus: parts.bus, delivery: delivery, clock: parts.clock, checkpoint: checkpoint, images: images,
+            logger: logger)
     }
 
     /// The services, in start order, with what ending on their own means.

@@ -25,10 +25,19 @@ public protocol FrameSource: AnyObject, Sendable {
 public protocol FrameDecoding: AnyObject {
     /// The frame's detections; `expected`: the live tracks and where the tracker predicts them.
     func decode(_ frame: GrayImage, expected: [DecodePlanner.TrackedCode]) throws -> [Detection]
+    /// The code-like regions the last `decode` found, decoded or not (no-reads); nil when it
+    /// did not look.
+    var located: LocatedRegions? { get }
     /// What decoding cost since the last call (the heartbeat's window); starts a new window.
     func takeWindow() -> DecodingWindow
     /// What decoding cost over the whole run, in a line (the agent's last log line).
     var summary: String { get }
+}
+
+/// Keeps no-read pictures: encodes each as PNG and writes it where an operator finds it.
+public protocol NoReadImages: AnyObject {
+    /// The PNG bytes of `picture`, and the file name it was kept under (nil when writing failed).
+    func keep(_ picture: GrayImage, name: String) throws -> (png: [UInt8], file: String?)
 }
 
 /// Decoding cost over one heartbeat window.

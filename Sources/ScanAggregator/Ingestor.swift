@@ -39,13 +39,15 @@ public struct IngestCounts: Sendable, Equatable {
     public var messages = 0
     public var sightingsStored = 0
     public var sessionEventsStored = 0
+    public var noReadsStored = 0
     public var duplicates = 0
     public var deadLetters = 0
 
     static func + (a: IngestCounts, b: IngestCounts) -> IngestCounts {
         IngestCounts(
             messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
-            sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored, duplicates: a.duplicates + b.duplicates,
+            sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
+            noReadsStored: a.noReadsStored + b.noReadsStored, duplicates: a.duplicates + b.duplicates,
             deadLetters: a.deadLetters + b.deadLetters)
     }
 }
@@ -172,6 +174,7 @@ public final class Ingestor: @unchecked Sendable {
         var messages: [JetStreamMessage] = []
         var sightings: [(record: SightingEvent, body: String)] = []
         var sessions: [(record: SessionEvent, body: String)] = []
+        var noReads: [NoReadEvent] = []
         var refused: [(message: JetStreamMessage, letter: DeadLetter)] = []
     }
 
@@ -208,13 +211,17 @@ public final class Ingestor: @unchecked Sendable {
         for message in messages {
             let bytes = message.bytes
             do {
-                let event = try EventValidator.parse(bytes)
+                let noRead = message.subject.hasPrefix(settings.prefix + ".v1.noread.")
+                let event = try EventValidator.parse(
+                    bytes, maxBytes: noRead ? EventValidator.maxNoReadBytes : EventValidator.maxBytes)
                 // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
                 if Self.holdsEscapedNUL(bytes) {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
-                if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
+                if noRead {
+                    batch.noReads.append(try NoReadEvent.parse(event))
+                } else if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
                     batch.sightings.append((try SightingEvent.parse(event), body))
                 } else {
                     batch.sessions.append((try SessionEvent.parse(event), body))
@@ -239,8 +246,8 @@ public final class Ingestor: @unchecked Sendable {
                         subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail,
                         payload: message.bytes)
                 }
-                (counts.sightingsStored, counts.sessionEventsStored) = try storage.store(
-                    sightings: batch.sightings, sessions: batch.sessions, refused: refused)
+                (counts.sightingsStored, counts.sessionEventsStored, counts.noReadsStored) = try storage.store(
+                    sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads, refused: refused)
                 break
             } catch {
                 attempt += 1
@@ -257,6 +264,7 @@ public final class Ingestor: @unchecked Sendable {
         onCommit?(batch.sightings.map(\.record.time))
         counts.duplicates =
             batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
+            + batch.noReads.count - counts.noReadsStored
         counts.deadLetters = batch.refused.count
         for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.

@@ -109,6 +109,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 "stopped",
                 metadata: [
                     "messages": "\(totals.messages)", "sightings": "\(totals.sightingsStored)",
+                    "noReads": "\(totals.noReadsStored)",
                     "sessionEvents": "\(totals.sessionEventsStored)", "duplicates": "\(totals.duplicates)",
                     "deadLetters": "\(totals.deadLetters)",
                 ])

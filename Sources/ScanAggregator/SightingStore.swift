@@ -20,12 +20,12 @@ public struct RefusedMessage: Sendable, Equatable {
 /// stored twice adds nothing the second time). PostgreSQL in production; an in-memory store
 /// in tests of the ingest logic.
 public protocol SightingStore: AnyObject {
-    /// Stores the batch atomically; returns the sightings and session events it added (fewer
+    /// Stores the batch atomically; returns the sightings, session events and no-reads it added (fewer
     /// than given when some were stored before).
     func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int)
+        noReads: [NoReadEvent], refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int, noReads: Int)
     /// True when the error is worth waiting out (the server restarting, the connection lost).
     func isTransient(_ error: any Error) -> Bool
     /// Forgets a broken connection; the next call opens a new one.
@@ -40,18 +40,19 @@ public final class PostgresSightingStore: SightingStore {
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int) {
+        noReads: [NoReadEvent], refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int, noReads: Int) {
         let connection = try database.connection()
         let store = EventStore(connection: connection)
         return try connection.transaction { () throws(PGError) in
             let storedSightings = try store.insertSightings(sightings)
             let storedSessions = try store.insertSessionEvents(sessions)
+            let storedNoReads = try store.insertNoReads(noReads)
             for message in refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
             }
-            return (storedSightings, storedSessions)
+            return (storedSightings, storedSessions, storedNoReads)
         }
     }
 

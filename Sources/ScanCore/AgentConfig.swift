@@ -5,6 +5,7 @@ public struct AgentConfig: Sendable, Equatable {
     public var source: SourceConfig = SourceConfig()
     public var decoder: DecoderConfig = DecoderConfig()
     public var tracking: TrackingConfig = TrackingConfig()
+    public var noread: NoReadConfig = NoReadConfig()
     public var session: SessionConfig = SessionConfig()
     public var nats: NATSConfig = NATSConfig()
     public var spool: SpoolConfig
@@ -104,6 +105,23 @@ public struct DecoderConfig: Sendable, Equatable {
     public init() {}
 }
 
+/// Labels seen but not decoded (`noread` events).
+public struct NoReadConfig: Sendable, Equatable {
+    /// Off: code-like regions are still followed, but no `noread` is raised.
+    public var enabled: Bool = true
+    /// Frames a code-like region must be seen in before its leaving undecoded counts as a no-read
+    /// (fewer: a glint, a hand, a label that barely entered the view).
+    public var minFrames: Int = 5
+    /// Images kept in `imageDir`; the oldest go first.
+    public var maxImages: Int = 2_000
+    /// Bytes of images kept in `imageDir`; the oldest go first.
+    public var maxImageBytes: Int = 200 << 20
+    /// Where images are written; nil: `noreads/` in the spool's folder.
+    public var imageDir: String?
+
+    public init() {}
+}
+
 public struct SessionConfig: Sendable, Equatable {
     public enum Start: String, Sendable, CaseIterable { case continuous, command, firstCode, orderCode }
     public var start: Start = .continuous
@@ -145,7 +163,7 @@ extension AgentConfig {
     }
 
     static let topKeys = [
-        "camera", "source", "decoder", "tracking", "session", "nats", "spool", "heartbeatSeconds", "rules",
+        "camera", "source", "decoder", "tracking", "noread", "session", "nats", "spool", "heartbeatSeconds", "rules",
     ]
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
@@ -282,6 +300,22 @@ extension AgentConfig {
             {
                 config.tracking.updateIntervalMilliseconds = value
             }
+        }
+
+        if let noread = reader.object(
+            top["noread"], at: "noread", allowed: ["enabled", "minFrames", "maxImages", "maxImageBytes", "imageDir"])
+        {
+            if let enabled = reader.bool(noread["enabled"], at: "noread.enabled") { config.noread.enabled = enabled }
+            if let frames = reader.int(noread["minFrames"], at: "noread.minFrames", range: 1...1000) {
+                config.noread.minFrames = frames
+            }
+            if let count = reader.int(noread["maxImages"], at: "noread.maxImages", range: 0...1_000_000) {
+                config.noread.maxImages = count
+            }
+            if let bytes = reader.int(noread["maxImageBytes"], at: "noread.maxImageBytes", range: 0...1 << 40) {
+                config.noread.maxImageBytes = bytes
+            }
+            config.noread.imageDir = reader.string(noread["imageDir"], at: "noread.imageDir")
         }
 
         if let session = reader.object(

@@ -8,6 +8,7 @@ public struct AgentEvent: Sendable, Equatable {
         case trackRemoved = "track.removed"
         case sessionStarted = "session.started"
         case sessionCompleted = "session.completed"
+        case noread
         case status
     }
 
@@ -16,19 +17,39 @@ public struct AgentEvent: Sendable, Equatable {
     public var time: Timestamp
     /// The object as one line of JSON.
     public var json: [UInt8]
+    /// A no-read whose picture is still to be encoded and kept (`AgentEvent.noRead(_:picture:)`):
+    /// the agent turns it into PNG, writes the file and renders the event again with both.
+    public var unsavedNoRead: UnsavedNoRead?
 
-    /// NATS subject family: `sighting`, `session`, `track` or `status`.
+    public init(kind: Kind, eventId: String, time: Timestamp, json: [UInt8], unsavedNoRead: UnsavedNoRead? = nil) {
+        self.kind = kind
+        self.eventId = eventId
+        self.time = time
+        self.json = json
+        self.unsavedNoRead = unsavedNoRead
+    }
+
+    /// A no-read event and the picture that goes with it.
+    public struct UnsavedNoRead: Sendable, Equatable {
+        public var event: NoReadEvent
+        public var picture: GrayImage?
+    }
+
+    /// NATS subject family: `sighting`, `session`, `track`, `noread` or `status`.
     public var subjectFamily: String {
         switch kind {
         case .sighting: "sighting"
         case .sessionStarted, .sessionCompleted: "session"
         case .trackAdded, .trackUpdated, .trackRemoved: "track"
+        case .noread: "noread"
         case .status: "status"
         }
     }
 
     /// True for events that must reach the aggregator (JetStream, spooled); false for best-effort ones.
-    public var isDurable: Bool { kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted }
+    public var isDurable: Bool {
+        kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
+    }
 }
 
 /// Builds each kind of event for one camera, as its wire type (`SightingEvent`, `SessionEvent`,
@@ -59,6 +80,14 @@ public struct EventFactory: Sendable {
     ) -> AgentEvent {
         TrackEvent(kind, track: track, camera: camera, time: time, sequence: sequence, mergedInto: mergedInto)
             .agentEvent
+    }
+
+    /// A label seen but not decoded; `picture` is encoded and kept by the agent.
+    public func noRead(_ noRead: CandidateTracker.NoRead, time: Timestamp, sessionId: String?) -> AgentEvent {
+        let event = NoReadEvent(noRead, camera: camera, time: time, sessionId: sessionId)
+        var routed = event.agentEvent
+        routed.unsavedNoRead = AgentEvent.UnsavedNoRead(event: event, picture: noRead.image)
+        return routed
     }
 
     /// Heartbeat number `sequence` of the run.

@@ -13,10 +13,12 @@ public struct CodeNormalizer: Sendable, Equatable {
         case .upcA where detection.value.count == 12:
             result.symbology = .ean13
             result.value = [UInt8(ascii: "0")] + detection.value
+            result.printed = Detection.Printed(symbology: .upcA, value: detection.value)
         case .upcE where detection.value.count == 8:
             if let upcA = Self.expandUPCE(detection.value) {
                 result.symbology = .ean13
                 result.value = [UInt8(ascii: "0")] + upcA
+                result.printed = Detection.Printed(symbology: .upcE, value: detection.value)
             }
         default: break
         }

@@ -5,7 +5,7 @@ public struct ContractSubjects: Sendable, Equatable {
 
     public init(prefix: String = "scantrack") { self.prefix = prefix }
 
-    /// `<prefix>.v1.<family>.<site>.<camera>` for `sighting`, `session`, `track` and `status`.
+    /// `<prefix>.v1.<family>.<site>.<camera>` for `sighting`, `session`, `noread`, `track` and `status`.
     public func agent(_ family: String, site: String, camera: String) -> String {
         "\(prefix).v1.\(family).\(site).\(camera)"
     }
@@ -27,9 +27,11 @@ public struct ContractSubjects: Sendable, Equatable {
 
     private var streamStem: String { prefix.uppercased().replacingOccurrences(of: ".", with: "_") }
 
-    /// The stream of sightings and session events (agents write, the aggregator reads).
+    /// The stream of sightings, session events and no-reads (agents write, the aggregator reads).
     public var agentStream: String { streamStem + "_AGENT" }
-    public var agentStreamSubjects: [String] { ["\(prefix).v1.sighting.>", "\(prefix).v1.session.>"] }
+    public var agentStreamSubjects: [String] {
+        ["\(prefix).v1.sighting.>", "\(prefix).v1.session.>", "\(prefix).v1.noread.>"]
+    }
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }

@@ -14,6 +14,19 @@ public struct Detection: Sendable, Equatable {
     /// For a linear code read by zbar, the direction of the scan lines that read it: true along
     /// rows, false down columns (zbar's symbol orientation); nil when unknown.
     public var alongRows: Bool?
+    /// When the value was expanded (UPC-A or UPC-E reported as EAN-13): the code as printed.
+    public var printed: Printed?
+
+    /// A code as printed, before it was expanded.
+    public struct Printed: Sendable, Equatable, Hashable {
+        public var symbology: Symbology
+        public var value: [UInt8]
+
+        public init(symbology: Symbology, value: [UInt8]) {
+            self.symbology = symbology
+            self.value = value
+        }
+    }
 
     public init(
         symbology: Symbology, value: [UInt8], points: [Point], isGS1: Bool = false, addOn: String? = nil,

@@ -26,7 +26,10 @@ public enum EventValidator {
     /// Larger messages are refused unread (a sighting is well under 2 KiB).
     public static let maxBytes = 64 * 1024
 
-    public static func parse(_ bytes: [UInt8]) throws(DeadLetter) -> JSONValue {
+    /// A no-read carries its picture: larger, up to this.
+    public static let maxNoReadBytes = 2 * 1024 * 1024
+
+    public static func parse(_ bytes: [UInt8], maxBytes: Int = maxBytes) throws(DeadLetter) -> JSONValue {
         guard bytes.count <= maxBytes else { throw DeadLetter(.tooLarge, "\(bytes.count) bytes (at most \(maxBytes))") }
         let value: JSONValue
         do {

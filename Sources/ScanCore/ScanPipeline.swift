@@ -5,6 +5,8 @@
 /// Pure: the caller supplies frames, times and detections; the pipeline returns events.
 public struct ScanPipeline: Sendable {
     public private(set) var tracker: Tracker
+    /// Code-like regions followed whether or not they decode; nil when no-reads are off.
+    public private(set) var candidates: CandidateTracker?
     public let factory: EventFactory
     public var normalizer: CodeNormalizer
     /// Decides each track once, at its first confirmed read. Swapped between frames when a new
@@ -19,16 +21,24 @@ public struct ScanPipeline: Sendable {
     public init(
         camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
         normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
-        rules: Ruleset = .acceptAll, idPrefix: String
+        rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
+        if noread.enabled {
+            candidates = CandidateTracker(
+                minFrames: noread.minFrames, maxMissedFrames: tracking.maxMissedFrames, idPrefix: idPrefix)
+        }
         self.factory = EventFactory(camera: camera)
         self.normalizer = normalizer
         self.rules = rules
         self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
     }
 
-    public mutating func process(frame: Int, time: Timestamp, detections: [Detection]) -> [AgentEvent] {
+    /// One frame. `located`: the localiser's code-like regions, the area it searched and the
+    /// frame they were found in (for no-reads; nil: none this frame).
+    public mutating func process(
+        frame: Int, time: Timestamp, detections: [Detection], located: LocatedRegions? = nil
+    ) -> [AgentEvent] {
         var events: [AgentEvent] = []
         if !started {
             started = true
@@ -36,6 +46,14 @@ public struct ScanPipeline: Sendable {
         }
         let trackerEvents = tracker.step(frame: frame, time: time, detections: detections.map(normalizer.normalize))
         events += translate(trackerEvents, time: time)
+        if candidates != nil {
+            let decoded = tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }
+            let ended =
+                candidates?.step(
+                    frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
+                    area: located?.area ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0), image: located?.image) ?? []
+            events += noReadEvents(ended, time: time)
+        }
         events += sessionEvents(sessions.tick(at: time))
         return events
     }
@@ -43,8 +61,13 @@ public struct ScanPipeline: Sendable {
     /// Ends every open track and the running session (end of stream, shutdown).
     public mutating func finish(time: Timestamp) -> [AgentEvent] {
         var events = translate(tracker.finish(), time: time)
+        candidates?.finish()
         events += sessionEvents(sessions.endOfStream(at: time))
         return events
+    }
+
+    private func noReadEvents(_ ended: [CandidateTracker.NoRead], time: Timestamp) -> [AgentEvent] {
+        ended.map { factory.noRead($0, time: time, sessionId: sessions.current?.id) }
     }
 
     /// Session time limits while no frame arrives (a paused agent, a camera that went away).
@@ -55,7 +78,8 @@ public struct ScanPipeline: Sendable {
 
     /// Ends the open tracks (each gets its sighting) but not the session: `pause`.
     public mutating func endTracks(time: Timestamp) -> [AgentEvent] {
-        translate(tracker.finish(), time: time)
+        candidates?.finish()
+        return translate(tracker.finish(), time: time)
     }
 
     /// Confirmed tracks in view now.
@@ -117,5 +141,19 @@ public struct ScanPipeline: Sendable {
             }
         }
         return events
+    }
+}
+
+/// What the localiser found in one frame, for the candidate tracker.
+public struct LocatedRegions: Sendable {
+    public var regions: [CodeLocalizer.Region]
+    /// The part of the frame searched (the region of interest).
+    public var area: Box
+    public var image: GrayImage
+
+    public init(regions: [CodeLocalizer.Region], area: Box, image: GrayImage) {
+        self.regions = regions
+        self.area = area
+        self.image = image
     }
 }

@@ -40,6 +40,31 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// The AIM symbology identifier (ISO/IEC 15424) a scanner sends before the data, so that a
+    /// GS1 parser downstream knows what it reads: `]E0` EAN/UPC (as EAN-13, UPC-A or UPC-E),
+    /// `]E4` EAN-8, `]C0`/`]C1` Code 128 plain/GS1-128, `]d1`/`]d2` DataMatrix plain/GS1,
+    /// `]Q1`/`]Q3` QR plain/GS1, `]e0` DataBar, … nil where none is defined.
+    public func aimIdentifier(gs1: Bool) -> String? {
+        switch self {
+        case .ean13, .upcA, .upcE, .isbn13: "]E0"
+        case .ean8: "]E4"
+        case .ean2, .ean5: "]E0"
+        case .isbn10: "]X0"
+        case .code128: gs1 ? "]C1" : "]C0"
+        case .code39: "]A0"
+        case .code93: "]G0"
+        case .interleaved2of5: "]I0"
+        case .codabar: "]F0"
+        case .dataBar, .dataBarExpanded, .dataBarLimited: "]e0"
+        case .qrCode: gs1 ? "]Q3" : "]Q1"
+        case .dataMatrix: gs1 ? "]d2" : "]d1"
+        case .pdf417: "]L2"
+        case .aztec: gs1 ? "]z1" : "]z0"
+        case .maxiCode: "]U0"
+        case .sqCode: nil
+        }
+    }
+
     /// Accepts the contract names and a few common spellings ("ean13", "code128", "qr").
     public init?(name: String) {
         if let exact = Symbology(rawValue: name) {

@@ -7,6 +7,8 @@ public struct Track: Sendable, Equatable {
     public internal(set) var value: [UInt8]
     public internal(set) var isGS1: Bool
     public internal(set) var addOn: String?
+    /// The code as printed, when the value is its expansion (UPC-A or UPC-E as EAN-13).
+    public internal(set) var printed: Detection.Printed?
     public internal(set) var firstFrame: Int
     public internal(set) var lastFrame: Int
     public internal(set) var firstSeen: Timestamp
@@ -64,6 +66,7 @@ public struct Track: Sendable, Equatable {
         self.value = detection.value
         self.isGS1 = detection.isGS1
         self.addOn = detection.addOn
+        self.printed = detection.printed
         self.firstFrame = frame
         self.lastFrame = frame
         self.firstSeen = time

@@ -51,10 +51,9 @@ public struct Tracker: Sendable {
         var candidates: [Candidate] = []
         for (t, track) in live.enumerated() {
             let predicted = track.predictedBox(at: frame)
-            let size = Double(max(track.typicalWidth, track.typicalHeight))
-            let elapsed = Double(frame - track.lastFrame)
-            let speed = (track.velocityX * track.velocityX + track.velocityY * track.velocityY).squareRoot()
-            let gate = max(config.minGatePixels, 0.25 * size) + (0.5 * speed + 2) * elapsed
+            let gate = Self.gate(
+                size: max(track.typicalWidth, track.typicalHeight), velocity: (track.velocityX, track.velocityY),
+                frames: frame - track.lastFrame, minimum: config.minGatePixels)
             for (d, detection) in detections.enumerated() {
                 let gap = Self.gap(predicted, boxes[d])
                 guard gap <= gate else { continue }
@@ -65,9 +64,7 @@ public struct Tracker: Sendable {
                         Self.coverage(of: boxes[d], by: predicted) >= 0.5
                     else { continue }
                 }
-                let dx = boxes[d].centerX - predicted.centerX
-                let dy = boxes[d].centerY - predicted.centerY
-                let cost = gap + 0.05 * (dx * dx + dy * dy).squareRoot()
+                let cost = Self.pairingCost(predicted, boxes[d], gap: gap)
                 candidates.append(Candidate(track: t, detection: d, sameValue: same, distance: cost))
             }
         }
@@ -224,6 +221,7 @@ public struct Tracker: Sendable {
         if track.matches(detection) {
             track.isGS1 = detection.isGS1
             if detection.addOn != nil { track.addOn = detection.addOn }
+            track.printed = detection.printed
         }
 
         if !track.confirmed {
@@ -341,6 +339,21 @@ public struct Tracker: Sendable {
         let iy = min(inner.maxY, outer.maxY) - max(inner.minY, outer.minY) + 1
         guard ix > 0, iy > 0 else { return 0 }
         return Double(ix * iy) / Double(inner.width * inner.height)
+    }
+
+    /// How far from its predicted place a box may lie and still continue a track: a quarter of
+    /// the code's size (at least `minimum`), more for fast codes and for each frame it was not seen.
+    static func gate(size: Int, velocity: (Double, Double), frames: Int, minimum: Double) -> Double {
+        let speed = (velocity.0 * velocity.0 + velocity.1 * velocity.1).squareRoot()
+        return max(minimum, 0.25 * Double(size)) + (0.5 * speed + 2) * Double(frames)
+    }
+
+    /// Nearest first: the gap between the boxes, and a little of the distance between centres
+    /// (to choose among boxes that all overlap the prediction).
+    static func pairingCost(_ predicted: Box, _ box: Box, gap: Double) -> Double {
+        let dx = box.centerX - predicted.centerX
+        let dy = box.centerY - predicted.centerY
+        return gap + 0.05 * (dx * dx + dy * dy).squareRoot()
     }
 
     /// Distance between two boxes' edges; 0 when they touch or overlap.

@@ -85,3 +85,35 @@ public struct EventStore {
             ])
     }
 }
+
+extension EventStore {
+    /// Stores no-reads, each once (by event id); returns how many were new. The picture goes
+    /// into its own column, the body without it.
+    @discardableResult
+    public func insertNoReads(_ batch: [NoReadEvent]) throws(PGError) -> Int {
+        var added = 0
+        for r in batch {
+            var body = r
+            body.imagePNG = nil
+            added +=
+                try connection.query(
+                    """
+                    INSERT INTO noreads (event_id, site, camera, lane, station, track_id, family, first_seen, last_seen,
+                                         frames, session_id, sharpness, image_name, image, body)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10::integer, $11,
+                            $12::double precision, $13, $14::bytea, $15::jsonb)
+                    ON CONFLICT (event_id) DO NOTHING
+                    """,
+                    [
+                        .text(r.eventId), .text(r.site), .text(r.camera), .optionalText(r.lane),
+                        .optionalText(r.station),
+                        .text(r.trackId), .optionalText(r.family), .text(r.firstSeen.description),
+                        .text(r.lastSeen.description), .int(r.frames), .optionalText(r.sessionId),
+                        .optionalText(r.sharpness.map { String($0) }), .optionalText(r.image),
+                        r.imagePNG.map { .bytes($0) } ?? .null, .text(String(decoding: body.json, as: UTF8.self)),
+                    ]
+                ).affected
+        }
+        return added
+    }
+}

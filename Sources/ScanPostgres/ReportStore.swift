@@ -43,10 +43,14 @@ public struct ReportStore {
         public var accepted = 0
         public var rejected = 0
         public var uniqueCodes = 0
+        /// Labels seen but not decoded.
+        public var noReads = 0
         /// Pack records by verdict (`complete`, `short`, …).
         public var packs: [String: Int] = [:]
         public var topRules: [Count] = []
         public var cameras: [CameraCounts] = []
+        /// Decoded and not decoded per lane (a camera's lane: the event's, else the topology's).
+        public var lanes: [LaneCounts] = []
         public var hourly: [Hour] = []
         public var health: [CameraHealth] = []
 
@@ -59,6 +63,13 @@ public struct ReportStore {
             public var sightings: Int
             public var accepted: Int
             public var rejected: Int
+            public var noReads: Int
+        }
+        public struct LaneCounts: Sendable, Equatable {
+            public var site: String
+            public var lane: String
+            public var sightings: Int
+            public var noReads: Int
         }
         public struct Hour: Sendable, Equatable {
             public var hour: String
@@ -122,8 +133,43 @@ public struct ReportStore {
                 Figures.CameraCounts(
                     camera: try row.text("camera"), sightings: try row.int("sightings"),
                     accepted: try row.int("accepted"),
-                    rejected: try row.int("rejected")))
+                    rejected: try row.int("rejected"), noReads: 0))
         }
+        for row in try connection.query(
+            "SELECT camera, count(*) AS n FROM noreads WHERE \(Self.sightingScope) GROUP BY camera ORDER BY camera",
+            parameters
+        ).named("report no-reads by camera") {
+            let camera = try row.text("camera")
+            let count = try row.int("n")
+            figures.noReads += count
+            if let index = figures.cameras.firstIndex(where: { $0.camera == camera }) {
+                figures.cameras[index].noReads = count
+            } else {
+                figures.cameras.append(
+                    Figures.CameraCounts(camera: camera, sightings: 0, accepted: 0, rejected: 0, noReads: count))
+            }
+        }
+        figures.cameras.sort { $0.camera < $1.camera }
+        var lanes: [String: Figures.LaneCounts] = [:]
+        for (table, noRead) in [("sightings", false), ("noreads", true)] {
+            for row in try connection.query(
+                """
+                SELECT site, coalesce(lane, (SELECT lc.lane FROM lane_cameras lc
+                                            WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
+                       count(*) AS n
+                FROM \(table) t WHERE \(Self.sightingScope) GROUP BY 1, 2
+                """, parameters
+            ).named("report \(table) by lane") {
+                guard let lane = try row.optionalText("lane") else { continue }
+                let site = try row.text("site")
+                let count = try row.int("n")
+                var counts =
+                    lanes[site + "\u{0}" + lane] ?? Figures.LaneCounts(site: site, lane: lane, sightings: 0, noReads: 0)
+                if noRead { counts.noReads += count } else { counts.sightings += count }
+                lanes[site + "\u{0}" + lane] = counts
+            }
+        }
+        figures.lanes = lanes.values.sorted { ($0.site, $0.lane) < ($1.site, $1.lane) }
         if let passes = try connection.query(
             """
             SELECT count(*) AS passes, count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) AS partial
@@ -201,5 +247,12 @@ public struct ReportStore {
             zones.append((try row.text("site"), try row.text("time_zone")))
         }
         return zones
+    }
+}
+
+extension ReportStore.Figures {
+    /// Decoded ÷ (decoded + not decoded); nil when nothing was seen.
+    public static func readRate(decoded: Int, noReads: Int) -> Double? {
+        decoded + noReads == 0 ? nil : Double(decoded) / Double(decoded + noReads)
     }
 }

@@ -65,7 +65,8 @@ public enum BarcodeRenderer {
     ) throws(RenderError) -> (sprite: Sprite, value: String) {
         guard let symbol = ZBarcode_Create() else { throw RenderError(value: data, message: "zint out of memory") }
         defer { ZBarcode_Delete(symbol) }
-        symbol.pointee.symbology = symbology.zintType
+        // GS1-128 is its own symbology to zint (Code 128 with FNC1 first).
+        symbol.pointee.symbology = gs1 && symbology == .code128 ? BARCODE_GS1_128 : symbology.zintType
         symbol.pointee.scale = Float(moduleSize) / 2
         symbol.pointee.show_hrt = 0
         symbol.pointee.height = Float(barHeight)

@@ -6,7 +6,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up",
+        "pop-up", "torn",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -32,6 +32,7 @@ public enum Scenarios {
         case "hd-rows": hdRows(frames: frames, seed: seed)
         case "fast-rows": fastRows(frames: frames, seed: seed)
         case "pop-up": popUp()
+        case "torn": torn()
         default: nil
         }
     }
@@ -243,6 +244,25 @@ public enum Scenarios {
                     "l\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8,
                     labels: [SynthLabel(.ean13, code, offsetX: 16, offsetY: 20)])
             })
+    }
+
+    /// Six boxes on a slatted belt, one behind the other; the second, fourth and fifth carry torn
+    /// labels (a blank band through the bars): three reads, three no-reads, and the slats and box
+    /// edges nothing.
+    public static func torn() -> SynthScene {
+        let labels: [(String, Bool)] = [
+            ("400638133393", false), ("501234567890", true), ("978020137962", false), ("590123412345", true),
+            ("871234567890", true), ("400638133393", false),
+        ]
+        var scene = SynthScene(
+            frameCount: 380,
+            items: labels.enumerated().map { index, label in
+                box(
+                    "t\(index)", x: -300 - Double(index) * 340, y: 120, speed: 8,
+                    labels: [SynthLabel(.ean13, label.0, offsetX: 16, offsetY: 20, torn: label.1)])
+            })
+        scene.beltSlats = 64
+        return scene
     }
 
     /// The demo's pack station: three orders, each an order label (Code 128, `ORD-…`)

@@ -14,11 +14,15 @@ public struct SynthLabel: Sendable {
     public var barHeight: Int
     /// Light code on dark ground (reverse print, as on reusable totes and etched plates).
     public var inverted: Bool
+    /// Torn: a blank band down the middle fifth of the code, across every bar row, so that no
+    /// scan line reads it (the label is still plainly a barcode).
+    public var torn: Bool = false
 
     public init(
         _ symbology: SynthSymbology, _ data: String, moduleSize: Int = 2, offsetX: Int = 10, offsetY: Int = 10,
-        rotationDegrees: Double = 0, barHeight: Int = 44, inverted: Bool = false
+        rotationDegrees: Double = 0, barHeight: Int = 44, inverted: Bool = false, torn: Bool = false
     ) {
+        self.torn = torn
         self.symbology = symbology
         self.data = data
         self.moduleSize = moduleSize
@@ -98,6 +102,8 @@ public struct SynthScene: Sendable {
     public var exposure: Double
     public var seed: UInt64
     public var chroma: Y4MHeader.Chroma
+    /// Dark slats across the belt every this many pixels (0: a plain belt).
+    public var beltSlats: Int = 0
 
     public init(
         width: Int = 640, height: Int = 400, frameCount: Int, fps: Int = 30, items: [SynthItem],

@@ -22,7 +22,8 @@ public struct SceneRenderer: Sendable {
             for x in 0..<scene.width {
                 // A dull belt with faint diagonal texture.
                 let texture = ((x + y) / 7) % 3 == 0 ? 6 : 0
-                belt[y * scene.width + x] = UInt8(78 + texture + Int(generator.next() % 5))
+                let slat = scene.beltSlats > 0 && x % scene.beltSlats < 6 ? -40 : 0
+                belt[y * scene.width + x] = UInt8(78 + texture + slat + Int(generator.next() % 5))
             }
         }
         let noiseCount = scene.width * scene.height + 8192
@@ -39,6 +40,13 @@ public struct SceneRenderer: Sendable {
                     label.symbology, label.data, moduleSize: label.moduleSize, barHeight: label.barHeight)
                 var paper = Sprite(width: code.width + 16, height: code.height + 16, fill: 245)
                 Self.paste(code, into: &paper, atX: 8, y: 8)
+                if label.torn {
+                    for y in 8..<(8 + code.height) {
+                        for x in (8 + code.width * 2 / 5)..<(8 + code.width * 3 / 5) {
+                            paper.pixels[y * paper.width + x] = 245
+                        }
+                    }
+                }
                 if label.inverted { paper.pixels = paper.pixels.map { 255 &- $0 } }
                 let placed = label.rotationDegrees == 0 ? paper : Self.rotate(paper, degrees: label.rotationDegrees)
                 placedLabels.append((placed, value))
@@ -71,12 +79,32 @@ public struct SceneRenderer: Sendable {
         }
     }
 
+    /// The torn labels that are wholly in view for at least `minFrames` frames: each should be one
+    /// no-read.
+    public func expectedNoReads(minFrames: Int = 8) -> [(item: Int, label: Int)] {
+        var torn: [(item: Int, label: Int)] = []
+        for (itemIndex, item) in scene.items.enumerated() {
+            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where item.labels[labelIndex].torn {
+                let whole = (0..<scene.frameCount).filter { frame in
+                    let (x, y) = item.position(frame: frame)
+                    let left = Int(x.rounded()) + rect.minX
+                    let top = Int(y.rounded()) + rect.minY
+                    return left >= 0 && top >= 0 && left + rect.width <= scene.width
+                        && top + rect.height <= scene.height
+                }
+                if whole.count >= minFrames { torn.append((itemIndex, labelIndex)) }
+            }
+        }
+        return torn
+    }
+
     /// What a perfect reader should report: every label that is wholly in view for at least
     /// `minFrames` frames, once; labels only partly in view are listed as `partial`.
     public func expectedCodes(minFrames: Int = 4) -> [ExpectedCode] {
         var expected: [ExpectedCode] = []
         for (itemIndex, item) in scene.items.enumerated() {
-            for (labelIndex, rect) in labelRects[itemIndex].enumerated() {
+            // A torn label is seen, never read: `expectedNoReads`.
+            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where !item.labels[labelIndex].torn {
                 var first: Int?
                 var last: Int?
                 var anyFirst: Int?

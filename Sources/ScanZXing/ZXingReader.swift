@@ -117,10 +117,34 @@ public final class ZXingReader {
         let points = [position.topLeft, position.topRight, position.bottomRight, position.bottomLeft].map {
             Point(x: Int($0.x) + origin.x, y: Int($0.y) + origin.y)
         }
+        let (main, addOn) = splitAddOn(value, symbology: symbology)
         return Detection(
-            symbology: symbology, value: value, points: points,
-            isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1,
+            symbology: symbology, value: main, points: points,
+            isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1, addOn: addOn,
             engine: "zxing")
+    }
+
+    /// zxing-cpp appends an EAN/UPC add-on's digits to the main code's: the main code and the 2
+    /// or 5 digits after it, apart. The main code is 13 digits for EAN-13, 8 for EAN-8, 12 for
+    /// UPC-A and 8 for UPC-E, or 13 for either UPC when zxing-cpp expanded it; its check digit
+    /// must hold.
+    static func splitAddOn(_ value: [UInt8], symbology: Symbology) -> (value: [UInt8], addOn: String?) {
+        let bases: [Int]
+        switch symbology {
+        case .ean13, .isbn13: bases = [13]
+        case .upcA: bases = [12, 13]
+        case .ean8: bases = [8]
+        case .upcE: bases = [8, 13]
+        default: return (value, nil)
+        }
+        guard value.allSatisfy({ (0x30...0x39).contains($0) }) else { return (value, nil) }
+        for base in bases where value.count == base + 2 || value.count == base + 5 {
+            let main = Array(value.prefix(base))
+            let checkable = base == 8 && symbology == .upcE ? CodeNormalizer.expandUPCE(main) ?? main : main
+            guard CodeNormalizer.hasValidGS1CheckDigit(checkable) else { continue }
+            return (main, String(decoding: value.dropFirst(base), as: UTF8.self))
+        }
+        return (value, nil)
     }
 
     static func lastError() -> String {

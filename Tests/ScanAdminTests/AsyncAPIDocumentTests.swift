@@ -35,7 +35,8 @@ struct AsyncAPIDocumentTests {
         #expect(
             summary["subjects"]
                 == .object([
-                    ("item", .string("lane")), ("pack", .string("station")), ("session", .string("camera")),
+                    ("item", .string("lane")), ("noread", .string("camera")), ("pack", .string("station")),
+                    ("session", .string("camera")),
                     ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
                 ]))
     }
@@ -68,7 +69,9 @@ struct AsyncAPIDocumentTests {
         let text = try String(contentsOfFile: Self.path, encoding: .utf8)
         let subjects = ContractSubjects()
         let expected =
-            ["sighting", "session", "track", "status"].map { subjects.agent($0, site: "{site}", camera: "{camera}") }
+            ["sighting", "session", "noread", "track", "status"].map {
+                subjects.agent($0, site: "{site}", camera: "{camera}")
+            }
             + [
                 subjects.item(site: "{site}", lane: "{lane}"), subjects.pack(site: "{site}", station: "{station}"),
                 subjects.deadLetterSubjects[0].replacingOccurrences(of: ">", with: "{reason}"),

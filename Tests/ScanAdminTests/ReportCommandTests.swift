@@ -20,20 +20,14 @@ struct ReportCommandTests {
     }
 
     static func database() throws -> Seeded {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName("st_report")
-        try admin.execute("CREATE DATABASE \(name)")
-        let dsn = TestDatabase.dsn(base, database: name)
-        let database = try PGConnection(dsn: dsn)
-        try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
+        let migrated = try MigratedDatabase(prefix: "st_report")
         return Seeded(
-            database: database,
+            database: migrated.connection,
             environment: [
-                "SCANTRACK_PG": dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                "SCANTRACK_PG": migrated.dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
                 "SCANTRACK_CONFIG": "",
             ],
-            drop: { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") })
+            drop: migrated.drop)
     }
 
     static let topology = #"""
@@ -183,6 +177,80 @@ struct ReportCommandTests {
         #expect(table.stdoutText.contains("Shift 2026-10-24/night"))
         #expect(table.stdoutText.contains("(1 seen by only some cameras of their lane)"))
         for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+    }
+
+    /// A no-read of `camera` first seen at `time`, with a small picture.
+    static func noRead(_ db: PGConnection, _ id: String, camera: String, at time: String) throws {
+        let png = Base64.encode([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(id.utf8))
+        let json = """
+            {"type": "noread", "eventId": "\(id)", "site": "dc1", "camera": "\(camera)", "time": "\(time)",
+             "trackId": "\(id)", "firstSeen": "\(time)", "lastSeen": "\(time)", "firstFrame": 1, "lastFrame": 9,
+             "frames": 9, "box": {"first": [[0, 0], [10, 10]], "last": [[40, 0], [50, 10]]}, "family": "linear",
+             "image": "\(id).png", "imagePng": "\(png)"}
+            """
+        try EventStore(connection: db).insertNoReads([try NoReadEvent.parse(try JSONValue.parse(json))])
+    }
+
+    @Test("no-reads: read rates per camera and lane in the report; noreads list and show write the picture")
+    func noReads() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        try Self.noRead(seeded.database, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-2", camera: "cam-01", at: "2026-10-25T01:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-3", camera: "cam-02", at: "2026-10-25T02:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-late", camera: "cam-02", at: "2026-10-25T06:00:00.000Z")  // early shift
+        // Stored twice (a redelivery): still one.
+        try Self.noRead(seeded.database, "nr-3", camera: "cam-02", at: "2026-10-25T02:00:00.000Z")
+
+        let result = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .array(let shifts)? = try JSONValue.parse(result.stdoutText)["shifts"], let night = shifts.first
+        else {
+            Issue.record("no shifts in \(result.stdoutText)")
+            return
+        }
+        #expect(night["noReads"]?.intValue == 3)
+        #expect(night["readRate"]?.doubleValue == 0.625)  // 5 sightings, 3 no-reads
+        guard case .array(let cameras)? = night["cameras"], case .array(let lanes)? = night["lanes"] else {
+            Issue.record("cameras or lanes missing in \(result.stdoutText)")
+            return
+        }
+        let cam01 = try #require(cameras.first { $0["camera"] == .string("cam-01") })
+        #expect(cam01["sightings"]?.intValue == 2 && cam01["noReads"]?.intValue == 2)
+        #expect(cam01["readRate"]?.doubleValue == 0.5)
+        let cam10 = try #require(cameras.first { $0["camera"] == .string("cam-10") })
+        #expect(cam10["noReads"]?.intValue == 0 && cam10["readRate"]?.doubleValue == 1)
+        // Lane L1: cam-01 and cam-02, four sightings and three no-reads.
+        #expect(lanes.count == 1)
+        #expect(lanes.first?["lane"] == .string("L1") && lanes.first?["sightings"]?.intValue == 4)
+        #expect(lanes.first?["noReads"]?.intValue == 3)
+        #expect(lanes.first?["readRate"]?.doubleValue == 0.5714)
+        let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
+        #expect(table.stdoutText.contains("No-reads         3  read rate 62.5%"), "\(table.stdoutText)")
+        for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+
+        let listed = try seeded.run(["noreads", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        guard case .array(let rows) = try JSONValue.parse(listed.stdoutText) else {
+            Issue.record("not a list: \(listed.stdoutText)")
+            return
+        }
+        #expect(rows.map { $0["id"]?.stringValue ?? "" } == ["nr-1", "nr-2", "nr-3"])
+        #expect(rows.first?["lane"] == .string("L1") && rows.first?["family"] == .string("linear"))
+        let onlyCam02 = try seeded.run(["noreads", "list", "--shift", "2026-10-24/night", "--camera", "cam-02"])
+        #expect(onlyCam02.stdoutText.contains("1 no-read(s)"), "\(onlyCam02.stdoutText)")
+
+        let out = NSTemporaryDirectory() + TestEnvironment.uniqueName("noread") + ".png"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let shown = try seeded.run(["noreads", "show", "nr-2", "--out", out])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(Array(written) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("nr-2".utf8))
+        let missing = try seeded.run(["noreads", "show", "x'; DROP TABLE noreads; --", "--out", out])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no no-read with id 'x'; DROP TABLE noreads; --'"), "\(missing.stderr)")
+        #expect(try seeded.database.query("SELECT count(*) FROM noreads").rows.first?[0] == "4")
     }
 
     @Test("today, filters and a custom range select the right shifts and rows")

@@ -20,22 +20,24 @@ struct AgentLoopTests {
         let loop: AgentLoop
         let queue: FrameQueue
 
+        let images = MemoryNoReadImages()
+
         init(
             kind: String = "v4l2", session: SessionConfig = SessionConfig(), ruleset: Ruleset = .acceptAll,
-            script: @escaping (Int) -> [Detection]
+            regions: @escaping (Int) -> [Box] = { _ in [] }, script: @escaping (Int) -> [Detection]
         ) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "in-1"))
             config.session = session
             config.heartbeat = .seconds(5)
             config.tracking.maxMissedFrames = 3
             source = ScriptedFrameSource(kind: kind, count: 0, start: clock.now)
-            decoder = ScriptedDecoder(script)
+            decoder = ScriptedDecoder(script, regions: regions)
             queue = FrameQueue(capacity: 2, blocking: true)
             loop = AgentLoop(
                 settings: AgentLoop.Settings(config: config, runId: "r1", rulesSource: "file"), ruleset: ruleset,
                 source: source,
                 queue: queue, decoder: decoder, sink: sink, bus: bus, delivery: DeliveryState(), clock: clock,
-                logger: Logger(label: "test"))
+                images: images, logger: Logger(label: "test"))
         }
 
         /// Frames `range`, each 100 ms after the one before (the clock moves with them).
@@ -57,6 +59,39 @@ struct AgentLoopTests {
 
     static func code(_ value: String, at frame: Int, y: Int = 40) -> Detection {
         ScriptedDecoder.code(value, x: 10 + frame * 5, y: y)
+    }
+
+    @Test("a region that leaves undecoded is one noread in the spool, with its picture kept and named")
+    func noRead() throws {
+        // A code read from frame 0 and a torn label beside it that is only ever located.
+        let rig = Rig(
+            regions: { frame in
+                frame < 12 ? [Box(minX: 10 + frame * 5, minY: 200, maxX: 70 + frame * 5, maxY: 240)] : []
+            },
+            script: { frame in frame < 12 ? [Self.code("A", at: frame)] : [] })
+        rig.play(0..<20)
+        let noReads = rig.durable.filter { $0["type"]?.stringValue == "noread" }
+        #expect(noReads.count == 1)
+        let event = try #require(noReads.first)
+        #expect(event["image"]?.stringValue == "cam-1-r1-n1.png")
+        #expect(rig.images.kept.map(\.name) == ["cam-1-r1-n1.png"])
+        let png = try #require(event["imagePng"]?.stringValue.flatMap(Base64.decode))
+        #expect(png == rig.images.kept.first?.png)
+        #expect(
+            rig.sink.appended.first { $0.eventId == "cam-1-r1-n1.noread" }?.subject == "scantrack.v1.noread.dc1.cam-1")
+        #expect(rig.values(rig.sightings) == ["A"], "the decoded code is a sighting, not a no-read")
+        #expect(rig.loop.noReads == 1)
+    }
+
+    @Test("a picture that cannot be kept does not hold the no-read back")
+    func noReadWithoutPicture() throws {
+        let rig = Rig(
+            regions: { frame in frame < 10 ? [Box(minX: 100, minY: 200, maxX: 160, maxY: 240)] : [] },
+            script: { _ in [] })
+        rig.images.failing = true
+        rig.play(0..<20)
+        let event = try #require(rig.durable.first { $0["type"]?.stringValue == "noread" })
+        #expect(event["image"] == nil && event["imagePng"] == nil)
     }
 
     @Test("pause ends the open tracks and stops decoding; resume starts again with new tracks")

@@ -42,19 +42,11 @@ enum AgentRunHarness {
     /// Starts the agent with its log in `log` (read it after the exit). The environment's
     /// SCANTRACK_NATS is removed so that the config file decides.
     static func start(config: String, log: String, drainSeconds: Int = 30, binary: String = agent) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--config", config, "--drain-seconds", String(drainSeconds)]
         var environment = ProcessInfo.processInfo.environment
         environment["SCANTRACK_NATS"] = nil
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        handle.seekToEndOfFile()
-        process.standardError = handle
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ProcessRunner.start(
+            binary, ["run", "--config", config, "--drain-seconds", String(drainSeconds)], environment: environment,
+            log: log)
     }
 
     /// Waits (bounded) for the process to end; false when it is still running.

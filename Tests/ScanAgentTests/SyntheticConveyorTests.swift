@@ -25,6 +25,9 @@ struct SyntheticConveyorTests {
         if expected.allSatisfy({ !$0.partial }) {
             #expect(replay.sightings.count == expected.count)
         }
+        // Every label here is readable: none is a no-read (box edges and the belt are not codes).
+        let noReads = replay.events.filter { $0["type"] == .string("noread") }
+        #expect(noReads.isEmpty, "\(name): \(noReads.map { $0["box"].map { "\($0)" } ?? "" })")
         try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent)
     }
 
@@ -68,21 +71,27 @@ struct SyntheticConveyorTests {
         let dir = (clip as NSString).deletingLastPathComponent
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = dir + "/cam.json"
+        var noReads: [JSONValue] = []
         func replay(_ decoder: String) throws -> [JSONValue] {
             try "{\"camera\": {\"id\": \"cam-21\"}, \"decoder\": \(decoder)}".write(
                 toFile: config, atomically: true, encoding: .utf8)
             let run = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
             #expect(run.result.status == 0, "\(run.result.stderr)")
+            noReads = run.events.filter { $0["type"] == .string("noread") }
             return run.sightings
         }
         let values = { (sightings: [JSONValue]) in sightings.compactMap { $0["value"]?.stringValue }.sorted() }
-        // zbar alone reads the two ordinary labels only.
+        // zbar alone reads the two ordinary labels only; the three it cannot read are no-reads,
+        // seen as matrix codes.
         let zbarOnly = try replay("{\"symbologies\": [\"QR-Code\"]}")
         #expect(values(zbarOnly) == ["TOTE-2001", "TOTE-2004"])
+        #expect(noReads.count == 3)
+        #expect(noReads.allSatisfy { $0["family"] == .string("matrix") })
         let swept = try replay(
             "{\"symbologies\": [\"QR-Code\"], \"zxingSweep\": [\"QR-Code\"], \"zxingEveryNthFrame\": \(everyNth)}")
         #expect(ReplayHarness.compare(swept, with: expected).isEmpty, "\(ReplayHarness.compare(swept, with: expected))")
         #expect(values(swept) == ["TOTE-2001", "TOTE-2002", "TOTE-2003", "TOTE-2003", "TOTE-2004"])
+        #expect(noReads.isEmpty, "read by the sweep, no label is a no-read")
         let twins = swept.filter { $0["value"] == .string("TOTE-2003") }.compactMap { $0["trackId"]?.stringValue }
         #expect(Set(twins).count == 2, "identical reverse-printed labels are two tracks")
         // A swept code that zbar also reads is not counted twice: the ordinary labels are one sighting each.

@@ -20,14 +20,9 @@ struct IngestTests {
     }
 
     static func world() throws -> World {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName("st_ingest")
-        try admin.execute("CREATE DATABASE \(name)")
-        let dsn = TestDatabase.dsn(base, database: name)
-        let database = try PGConnection(dsn: dsn)
-        try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
-        var settings = IngestSettings(natsURL: try TestEnvironment.requireNATS(), postgresDSN: dsn)
+        let migrated = try MigratedDatabase(prefix: "st_ingest")
+        let database = migrated.connection
+        var settings = IngestSettings(natsURL: try TestEnvironment.requireNATS(), postgresDSN: migrated.dsn)
         settings.prefix = TestEnvironment.uniqueName("st")
         settings.fetchWaitMilliseconds = 200
         let jetStream = try NATSConnection(url: settings.natsURL).jetStream()
@@ -36,7 +31,7 @@ struct IngestTests {
             try? jetStream.deleteStream(settings.agentStream)
             try? jetStream.deleteStream(settings.deadLetterStream)
             try? jetStream.deleteStream(settings.subjects.resultsStream)
-            _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            migrated.drop()
         }
         return World(settings: settings, database: database, jetStream: jetStream, drop: drop)
     }

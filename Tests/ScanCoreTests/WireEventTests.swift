@@ -53,6 +53,7 @@ struct WireEventTests {
             case .sessionStarted, .sessionCompleted: again = try SessionEvent.parse(json).json
             case .trackAdded, .trackUpdated, .trackRemoved: again = try TrackEvent.parse(json).json
             case .status: again = try StatusEvent.parse(json).json
+            case .noread: again = try NoReadEvent.parse(json).json
             }
             #expect(again == event.json, "\(String(decoding: event.json, as: UTF8.self))")
         }
@@ -144,6 +145,54 @@ struct WireEventTests {
         members.removeAll { $0.0 == "codes" }
         members.append(("codes", .array([.object([("value", .string("A")), ("trackIds", .array([]))])])))
         #expect(throws: DeadLetter(.missingField, "codes[0].symbology")) { try SessionEvent.parse(.object(members)) }
+    }
+}
+
+extension WireEventTests {
+    /// A no-read as the pipeline makes it, with a picture's bytes and file name added.
+    static func noRead() -> NoReadEvent {
+        let noRead = CandidateTracker.NoRead(
+            trackId: "cam-1-r1-n4", firstFrame: 3, lastFrame: 20, firstSeen: time(3), lastSeen: time(20), frames: 16,
+            firstBox: Box(minX: 0, minY: 10, maxX: 99, maxY: 59),
+            lastBox: Box(minX: 140, minY: 12, maxX: 239, maxY: 61),
+            family: .linear, image: nil, sharpness: 31.5)
+        var event = NoReadEvent(
+            noRead, camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), time: time(31), sessionId: "s-1")
+        event.image = event.imageFileName
+        event.imagePNG = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        return event
+    }
+
+    @Test("a no-read reads back to the same bytes, its picture and file name included")
+    func noReadRoundTrip() throws {
+        let event = Self.noRead()
+        let parsed = try NoReadEvent.parse(try JSONValue.parse(event.json))
+        #expect(parsed == event)
+        #expect(parsed.json == event.json)
+        #expect(parsed.image == "cam-1-r1-n4.png")
+        #expect(event.agentEvent.kind == .noread && event.agentEvent.eventId == "cam-1-r1-n4.noread")
+    }
+
+    @Test("a no-read that breaks the contract is refused naming the field")
+    func noReadRefusals() throws {
+        func refused(_ key: String, _ value: JSONValue?) -> DeadLetter? {
+            guard case .object(var members) = try? JSONValue.parse(Self.noRead().json) else { return nil }
+            members.removeAll { $0.0 == key }
+            if let value { members.append((key, value)) }
+            do {
+                _ = try NoReadEvent.parse(.object(members))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refused("family", .string("qr")) == DeadLetter(.badValue, "family 'qr' is not linear or matrix"))
+        #expect(refused("imagePng", .string("aGVsbG8=")) == DeadLetter(.badValue, "imagePng is not a base64 PNG"))
+        #expect(refused("box", nil) == DeadLetter(.missingField, "box"))
+        #expect(refused("box", .bool(true))?.detail == "box is a boolean, not an object")
+        #expect(refused("frames", .number(0))?.reason == .badValue)
+        #expect(refused("lastSeen", .string("2020-01-01T00:00:00Z"))?.reason == .badValue)
+        #expect(refused("sharpness", .string("NaN"))?.reason == .wrongType)
     }
 }
 

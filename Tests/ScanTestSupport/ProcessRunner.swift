@@ -67,3 +67,23 @@ public enum ProcessRunner {
         return nil
     }
 }
+
+extension ProcessRunner {
+    /// Starts a long-running program with its stderr appended to `log` (read it after the exit)
+    /// and stdout discarded.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String], log: String)
+        throws -> Process
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        process.standardError = handle
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}

@@ -9,6 +9,7 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     private let lock = NSLock()
     private var sightingsById: [String: SightingEvent] = [:]
     private var sessionsById: [String: SessionEvent] = [:]
+    private var noReadsById: [String: NoReadEvent] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
@@ -23,21 +24,22 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
 
     public var sightings: [SightingEvent] { lock.withLock { Array(sightingsById.values) } }
     public var sessions: [SessionEvent] { lock.withLock { Array(sessionsById.values) } }
+    public var noReads: [NoReadEvent] { lock.withLock { Array(noReadsById.values) } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int) {
+        noReads: [NoReadEvent], refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int, noReads: Int) {
         try lock.withLock {
             calls += 1
             if failures > 0 {
                 failures -= 1
                 throw Unavailable()
             }
-            var added = (sightings: 0, sessions: 0)
+            var added = (sightings: 0, sessions: 0, noReads: 0)
             for (sighting, _) in sightings where sightingsById[sighting.eventId] == nil {
                 sightingsById[sighting.eventId] = sighting
                 added.sightings += 1
@@ -45,6 +47,10 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
             for (session, _) in sessions where sessionsById[session.eventId] == nil {
                 sessionsById[session.eventId] = session
                 added.sessions += 1
+            }
+            for noRead in noReads where noReadsById[noRead.eventId] == nil {
+                noReadsById[noRead.eventId] = noRead
+                added.noReads += 1
             }
             letters += refused
             return added

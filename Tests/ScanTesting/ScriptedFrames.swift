@@ -65,11 +65,17 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
 /// A decoder that answers each frame with what the script says for its index.
 public final class ScriptedDecoder: FrameDecoding {
     private let script: (Int) -> [Detection]
+    /// Code-like regions per frame, decoded or not (no-reads).
+    private let regions: (Int) -> [Box]
     public private(set) var decodedFrames: [Int] = []
+    public private(set) var located: LocatedRegions?
     /// Frames that fail to decode (an engine error).
     public var failing: Set<Int> = []
 
-    public init(_ script: @escaping (Int) -> [Detection]) { self.script = script }
+    public init(_ script: @escaping (Int) -> [Detection], regions: @escaping (Int) -> [Box] = { _ in [] }) {
+        self.script = script
+        self.regions = regions
+    }
 
     public struct EngineError: Error {}
 
@@ -77,8 +83,17 @@ public final class ScriptedDecoder: FrameDecoding {
         let index = ScriptedFrames.index(of: frame)
         if failing.contains(index) { throw EngineError() }
         decodedFrames.append(index)
+        // Regions are placed on a 640 × 400 view of the frame (scripted frames are tiny).
+        located = LocatedRegions(
+            regions: regions(index).map {
+                CodeLocalizer.Region(box: $0, rowCells: 4, columnCells: 0, cells: 4)
+            }, area: Self.view.bounds, image: Self.view)
         return script(index)
     }
+
+    /// What the scripted regions are cut from: a striped 640 × 400 picture.
+    static let view = GrayImage(
+        width: 640, height: 400, pixels: (0..<(640 * 400)).map { ($0 % 640) / 4 % 2 == 0 ? 30 : 220 })
 
     public func takeWindow() -> DecodingWindow { DecodingWindow(mode: "scripted") }
     public var summary: String { "scripted: \(decodedFrames.count) frames" }

@@ -25,6 +25,11 @@ public struct SightingEvent: Sendable, Equatable {
     public var sessionId: String?
     public var gs1: Bool
     public var addOn: String?
+    /// The AIM symbology identifier (`]E0`, `]C1`, `]d2`, …) of the value.
+    public var aim: String?
+    /// The code as printed when `value` is its expansion (UPC-E or UPC-A reported as EAN-13).
+    public var printedSymbology: String?
+    public var printedValue: String?
     /// Pixels a second.
     public var velocity: Double?
 
@@ -59,6 +64,11 @@ public struct SightingEvent: Sendable, Equatable {
         self.sessionId = sessionId
         gs1 = track.isGS1
         addOn = track.addOn
+        aim = track.symbology.aimIdentifier(gs1: track.isGS1)
+        if let printed = track.printed {
+            printedSymbology = printed.symbology.rawValue
+            printedValue = EncodedValue(bytes: printed.value).eventString
+        }
         velocity = track.velocityPixelsPerSecond
     }
 
@@ -88,6 +98,9 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("sessionId", sessionId)
         if gs1 { writer.field("gs1", true) }
         writer.field("addOn", addOn)
+        writer.field("aim", aim)
+        writer.field("printedSymbology", printedSymbology)
+        writer.field("printedValue", printedValue)
         if let velocity { writer.field("velocity", velocity, decimals: 1) }
         return writer.finished()
     }
@@ -116,7 +129,7 @@ public struct SightingEvent: Sendable, Equatable {
             firstBox = try EventFields.points(box["first"], at: "box.first")
             lastBox = try EventFields.points(box["last"], at: "box.last")
         }
-        let sighting = SightingEvent(
+        var sighting = SightingEvent(
             envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
             symbology: try fields.string("symbology", maxLength: 32), value: value, valueEncoding: encoding,
             status: status,
@@ -129,6 +142,12 @@ public struct SightingEvent: Sendable, Equatable {
             station: try fields.optionalString("station"), sessionId: try fields.optionalString("sessionId"),
             gs1: try fields.bool("gs1", default: false), addOn: try fields.optionalString("addOn"),
             velocity: try fields.optionalDouble("velocity"))
+        sighting.aim = try fields.optionalString("aim", maxLength: 3)
+        if let aim = sighting.aim, !(aim.count == 3 && aim.hasPrefix("]")) {
+            throw DeadLetter(.badValue, "aim '\(aim)' is not an AIM symbology identifier (']' and two characters)")
+        }
+        sighting.printedSymbology = try fields.optionalString("printedSymbology", maxLength: 32)
+        sighting.printedValue = try fields.optionalString("printedValue", maxLength: 64)
         guard sighting.lastSeen >= sighting.firstSeen, sighting.lastFrame >= sighting.firstFrame else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
         }

@@ -1,0 +1,27 @@
+import Logging
+import ScanCore
+import ScanServices
+
+/// Turns a no-read's picture into the event's PNG and file name, through the agent's image
+/// store. A picture that cannot be kept does not hold the event back: it goes without it, and
+/// the reason is logged.
+public enum NoReadPictures {
+    public static func save(_ unsaved: AgentEvent.UnsavedNoRead, into images: (any NoReadImages)?, logger: Logger)
+        -> AgentEvent
+    {
+        let event = unsaved.event.agentEvent
+        guard let images, let picture = unsaved.picture else { return event }
+        do {
+            let kept = try images.keep(picture, name: unsaved.event.imageFileName)
+            var withPicture = unsaved.event
+            withPicture.imagePNG = kept.png
+            withPicture.image = kept.file
+            return withPicture.agentEvent
+        } catch {
+            logger.warning(
+                "no-read picture not kept",
+                metadata: ["trackId": "\(unsaved.event.trackId)", LogKey.error: "\(error)"])
+            return event
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ScanCore
+
+/// Stored no-reads: `scanadmin noreads` lists them and writes their pictures.
+public struct NoReadStore {
+    public let connection: PGConnection
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// One stored no-read, without its picture.
+    public struct Row: Sendable, Equatable {
+        public var id: String
+        public var site: String
+        public var camera: String
+        public var lane: String?
+        public var trackId: String
+        public var family: String?
+        public var firstSeen: String
+        public var frames: Int
+        public var sharpness: String?
+        public var imageBytes: Int
+    }
+
+    /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first, at
+    /// most `limit`.
+    public func list(_ scope: ReportStore.Scope, limit: Int) throws(PGError) -> [Row] {
+        var rows: [Row] = []
+        for row in try connection.query(
+            """
+            SELECT event_id, site, camera,
+                   coalesce(lane, (SELECT lc.lane FROM lane_cameras lc
+                                   WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
+                   track_id, family,
+                   to_char(first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen, frames,
+                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes
+            FROM noreads t WHERE \(ReportStore.sightingScope)
+            ORDER BY t.first_seen, t.event_id LIMIT \(max(0, limit))
+            """, scope.parameters
+        ).named("no-reads") {
+            rows.append(
+                Row(
+                    id: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
+                    lane: try row.optionalText("lane"), trackId: try row.text("track_id"),
+                    family: try row.optionalText("family"), firstSeen: try row.text("first_seen"),
+                    frames: try row.int("frames"), sharpness: try row.optionalText("sharpness"),
+                    imageBytes: try row.int("image_bytes")))
+        }
+        return rows
+    }
+
+    /// The picture of no-read `id` (PNG bytes): nil when there is no such no-read, empty when it
+    /// came without one.
+    public func image(id: String) throws(PGError) -> [UInt8]? {
+        guard
+            let row = try connection.query(
+                "SELECT coalesce(encode(image, 'base64'), '') AS image FROM noreads WHERE event_id = $1", [.text(id)]
+            ).named("no-read image").first
+        else { return nil }
+        let text = try row.text("image").filter { !$0.isWhitespace }
+        guard let bytes = Base64.decode(text) else {
+            throw PGError(
+                code: .unexpectedResult, function: "no-read image", input: id, message: "the stored image is not base64"
+            )
+        }
+        return bytes
+    }
+}

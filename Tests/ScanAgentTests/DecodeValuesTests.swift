@@ -1,0 +1,78 @@
+import Foundation
+import ScanCore
+import ScanSynth
+import ScanTestSupport
+import Testing
+
+/// What `scan-agent decode` says about a value, as integrators need it: an EAN with its add-on is
+/// one result; GS1 data, the AIM identifier and a UPC as printed are carried.
+@Suite("scan-agent decode: values as integrators need them")
+struct DecodeValuesTests {
+    /// Renders a code on white with a margin and writes it as PGM; returns the path.
+    static func image(_ symbology: SynthSymbology, _ data: String, gs1: Bool = false, in dir: String) throws -> String {
+        let (code, _) = try BarcodeRenderer.render(symbology, data, moduleSize: 3, barHeight: 60, gs1: gs1)
+        let margin = 40
+        var pixels = [UInt8](repeating: 245, count: (code.width + 2 * margin) * (code.height + 2 * margin))
+        for y in 0..<code.height {
+            for x in 0..<code.width {
+                pixels[(y + margin) * (code.width + 2 * margin) + x + margin] = code.pixels[y * code.width + x]
+            }
+        }
+        let image = GrayImage(width: code.width + 2 * margin, height: code.height + 2 * margin, pixels: pixels)
+        let path = dir + "/\(symbology.rawValue)-\(abs(data.hashValue)).pgm"
+        try Data(PGM.encode(image)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func decode(_ arguments: [String]) throws -> [JSONValue] {
+        let result = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try result.stdoutText.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+    }
+
+    @Test("an EAN-13 with a 2- or 5-digit add-on is one result: the main value and addOn, AIM ]E0")
+    func addOn() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (data, main, addOn) in [
+            ("400638133393+12", "4006381333931", "12"), ("590123412345+51234", "5901234123457", "51234"),
+        ] {
+            let lines = try Self.decode([try Self.image(.ean13, data, in: dir)])
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?["symbology"] == .string("EAN-13"))
+            #expect(lines.first?["value"] == .string(main))
+            #expect(lines.first?["addOn"] == .string(addOn))
+            #expect(lines.first?["aim"] == .string("]E0"))
+        }
+    }
+
+    @Test("GS1-128 says gs1 and ]C1; plain Code 128 ]C0; GS1 DataMatrix ]d2")
+    func gs1() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gs1 = try Self.decode([try Self.image(.code128, "[01]04006381333931[10]ABC123", gs1: true, in: dir)])
+        #expect(gs1.count == 1 && gs1.first?["aim"] == .string("]C1") && gs1.first?["gs1"] == .bool(true), "\(gs1)")
+        let plain = try Self.decode([try Self.image(.code128, "ORD-1001", in: dir)])
+        #expect(plain.first?["aim"] == .string("]C0") && plain.first?["gs1"] == nil, "\(plain)")
+        let matrix = try Self.decode([try Self.image(.dataMatrix, "[01]04006381333931[21]XYZ", gs1: true, in: dir)])
+        #expect(matrix.first?["aim"] == .string("]d2"), "\(matrix)")
+    }
+
+    @Test("a UPC-E from the corpus: its EAN-13 form as the value, and the code as printed")
+    func upcE() throws {
+        let folder = TestEnvironment.repoRoot + "/.cache/corpus-gray/zxing/upce-1"
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted().first { $0.hasSuffix(".pgm") })
+        let expected = try #require(CorpusDecodeTests.expected(folder: "upce-1", image: file))
+        let lines = try Self.decode([folder + "/" + file])
+        let read = try #require(lines.first { $0["symbology"] == .string("EAN-13") }, "\(lines)")
+        #expect(read["printedSymbology"] == .string("UPC-E"))
+        #expect(read["value"] == .string(String(decoding: expected, as: UTF8.self)))
+        let printed = try #require(read["printedValue"]?.stringValue)
+        #expect(printed.count == 8)
+        #expect(CodeNormalizer.expandUPCE(Array(printed.utf8)).map { [0x30] + $0 } == expected)
+        #expect(read["aim"] == .string("]E0"))
+        let asPrinted = try Self.decode([folder + "/" + file, "--upc-as-printed"])
+        #expect(asPrinted.contains { $0["symbology"] == .string("UPC-E") && $0["printedValue"] == nil })
+    }
+}
