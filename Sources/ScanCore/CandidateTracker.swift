@@ -16,6 +16,10 @@ public struct CandidateTracker: Sendable {
     /// Images larger than this many pixels are halved until they fit (events stay small).
     public var maxImagePixels = 160_000
     public let idPrefix: String
+    /// The widest gap between two pieces of one code, in pixels.
+    static let maxPieceGap = 40
+    /// Pixels a frame a region may move: faster is a jump to something else.
+    static let maxSpeed = 60.0
     public private(set) var live: [Candidate] = []
     private var nextSerial = 0
     private var noReads = 0
@@ -64,8 +68,15 @@ public struct CandidateTracker: Sendable {
                 from: (lastBox.minX, lastBox.maxX), to: (box.minX, box.maxX), within: (area.minX, area.maxX))
             let dy = CandidateTracker.shift(
                 from: (lastBox.minY, lastBox.maxY), to: (box.minY, box.maxY), within: (area.minY, area.maxY))
-            if let dx { velocityX = CandidateTracker.smoothed(velocityX, Double(dx) / elapsed, first: first) }
-            if let dy { velocityY = CandidateTracker.smoothed(velocityY, Double(dy) / elapsed, first: first) }
+            let limit = CandidateTracker.maxSpeed
+            if let dx {
+                velocityX = CandidateTracker.smoothed(
+                    velocityX, min(limit, max(-limit, Double(dx) / elapsed)), first: first)
+            }
+            if let dy {
+                velocityY = CandidateTracker.smoothed(
+                    velocityY, min(limit, max(-limit, Double(dy) / elapsed)), first: first)
+            }
             if dx != nil || dy != nil { measured = true }
         }
 
@@ -177,8 +188,26 @@ public struct CandidateTracker: Sendable {
         live.removeAll()
     }
 
+    /// Marks the candidates seen in `frame` that one of `decoded` (confirmed tracks' boxes)
+    /// overlaps as read: for a track confirmed after this frame's step.
+    public mutating func markDecoded(_ decoded: [Box], frame: Int) {
+        for index in live.indices where live[index].lastFrame == frame {
+            if decoded.contains(where: { $0.intersectionOverUnion(live[index].lastBox) > 0 }) {
+                live[index].decoded = true
+            }
+        }
+    }
+
+    /// The candidates seen in `frame`: their boxes and speeds (pixels a frame).
+    public func seen(in frame: Int) -> [(box: Box, velocity: (Double, Double))] {
+        live.filter { $0.lastFrame == frame && $0.frames > 1 }.map { ($0.lastBox, ($0.velocityX, $0.velocityY)) }
+    }
+
     private mutating func noRead(_ candidate: Candidate) -> NoRead? {
-        guard !candidate.decoded, candidate.sawWhole, candidate.frames >= minFrames else { return nil }
+        // A label is seen in most frames of its pass; what flickers in and out is not one.
+        let span = candidate.lastFrame - candidate.firstFrame + 1
+        guard !candidate.decoded, candidate.sawWhole, candidate.frames >= minFrames, candidate.frames * 5 >= span * 3
+        else { return nil }
         noReads += 1
         return NoRead(
             trackId: "\(idPrefix)-n\(noReads)", firstFrame: candidate.firstFrame, lastFrame: candidate.lastFrame,
@@ -222,7 +251,7 @@ public struct CandidateTracker: Sendable {
         while merged && joined.count > 1 {
             merged = false
             search: for a in 0..<joined.count {
-                for b in (a + 1)..<joined.count where Self.pieces(joined[a].box, joined[b].box) {
+                for b in (a + 1)..<joined.count where Self.pieces(joined[a], joined[b]) {
                     let x = joined[a]
                     let y = joined[b]
                     joined[a] = CodeLocalizer.Region(
@@ -240,16 +269,28 @@ public struct CandidateTracker: Sendable {
         return joined
     }
 
-    /// Two boxes that overlap mostly across one axis and are close along the other.
-    static func pieces(_ a: Box, _ b: Box) -> Bool {
+    /// Two regions that are pieces of one code: side by side along their bars' row (edges across
+    /// rows: upright bars) or one above the other along a column (edges down columns), mostly
+    /// overlapping across and close along. Two upright labels one above the other are two codes.
+    static func pieces(_ first: CodeLocalizer.Region, _ second: CodeLocalizer.Region) -> Bool {
         func overlap(_ lowA: Int, _ highA: Int, _ lowB: Int, _ highB: Int) -> Double {
             let shared = min(highA, highB) - max(lowA, lowB) + 1
             return shared <= 0 ? 0 : Double(shared) / Double(min(highA - lowA, highB - lowB) + 1)
         }
+        let a = first.box
+        let b = second.box
+        let rows = first.rowCells + second.rowCells
+        let columns = first.columnCells + second.columnCells
         let gapX = max(a.minX - b.maxX, b.minX - a.maxX)
         let gapY = max(a.minY - b.maxY, b.minY - a.maxY)
-        if overlap(a.minY, a.maxY, b.minY, b.maxY) >= 0.6, gapX <= min(a.height, b.height) / 2 { return true }
-        if overlap(a.minX, a.maxX, b.minX, b.maxX) >= 0.6, gapY <= min(a.width, b.width) / 2 { return true }
+        // A tear is a band of a few modules; two labels stand further apart.
+        let widest = Self.maxPieceGap
+        if rows >= columns, overlap(a.minY, a.maxY, b.minY, b.maxY) >= 0.6, gapX <= min(a.height / 2, widest) {
+            return true
+        }
+        if columns >= rows, overlap(a.minX, a.maxX, b.minX, b.maxX) >= 0.6, gapY <= min(a.width / 2, widest) {
+            return true
+        }
         return false
     }
 

@@ -57,6 +57,41 @@ public struct CodeLocalizer: Sendable {
     /// the fine pass, then those of the coarse pass that the fine pass did not find.
     public func locate(_ image: GrayImage, in area: Box? = nil) -> [Region] {
         let bounds = area ?? image.bounds
+        // A noisy sensor makes strong changes between neighbours everywhere: the threshold rises
+        // with the frame's noise, so that noise never counts as edges (a code's edges are far
+        // stronger).
+        var adapted = self
+        adapted.contrast = max(contrast, 3 * Self.typicalChange(image, in: bounds))
+        return adapted.locateBothScales(image, in: bounds)
+    }
+
+    /// The median change between pixels two apart along every 16th row of the area: on a belt
+    /// (mostly flat) it is the sensor's noise.
+    static func typicalChange(_ image: GrayImage, in bounds: Box) -> Int {
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            var y = bounds.minY + 8
+            while y <= bounds.maxY {
+                let base = y * image.width
+                var x = bounds.minX + 1
+                while x < bounds.maxX {
+                    histogram[abs(Int(pixels[base + x + 1]) - Int(pixels[base + x - 1]))] += 1
+                    count += 1
+                    x += 2
+                }
+                y += 16
+            }
+        }
+        var seen = 0
+        for (change, n) in histogram.enumerated() {
+            seen += n
+            if seen * 2 >= count { return change }
+        }
+        return 0
+    }
+
+    private func locateBothScales(_ image: GrayImage, in bounds: Box) -> [Region] {
         let fine = locateOneScale(image, in: bounds)
         var regions = fine
         let factor = coarseFactor

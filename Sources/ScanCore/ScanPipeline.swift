@@ -53,6 +53,13 @@ public struct ScanPipeline: Sendable {
                     frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
                     area: located?.area ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0), image: located?.image) ?? []
             events += noReadEvents(ended, time: time)
+            // A code read now and then stays one track while its region is seen between reads,
+            // and reads at two ends of one region are one code.
+            let seen = candidates?.seen(in: frame) ?? []
+            tracker.sustain(frame: frame, present: seen)
+            events += translate(tracker.mergeWithin(regions: seen.map(\.box), frame: frame), time: time)
+            candidates?.markDecoded(
+                tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }, frame: frame)
         }
         events += sessionEvents(sessions.tick(at: time))
         return events

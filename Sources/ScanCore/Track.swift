@@ -11,6 +11,11 @@ public struct Track: Sendable, Equatable {
     public internal(set) var printed: Detection.Printed?
     public internal(set) var firstFrame: Int
     public internal(set) var lastFrame: Int
+    /// The last frame the code was decoded in, or its undecoded region seen where the track
+    /// predicted it (`Tracker.sustain`): a track ends when it has been neither for too long.
+    public internal(set) var presentFrame: Int
+    /// Where the code was at `presentFrame`: predictions start here.
+    public internal(set) var presentBox: Box
     public internal(set) var firstSeen: Timestamp
     public internal(set) var lastSeen: Timestamp
     public internal(set) var decodes: Int
@@ -69,6 +74,8 @@ public struct Track: Sendable, Equatable {
         self.printed = detection.printed
         self.firstFrame = frame
         self.lastFrame = frame
+        self.presentFrame = frame
+        self.presentBox = box
         self.firstSeen = time
         self.lastSeen = time
         self.decodes = 1
@@ -109,11 +116,14 @@ public struct Track: Sendable, Equatable {
 
     /// Where the code should be at `frame`, if it keeps moving as it did.
     public func predictedBox(at frame: Int) -> Box {
-        let elapsed = Double(frame - lastFrame)
+        let elapsed = Double(frame - presentFrame)
         let dx = Int((velocityX * elapsed).rounded())
         let dy = Int((velocityY * elapsed).rounded())
-        return lastBox.offset(dx: dx, dy: dy)
+        return presentBox.offset(dx: dx, dy: dy)
     }
+
+    /// The box of the last read, unless its region kept the track since: then where it is now.
+    func place(at frame: Int) -> Box { presentFrame > lastFrame ? predictedBox(at: frame) : lastBox }
 
     static func upperQuartile(_ values: [Int]) -> Int {
         let sorted = values.sorted()

@@ -53,7 +53,7 @@ public struct Tracker: Sendable {
             let predicted = track.predictedBox(at: frame)
             let gate = Self.gate(
                 size: max(track.typicalWidth, track.typicalHeight), velocity: (track.velocityX, track.velocityY),
-                frames: frame - track.lastFrame, minimum: config.minGatePixels)
+                frames: frame - track.presentFrame, minimum: config.minGatePixels)
             for (d, detection) in detections.enumerated() {
                 let gap = Self.gap(predicted, boxes[d])
                 guard gap <= gate else { continue }
@@ -96,15 +96,15 @@ public struct Tracker: Sendable {
             }
         }
 
-        mergeDuplicates(into: &events)
+        mergeDuplicates(into: &events, frame: frame)
 
         // Tracks that missed too long end; unconfirmed ones vanish without a trace. A confirmed one
         // that ends next to a live track of its value was a partial read of that code's edge (a
         // label entering the view, read on one side while the whole code started its own track):
         // it is folded into that track rather than becoming a second sighting.
-        let ending = live.indices.filter { frame - live[$0].lastFrame > config.maxMissedFrames }
+        let ending = live.indices.filter { frame - live[$0].presentFrame > config.maxMissedFrames }
         if !ending.isEmpty {
-            let staying = live.indices.filter { frame - live[$0].lastFrame <= config.maxMissedFrames }
+            let staying = live.indices.filter { frame - live[$0].presentFrame <= config.maxMissedFrames }
             for index in ending {
                 let gone = live[index]
                 guard gone.confirmed else {
@@ -167,6 +167,67 @@ public struct Tracker: Sendable {
         return events
     }
 
+    /// Keeps the live tracks (decoded in `frame` or not) whose predicted place overlaps one of
+    /// `present` (the boxes of code-like regions seen in this frame: a label decoded only now
+    /// and then is still in view between its reads): they do not end while their region is seen.
+    /// A track whose speed is not measured yet takes the region's (`velocity`, pixels a frame).
+    public mutating func sustain(frame: Int, present: [(box: Box, velocity: (Double, Double))]) {
+        guard !present.isEmpty else { return }
+        for index in live.indices {
+            let predicted = live[index].predictedBox(at: frame)
+            guard let region = present.first(where: { $0.box.intersectionOverUnion(predicted) > 0 }) else { continue }
+            // Seen, not read: the prediction is where it now is, and the gate stays tight.
+            live[index].presentBox = predicted
+            live[index].presentFrame = frame
+            if !live[index].measuredX { live[index].velocityX = region.velocity.0 }
+            if !live[index].measuredY { live[index].velocityY = region.velocity.1 }
+        }
+    }
+
+    /// Live tracks of one value whose predicted places lie in one code-like region are one code
+    /// read at different spots (a long label read at one end, then at the other, with no read
+    /// joining the two): the younger is folded into the older, as `mergeDuplicates` does for
+    /// overlapping boxes.
+    public mutating func mergeWithin(regions: [Box], frame: Int) -> [TrackerEvent] {
+        var events: [TrackerEvent] = []
+        for region in regions {
+            var index = 0
+            while index < live.count {
+                let keeper = live[index]
+                guard region.intersectionOverUnion(keeper.predictedBox(at: frame)) > 0 else {
+                    index += 1
+                    continue
+                }
+                var other = index + 1
+                while other < live.count {
+                    let track = live[other]
+                    guard track.symbology == keeper.symbology, track.value == keeper.value,
+                        Self.coverage(of: track.predictedBox(at: frame), by: region) >= 0.5,
+                        Self.coverage(of: live[index].predictedBox(at: frame), by: region) >= 0.5
+                    else {
+                        other += 1
+                        continue
+                    }
+                    let keepFirst =
+                        live[index].confirmed != track.confirmed
+                        ? live[index].confirmed : live[index].serial < track.serial
+                    var kept = keepFirst ? live[index] : track
+                    let gone = keepFirst ? track : live[index]
+                    Self.absorb(gone, into: &kept)
+                    if gone.confirmed { events.append(.merged(gone, into: kept.id)) }
+                    if !kept.confirmed && kept.decodes >= config.minDecodes && kept.sawExtent {
+                        confirm(&kept)
+                        events.append(.added(kept))
+                    }
+                    live[index] = kept
+                    live.remove(at: other)
+                }
+                index += 1
+            }
+        }
+        return events
+    }
+
     /// Records the pipeline's rule decision on a live track.
     public mutating func setDecision(_ decision: TrackDecision, forTrack id: String) {
         if let index = live.firstIndex(where: { $0.id == id }) { live[index].decision = decision }
@@ -206,6 +267,8 @@ public struct Tracker: Sendable {
                 typical: track.typicalHeight, frame: frame)
         }
         track.lastFrame = frame
+        track.presentFrame = frame
+        track.presentBox = measured
         track.lastSeen = time
         track.lastBox = measured
         if let direction = Track.scanDirection(detection) { track.readAlongRows = direction }
@@ -245,7 +308,7 @@ public struct Tracker: Sendable {
     /// Two live tracks of one value whose boxes overlap are one code seen twice (a partial read
     /// at one end of a linear code started a track of its own): two physical codes never overlap
     /// in the image. The younger is folded into the older, so it never becomes a second sighting.
-    private mutating func mergeDuplicates(into events: inout [TrackerEvent]) {
+    private mutating func mergeDuplicates(into events: inout [TrackerEvent], frame: Int) {
         guard live.count > 1 else { return }
         var index = 0
         while index < live.count {
@@ -254,8 +317,10 @@ public struct Tracker: Sendable {
             while other < live.count {
                 let a = live[index]
                 let b = live[other]
+                // Where each was last read, or, for a track kept by its region between reads,
+                // where it is now.
                 guard a.symbology == b.symbology, a.value == b.value,
-                    a.lastBox.intersectionOverUnion(b.lastBox) > 0
+                    a.place(at: frame).intersectionOverUnion(b.place(at: frame)) > 0
                 else {
                     other += 1
                     continue
@@ -293,6 +358,8 @@ public struct Tracker: Sendable {
             keeper.firstSeen = gone.firstSeen
             keeper.firstBox = gone.firstBox
         }
+        // As with the last read below: the keeper's place, the later frame.
+        keeper.presentFrame = max(keeper.presentFrame, gone.presentFrame)
         if gone.lastFrame > keeper.lastFrame {
             keeper.lastFrame = gone.lastFrame
             keeper.lastSeen = gone.lastSeen

@@ -95,7 +95,9 @@ public enum BarcodeRenderer {
         let value: String
         switch symbology {
         case .ean13, .ean8: value = text.isEmpty ? data : text
-        default: value = data
+        // GS1 data as a reader returns it: the AIs without brackets (fixed-length AIs only here;
+        // a variable-length one would be followed by GS).
+        default: value = gs1 ? data.filter { $0 != "[" && $0 != "]" } : data
         }
         return (sprite, value)
     }

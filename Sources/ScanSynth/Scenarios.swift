@@ -6,7 +6,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn",
+        "pop-up", "torn", "sscc",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -33,6 +33,7 @@ public enum Scenarios {
         case "fast-rows": fastRows(frames: frames, seed: seed)
         case "pop-up": popUp()
         case "torn": torn()
+        case "sscc": sscc()
         default: nil
         }
     }
@@ -263,6 +264,26 @@ public enum Scenarios {
             })
         scene.beltSlats = 64
         return scene
+    }
+
+    /// Four boxes with GS1-128 shipping labels (an SSCC and a best-before date) printed at 1.5 px
+    /// a module: barely readable, decoded in some frames only, and each must still count once.
+    /// More `noise` (grey levels) reads fewer of them; none at 30.
+    public static func sscc(noise: Int = 18) -> SynthScene {
+        let labels = [
+            "[00]340123450000000018[15]261231", "[00]340123450000000025[15]261231",
+            "[00]340123450000000032[15]270115", "[00]340123450000000049[15]270115",
+        ]
+        return SynthScene(
+            width: 800, height: 360, frameCount: 300,
+            items: labels.enumerated().map { index, data in
+                box(
+                    "s\(index)", x: -420 - Double(index) * 480, y: 110, speed: 9,
+                    labels: [
+                        SynthLabel(.code128, data, moduleSize: 3, offsetX: 14, offsetY: 20, barHeight: 70, gs1: true)
+                            .scaledBy(0.5)
+                    ], width: 380, height: 150)
+            }, noise: noise, exposure: 0.25)
     }
 
     /// The demo's pack station: three orders, each an order label (Code 128, `ORD-…`)

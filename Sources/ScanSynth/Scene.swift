@@ -17,12 +17,19 @@ public struct SynthLabel: Sendable {
     /// Torn: a blank band down the middle fifth of the code, across every bar row, so that no
     /// scan line reads it (the label is still plainly a barcode).
     public var torn: Bool = false
+    /// GS1 data (the value written with AIs in brackets, "[00]…"): GS1-128, GS1 DataMatrix.
+    public var gs1: Bool = false
+    /// The code is drawn at `moduleSize` and then scaled by this (0.5 with moduleSize 3: 1.5 px a
+    /// module, as a far or small label looks).
+    public var scale: Double = 1
 
     public init(
         _ symbology: SynthSymbology, _ data: String, moduleSize: Int = 2, offsetX: Int = 10, offsetY: Int = 10,
-        rotationDegrees: Double = 0, barHeight: Int = 44, inverted: Bool = false, torn: Bool = false
+        rotationDegrees: Double = 0, barHeight: Int = 44, inverted: Bool = false, torn: Bool = false,
+        gs1: Bool = false
     ) {
         self.torn = torn
+        self.gs1 = gs1
         self.symbology = symbology
         self.data = data
         self.moduleSize = moduleSize
@@ -31,6 +38,15 @@ public struct SynthLabel: Sendable {
         self.rotationDegrees = rotationDegrees
         self.barHeight = barHeight
         self.inverted = inverted
+    }
+}
+
+extension SynthLabel {
+    /// The same label drawn `factor` times as large.
+    public func scaledBy(_ factor: Double) -> SynthLabel {
+        var label = self
+        label.scale = factor
+        return label
     }
 }
 

@@ -36,8 +36,10 @@ public struct SceneRenderer: Sendable {
             var needWidth = item.width
             var needHeight = item.height
             for label in item.labels {
-                let (code, value) = try BarcodeRenderer.render(
-                    label.symbology, label.data, moduleSize: label.moduleSize, barHeight: label.barHeight)
+                var (code, value) = try BarcodeRenderer.render(
+                    label.symbology, label.data, moduleSize: label.moduleSize, barHeight: label.barHeight,
+                    gs1: label.gs1)
+                if label.scale != 1 { code = Self.scaled(code, by: label.scale) }
                 var paper = Sprite(width: code.width + 16, height: code.height + 16, fill: 245)
                 Self.paste(code, into: &paper, atX: 8, y: 8)
                 if label.torn {
@@ -237,6 +239,30 @@ public struct SceneRenderer: Sendable {
                 }
             }
         }
+    }
+
+    /// Scaled by `factor` with bilinear sampling (pixel centres mapped onto the source).
+    static func scaled(_ sprite: Sprite, by factor: Double) -> Sprite {
+        let width = max(1, Int((Double(sprite.width) * factor).rounded()))
+        let height = max(1, Int((Double(sprite.height) * factor).rounded()))
+        var out = Sprite(width: width, height: height, fill: 255)
+        for y in 0..<height {
+            let sy = min(Double(sprite.height - 1), max(0, (Double(y) + 0.5) / factor - 0.5))
+            let y0 = Int(sy)
+            let y1 = min(sprite.height - 1, y0 + 1)
+            let fy = sy - Double(y0)
+            for x in 0..<width {
+                let sx = min(Double(sprite.width - 1), max(0, (Double(x) + 0.5) / factor - 0.5))
+                let x0 = Int(sx)
+                let x1 = min(sprite.width - 1, x0 + 1)
+                let fx = sx - Double(x0)
+                func at(_ px: Int, _ py: Int) -> Double { Double(sprite.pixels[py * sprite.width + px]) }
+                let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx
+                let bottom = at(x0, y1) * (1 - fx) + at(x1, y1) * fx
+                out.pixels[y * width + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+            }
+        }
+        return out
     }
 
     /// Rotates about the centre with bilinear sampling onto a canvas that holds the whole result.

@@ -99,7 +99,12 @@ struct GuidedDecodingTests {
             ).sightings
             let phantoms = Self.values(sightings).filter { !onLabels.contains($0) }
             #expect(phantoms.isEmpty, "\(mode): phantoms \(phantoms)")
-            #expect(sightings.count >= expected.filter { !$0.partial }.count - 2)
+            // Labels read, not sightings: a label counted twice is not two reads. The full-frame
+            // decoder misses 3 or 4 of these fast, blurred labels (the same before no-reads, when
+            // it also counted 1 or 2 twice); those it misses are no-reads now.
+            let read = Set(Self.values(sightings))
+            let missed = expected.filter { !$0.partial && !read.contains($0.value) }.count
+            #expect(missed <= 4, "\(mode): \(missed) labels not read")
             problems[mode] = ReplayHarness.compare(sightings, with: expected)
         }
         // The guided decoder keeps the read rate: no more codes missed or counted twice than the

@@ -45,6 +45,54 @@ struct NoReadReplayTests {
         #expect(replay.result.stderr.contains("\(torn.count) no-reads"))
     }
 
+    @Test(
+        "GS1-128 shipping labels at 1.5 px a module, read in some frames only (or none): each label is one sighting or one no-read, never two",
+        arguments: [18, 22, 30])
+    func sparseReads(noise: Int) throws {
+        let folder = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let renderer = try SceneRenderer(scene: Scenarios.sscc(noise: noise))
+        let clip = folder + "/sscc.y4m"
+        try renderer.writeClip(to: clip)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let labels = renderer.expectedCodes()
+        #expect(labels.count == 4)
+        let values = replay.sightings.compactMap { $0["value"]?.stringValue }
+        #expect(Set(values).count == values.count, "a label counted twice: \(values)")
+        #expect(Set(values).isSubset(of: Set(labels.map(\.value))), "\(values)")
+        #expect(replay.sightings.allSatisfy { $0["aim"] == .string("]C1") && $0["gs1"] == .bool(true) })
+        let noReads = replay.events.filter { $0["type"] == .string("noread") }
+        #expect(values.count + noReads.count == labels.count, "\(values.count) read, \(noReads.count) no-reads")
+        if noise == 18 { #expect(values.count >= 3, "at this noise most labels are read") }
+        if noise == 30 { #expect(noReads.count == 4, "at this noise none is read, each is a no-read") }
+    }
+
+    @Test(
+        "a region of interest that cuts labels adds no item and raises no no-read",
+        arguments: [
+            #"{"x": 0.3, "y": 0, "width": 0.4, "height": 1}"#, #"{"x": 0.2, "y": 0.35, "width": 0.6, "height": 0.3}"#,
+            #"{"x": 0.25, "y": 0, "width": 0.3, "height": 1}"#,
+        ])
+    func regionOfInterest(roi: String) throws {
+        let folder = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.lane(), name: "lane")
+        let config = folder + "/roi.json"
+        try Data(#"{"camera": {"id": "cam-r"}, "decoder": {"regionOfInterest": \#(roi)}}"#.utf8).write(
+            to: URL(fileURLWithPath: config))
+        let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        // Per value, never more sightings than labels of that value.
+        var labels: [String: Int] = [:]
+        for code in expected { labels[code.value, default: 0] += 1 }
+        var read: [String: Int] = [:]
+        for sighting in replay.sightings { read[sighting["value"]?.stringValue ?? "?", default: 0] += 1 }
+        for (value, count) in read { #expect(count <= labels[value, default: 0], "\(value): \(count) sightings") }
+        #expect(!replay.events.contains { $0["type"] == .string("noread") })
+        try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent)
+    }
+
     @Test("no-reads off in the config: regions are not followed, no noread")
     func disabled() throws {
         let folder = try ReplayHarness.temporaryDirectory()
