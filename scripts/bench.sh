@@ -181,6 +181,62 @@ for codes in 10 30; do
   done
 done
 echo
+echo "## No-reads: what they cost, and the no-read rate on rendered scenes"
+echo
+echo "Cost: \`scan-agent replay\` on the 1080p hd-rows clip above, one core, three runs each, the median, with"
+echo "no-reads on (the default: localiser regions followed as candidates, a picture kept from the sharpest"
+echo "frame) and off (\`noread.enabled: false\`); raw zbar at density 2 on the same frames: $hd_raw_d2 fps."
+echo "In guided mode the localiser runs anyway (it guides decoding); in full mode no-reads add its pass."
+echo
+echo "| decoder | no-reads | fps | / no-reads off | / raw zbar density 2 | localise ms/frame |"
+echo "|---|---|---|---|---|---|"
+for mode in guided full; do
+  off_fps=""
+  for state in off on; do
+    enabled=$([ "$state" = on ] && echo true || echo false)
+    echo "{\"camera\": {\"id\": \"bench\"}, \"decoder\": {\"mode\": \"$mode\"}, \"noread\": {\"enabled\": $enabled}}" \
+      > "$out/nr-$mode-$state.json"
+    fps=$(for _ in 1 2 3; do
+      taskset -c 1 "$bin/scan-agent" replay "$hd" --config "$out/nr-$mode-$state.json" --sightings-only 2>&1 >/dev/null | fps_of
+    done | median)
+    localise=$(taskset -c 1 "$bin/scan-agent" replay "$hd" --config "$out/nr-$mode-$state.json" --sightings-only --profile \
+      2>&1 >/dev/null | sed -n 's/^  localise *\([0-9.]*\).*/\1/p')
+    [ -z "$off_fps" ] && off_fps=$fps
+    echo "| $mode | $state | $fps | $(python3 -c "print(f'{$fps/$off_fps:.2f}')")× | $(python3 -c "print(f'{$fps/$hd_raw_d2:.2f}')")× | ${localise:-0} |"
+  done
+done
+echo
+echo "No-read rate: every label wholly in view should end as one sighting or one no-read. Counted per clip"
+echo "(\`scripts/bench/noreads.py\`): read (a label's value sighted), counted twice, no-reads, silent (neither"
+echo "read nor a no-read), extra (more reads and no-reads than labels); torn: labels with a blank band through"
+echo "the bars, which should be no-reads. Default config unless the row says otherwise."
+echo
+echo "| clip | labels | read | counted twice | no-reads | torn | silent | extra |"
+echo "|---|---|---|---|---|---|---|---|"
+nr_row() {  # name clip [config]
+  local config=()
+  [ -n "${3:-}" ] && config=(--config "$3")
+  "$bin/scan-agent" replay "$2" "${config[@]}" --sightings-only 2>/dev/null > "$2.nr.out"
+  read -r labels read twice noreads silent extra torn < <(python3 scripts/bench/noreads.py "$2.truth" "$2.nr.out")
+  echo "| $1 | $labels | $read | $twice | $noreads | $torn | $silent | $extra |"
+}
+for scene in torn side-by-side back-to-back covered rotated lane pack; do
+  path="$out/nr-$scene.y4m"
+  [ -f "$path" ] || "$bin/scan-synth" "$scene" "$path" --truth "$path.truth" 2>/dev/null
+  nr_row "$scene" "$path"
+done
+for noise in 18 22 26 30; do
+  path="$out/nr-sscc-n$noise.y4m"
+  [ -f "$path" ] || "$bin/scan-synth" sscc "$path" --noise "$noise" --truth "$path.truth" 2>/dev/null
+  nr_row "sscc (GS1-128, 1.5 px/module), noise $noise" "$path"
+done
+path="$out/nr-inverted.y4m"
+[ -f "$path" ] || "$bin/scan-synth" inverted "$path" --truth "$path.truth" 2>/dev/null
+echo '{"camera": {"id": "bench"}, "decoder": {"symbologies": ["QR-Code"]}}' > "$out/nr-zbar-qr.json"
+nr_row "inverted QR, zbar alone (3 labels it cannot read)" "$path" "$out/nr-zbar-qr.json"
+echo '{"camera": {"id": "bench"}, "decoder": {"symbologies": ["QR-Code"], "zxingSweep": ["QR-Code"]}}' > "$out/nr-sweep-qr.json"
+nr_row "inverted QR, zxing-cpp sweep" "$path" "$out/nr-sweep-qr.json"
+echo
 echo "## Pipeline cost per frame (split, normalise, track, events; no decoding)"
 echo
 echo "| live codes | µs per frame |"

@@ -2,7 +2,8 @@ import Foundation
 import ScanCore
 import ScanSynth
 
-/// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--truth FILE.json]
+/// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--noise N]
+///     [--truth FILE.json]
 /// Renders a synthetic conveyor clip (tests, benchmarks, demo) and optionally its ground truth.
 var arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
@@ -16,17 +17,19 @@ let height = option("--height").flatMap(Int.init) ?? 720
 let frames = option("--frames").flatMap(Int.init) ?? 300
 let codes = option("--codes").flatMap(Int.init) ?? 10
 let seed = option("--seed").flatMap(UInt64.init) ?? 7
+let noise = option("--noise").flatMap(Int.init)
 let truth = option("--truth")
 guard arguments.count == 2,
-    let scene = Scenarios.named(
+    var scene = Scenarios.named(
         arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
+            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
                 .utf8))
     exit(2)
 }
+if let noise { scene.noise = noise }
 do {
     let renderer = try SceneRenderer(scene: scene)
     try renderer.writeClip(to: arguments[1])
@@ -44,6 +47,15 @@ do {
             writer.field("firstFrame", code.framesInView.lowerBound)
             writer.field("lastFrame", code.framesInView.upperBound)
             writer.field("partial", code.partial)
+            lines.append(writer.text)
+        }
+        // Torn labels: each should be one no-read, never a sighting.
+        for torn in renderer.expectedNoReads() {
+            var writer = JSONWriter()
+            writer.field("item", scene.items[torn.item].name)
+            writer.field("value", renderer.labelValues[torn.item][torn.label])
+            writer.field("torn", true)
+            writer.field("partial", false)
             lines.append(writer.text)
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: truth, atomically: true, encoding: .utf8)
