@@ -11,7 +11,7 @@ struct NoReadsCommand: ParsableCommand {
         discussion: """
             Each no-read is a code-like region a camera followed for at least noread.minFrames frames that
             left the view without a confirmed decode (a torn, smeared or covered label). Its picture comes
-            from its sharpest frame. The period options are those of `scanadmin report` (default: today).
+            from its sharpest frame. item: the item pass another camera of the lane read (empty: none did). The period options are those of `scanadmin report` (default: today).
             Exit codes: 0 done, 1 database failure or no such no-read, 64 bad usage.
             """,
         subcommands: [List.self, Show.self],
@@ -46,13 +46,13 @@ struct NoReadsCommand: ParsableCommand {
                 return rows
             }
             var listing = Listing(columns: [
-                "id", "site", "camera", "lane", "firstSeen", "frames", "family", "sharpness", "imageBytes",
+                "id", "site", "camera", "lane", "firstSeen", "frames", "family", "sharpness", "imageBytes", "item",
             ])
             listing.numeric = ["frames", "imageBytes"]
             for row in rows {
                 listing.rows.append([
                     row.id, row.site, row.camera, row.lane ?? "", row.firstSeen, String(row.frames), row.family ?? "",
-                    row.sharpness ?? "", String(row.imageBytes),
+                    row.sharpness ?? "", String(row.imageBytes), row.itemId ?? "",
                 ])
             }
             print(listing.render(format), terminator: "")

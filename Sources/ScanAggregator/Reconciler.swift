@@ -14,6 +14,9 @@ public struct ReconcileCounts: Sendable, Equatable {
     public var packs = 0
     public var itemsPublished = 0
     public var packsPublished = 0
+    /// No-reads settled: attached to the item pass another camera read, or to none.
+    public var noReadsSettled = 0
+    public var noReadsAttached = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 }
@@ -64,6 +67,7 @@ public final class Reconciler: @unchecked Sendable {
                 counts.leader = true
                 let topology = try SiteStore(connection: db).topology()
                 try reconcile(store, topology: topology, counts: &counts)
+                try settleNoReads(store, topology: topology, counts: &counts)
                 try pack(store, sites: SiteStore(connection: db), counts: &counts)
                 try publish(store, counts: &counts)
                 return counts
@@ -75,6 +79,8 @@ public final class Reconciler: @unchecked Sendable {
             totals.packs += counts.packs
             totals.itemsPublished += counts.itemsPublished
             totals.packsPublished += counts.packsPublished
+            totals.noReadsSettled += counts.noReadsSettled
+            totals.noReadsAttached += counts.noReadsAttached
             return counts
         } catch {
             if !db.isHealthy { database.reset() }
@@ -161,6 +167,38 @@ public final class Reconciler: @unchecked Sendable {
             })
         try store.insertMembers(newMembers.map { (passes[$0.index].itemId, $0.member, $0.late) })
         try store.markReconciled(sightings.map(\.eventId))
+    }
+
+    // MARK: no-reads
+
+    /// Attaches each lane camera's no-read to the item pass another camera of the lane read
+    /// (`Reconciliation.pass(forNoReadAt:)`), once the lane has moved past it: its watermark
+    /// (or, a lane gone quiet, the wall clock since the no-read was stored) is beyond the
+    /// no-read by the lane's span, window and grace. A no-read off any lane, or with no such
+    /// pass, is settled without one.
+    private func settleNoReads(_ store: PassStore, topology: Topology, counts: inout ReconcileCounts) throws(PGError) {
+        let watermarks = try store.watermarks()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for noRead in try store.unsettledNoReads(limit: batchSize) {
+            guard let lane = topology.lane(site: noRead.site, camera: noRead.camera) else {
+                try store.settleNoRead(eventId: noRead.eventId, itemId: nil)
+                counts.noReadsSettled += 1
+                continue
+            }
+            let margin = lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+            let watermark = watermarks[PassStore.LaneKey(site: noRead.site, lane: lane.id)]?.milliseconds ?? 0
+            guard watermark > noRead.firstSeen.milliseconds + margin || now > noRead.received.milliseconds + margin
+            else { continue }
+            let anchor = noRead.firstSeen.milliseconds - (lane.offset(of: noRead.camera) ?? 0)
+            let passes = try store.passes(
+                site: noRead.site, lane: lane.id, from: Timestamp(milliseconds: anchor - margin),
+                to: Timestamp(milliseconds: anchor + margin))
+            let index = Reconciliation.pass(
+                forNoReadAt: noRead.firstSeen, camera: noRead.camera, lane: lane, passes: passes)
+            try store.settleNoRead(eventId: noRead.eventId, itemId: index.map { passes[$0].itemId })
+            counts.noReadsSettled += 1
+            if index != nil { counts.noReadsAttached += 1 }
+        }
     }
 
     // MARK: pack records

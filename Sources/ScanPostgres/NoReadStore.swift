@@ -18,6 +18,8 @@ public struct NoReadStore {
         public var frames: Int
         public var sharpness: String?
         public var imageBytes: Int
+        /// The item pass another camera of the lane read (nil: none, or not settled yet).
+        public var itemId: String?
     }
 
     /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first, at
@@ -31,7 +33,7 @@ public struct NoReadStore {
                                    WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
                    track_id, family,
                    to_char(first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen, frames,
-                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes
+                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id
             FROM noreads t WHERE \(ReportStore.sightingScope)
             ORDER BY t.first_seen, t.event_id LIMIT \(max(0, limit))
             """, scope.parameters
@@ -42,7 +44,7 @@ public struct NoReadStore {
                     lane: try row.optionalText("lane"), trackId: try row.text("track_id"),
                     family: try row.optionalText("family"), firstSeen: try row.text("first_seen"),
                     frames: try row.int("frames"), sharpness: try row.optionalText("sharpness"),
-                    imageBytes: try row.int("image_bytes")))
+                    imageBytes: try row.int("image_bytes"), itemId: try row.optionalText("item_id")))
         }
         return rows
     }

@@ -120,7 +120,13 @@ public struct PassStore {
             updatedAt[pass.itemId] = try row.milliseconds("updated_ms")
             passes.append(pass)
         }
-        guard !passes.isEmpty else { return (passes, updatedAt) }
+        try loadMembers(into: &passes)
+        return (passes, updatedAt)
+    }
+
+    /// Reads the sightings of `passes` into their members.
+    func loadMembers(into passes: inout [ItemPass]) throws(PGError) {
+        guard !passes.isEmpty else { return }
         var index: [String: Int] = [:]
         for (position, pass) in passes.enumerated() { index[pass.itemId] = position }
         for row in try connection.query(
@@ -137,7 +143,63 @@ public struct PassStore {
                     trackId: try row.text("track_id"),
                     firstSeen: try row.milliseconds("first_seen_ms"), lastSeen: try row.milliseconds("last_seen_ms")))
         }
-        return (passes, updatedAt)
+    }
+
+    /// A no-read not yet settled against the item passes.
+    public struct UnsettledNoRead: Sendable, Equatable {
+        public var eventId: String
+        public var site: String
+        public var camera: String
+        public var firstSeen: Timestamp
+        /// When the aggregator stored it (wall clock).
+        public var received: Timestamp
+    }
+
+    /// The oldest no-reads not yet settled, at most `limit`.
+    public func unsettledNoReads(limit: Int) throws(PGError) -> [UnsettledNoRead] {
+        var rows: [UnsettledNoRead] = []
+        for row in try connection.query(
+            """
+            SELECT event_id, site, camera, (extract(epoch FROM first_seen) * 1000)::bigint AS first_seen_ms,
+                   (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
+            FROM noreads WHERE NOT settled ORDER BY first_seen LIMIT $1
+            """, [.int(limit)]
+        ).named("unsettled no-reads") {
+            rows.append(
+                UnsettledNoRead(
+                    eventId: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
+                    firstSeen: try row.milliseconds("first_seen_ms"), received: try row.milliseconds("received_ms")))
+        }
+        return rows
+    }
+
+    /// The passes of a lane first seen between `from` and `to`, with their members.
+    public func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws(PGError) -> [ItemPass] {
+        var passes: [ItemPass] = []
+        for row in try connection.query(
+            """
+            SELECT item_id, site, lane, symbology, value, value_encoding, closed_at IS NOT NULL AS closed, revision
+            FROM item_passes
+            WHERE site = $1 AND lane = $2 AND first_seen >= $3::timestamptz AND first_seen <= $4::timestamptz
+            """, [.text(site), .text(lane), .text(from.description), .text(to.description)]
+        ).named("lane passes") {
+            var pass = ItemPass(
+                itemId: try row.text("item_id"), site: try row.text("site"), lane: try row.text("lane"),
+                symbology: try row.text("symbology"), value: try row.text("value"),
+                valueEncoding: try row.text("value_encoding"))
+            pass.closed = try row.bool("closed")
+            pass.revision = try row.int("revision")
+            passes.append(pass)
+        }
+        try loadMembers(into: &passes)
+        return passes
+    }
+
+    /// Settles a no-read: the pass whose item it was (nil: no camera read that item).
+    public func settleNoRead(eventId: String, itemId: String?) throws(PGError) {
+        _ = try connection.query(
+            "UPDATE noreads SET settled = true, item_id = $2 WHERE event_id = $1",
+            [.text(eventId), .optionalText(itemId)])
     }
 
     /// A pass to store, with what its lane expects.

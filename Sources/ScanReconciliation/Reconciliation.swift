@@ -128,6 +128,24 @@ public enum Reconciliation {
     /// An open pass is due to close when every camera of its lane saw it, or when the lane's
     /// event-time watermark (the latest sighting seen on the lane) is past the last camera's
     /// expected time plus the window and the grace for late arrivals.
+    /// The pass a camera's no-read belongs to: among the lane's passes without a sighting from
+    /// that camera, the one whose expected time at the camera (the pass's anchor plus the
+    /// camera's offset) is nearest the no-read's first sight, within the lane's window. Nil: no
+    /// camera of the lane read that item.
+    public static func pass(forNoReadAt firstSeen: Timestamp, camera: String, lane: Topology.Lane, passes: [ItemPass])
+        -> Int?
+    {
+        let offset = lane.offset(of: camera) ?? 0
+        var best: (index: Int, distance: Int64)?
+        for (index, pass) in passes.enumerated()
+        where pass.lane == lane.id && !pass.members.isEmpty && !pass.members.contains(where: { $0.camera == camera }) {
+            let distance = abs(firstSeen.milliseconds - (pass.anchor(on: lane) + offset))
+            guard distance <= lane.windowMilliseconds, distance < (best?.distance ?? .max) else { continue }
+            best = (index, distance)
+        }
+        return best?.index
+    }
+
     public static func isDue(_ pass: ItemPass, lane: Topology.Lane, watermark: Timestamp) -> Bool {
         guard !pass.closed else { return false }
         if pass.missing(on: lane).isEmpty { return true }

@@ -121,6 +121,67 @@ struct ReconcileTests {
         try Self.wmsCheck(world, expectItems: 10, packs: 0)  // nine passes, one republished as revision 2
     }
 
+    /// A no-read event as an agent writes it.
+    static func noRead(_ id: String, camera: String, at time: Timestamp) -> [UInt8] {
+        Array(
+            """
+            {"type": "noread", "eventId": "\(id)", "site": "dc1", "camera": "\(camera)", "time": "\(time)",
+             "trackId": "\(id)", "firstSeen": "\(time)", "lastSeen": "\(time.adding(milliseconds: 300))",
+             "firstFrame": 1, "lastFrame": 10, "frames": 10, "box": {"first": [[0, 0]], "last": [[9, 9]]},
+             "family": "linear"}
+            """.utf8)
+    }
+
+    @Test(
+        "a lane camera's no-read is attached to the item pass another camera read; one nobody read, or off any lane, to none"
+    )
+    func noReadsOnPasses() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        let prefix = world.settings.prefix
+        // Three items read by cam-01 (and cam-03); cam-02 could not read item 1: its no-read comes
+        // 1.5 s after cam-01's sighting, as the lane's travel time says.
+        for item in 0..<3 {
+            for (camera, offset) in [("cam-01", Int64(0)), ("cam-03", Int64(1_500))] {
+                _ = try world.jetStream.publish(
+                    subject: "\(prefix).v1.sighting.dc1.\(camera)",
+                    bytes: W.sighting(
+                        item, value: "400638133393\(item)", camera: camera,
+                        firstSeen: Self.base.adding(milliseconds: Int64(item) * 2_000 + offset)),
+                    messageID: "\(camera)-\(item)")
+            }
+        }
+        let events: [(String, String, Timestamp)] = [
+            ("nr-item1", "cam-02", Self.base.adding(milliseconds: 2_000 + 1_500 + 120)),
+            // Between items, nothing read there: an item no camera read.
+            ("nr-unread", "cam-02", Self.base.adding(milliseconds: 30_000)),
+            // A pack-station camera: on no lane.
+            ("nr-station", "cam-10", Self.base.adding(milliseconds: 2_000)),
+        ]
+        for (id, camera, time) in events {
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.noread.dc1.\(camera)", bytes: Self.noRead(id, camera: camera, at: time),
+                messageID: id)
+        }
+        // Items further on move the lane's watermark past the no-reads.
+        _ = try world.jetStream.publish(
+            subject: "\(prefix).v1.sighting.dc1.cam-01",
+            bytes: W.sighting(
+                9, value: "5012345678900", camera: "cam-01", firstSeen: Self.base.adding(milliseconds: 60_000)),
+            messageID: "later")
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM noreads WHERE settled") == 3
+        }
+        let item1 = try world.database.query(
+            "SELECT p.value FROM noreads n JOIN item_passes p USING (item_id) WHERE n.event_id = 'nr-item1'"
+        ).rows.first?[0]
+        #expect(item1 == "4006381333931", "attached to item 1's pass")
+        #expect(try W.count(world.database, "SELECT count(*) FROM noreads WHERE item_id IS NULL") == 2)
+        #expect(reconciler.totals.noReadsAttached == 1 && reconciler.totals.noReadsSettled == 3)
+    }
+
     @Test("two reconcilers (replicas) on one database: the same passes, each published once")
     func replicas() throws {
         let world = try W.world()

@@ -283,3 +283,44 @@ struct OrderCSVTests {
         #expect(throws: ConfigErrors.self) { try OrderCSV.parse("", file: "e.csv") }
     }
 }
+
+@Suite("no-reads on item passes")
+struct NoReadPassTests {
+    static let lane = Topology.Lane(
+        id: "L1",
+        cameras: [
+            Topology.LaneCamera(id: "a", offsetMilliseconds: 0),
+            Topology.LaneCamera(id: "b", offsetMilliseconds: 1_500),
+        ],
+        windowMilliseconds: 400)
+
+    static func pass(_ id: String, camera: String, at milliseconds: Int64) -> ItemPass {
+        var pass = ItemPass(itemId: id, site: "dc1", lane: "L1", symbology: "EAN-13", value: "1", valueEncoding: "text")
+        pass.members = [
+            PassMember(
+                eventId: id + ".s", camera: camera, trackId: id, firstSeen: Timestamp(milliseconds: milliseconds),
+                lastSeen: Timestamp(milliseconds: milliseconds + 200))
+        ]
+        return pass
+    }
+
+    @Test("the pass whose expected time at the camera is nearest, within the window, and that camera did not read")
+    func nearest() {
+        let passes = [
+            Self.pass("p0", camera: "a", at: 0), Self.pass("p1", camera: "a", at: 900),
+            Self.pass("p2", camera: "b", at: 2_400),
+        ]
+        // b's no-read 1.5 s after a read p1 (at 900): expected 2,400, seen 2,450.
+        #expect(
+            Reconciliation.pass(
+                forNoReadAt: Timestamp(milliseconds: 2_450), camera: "b", lane: Self.lane, passes: passes) == 1)
+        // Outside every window: no camera read that item.
+        #expect(
+            Reconciliation.pass(
+                forNoReadAt: Timestamp(milliseconds: 4_000), camera: "b", lane: Self.lane, passes: passes) == nil)
+        // a's no-read near p2's expected time at a (900): p1 was read by a, p2 only by b.
+        #expect(
+            Reconciliation.pass(forNoReadAt: Timestamp(milliseconds: 950), camera: "a", lane: Self.lane, passes: passes)
+                == 2)
+    }
+}
