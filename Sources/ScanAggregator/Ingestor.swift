@@ -20,6 +20,8 @@ public struct IngestSettings: Sendable {
     /// Copies a JetStream cluster keeps of the streams this aggregator creates (nil: 1 for a
     /// new stream; an existing one keeps its own).
     public var replicas: Int64?
+    /// Days no-reads (rows and pictures) are kept; 0 keeps them for ever.
+    public var noReadRetentionDays: Int = 90
 
     public init(natsURL: String, postgresDSN: String) {
         self.natsURL = natsURL

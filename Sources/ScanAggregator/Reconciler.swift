@@ -17,6 +17,8 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// No-reads settled: attached to the item pass another camera read, or to none.
     public var noReadsSettled = 0
     public var noReadsAttached = 0
+    /// No-reads deleted as older than the retention.
+    public var noReadsExpired = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 }
@@ -68,6 +70,10 @@ public final class Reconciler: @unchecked Sendable {
                 let topology = try SiteStore(connection: db).topology()
                 try reconcile(store, topology: topology, counts: &counts)
                 try settleNoReads(store, topology: topology, counts: &counts)
+                if settings.noReadRetentionDays > 0 {
+                    counts.noReadsExpired = try store.expireNoReads(
+                        olderThanDays: settings.noReadRetentionDays, limit: 1_000)
+                }
                 try pack(store, sites: SiteStore(connection: db), counts: &counts)
                 try publish(store, counts: &counts)
                 return counts
@@ -81,6 +87,7 @@ public final class Reconciler: @unchecked Sendable {
             totals.packsPublished += counts.packsPublished
             totals.noReadsSettled += counts.noReadsSettled
             totals.noReadsAttached += counts.noReadsAttached
+            totals.noReadsExpired += counts.noReadsExpired
             return counts
         } catch {
             if !db.isHealthy { database.reset() }

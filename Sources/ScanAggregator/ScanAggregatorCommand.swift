@@ -44,6 +44,11 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
         var topology: String?
+        @Option(
+            help:
+                "Days no-reads and their pictures are kept (default: $SCANTRACK_NOREAD_RETENTION_DAYS, else 90; 0 keeps them)."
+        )
+        var noreadRetentionDays: Int?
         @Flag(help: "Only store events: no item passes or pack records from this replica.") var ingestOnly = false
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
 
@@ -88,6 +93,12 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             settings.prefix = prefix
             settings.durable = durable
             settings.batchSize = batch
+            if let days = noreadRetentionDays ?? environment["SCANTRACK_NOREAD_RETENTION_DAYS"].flatMap({ Int($0) }) {
+                guard days >= 0 else {
+                    throw ValidationError("--noread-retention-days must be 0 (keep) or more, not \(days)")
+                }
+                settings.noReadRetentionDays = days
+            }
             let replicas = streamReplicas ?? environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) }
             if let replicas {
                 guard (1...5).contains(replicas) else {

@@ -202,6 +202,17 @@ public struct PassStore {
             [.text(eventId), .optionalText(itemId)])
     }
 
+    /// Deletes at most `limit` no-reads first seen more than `days` days ago; returns how many.
+    @discardableResult
+    public func expireNoReads(olderThanDays days: Int, limit: Int) throws(PGError) -> Int {
+        try connection.query(
+            """
+            DELETE FROM noreads WHERE event_id IN (
+                SELECT event_id FROM noreads WHERE first_seen < now() - make_interval(days => $1) LIMIT $2)
+            """, [.int(days), .int(limit)]
+        ).affected
+    }
+
     /// A pass to store, with what its lane expects.
     public struct PassRow: Sendable {
         public var pass: ItemPass
