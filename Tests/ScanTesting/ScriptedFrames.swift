@@ -67,8 +67,13 @@ public final class ScriptedDecoder: FrameDecoding {
     private let script: (Int) -> [Detection]
     /// Code-like regions per frame, decoded or not (no-reads).
     private let regions: (Int) -> [Box]
-    public private(set) var decodedFrames: [Int] = []
-    public private(set) var located: LocatedRegions?
+    // The decoding thread writes, tests read while it runs: both under the lock.
+    private let lock = NSLock()
+    private var decoded: [Int] = []
+    private var lastLocated: LocatedRegions?
+    /// The frames decoded so far, in order.
+    public var decodedFrames: [Int] { lock.withLock { decoded } }
+    public var located: LocatedRegions? { lock.withLock { lastLocated } }
     /// Frames that fail to decode (an engine error).
     public var failing: Set<Int> = []
 
@@ -82,12 +87,15 @@ public final class ScriptedDecoder: FrameDecoding {
     public func decode(_ frame: GrayImage, expected: [DecodePlanner.TrackedCode]) throws -> [Detection] {
         let index = ScriptedFrames.index(of: frame)
         if failing.contains(index) { throw EngineError() }
-        decodedFrames.append(index)
         // Regions are placed on a 640 × 400 view of the frame (scripted frames are tiny).
-        located = LocatedRegions(
+        let located = LocatedRegions(
             regions: regions(index).map {
                 CodeLocalizer.Region(box: $0, rowCells: 4, columnCells: 0, cells: 4)
             }, area: Self.view.bounds, image: Self.view)
+        lock.withLock {
+            decoded.append(index)
+            lastLocated = located
+        }
         return script(index)
     }
 
