@@ -346,6 +346,8 @@ public final class AgentLoop: @unchecked Sendable {
         status.framesProcessed = framesProcessed
         status.framesDropped = queue.dropped
         status.decodeFailures = decodeFailures
+        status.sightings = sightings
+        status.noReads = noReads
         status.liveTracks = pipeline.liveTracks
         status.sessionId = pipeline.currentSessionId
         status.paused = paused

@@ -13,6 +13,10 @@ public struct AgentStatus: Sendable, Equatable {
     public var framesDropped: Int = 0
     /// Frames the decoder failed on (an engine error), since the start.
     public var decodeFailures: Int = 0
+    /// Sightings (tracks that ended read) and no-reads (code-like regions that left unread),
+    /// since the start: the camera's read rate is sightings / (sightings + noReads).
+    public var sightings: Int = 0
+    public var noReads: Int = 0
     public var decodeMillisecondsAverage: Double = 0
     public var decodeMillisecondsMax: Double = 0
     public var decodeMillisecondsP50: Double = 0
@@ -63,6 +67,8 @@ public struct AgentStatus: Sendable, Equatable {
         writer.field("framesProcessed", framesProcessed)
         writer.field("framesDropped", framesDropped)
         writer.field("decodeFailures", decodeFailures)
+        writer.field("sightings", sightings)
+        writer.field("noReads", noReads)
         var decode = JSONWriter()
         decode.field("avg", decodeMillisecondsAverage, decimals: 2)
         decode.field("max", decodeMillisecondsMax, decimals: 2)

@@ -81,6 +81,7 @@ struct AgentLoopTests {
             rig.sink.appended.first { $0.eventId == "cam-1-r1-n1.noread" }?.subject == "scantrack.v1.noread.dc1.cam-1")
         #expect(rig.values(rig.sightings) == ["A"], "the decoded code is a sighting, not a no-read")
         #expect(rig.loop.noReads == 1)
+        #expect(rig.loop.snapshot().noReads == 1 && rig.loop.snapshot().sightings == 1, "counted in the heartbeat")
     }
 
     @Test("a picture that cannot be kept does not hold the no-read back")

@@ -80,6 +80,8 @@ struct WireEventTests {
         status.framesProcessed = 880
         status.framesDropped = 20
         status.decodeFailures = 2
+        status.sightings = 41
+        status.noReads = 3
         status.decodeMillisecondsP99 = 31.25
         status.decoderThreads = 2
         status.scanned = [AgentStatus.ScannedShare(purpose: "tracked", share: 0.125)]

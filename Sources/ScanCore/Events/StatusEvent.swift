@@ -34,7 +34,8 @@ public struct StatusEvent: Sendable, Equatable {
     public var agentEvent: AgentEvent { AgentEvent(kind: .status, eventId: eventId, time: time, json: json) }
 
     /// A heartbeat read from its JSON; a breach of the contract is a dead letter naming the field.
-    /// Parts an older agent does not send (`decodeFailures`, `decoder`) read as their defaults.
+    /// Parts an older agent does not send (`decodeFailures`, `sightings`, `noReads`, `decoder`)
+    /// read as their defaults.
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> StatusEvent {
         let fields = EventFields(event)
         let envelope = try fields.envelope(type: ["status"])
@@ -49,6 +50,8 @@ public struct StatusEvent: Sendable, Equatable {
         status.framesProcessed = try fields.int("framesProcessed")
         status.framesDropped = try fields.int("framesDropped")
         status.decodeFailures = event["decodeFailures"] == nil ? 0 : try fields.int("decodeFailures")
+        status.sightings = event["sightings"] == nil ? 0 : try fields.int("sightings")
+        status.noReads = event["noReads"] == nil ? 0 : try fields.int("noReads")
         let decode = try object(event, "decodeMs")
         status.decodeMillisecondsAverage = try number(decode, "avg")
         status.decodeMillisecondsMax = try number(decode, "max")
