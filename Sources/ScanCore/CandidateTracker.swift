@@ -147,12 +147,12 @@ public struct CandidateTracker: Sendable {
         // that it overlaps are still in view.
         for (c, candidate) in live.enumerated() where !candidateTaken[c] {
             let predicted = candidate.predictedBox(at: frame)
-            if regions.contains(where: { $0.box.intersectionOverUnion(predicted) > 0 }) {
+            if regions.contains(where: { $0.box.intersects(predicted) }) {
                 candidateTaken[c] = true
                 live[c].lastFrame = frame
                 live[c].lastSeen = time
                 live[c].lastBox = predicted
-                if decoded.contains(where: { $0.intersectionOverUnion(predicted) > 0 }) { live[c].decoded = true }
+                if decoded.contains(where: { $0.intersects(predicted) }) { live[c].decoded = true }
             }
         }
         var ended: [NoRead] = []
@@ -192,7 +192,7 @@ public struct CandidateTracker: Sendable {
     /// overlaps as read: for a track confirmed after this frame's step.
     public mutating func markDecoded(_ decoded: [Box], frame: Int) {
         for index in live.indices where live[index].lastFrame == frame {
-            if decoded.contains(where: { $0.intersectionOverUnion(live[index].lastBox) > 0 }) {
+            if decoded.contains(where: { $0.intersects(live[index].lastBox) }) {
                 live[index].decoded = true
             }
         }
@@ -220,7 +220,7 @@ public struct CandidateTracker: Sendable {
         _ candidate: inout Candidate, region: CodeLocalizer.Region, decoded: [Box], area: Box, image: GrayImage?
     ) {
         let box = region.box
-        if decoded.contains(where: { $0.intersectionOverUnion(box) > 0 }) { candidate.decoded = true }
+        if decoded.contains(where: { $0.intersects(box) }) { candidate.decoded = true }
         let across = min(region.rowCells, region.columnCells)
         let along = max(region.rowCells, region.columnCells)
         if across * 2 <= along { candidate.linearVotes += 1 } else { candidate.matrixVotes += 1 }

@@ -175,7 +175,7 @@ public struct Tracker: Sendable {
         guard !present.isEmpty else { return }
         for index in live.indices {
             let predicted = live[index].predictedBox(at: frame)
-            guard let region = present.first(where: { $0.box.intersectionOverUnion(predicted) > 0 }) else { continue }
+            guard let region = present.first(where: { $0.box.intersects(predicted) }) else { continue }
             // Seen, not read: the prediction is where it now is, and the gate stays tight.
             live[index].presentBox = predicted
             live[index].presentFrame = frame
@@ -194,7 +194,7 @@ public struct Tracker: Sendable {
             var index = 0
             while index < live.count {
                 let keeper = live[index]
-                guard region.intersectionOverUnion(keeper.predictedBox(at: frame)) > 0 else {
+                guard region.intersects(keeper.predictedBox(at: frame)) else {
                     index += 1
                     continue
                 }
@@ -208,18 +208,7 @@ public struct Tracker: Sendable {
                         other += 1
                         continue
                     }
-                    let keepFirst =
-                        live[index].confirmed != track.confirmed
-                        ? live[index].confirmed : live[index].serial < track.serial
-                    var kept = keepFirst ? live[index] : track
-                    let gone = keepFirst ? track : live[index]
-                    Self.absorb(gone, into: &kept)
-                    if gone.confirmed { events.append(.merged(gone, into: kept.id)) }
-                    if !kept.confirmed && kept.decodes >= config.minDecodes && kept.sawExtent {
-                        confirm(&kept)
-                        events.append(.added(kept))
-                    }
-                    live[index] = kept
+                    live[index] = fold(live[index], track, requireExtent: true, into: &events)
                     live.remove(at: other)
                 }
                 index += 1
@@ -325,22 +314,30 @@ public struct Tracker: Sendable {
                     other += 1
                     continue
                 }
-                // Keep the confirmed, else the older.
-                let keepFirst = a.confirmed != b.confirmed ? a.confirmed : a.serial < b.serial
-                var keeper = keepFirst ? a : b
-                let gone = keepFirst ? b : a
-                Self.absorb(gone, into: &keeper)
-                if gone.confirmed { events.append(.merged(gone, into: keeper.id)) }
-                if !keeper.confirmed && keeper.decodes >= config.minDecodes {
-                    confirm(&keeper)
-                    events.append(.added(keeper))
-                }
-                live[index] = keeper
+                live[index] = fold(a, b, requireExtent: false, into: &events)
                 live.remove(at: other)
                 absorbed = true
             }
             if !absorbed { index += 1 }
         }
+    }
+
+    /// Two tracks of one code become one: the confirmed is kept, else the older; the other is
+    /// absorbed (`.merged` when it was confirmed), and the keeper confirms when the reads now
+    /// suffice (with `requireExtent`, only if one of them showed more than a scan-line hit).
+    private mutating func fold(_ a: Track, _ b: Track, requireExtent: Bool, into events: inout [TrackerEvent])
+        -> Track
+    {
+        let keepFirst = a.confirmed != b.confirmed ? a.confirmed : a.serial < b.serial
+        var keeper = keepFirst ? a : b
+        let gone = keepFirst ? b : a
+        Self.absorb(gone, into: &keeper)
+        if gone.confirmed { events.append(.merged(gone, into: keeper.id)) }
+        if !keeper.confirmed && keeper.decodes >= config.minDecodes && (!requireExtent || keeper.sawExtent) {
+            confirm(&keeper)
+            events.append(.added(keeper))
+        }
+        return keeper
     }
 
     private static func absorb(_ gone: Track, into keeper: inout Track) {

@@ -77,6 +77,29 @@ struct EventFields {
         return points
     }
 
+    /// `box`: the corners where a code or region was first and last seen. Absent or null: nil,
+    /// unless `required` (then missing is a missing field, null a wrong type).
+    func boxes(required: Bool) throws(DeadLetter) -> (first: [Point], last: [Point])? {
+        guard let box = event["box"] else {
+            if required { throw DeadLetter(.missingField, path + "box") }
+            return nil
+        }
+        if box == .null && !required { return nil }
+        guard case .object = box else { throw DeadLetter(.wrongType, "\(path)box is \(box.typeName), not an object") }
+        return (
+            try EventFields.points(box["first"], at: path + "box.first"),
+            try EventFields.points(box["last"], at: path + "box.last")
+        )
+    }
+
+    /// `{"first": [[x, y], …], "last": […]}`, as `boxes` reads it.
+    static func boxesJSON(first: [Point], last: [Point]) -> [UInt8] {
+        var box = JSONWriter()
+        box.raw("first", JSONWriter.points(first))
+        box.raw("last", JSONWriter.points(last))
+        return box.finished()
+    }
+
     /// The envelope every event has.
     func envelope(type expected: Set<String>) throws(DeadLetter) -> EventEnvelope {
         let type = try string("type", maxLength: 64)

@@ -63,10 +63,7 @@ public struct NoReadEvent: Sendable, Equatable {
         writer.field("firstFrame", firstFrame)
         writer.field("lastFrame", lastFrame)
         writer.field("frames", frames)
-        var box = JSONWriter()
-        box.raw("first", JSONWriter.points(firstBox))
-        box.raw("last", JSONWriter.points(lastBox))
-        writer.raw("box", box.finished())
+        writer.raw("box", EventFields.boxesJSON(first: firstBox, last: lastBox))
         writer.field("family", family)
         writer.field("lane", lane)
         writer.field("station", station)
@@ -88,8 +85,7 @@ public struct NoReadEvent: Sendable, Equatable {
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> NoReadEvent {
         let fields = EventFields(event)
         let envelope = try fields.envelope(type: ["noread"])
-        guard let box = event["box"] else { throw DeadLetter(.missingField, "box") }
-        guard case .object = box else { throw DeadLetter(.wrongType, "box is \(box.typeName), not an object") }
+        guard let boxes = try fields.boxes(required: true) else { throw DeadLetter(.missingField, "box") }
         let family = try fields.optionalString("family", maxLength: 16)
         if let family, CodeFamily(rawValue: family) == nil {
             throw DeadLetter(.badValue, "family '\(family)' is not linear or matrix")
@@ -105,8 +101,7 @@ public struct NoReadEvent: Sendable, Equatable {
             envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
             firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
             firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
-            frames: try fields.int("frames"), firstBox: try EventFields.points(box["first"], at: "box.first"),
-            lastBox: try EventFields.points(box["last"], at: "box.last"))
+            frames: try fields.int("frames"), firstBox: boxes.first, lastBox: boxes.last)
         noRead.family = family
         noRead.lane = try fields.optionalString("lane")
         noRead.station = try fields.optionalString("station")

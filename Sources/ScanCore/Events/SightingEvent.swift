@@ -87,12 +87,7 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("lastFrame", lastFrame)
         writer.field("frames", frames)
         writer.field("decodes", decodes)
-        if let firstBox, let lastBox {
-            var box = JSONWriter()
-            box.raw("first", JSONWriter.points(firstBox))
-            box.raw("last", JSONWriter.points(lastBox))
-            writer.raw("box", box.finished())
-        }
+        if let firstBox, let lastBox { writer.raw("box", EventFields.boxesJSON(first: firstBox, last: lastBox)) }
         writer.field("lane", lane)
         writer.field("station", station)
         writer.field("sessionId", sessionId)
@@ -122,13 +117,7 @@ public struct SightingEvent: Sendable, Equatable {
         }
         let value = try fields.string("value", maxLength: 8192)
         if encoding == "base64" && Base64.decode(value) == nil { throw DeadLetter(.badValue, "value is not base64") }
-        var firstBox: [Point]?
-        var lastBox: [Point]?
-        if let box = event["box"], box != .null {
-            guard case .object = box else { throw DeadLetter(.wrongType, "box is \(box.typeName), not an object") }
-            firstBox = try EventFields.points(box["first"], at: "box.first")
-            lastBox = try EventFields.points(box["last"], at: "box.last")
-        }
+        let boxes = try fields.boxes(required: false)
         var sighting = SightingEvent(
             envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
             symbology: try fields.string("symbology", maxLength: 32), value: value, valueEncoding: encoding,
@@ -137,7 +126,7 @@ public struct SightingEvent: Sendable, Equatable {
             firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
             firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
             frames: try fields.int("frames"),
-            decodes: try fields.int("decodes"), firstBox: firstBox, lastBox: lastBox,
+            decodes: try fields.int("decodes"), firstBox: boxes?.first, lastBox: boxes?.last,
             lane: try fields.optionalString("lane"),
             station: try fields.optionalString("station"), sessionId: try fields.optionalString("sessionId"),
             gs1: try fields.bool("gs1", default: false), addOn: try fields.optionalString("addOn"),
