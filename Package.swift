@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The dashboard's HTTP server (`scanadmin serve`); its optional traits are not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
     ],
     targets: [
         // C libraries, reached through pkg-config; each has a shim for what Swift cannot call.
@@ -102,6 +104,8 @@ let package = Package(
                 "ScanCore", "ScanReconciliation", "ScanReports", "ScanServices", "ScanNATS", "ScanPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -27,6 +27,17 @@ echo "== schema, topology, rules, orders"
 "$bin/scanadmin" orders import docs/examples/orders.csv
 
 echo
+echo "== supervisor dashboard (read-only; live while the demo runs)"
+"$bin/scanadmin" serve --listen "${SCANTRACK_DASHBOARD_LISTEN:-127.0.0.1:0}" --refresh-seconds 2 \
+  > "$work/logs/dashboard.out" 2> "$work/logs/dashboard.log" &
+dashboard=$!
+pids+=($dashboard)
+for _ in $(seq 1 50); do grep -q "^dashboard: " "$work/logs/dashboard.out" && break; sleep 0.2; done
+if ! grep "^dashboard: " "$work/logs/dashboard.out"; then
+  echo "the dashboard did not start; log in $work/logs/dashboard.log" >&2; exit 1
+fi
+
+echo
 echo "== synthetic clips: a conveyor lane (10 products, identical ones back to back), a pack station (3 orders)"
 "$bin/scan-synth" lane "$work/clips/lane.y4m"
 "$bin/scan-synth" pack "$work/clips/pack.y4m"
@@ -70,9 +81,10 @@ for _ in $(seq 1 40); do
   sleep 0.5
 done
 sleep 6
-kill -TERM "${pids[@]}" 2>/dev/null || true
-wait 2>/dev/null || true
-pids=()
+# Everything but the dashboard stops here; it stays up to the end of the demo.
+for pid in "${pids[@]}"; do [ "$pid" = "$dashboard" ] || kill -TERM "$pid" 2>/dev/null || true; done
+for pid in "${pids[@]}"; do [ "$pid" = "$dashboard" ] || wait "$pid" 2>/dev/null || true; done
+pids=("$dashboard")
 
 echo
 echo "== cameras"
@@ -98,4 +110,9 @@ echo
 echo "== summary of this run"
 "$bin/scanadmin" report --from "$started" --to "$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)" --format json | python3 scripts/demo/summary.py
 echo
+grep "^dashboard: " "$work/logs/dashboard.out" | sed 's/^dashboard: /the dashboard of this run: /'
+if [ -n "${SCANTRACK_DEMO_HOLD:-}" ]; then
+  echo "SCANTRACK_DEMO_HOLD is set: the servers and the dashboard stay up until Ctrl-C"
+  wait "$dashboard" || true
+fi
 echo "demo done; logs in $work/logs/"

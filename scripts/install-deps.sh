@@ -15,6 +15,8 @@ packages=(
   python3
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)
   docker-compose        # validates docker/compose.yaml in the tests (no engine needed)
+  chromium              # headless browser: the dashboard test opens `scanadmin serve` in it
+  fonts-dejavu-core     # a font for the browser's screenshots
 )
 
 missing=()

@@ -70,28 +70,31 @@ struct PeriodOptions: ParsableArguments {
                 }
                 return Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
             } ?? Date()
-        let zone = try resolveZone(database)
         let spec = try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec
-        let plan: ShiftPlan
-        do {
-            plan = try ShiftPlan.parse(spec, timeZone: zone)
-        } catch {
-            throw ValidationError("--shifts: \(error.issues.map(\.description).joined(separator: "; "))")
-        }
+        let plan = try Self.plan(database, spec: spec, timeZone: timeZone, site: site)
         return (plan, try periods(plan, now: reference))
     }
 
-    private func resolveZone(_ database: PGConnection) throws -> TimeZone {
+    /// The shift plan `spec` in `timeZone`, else in the site's zone (the only site's when none is
+    /// named), else in UTC: the report, the no-reads list and the dashboard resolve it alike.
+    static func plan(_ database: PGConnection, spec: String, timeZone: String?, site: String?) throws -> ShiftPlan {
+        let zone: TimeZone
         if let timeZone {
-            guard let zone = TimeZone(identifier: timeZone) else {
+            guard let named = TimeZone(identifier: timeZone) else {
                 throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone")
             }
-            return zone
+            zone = named
+        } else {
+            let zones = try ReportStore(connection: database).siteTimeZones()
+            let chosen =
+                site.flatMap { wanted in zones.first { $0.site == wanted } } ?? (zones.count == 1 ? zones.first : nil)
+            zone = chosen.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone.gmt
         }
-        let zones = try ReportStore(connection: database).siteTimeZones()
-        let chosen =
-            site.flatMap { wanted in zones.first { $0.site == wanted } } ?? (zones.count == 1 ? zones.first : nil)
-        return chosen.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone.gmt
+        do {
+            return try ShiftPlan.parse(spec, timeZone: zone)
+        } catch {
+            throw ValidationError("--shifts: \(error.issues.map(\.description).joined(separator: "; "))")
+        }
     }
 
     private func periods(_ plan: ShiftPlan, now: Date) throws -> [ShiftPlan.Instance] {
@@ -164,7 +167,11 @@ struct ShiftFigures {
         figures.topRules = stored.topRules.map { ($0.name, $0.count) }
         figures.cameras = stored.cameras.map { ($0.camera, $0.sightings, $0.accepted, $0.rejected, $0.noReads) }
         figures.lanes = stored.lanes.map { ($0.site, $0.lane, $0.sightings, $0.noReads) }
-        figures.hourly = stored.hourly.map { ($0.hour, $0.sightings, $0.itemPasses) }
+        // The report's hours are those with accepted sightings or item passes (the dashboard's
+        // trends also chart hours of rejects and no-reads only).
+        figures.hourly = stored.hourly.filter { $0.sightings > 0 || $0.itemPasses > 0 }.map {
+            ($0.hour, $0.sightings, $0.itemPasses)
+        }
         figures.health = stored.health.map { ($0.camera, $0.heartbeats, $0.maxGapSeconds, $0.framesDropped) }
         return figures
     }

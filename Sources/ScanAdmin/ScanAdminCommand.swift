@@ -1,10 +1,10 @@
 import ArgumentParser
 
 /// `scanadmin`: the operator's terminal tool.
-public struct ScanAdminCommand: ParsableCommand {
+public struct ScanAdminCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scanadmin",
-        abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports, no-reads.",
+        abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports, no-reads, the dashboard.",
         discussion: """
             Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS, else the config file (--config,
             $SCANTRACK_CONFIG, ~/.config/scantrack/scanadmin.json). Passwords are never printed.
@@ -14,7 +14,7 @@ public struct ScanAdminCommand: ParsableCommand {
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
-            NoReadsCommand.self, TailCommand.self, AgentControlCommand.self,
+            NoReadsCommand.self, TailCommand.self, AgentControlCommand.self, ServeCommand.self,
         ]
     )
 

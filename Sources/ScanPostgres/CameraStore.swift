@@ -20,6 +20,8 @@ public struct CameraStore {
         public var nats: String?
         public var rulesRevision: String?
         public var sourceState: String?
+        /// The agent said it was paused (`scanadmin agent pause`).
+        public var paused = false
     }
 
     /// Every known camera of `site` (all sites when nil), by site and camera.
@@ -38,7 +40,8 @@ public struct CameraStore {
                    c.last_status->>'fpsProcessed' AS fps, c.last_status->>'framesDropped' AS frames_dropped,
                    c.last_status->>'liveTracks' AS live_tracks, c.last_status->'spool'->>'depth' AS spool_depth,
                    c.last_status->>'nats' AS nats, c.last_status->'rules'->>'revision' AS rules_revision,
-                   c.last_status->'source'->>'state' AS source_state
+                   c.last_status->'source'->>'state' AS source_state,
+                   coalesce(c.last_status->>'paused', 'false') = 'true' AS paused
             FROM (SELECT DISTINCT ON (camera) camera, site FROM known ORDER BY camera, site) k
             LEFT JOIN cameras c ON c.camera = k.camera
             LEFT JOIN lane_cameras l ON l.camera = k.camera AND l.site = k.site
@@ -56,7 +59,7 @@ public struct CameraStore {
                     liveTracks: try row.optionalText("live_tracks"),
                     spoolDepth: try row.optionalText("spool_depth"), nats: try row.optionalText("nats"),
                     rulesRevision: try row.optionalText("rules_revision"),
-                    sourceState: try row.optionalText("source_state")))
+                    sourceState: try row.optionalText("source_state"), paused: try row.bool("paused")))
         }
         return cameras
     }

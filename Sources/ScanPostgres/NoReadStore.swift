@@ -22,9 +22,9 @@ public struct NoReadStore {
         public var itemId: String?
     }
 
-    /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first, at
-    /// most `limit`.
-    public func list(_ scope: ReportStore.Scope, limit: Int) throws(PGError) -> [Row] {
+    /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first (or
+    /// newest first), at most `limit`.
+    public func list(_ scope: ReportStore.Scope, limit: Int, newestFirst: Bool = false) throws(PGError) -> [Row] {
         var rows: [Row] = []
         for row in try connection.query(
             """
@@ -35,7 +35,7 @@ public struct NoReadStore {
                    to_char(first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen, frames,
                    round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id
             FROM noreads t WHERE \(ReportStore.sightingScope)
-            ORDER BY t.first_seen, t.event_id LIMIT \(max(0, limit))
+            ORDER BY t.first_seen \(newestFirst ? "DESC" : "ASC"), t.event_id LIMIT \(max(0, limit))
             """, scope.parameters
         ).named("no-reads") {
             rows.append(

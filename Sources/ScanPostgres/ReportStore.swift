@@ -73,8 +73,12 @@ public struct ReportStore {
         }
         public struct Hour: Sendable, Equatable {
             public var hour: String
+            /// Accepted sightings.
             public var sightings: Int
             public var itemPasses: Int
+            /// Every sighting (accepted or rejected) and every no-read: the hour's read rate.
+            public var decoded = 0
+            public var noReads = 0
         }
         public struct CameraHealth: Sendable, Equatable {
             public var camera: String
@@ -190,27 +194,7 @@ public struct ReportStore {
             figures.packs[try row.text("verdict")] = try row.int("n")
         }
 
-        let zone: [PGValue] = [.text(scope.timeZone)]
-        var hours: [String: (sightings: Int, passes: Int)] = [:]
-        for row in try connection.query(
-            """
-            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
-            FROM sightings WHERE status = 'accepted' AND \(Self.sightingScope) GROUP BY 1 ORDER BY 1
-            """, parameters + zone
-        ).named("report hourly sightings") {
-            hours[try row.text("hour"), default: (0, 0)].sightings = try row.int("n")
-        }
-        for row in try connection.query(
-            """
-            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
-            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1 ORDER BY 1
-            """, parameters + zone
-        ).named("report hourly passes") {
-            hours[try row.text("hour"), default: (0, 0)].passes = try row.int("n")
-        }
-        figures.hourly = hours.sorted { $0.key < $1.key }.map {
-            Figures.Hour(hour: $0.key, sightings: $0.value.sightings, itemPasses: $0.value.passes)
-        }
+        figures.hourly = try hourly(scope)
 
         // Camera health: heartbeats heard in the period, the longest silence between two of them,
         // and frames dropped (per agent run: the counter starts again with each run).
@@ -238,6 +222,47 @@ public struct ReportStore {
                     maxGapSeconds: max(0, try row.int("max_gap")), framesDropped: try row.int("dropped")))
         }
         return figures
+    }
+
+    /// The period's figures an hour (in the scope's zone): accepted and all sightings, no-reads
+    /// and item passes, for hours with any of them.
+    public func hourly(_ scope: Scope) throws(PGError) -> [Figures.Hour] {
+        let parameters = scope.parameters
+        let zone: [PGValue] = [.text(scope.timeZone)]
+        var hours: [String: Figures.Hour] = [:]
+        func hour(_ row: PGRow) throws(PGError) -> String {
+            let hour = try row.text("hour")
+            if hours[hour] == nil { hours[hour] = Figures.Hour(hour: hour, sightings: 0, itemPasses: 0) }
+            return hour
+        }
+        for row in try connection.query(
+            """
+            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour,
+                   count(*) FILTER (WHERE status = 'accepted') AS n, count(*) AS decoded
+            FROM sightings WHERE \(Self.sightingScope) GROUP BY 1 ORDER BY 1
+            """, parameters + zone
+        ).named("report hourly sightings") {
+            let key = try hour(row)
+            hours[key]?.sightings = try row.int("n")
+            hours[key]?.decoded = try row.int("decoded")
+        }
+        for row in try connection.query(
+            """
+            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
+            FROM noreads WHERE \(Self.sightingScope) GROUP BY 1 ORDER BY 1
+            """, parameters + zone
+        ).named("report hourly no-reads") {
+            hours[try hour(row)]?.noReads = try row.int("n")
+        }
+        for row in try connection.query(
+            """
+            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
+            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1 ORDER BY 1
+            """, parameters + zone
+        ).named("report hourly passes") {
+            hours[try hour(row)]?.itemPasses = try row.int("n")
+        }
+        return hours.values.sorted { $0.hour < $1.hour }
     }
 
     /// Each site's time zone.

@@ -129,6 +129,18 @@ public struct SiteStore {
         public var expected: Int
         public var counted: Int
         public var verdict: String
+
+        /// From a row with session_id, station, pack_verdict, line, code, expected, counted, verdict.
+        init(_ row: PGRow) throws(PGError) {
+            sessionId = try row.text("session_id")
+            station = try row.text("station")
+            packVerdict = try row.text("pack_verdict")
+            line = try row.optionalInt("line")
+            code = try row.text("code")
+            expected = try row.int("expected")
+            counted = try row.int("counted")
+            verdict = try row.text("verdict")
+        }
     }
 
     /// The lines of every pack record of `orderId`, by completion and position.
@@ -141,13 +153,7 @@ public struct SiteStore {
             WHERE r.order_id = $1 ORDER BY r.completed_at, l.position
             """, [.text(orderId)]
         ).named("pack lines") {
-            lines.append(
-                PackedLine(
-                    sessionId: try row.text("session_id"), station: try row.text("station"),
-                    packVerdict: try row.text("pack_verdict"), line: try row.optionalInt("line"),
-                    code: try row.text("code"),
-                    expected: try row.int("expected"), counted: try row.int("counted"), verdict: try row.text("verdict")
-                ))
+            lines.append(try PackedLine(row))
         }
         return lines
     }

@@ -2,4 +2,6 @@ import ScanAdmin
 import ScanServices
 
 ScanLogging.bootstrap()
-ScanAdminCommand.main()
+/// In an async function the async `main` (which can run `scanadmin serve`) is the one chosen.
+func runCommand() async { await ScanAdminCommand.main() }
+await runCommand()

@@ -70,10 +70,11 @@ public enum ProcessRunner {
 
 extension ProcessRunner {
     /// Starts a long-running program with its stderr appended to `log` (read it after the exit)
-    /// and stdout discarded.
-    public static func start(_ executable: String, _ arguments: [String], environment: [String: String], log: String)
-        throws -> Process
-    {
+    /// and stdout discarded, or written to `stdoutFile`.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], log: String,
+        stdoutFile: String? = nil
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -82,7 +83,12 @@ extension ProcessRunner {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
         process.standardError = handle
-        process.standardOutput = FileHandle.nullDevice
+        if let stdoutFile {
+            _ = FileManager.default.createFile(atPath: stdoutFile, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         try process.run()
         return process
     }

@@ -1,0 +1,52 @@
+import Foundation
+import ScanPostgres
+
+/// The dashboard's one database connection, used by one request at a time on a thread of its
+/// own (libpq blocks; the HTTP server's event loops must not). The session is read-only at the
+/// database too, and each request reads one snapshot (a repeatable-read transaction), so the
+/// figures and lists of one page agree even while the aggregator writes.
+final class DashboardDatabase: @unchecked Sendable {
+    // @unchecked: `connections` and `configured` are touched on `queue` only.
+    private let queue = DispatchQueue(label: "scanadmin.serve.database")
+    private let connections: PGReconnecting
+    private var configured: ObjectIdentifier?
+
+    init(dsn: String) { connections = PGReconnecting(dsn: dsn) }
+
+    /// Runs `body` with a live connection; a failed query drops the connection, so the next
+    /// request connects again (PostgreSQL restarted, or the network came back).
+    func read<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    let connection = try self.connection()
+                    _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    let result: T
+                    do {
+                        result = try body(connection)
+                    } catch {
+                        _ = try? connection.execute("ROLLBACK")
+                        throw error
+                    }
+                    _ = try connection.execute("COMMIT")
+                    continuation.resume(returning: result)
+                } catch {
+                    if error is PGError {
+                        self.connections.reset()
+                        self.configured = nil
+                    }
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private func connection() throws(PGError) -> PGConnection {
+        let connection = try connections.connection()
+        if configured != ObjectIdentifier(connection) {
+            _ = try connection.execute("SET default_transaction_read_only = on")
+            configured = ObjectIdentifier(connection)
+        }
+        return connection
+    }
+}

@@ -1,0 +1,393 @@
+import Foundation
+import ScanCore
+import ScanPostgres
+import ScanReports
+
+/// What `scanadmin serve` is told at start.
+struct DashboardSettings: Sendable {
+    /// Shift definitions (`name=HH:MM-HH:MM,…`), as `scanadmin report --shifts`.
+    var shiftSpec: String
+    /// A zone for every site instead of each site's own.
+    var timeZone: String?
+    /// Only this site.
+    var site: String?
+    var refreshSeconds: Double
+    /// Seconds without a heartbeat after which a camera is silent (as `scanadmin cameras`).
+    var silentAfter: Double
+    /// Shifts in a trend chart: the current one and those before it.
+    var trendShifts: Int
+    /// A fixed time to show (tests, screenshots); nil: the clock.
+    var fixedNow: Date?
+
+    var now: Date { fixedNow ?? Date() }
+}
+
+/// The dashboard's pages and fragments, rendered on the database thread from the same queries
+/// as `scanadmin report` (`ShiftFigures.load`), so the page and the report never disagree.
+struct DashboardViews {
+    let database: PGConnection
+    let settings: DashboardSettings
+
+    /// A site with its shift plan (the site's zone) and the shift running now (nil: none is).
+    struct SiteShift {
+        var site: Topology.Site
+        var plan: ShiftPlan
+        var shift: ShiftPlan.Instance?
+
+        func scope(lane: String? = nil, camera: String? = nil, period: ShiftPlan.Instance? = nil) -> ReportStore.Scope?
+        {
+            guard let period = period ?? shift else { return nil }
+            return ReportStore.Scope(
+                start: ShiftFigures.timestamp(period.start), end: ShiftFigures.timestamp(period.end), site: site.id,
+                lane: lane, camera: camera, timeZone: plan.timeZone.identifier)
+        }
+
+        func filter(lane: String?) -> ReportFilter {
+            ReportFilter(site: site.id, lane: lane, camera: nil, timeZone: plan.timeZone.identifier)
+        }
+    }
+
+    /// The sites to show: the topology's, and any that sent data without one.
+    func sites() throws -> [SiteShift] {
+        var sites = try SiteStore(connection: database).topology().sites
+        for (site, zone) in try ReportStore(connection: database).siteTimeZones()
+        where !sites.contains(where: { $0.id == site }) {
+            sites.append(Topology.Site(id: site, timeZone: zone))
+        }
+        if let only = settings.site {
+            sites = sites.filter { $0.id == only }
+            if sites.isEmpty { sites = [Topology.Site(id: only)] }
+        }
+        return try sites.sorted { $0.id < $1.id }.map { site in
+            let plan = try PeriodOptions.plan(
+                database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: site.id)
+            return SiteShift(site: site, plan: plan, shift: try? plan.resolve(.current, now: settings.now).first)
+        }
+    }
+
+    func site(_ id: String) throws -> SiteShift? { try sites().first { $0.site.id == id } }
+
+    // MARK: now
+
+    /// Per site: the current shift's tiles, its lanes, its recent packs and its cameras.
+    func now() throws -> String {
+        let sites = try sites()
+        if sites.isEmpty {
+            return
+                "<section><p>No site yet: load a topology (<code>scanadmin topology load FILE</code>) or start agents.</p></section>"
+        }
+        var out = ""
+        for site in sites {
+            out += "<section class=\"site\" data-scope=\"site:\(HTML.escape(site.site.id))\">"
+            out += "<h2>Site \(HTML.escape(site.site.id)) · \(shiftTitle(site))</h2>"
+            guard let shift = site.shift else {
+                out += "<p class=\"muted\">No shift is running now.</p></section>"
+                continue
+            }
+            let figures = try ShiftFigures.load(database, period: shift, filter: site.filter(lane: nil))
+            out += tiles(figures, packs: true)
+            var lanes = site.site.lanes.map(\.id)
+            for lane in figures.lanes where lane.site == site.site.id && !lanes.contains(lane.lane) {
+                lanes.append(lane.lane)
+            }
+            if !lanes.isEmpty {
+                out += "<h3>Lanes</h3><table class=\"lanes\"><thead><tr><th>lane</th>"
+                out += header(["item passes", "sightings", "read rate", "no-reads", "rejects"], numeric: true)
+                out += "</tr></thead><tbody>"
+                for lane in lanes {
+                    let laneFigures = try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane))
+                    out += "<tr data-scope=\"lane:\(HTML.escape(site.site.id))/\(HTML.escape(lane))\">"
+                    out += "<td><a href=\"\(lanePath(site.site.id, lane))\">\(HTML.escape(lane))</a></td>"
+                    out += figureCell("itemPasses", laneFigures.itemPasses)
+                    out += figureCell("sightings", laneFigures.sightings)
+                    out += rateCell(laneFigures.sightings, laneFigures.noReads)
+                    out += figureCell("noReads", laneFigures.noReads)
+                    out += figureCell("rejected", laneFigures.rejected)
+                    out += "</tr>"
+                }
+                out += "</tbody></table>"
+            }
+            if let scope = site.scope() {
+                out += packsTable(try DashboardStore(connection: database).packs(scope, limit: 12), plan: site.plan)
+            }
+            out += camerasTable(try CameraStore(connection: database).cameras(site: site.site.id))
+            out += "</section>"
+        }
+        return out
+    }
+
+    private func shiftTitle(_ site: SiteShift) -> String {
+        guard let shift = site.shift else { return "no shift running" }
+        return "shift \(HTML.escape(shift.label)) \(HTML.escape(site.plan.localTime(shift.start))) – "
+            + "\(HTML.escape(site.plan.localTime(shift.end)))"
+    }
+
+    private func tiles(_ f: ShiftFigures, packs: Bool) -> String {
+        var out = "<div class=\"tiles\">"
+        func tile(_ name: String, _ label: String, _ value: Int) {
+            out +=
+                "<div class=\"tile\"><b data-figure=\"\(name)\" data-value=\"\(value)\">\(value)</b><span>\(label)</span></div>"
+        }
+        tile("itemPasses", "item passes", f.itemPasses)
+        tile("sightings", "sightings", f.sightings)
+        let rate = ReportStore.Figures.readRate(decoded: f.sightings, noReads: f.noReads)
+        out +=
+            "<div class=\"tile\"><b data-figure=\"readRate\" data-value=\"\(rate.map { String(format: "%.4f", $0) } ?? "")\""
+        out +=
+            " class=\"\(rateClass(rate))\">\(ShiftFigures.percent(f.sightings, f.noReads))</b><span>read rate</span></div>"
+        tile("noReads", "no-reads", f.noReads)
+        tile("rejected", "rejects", f.rejected)
+        if packs {
+            tile("packs.complete", "packs complete", ShiftFigures.packCount(f, .complete))
+            tile("packs.short", "packs short", ShiftFigures.packCount(f, .short))
+            tile("packs.over", "packs over", ShiftFigures.packCount(f, .over))
+            tile("packs.unexpected", "unexpected items", ShiftFigures.packCount(f, .unexpected))
+            tile("packs.unknownOrder", "unknown order", ShiftFigures.packCount(f, .unknownOrder))
+        }
+        return out + "</div>"
+    }
+
+    /// Green from 99 %, amber from 95 %, red below: a lane that reads less than 95 % of its labels
+    /// needs someone now.
+    private func rateClass(_ rate: Double?) -> String {
+        guard let rate else { return "muted" }
+        return rate >= 0.99 ? "rate-good" : rate >= 0.95 ? "rate-fair" : "rate-poor"
+    }
+
+    private func header(_ names: [String], numeric: Bool) -> String {
+        names.map { "<th\(numeric ? " class=\"n\"" : "")>\(HTML.escape($0))</th>" }.joined()
+    }
+
+    private func figureCell(_ name: String, _ value: Int) -> String {
+        "<td class=\"n\" data-figure=\"\(name)\" data-value=\"\(value)\">\(value)</td>"
+    }
+
+    private func rateCell(_ decoded: Int, _ noReads: Int) -> String {
+        let rate = ReportStore.Figures.readRate(decoded: decoded, noReads: noReads)
+        return
+            "<td class=\"n \(rateClass(rate))\" data-figure=\"readRate\" data-value=\"\(rate.map { String(format: "%.4f", $0) } ?? "")\">"
+            + "\(ShiftFigures.percent(decoded, noReads))</td>"
+    }
+
+    private func lanePath(_ site: String, _ lane: String) -> String {
+        "/lanes/\(HTML.segment(site))/\(HTML.segment(lane))"
+    }
+
+    private func packsTable(_ packs: [DashboardStore.Pack], plan: ShiftPlan) -> String {
+        var out = "<h3>Packs this shift</h3>"
+        if packs.isEmpty { return out + "<p class=\"muted\">No pack completed yet.</p>" }
+        out += "<table class=\"packs\"><thead><tr><th>completed</th><th>station</th><th>order</th><th>verdict</th>"
+        out += "<th class=\"n\">items</th></tr></thead><tbody>"
+        for pack in packs {
+            out +=
+                "<tr data-pack=\"\(HTML.escape(pack.sessionId))\"><td>\(HTML.escape(localTime(pack.completedAt, plan)))</td>"
+            out += "<td>\(HTML.escape(pack.station))</td>"
+            out +=
+                "<td><a href=\"/packs/\(HTML.segment(pack.sessionId))\">\(HTML.escape(pack.orderId ?? "(no order)"))</a></td>"
+            out += "<td class=\"verdict-\(HTML.escape(pack.verdict))\">\(HTML.escape(pack.verdict))</td>"
+            out += "<td class=\"n\">\(pack.items)</td></tr>"
+        }
+        return out + "</tbody></table>"
+    }
+
+    private func localTime(_ utc: String, _ plan: ShiftPlan) -> String {
+        Timestamp(rfc3339: utc).map { plan.localTime(Date(timeIntervalSince1970: Double($0.milliseconds) / 1000)) }
+            ?? utc
+    }
+
+    /// streaming, paused, starting, reconnecting or ended while heard; silent when not heard
+    /// for `silentAfter` seconds; never heard.
+    func state(_ camera: CameraStore.Camera) -> String {
+        guard let ago = secondsAgo(camera) else { return "never heard" }
+        if Double(ago) > settings.silentAfter { return "silent" }
+        if camera.paused { return "paused" }
+        return camera.sourceState ?? "streaming"
+    }
+
+    /// Seconds since the camera's last heartbeat, at the dashboard's time (a fixed `--now` too).
+    func secondsAgo(_ camera: CameraStore.Camera) -> Int? {
+        guard let fixed = settings.fixedNow else { return camera.secondsAgo }
+        return camera.lastSeen.flatMap(Timestamp.init(rfc3339:)).map {
+            Int((fixed.timeIntervalSince1970 - Double($0.milliseconds) / 1000).rounded())
+        }
+    }
+
+    private func camerasTable(_ cameras: [CameraStore.Camera]) -> String {
+        var out = "<h3>Cameras</h3>"
+        if cameras.isEmpty { return out + "<p class=\"muted\">No camera known.</p>" }
+        out += "<table class=\"cameras\"><thead><tr><th>camera</th><th>place</th><th>state</th>"
+        out += header(["heard s ago", "fps", "frames dropped", "live tracks", "spool"], numeric: true)
+        out += "<th>nats</th></tr></thead><tbody>"
+        for camera in cameras {
+            let place = [
+                camera.lane.isEmpty ? "" : "lane \(camera.lane)",
+                camera.station.isEmpty ? "" : "station \(camera.station)",
+            ].filter { !$0.isEmpty }.joined(separator: " ")
+            let state = state(camera)
+            out += "<tr data-camera=\"\(HTML.escape(camera.camera))\">"
+            out += "<td><a href=\"/cameras/\(HTML.segment(camera.camera))\">\(HTML.escape(camera.camera))</a></td>"
+            out += "<td>\(HTML.escape(place))</td>"
+            out += "<td class=\"state-\(state.replacingOccurrences(of: " ", with: "-"))\" data-state>\(state)</td>"
+            out += "<td class=\"n\">\(secondsAgo(camera).map(String.init) ?? "-")</td>"
+            out += "<td class=\"n\">\(HTML.escape(camera.fps ?? "-"))</td>"
+            out += "<td class=\"n\">\(HTML.escape(camera.framesDropped ?? "-"))</td>"
+            out += "<td class=\"n\">\(HTML.escape(camera.liveTracks ?? "-"))</td>"
+            out += "<td class=\"n\">\(HTML.escape(camera.spoolDepth ?? "-"))</td>"
+            out += "<td>\(HTML.escape(camera.nats ?? "-"))</td></tr>"
+        }
+        return out + "</tbody></table>"
+    }
+
+    // MARK: trends
+
+    /// The current shift and those before it, oldest first.
+    func trendShifts(_ site: SiteShift) -> [ShiftPlan.Instance] {
+        guard let current = site.shift else { return [] }
+        var shifts = [current]
+        while shifts.count < max(1, settings.trendShifts),
+            let previous = try? site.plan.resolve(.previous, now: shifts[0].start).first
+        {
+            shifts.insert(previous, at: 0)
+        }
+        return shifts
+    }
+
+    /// One chart for a lane over the trend's shifts.
+    func chart(_ site: SiteShift, lane: String) throws -> String {
+        let shifts = trendShifts(site)
+        guard let first = shifts.first, let last = shifts.last,
+            let scope = site.scope(
+                lane: lane,
+                period: ShiftPlan.Instance(name: "trend", date: first.date, start: first.start, end: last.end))
+        else { return "" }
+        var figures: [String: (passes: Int, decoded: Int, noReads: Int)] = [:]
+        for hour in try ReportStore(connection: database).hourly(scope) {
+            figures[hour.hour] = (hour.itemPasses, hour.decoded, hour.noReads)
+        }
+        let hours = TrendChart.hours(from: first.start, to: last.end, zone: site.plan.timeZone, figures: figures)
+        let starts = shifts.compactMap { shift -> (Int, String)? in
+            let label = TrendChart.hours(from: shift.start, to: shift.start + 1, zone: site.plan.timeZone, figures: [:])
+                .first?.label
+            return hours.firstIndex { $0.label == label }.map { ($0, shift.label) }
+        }
+        return TrendChart(hours: hours, shifts: starts).svg(
+            title:
+                "Lane \(site.site.id)/\(lane): item passes and read rate an hour, shifts \(first.label) to \(last.label)"
+        )
+    }
+
+    /// Every lane's chart, per site.
+    func trends() throws -> String {
+        var out = ""
+        for site in try sites() {
+            var lanes = site.site.lanes.map(\.id)
+            if lanes.isEmpty, let scope = site.scope() {
+                lanes = try ReportStore(connection: database).figures(scope).lanes.map(\.lane)
+            }
+            guard !lanes.isEmpty else { continue }
+            out += "<section class=\"trends\"><h2>Trends · site \(HTML.escape(site.site.id))</h2>"
+            for lane in lanes {
+                out += "<h3><a href=\"\(lanePath(site.site.id, lane))\">Lane \(HTML.escape(lane))</a></h3>"
+                out += try chart(site, lane: lane)
+            }
+            out += "</section>"
+        }
+        return out
+    }
+
+    // MARK: drill-down
+
+    /// A lane's figures this shift and its recent no-reads with their pictures (nil: no such site).
+    func lane(site id: String, lane: String) throws -> String? {
+        guard let site = try site(id) else { return nil }
+        var out = "<section data-scope=\"lane:\(HTML.escape(id))/\(HTML.escape(lane))\">"
+        out += "<h2>Lane \(HTML.escape(lane)) · site \(HTML.escape(id)) · \(shiftTitle(site))</h2>"
+        if let shift = site.shift {
+            out += tiles(try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane)), packs: false)
+        }
+        out += "</section><section><h2>Recent no-reads</h2>"
+        let shifts = trendShifts(site)
+        guard let first = shifts.first, let last = shifts.last,
+            let scope = site.scope(
+                lane: lane,
+                period: ShiftPlan.Instance(name: "recent", date: first.date, start: first.start, end: last.end))
+        else { return out + "<p class=\"muted\">No shift is running now.</p></section>" }
+        let noReads = try NoReadStore(connection: database).list(scope, limit: 60, newestFirst: true)
+        if noReads.isEmpty { out += "<p class=\"muted\">None in the last \(shifts.count) shift(s).</p>" }
+        out += "<div class=\"noreads\">"
+        for noRead in noReads {
+            out += "<figure data-noread=\"\(HTML.escape(noRead.id))\">"
+            if noRead.imageBytes > 0 {
+                out += "<img src=\"/noreads/\(HTML.segment(noRead.id))\" alt=\"no-read \(HTML.escape(noRead.id))\">"
+            } else {
+                out += "<p class=\"muted\">(no picture)</p>"
+            }
+            out += "<figcaption>\(HTML.escape(localTime(noRead.firstSeen, site.plan))) · \(HTML.escape(noRead.camera))"
+            out += " · \(HTML.escape(noRead.family ?? "unknown")) · \(noRead.frames) frames"
+            out += noRead.itemId.map { " · item \(HTML.escape($0))" } ?? " · no other camera read it"
+            out += "</figcaption></figure>"
+        }
+        return out + "</div></section>"
+    }
+
+    /// The lane page: live figures and no-reads, and the lane's chart.
+    func lanePage(site id: String, lane: String) throws -> String? {
+        guard let live = try self.lane(site: id, lane: lane), let site = try site(id) else { return nil }
+        let fragment = "/fragments/lanes/\(HTML.segment(id))/\(HTML.segment(lane))"
+        let body = "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
+        return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
+    }
+
+    /// A pack's counted lines against its order (nil: no such pack).
+    func pack(sessionId: String) throws -> String? {
+        guard let (pack, lines) = try DashboardStore(connection: database).pack(sessionId: sessionId) else {
+            return nil
+        }
+        let plan = try PeriodOptions.plan(
+            database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: pack.site)
+        var out =
+            "<section data-scope=\"pack:\(HTML.escape(pack.sessionId))\"><h2>Pack \(HTML.escape(pack.sessionId))</h2><p>Order <b>\(HTML.escape(pack.orderId ?? "(none)"))</b>"
+        out += " · station \(HTML.escape(pack.station)) (camera \(HTML.escape(pack.camera)))"
+        out += " · completed \(HTML.escape(localTime(pack.completedAt, plan)))"
+        out +=
+            " · verdict <b class=\"verdict-\(HTML.escape(pack.verdict))\" data-figure=\"verdict\">\(HTML.escape(pack.verdict))</b></p>"
+        out += "<table><thead><tr><th class=\"n\">line</th><th>code</th>"
+        out += header(["expected", "counted"], numeric: true) + "<th>verdict</th></tr></thead><tbody>"
+        for line in lines {
+            out +=
+                "<tr data-line><td class=\"n\">\(line.line.map(String.init) ?? "-")</td><td><code>\(HTML.escape(line.code))</code></td>"
+            out += "<td class=\"n\">\(line.expected)</td><td class=\"n\">\(line.counted)</td>"
+            out += "<td class=\"verdict-\(HTML.escape(line.verdict))\">\(HTML.escape(line.verdict))</td></tr>"
+        }
+        return HTML.page(title: "Pack \(pack.sessionId)", body: out + "</tbody></table></section>")
+    }
+
+    /// A camera's last heartbeats (nil: no such camera).
+    func camera(_ id: String) throws -> String? {
+        guard let camera = try CameraStore(connection: database).cameras(site: nil).first(where: { $0.camera == id })
+        else { return nil }
+        let beats = try DashboardStore(connection: database).heartbeats(camera: id, limit: 60)
+        var out =
+            "<section data-scope=\"camera:\(HTML.escape(id))\"><h2>Camera \(HTML.escape(id)) · site \(HTML.escape(camera.site))</h2>"
+        out +=
+            "<p>State <b class=\"state-\(state(camera).replacingOccurrences(of: " ", with: "-"))\" data-figure=\"state\">\(state(camera))</b>"
+        out +=
+            " · <span data-figure=\"heartbeats\" data-value=\"\(beats.count)\">\(beats.count)</span> heartbeat(s) shown"
+        out += camera.lastSeen.map { " · last heard \(HTML.escape($0))" } ?? ""
+        out += camera.rulesRevision.map { " · rules \(HTML.escape($0))" } ?? ""
+        out += "</p><h3>Last heartbeats</h3><table><thead><tr><th>time (UTC)</th><th>run</th><th>source</th>"
+        out += header(["fps in", "fps processed", "frames dropped", "live tracks", "spool"], numeric: true)
+        out += "<th>nats</th></tr></thead><tbody>"
+        for beat in beats {
+            out += "<tr><td>\(HTML.escape(beat.time))</td><td>\(HTML.escape(beat.runId))</td>"
+            out += "<td>\(HTML.escape(beat.paused ? "paused" : beat.sourceState ?? "-"))</td>"
+            for value in [beat.fpsIn, beat.fpsProcessed] { out += "<td class=\"n\">\(HTML.escape(value ?? "-"))</td>" }
+            for value in [beat.framesDropped, beat.liveTracks, beat.spoolDepth] {
+                out += "<td class=\"n\">\(value.map(String.init) ?? "-")</td>"
+            }
+            out += "<td>\(HTML.escape(beat.nats ?? "-"))</td></tr>"
+        }
+        if beats.isEmpty { out += "<tr><td colspan=\"9\" class=\"muted\">No heartbeat stored.</td></tr>" }
+        return HTML.page(title: "Camera \(id)", body: out + "</tbody></table></section>")
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ScanCore
+import ScanPostgres
+import ScanReports
+import ScanServices
+import ServiceLifecycle
+
+/// `scanadmin serve`: the read-only supervisor dashboard over HTTP.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract:
+            "Read-only supervisor dashboard in a browser: each site and lane now, trends, no-reads, packs, cameras.",
+        discussion: """
+            Pages: / (per site: the current shift's item passes, read rate, rejects and packs, each lane, the
+            latest packs and every camera's state, refreshed in place every --refresh-seconds; below, each
+            lane's hourly item passes and read rate over the last --trend-shifts shifts), /lanes/SITE/LANE
+            (the lane's figures and recent no-reads with their pictures), /packs/SESSION (a pack's lines
+            against its order), /cameras/CAMERA (its last heartbeats). Figures come from the queries of
+            scanadmin report. Nothing on the page changes anything, and the database session is read-only.
+            Listens on loopback unless --listen says otherwise; prints its address once it listens.
+            SIGTERM or SIGINT stops it. Exit codes: 0 stopped, 1 database or listening failure, 64 bad usage.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "HOST:PORT to listen on (port 0: any free port).") var listen = "127.0.0.1:8080"
+    @Option(help: "Only this site.") var site: String?
+    @Option(help: "Shift definitions, name=HH:MM-HH:MM,… (default: the config file's, else early/late/night).")
+    var shifts: String?
+    @Option(help: "Time zone (IANA) for every site, instead of each site's own.") var timeZone: String?
+    @Option(help: "Seconds between live updates of the page.") var refreshSeconds: Double = 5
+    @Option(help: "Seconds without a heartbeat after which a camera is shown silent.") var silentAfter: Double = 15
+    @Option(help: "Shifts in each trend chart (the current one and those before it).") var trendShifts = 3
+    @Option(help: .hidden) var now: String?
+
+    func validate() throws {
+        _ = try Self.address(listen)
+        if !(refreshSeconds >= 0.2) { throw ValidationError("--refresh-seconds must be at least 0.2") }
+        if !(1...30).contains(trendShifts) { throw ValidationError("--trend-shifts must be 1 to 30") }
+        if let now, Timestamp(rfc3339: now) == nil { throw ValidationError("--now '\(now)' is not an RFC 3339 time") }
+    }
+
+    /// `HOST:PORT` (an IPv6 host in brackets).
+    static func address(_ text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw ValidationError("--listen '\(text)' is not HOST:PORT") }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ValidationError("--listen '\(text)' has no host") }
+        return (host, port)
+    }
+
+    func run() async throws {
+        let (host, port) = try Self.address(listen)
+        let settings = DashboardSettings(
+            shiftSpec: try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec, timeZone: timeZone,
+            site: site, refreshSeconds: refreshSeconds, silentAfter: silentAfter, trendShifts: trendShifts,
+            fixedNow: now.flatMap(Timestamp.init(rfc3339:)).map {
+                Date(timeIntervalSince1970: Double($0.milliseconds) / 1000)
+            })
+        // The schema and the shift settings are checked once, before listening.
+        try withDatabase(connection, command: "serve") { database in
+            _ = try DashboardViews(database: database, settings: settings).sites()
+        }
+        let database = DashboardDatabase(dsn: try connection.postgresDSN())
+        let logger = Logger(label: "scanadmin.serve")
+        let app = Application(
+            router: Self.router(database: database, settings: settings),
+            configuration: .init(address: .hostname(host, port: port), serverName: "scanadmin"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                let shown = host.contains(":") ? "[\(host)]" : host
+                FileHandle.standardOutput.write(Data("dashboard: http://\(shown):\(bound)/\n".utf8))
+            },
+            logger: logger)
+        do {
+            try await programGroup([.init(service: app)], stopsOnSignals: true, logger: logger).run()
+        } catch {
+            printError("scanadmin serve: cannot serve on \(listen): \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Every route is a GET: nothing the dashboard serves changes anything.
+    static func router(database: DashboardDatabase, settings: DashboardSettings) -> Router<BasicRequestContext> {
+        let router = Router()
+        @Sendable func html(_ text: String?, _ what: String) -> Response {
+            guard let text else {
+                return page(
+                    .notFound, HTML.page(title: "Not found", body: "<section><p>No \(HTML.escape(what)).</p></section>")
+                )
+            }
+            return page(.ok, text)
+        }
+        @Sendable func views<T: Sendable>(_ body: @escaping @Sendable (DashboardViews) throws -> T) async throws -> T {
+            try await database.read { connection in try body(DashboardViews(database: connection, settings: settings)) }
+        }
+        router.get("/") { _, _ in
+            await respond {
+                let (now, trends) = try await views { try ($0.now(), $0.trends()) }
+                return page(
+                    .ok,
+                    HTML.page(
+                        title: "Now", body: "<div id=\"now\">\(now)</div><div id=\"trends\">\(trends)</div>",
+                        live: [
+                            ("now", "/fragments/now", settings.refreshSeconds),
+                            ("trends", "/fragments/trends", max(60, settings.refreshSeconds)),
+                        ]))
+            }
+        }
+        router.get("/fragments/now") { _, _ in await respond { page(.ok, try await views { try $0.now() }) } }
+        router.get("/fragments/trends") { _, _ in await respond { page(.ok, try await views { try $0.trends() }) } }
+        router.get("/lanes/:site/:lane") { _, context in
+            let site = try context.parameters.require("site")
+            let lane = try context.parameters.require("lane")
+            return await respond { html(try await views { try $0.lanePage(site: site, lane: lane) }, "site \(site)") }
+        }
+        router.get("/fragments/lanes/:site/:lane") { _, context in
+            let site = try context.parameters.require("site")
+            let lane = try context.parameters.require("lane")
+            return await respond {
+                guard let text = try await views({ try $0.lane(site: site, lane: lane) }) else {
+                    return page(.notFound, "No site \(HTML.escape(site)).")
+                }
+                return page(.ok, text)
+            }
+        }
+        router.get("/packs/:session") { _, context in
+            let session = try context.parameters.require("session")
+            return await respond { html(try await views { try $0.pack(sessionId: session) }, "pack \(session)") }
+        }
+        router.get("/cameras/:camera") { _, context in
+            let camera = try context.parameters.require("camera")
+            return await respond { html(try await views { try $0.camera(camera) }, "camera \(camera)") }
+        }
+        router.get("/noreads/:id") { _, context in
+            let id = try context.parameters.require("id")
+            return await respond {
+                let image = try await database.read { try NoReadStore(connection: $0).image(id: id) }
+                guard let image, !image.isEmpty else {
+                    return page(.notFound, "No picture for no-read \(HTML.escape(id)).")
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: image)))
+            }
+        }
+        return router
+    }
+
+    private static func page(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A failure (the database went away) is a 503 naming it; the page keeps its last figures
+    /// and says it is not updated.
+    private static func respond(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch {
+            return page(.serviceUnavailable, "database: \(HTML.escape(String(describing: error)))")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import ScanCore
+import ScanPostgres
+import ScanReports
+import ScanTestSupport
+import Testing
+
+@testable import ScanAdmin
+
+/// The dashboard's pieces in-process: the chart's hours, escaping, the listen address; and its
+/// views against a real PostgreSQL seeded as the report's tests seed it.
+@Suite("scanadmin serve: pages and charts")
+struct DashboardTests {
+    static let zurich = TimeZone(identifier: "Europe/Zurich") ?? .gmt
+
+    static func date(_ text: String) -> Date {
+        Date(timeIntervalSince1970: Double(Timestamp(rfc3339: text)?.milliseconds ?? 0) / 1000)
+    }
+
+    @Test("the chart's hours over the autumn DST night are the report's hourly keys: 02:00 once, eight buckets")
+    func hoursAcrossDST() {
+        let hours = TrendChart.hours(
+            from: Self.date("2026-10-24T20:00:00Z"), to: Self.date("2026-10-25T05:00:00Z"), zone: Self.zurich,
+            figures: ["2026-10-25 02:00": (passes: 3, decoded: 9, noReads: 1)])
+        #expect(hours.count == 8)
+        #expect(hours.first?.label == "2026-10-24 22:00" && hours.last?.label == "2026-10-25 05:00")
+        #expect(hours.filter { $0.label == "2026-10-25 02:00" }.count == 1)
+        let two = hours.first { $0.label == "2026-10-25 02:00" }
+        #expect(two?.passes == 3 && two?.readRate == 0.9)
+        #expect(hours.first?.readRate == nil, "an hour that saw nothing has no read rate")
+    }
+
+    @Test("the chart draws a bar an hour with passes, a point an hour with a read rate, and escapes its title")
+    func chartSVG() {
+        let hours = [
+            TrendChart.Hour(label: "2026-11-25 08:00", passes: 4, decoded: 10, noReads: 0),
+            TrendChart.Hour(label: "2026-11-25 09:00", passes: 0, decoded: 0, noReads: 0),
+            TrendChart.Hour(label: "2026-11-25 10:00", passes: 2, decoded: 3, noReads: 1),
+        ]
+        let svg = TrendChart(hours: hours, shifts: [(0, "2026-11-25/early")]).svg(title: "Lane <L1> & \"x\"")
+        #expect(svg.contains("data-hours=\"3\""))
+        #expect(svg.components(separatedBy: "item passes</title></rect>").count - 1 == 2)
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 2)
+        #expect(svg.contains("read rate 75.0% (3 decoded, 1 no-reads)"))
+        #expect(svg.contains("Lane &lt;L1&gt; &amp; &quot;x&quot;") && !svg.contains("<L1>"))
+        #expect(svg.contains("2026-11-25/early"))
+    }
+
+    @Test("HTML escaping and link segments keep any id inert")
+    func escaping() {
+        #expect(HTML.escape("<img src=x onerror='a'>&\"") == "&lt;img src=x onerror=&#39;a&#39;&gt;&amp;&quot;")
+        #expect(HTML.segment("cam 01/../é?") == "cam%2001%2F..%2F%C3%A9%3F")
+        #expect(HTML.segment("L1-a_b.c~") == "L1-a_b.c~")
+    }
+
+    @Test("--listen takes HOST:PORT, IPv6 in brackets, port 0; anything else is a usage error naming it")
+    func listenAddress() throws {
+        #expect(try ServeCommand.address("127.0.0.1:8080") == ("127.0.0.1", 8080))
+        #expect(try ServeCommand.address("[::1]:0") == ("::1", 0))
+        #expect(try ServeCommand.address("0.0.0.0:9000") == ("0.0.0.0", 9000))
+        for bad in ["localhost", "host:70000", ":8080", "host:http", ""] {
+            #expect(throws: (any Error).self, "\(bad)") { try ServeCommand.address(bad) }
+        }
+    }
+
+    static func settings(now: String, site: String? = nil) -> DashboardSettings {
+        DashboardSettings(
+            shiftSpec: ShiftPlan.defaultSpec, timeZone: nil, site: site, refreshSeconds: 5, silentAfter: 15,
+            trendShifts: 3, fixedNow: date(now))
+    }
+
+    @Test(
+        "on the DST night: the page's figures are the report's, drill-downs find the pack, the camera and the no-read pictures, unknown ids are nil, hostile ids are escaped",
+        .enabled(if: TestEnvironment.postgresEnabled))
+    func pagesOnTheNight() throws {
+        let seeded = try ReportCommandTests.database()
+        defer { seeded.drop() }
+        let db = seeded.database
+        try ReportCommandTests.seedNight(db)
+        try ReportCommandTests.noRead(db, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z")
+        try db.query(
+            """
+            INSERT INTO cameras (camera, site, lane, station, last_status, last_seen)
+            VALUES ('cam"<b>&''x', 'dc1', 'L1', '', '{"paused": true}', '2026-10-25T00:59:55Z'),
+                   ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z')
+            """)
+        let views = DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
+        let now = try views.now()
+
+        // The figures, as `scanadmin report --shift current` gives them at the same time.
+        let result = try seeded.run([
+            "report", "--shift", "current", "--now", "2026-10-25T01:00:00Z", "--site", "dc1", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .array(let shifts)? = try JSONValue.parse(result.stdoutText)["shifts"], let night = shifts.first
+        else {
+            Issue.record("no shift: \(result.stdoutText)")
+            return
+        }
+        for key in ["itemPasses", "sightings", "noReads", "rejected"] {
+            let value = night[key]?.intValue ?? -1
+            #expect(now.contains("data-figure=\"\(key)\" data-value=\"\(value)\""), "\(key) \(value)")
+        }
+        #expect(now.contains("data-figure=\"packs.unknownOrder\" data-value=\"1\""))
+        #expect(now.contains("shift 2026-10-24/night"))
+        #expect(now.contains("data-scope=\"lane:dc1/L1\""))
+
+        // A camera id with markup in it is shown as text; its link is percent-encoded; it is paused.
+        #expect(now.contains("cam&quot;&lt;b&gt;&amp;&#39;x") && !now.contains("cam\"<b>"))
+        #expect(now.contains("href=\"/cameras/cam%22%3Cb%3E%26%27x\""))
+        #expect(now.contains("data-state>paused<"))
+        #expect(now.contains("data-camera=\"cam-old\"") && now.contains("data-state>silent<"), "unheard for 60 s")
+        #expect(now.contains("data-state>never heard<"), "cameras of the topology that never sent a heartbeat")
+
+        // Drill-downs and unknown ids.
+        let lane = try #require(try views.lanePage(site: "dc1", lane: "L1"))
+        #expect(lane.contains("src=\"/noreads/nr-1\""))
+        #expect(lane.contains("<svg") && lane.contains("data-hours=\"24\""))
+        #expect(try views.lanePage(site: "nowhere", lane: "L1") == nil)
+        let pack = try #require(try views.pack(sessionId: "s2"))
+        #expect(pack.contains("data-figure=\"verdict\">short<"))
+        #expect(try views.pack(sessionId: "s'; DROP TABLE pack_records; --") == nil)
+        let camera = try #require(try views.camera("cam-01"))
+        #expect(camera.contains("data-figure=\"heartbeats\" data-value=\"3\""))
+        #expect(try views.camera("cam-99") == nil)
+        #expect(try db.query("SELECT count(*) AS n FROM pack_records").named("packs").first?.int("n") == 4)
+    }
+
+    @Test(
+        "the dashboard's database session cannot write, and a failed statement does not end it",
+        .enabled(if: TestEnvironment.postgresEnabled))
+    func readOnlySession() async throws {
+        let seeded = try ReportCommandTests.database()
+        defer { seeded.drop() }
+        try ReportCommandTests.seedNight(seeded.database)
+        let database = DashboardDatabase(dsn: seeded.environment["SCANTRACK_PG"] ?? "")
+        await #expect(throws: PGError.self) {
+            try await database.read { try $0.execute("DELETE FROM sightings") }
+        }
+        let count = try await database.read { connection in
+            try connection.query("SELECT count(*) AS n FROM sightings").named("count").first?.int("n")
+        }
+        #expect(count == 7)
+    }
+}
