@@ -335,3 +335,5 @@ echo
 echo "| steady load | events | p50 | p99 | max |"
 echo "|---|---|---|---|---|"
 echo "| $(value latency_rate) sightings/s | $(value latency_events) | $(value latency_p50_ms) ms | $(value latency_p99_ms) ms | $(value latency_max_ms) ms |"
+echo
+scripts/bench/dashboard.sh "$bin"

@@ -142,7 +142,7 @@ struct ShiftFigures {
     var packs: [PackVerdict: Int] = [:]
     var topRules: [(rule: String, count: Int)] = []
     var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int, noReads: Int)] = []
-    var lanes: [(site: String, lane: String, sightings: Int, noReads: Int)] = []
+    var lanes: [ReportStore.Figures.LaneCounts] = []
     var hourly: [(hour: String, sightings: Int, itemPasses: Int)] = []
     var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
 
@@ -166,7 +166,7 @@ struct ShiftFigures {
         }
         figures.topRules = stored.topRules.map { ($0.name, $0.count) }
         figures.cameras = stored.cameras.map { ($0.camera, $0.sightings, $0.accepted, $0.rejected, $0.noReads) }
-        figures.lanes = stored.lanes.map { ($0.site, $0.lane, $0.sightings, $0.noReads) }
+        figures.lanes = stored.lanes
         // The report's hours are those with accepted sightings or item passes (the dashboard's
         // trends also chart hours of rejects and no-reads only).
         figures.hourly = stored.hourly.filter { $0.sightings > 0 || $0.itemPasses > 0 }.map {
@@ -250,7 +250,9 @@ struct ShiftFigures {
                         object {
                             $0.field("site", l.site)
                             $0.field("lane", l.lane)
+                            $0.field("itemPasses", l.itemPasses)
                             $0.field("sightings", l.sightings)
+                            $0.field("rejected", l.rejected)
                             $0.field("noReads", l.noReads)
                             rateField(&$0, l.sightings, l.noReads)
                         }
@@ -324,7 +326,9 @@ struct ShiftFigures {
                 add("cameras", c.camera, "noReads", c.noReads)
             }
             for l in f.lanes {
+                add("lanes", "\(l.site)/\(l.lane)", "itemPasses", l.itemPasses)
                 add("lanes", "\(l.site)/\(l.lane)", "sightings", l.sightings)
+                add("lanes", "\(l.site)/\(l.lane)", "rejected", l.rejected)
                 add("lanes", "\(l.site)/\(l.lane)", "noReads", l.noReads)
             }
             for h in f.hourly {
@@ -387,10 +391,14 @@ struct ShiftFigures {
                 out += "\n" + cameras.render(.table)
             }
             if !f.lanes.isEmpty {
-                var lanes = Listing(columns: ["site", "lane", "sightings", "no-reads", "read rate"])
+                var lanes = Listing(columns: [
+                    "site", "lane", "items", "sightings", "rejected", "no-reads", "read rate",
+                ])
                 for l in f.lanes {
                     lanes.rows.append([
-                        l.site, l.lane, String(l.sightings), String(l.noReads), percent(l.sightings, l.noReads),
+                        l.site, l.lane, String(l.itemPasses), String(l.sightings), String(l.rejected),
+                        String(l.noReads),
+                        percent(l.sightings, l.noReads),
                     ])
                 }
                 out += "\n" + lanes.render(.table)

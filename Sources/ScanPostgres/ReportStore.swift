@@ -70,6 +70,15 @@ public struct ReportStore {
             public var lane: String
             public var sightings: Int
             public var noReads: Int
+            public var rejected = 0
+            public var itemPasses = 0
+
+            public init(site: String, lane: String, sightings: Int, noReads: Int) {
+                self.site = site
+                self.lane = lane
+                self.sightings = sightings
+                self.noReads = noReads
+            }
         }
         public struct Hour: Sendable, Equatable {
             public var hour: String
@@ -93,6 +102,12 @@ public struct ReportStore {
         first_seen >= $1::timestamptz AND first_seen < $2::timestamptz AND ($3::text IS NULL OR site = $3)
         AND ($4::text IS NULL OR lane = $4 OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4 AND ($3::text IS NULL OR site = $3)))
         AND ($5::text IS NULL OR camera = $5)
+        """
+
+    /// The lane of a sightings or noreads row `t`: its own, else its camera's in the topology.
+    static let resolvedLane = """
+        coalesce(t.lane, (SELECT lc.lane FROM lane_cameras lc
+                          WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1))
         """
 
     /// Item passes in the period and the filters.
@@ -154,13 +169,14 @@ public struct ReportStore {
             }
         }
         figures.cameras.sort { $0.camera < $1.camera }
+        // Per lane: a sighting's or no-read's lane is the event's, else its camera's in the
+        // topology; an item pass belongs to its lane.
         var lanes: [String: Figures.LaneCounts] = [:]
         for (table, noRead) in [("sightings", false), ("noreads", true)] {
+            let rejected = noRead ? "0" : "count(*) FILTER (WHERE status = 'rejected')"
             for row in try connection.query(
                 """
-                SELECT site, coalesce(lane, (SELECT lc.lane FROM lane_cameras lc
-                                            WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
-                       count(*) AS n
+                SELECT site, \(Self.resolvedLane) AS lane, count(*) AS n, \(rejected) AS rejected
                 FROM \(table) t WHERE \(Self.sightingScope) GROUP BY 1, 2
                 """, parameters
             ).named("report \(table) by lane") {
@@ -170,8 +186,17 @@ public struct ReportStore {
                 var counts =
                     lanes[site + "\u{0}" + lane] ?? Figures.LaneCounts(site: site, lane: lane, sightings: 0, noReads: 0)
                 if noRead { counts.noReads += count } else { counts.sightings += count }
+                counts.rejected += try row.int("rejected")
                 lanes[site + "\u{0}" + lane] = counts
             }
+        }
+        for row in try connection.query(
+            "SELECT p.site, p.lane, count(*) AS n FROM item_passes p WHERE \(Self.passScope) GROUP BY 1, 2", parameters
+        ).named("report passes by lane") {
+            let site = try row.text("site")
+            let lane = try row.text("lane")
+            lanes[site + "\u{0}" + lane, default: Figures.LaneCounts(site: site, lane: lane, sightings: 0, noReads: 0)]
+                .itemPasses = try row.int("n")
         }
         figures.lanes = lanes.values.sorted { ($0.site, $0.lane) < ($1.site, $1.lane) }
         if let passes = try connection.query(
@@ -263,6 +288,49 @@ public struct ReportStore {
             hours[try hour(row)]?.itemPasses = try row.int("n")
         }
         return hours.values.sorted { $0.hour < $1.hour }
+    }
+
+    /// `hourly` for every lane of the scope at once (lanes resolved as the report's lane table
+    /// resolves them), keyed by lane: the dashboard's trend charts.
+    public func hourlyByLane(_ scope: Scope) throws(PGError) -> [String: [Figures.Hour]] {
+        let parameters = scope.parameters + [.text(scope.timeZone)]
+        var lanes: [String: [String: Figures.Hour]] = [:]
+        func add(_ row: PGRow, _ update: (inout Figures.Hour) throws(PGError) -> Void) throws(PGError) {
+            guard let lane = try row.optionalText("lane") else { return }
+            let hour = try row.text("hour")
+            var figures = lanes[lane]?[hour] ?? Figures.Hour(hour: hour, sightings: 0, itemPasses: 0)
+            try update(&figures)
+            lanes[lane, default: [:]][hour] = figures
+        }
+        let hour = "to_char(date_trunc('hour', t.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00')"
+        for row in try connection.query(
+            """
+            SELECT \(Self.resolvedLane) AS lane, \(hour) AS hour,
+                   count(*) FILTER (WHERE status = 'accepted') AS n, count(*) AS decoded
+            FROM sightings t WHERE \(Self.sightingScope) GROUP BY 1, 2
+            """, parameters
+        ).named("hourly sightings by lane") {
+            try add(row) { (figures: inout Figures.Hour) throws(PGError) in
+                figures.sightings = try row.int("n")
+                figures.decoded = try row.int("decoded")
+            }
+        }
+        for row in try connection.query(
+            "SELECT \(Self.resolvedLane) AS lane, \(hour) AS hour, count(*) AS n FROM noreads t WHERE \(Self.sightingScope) GROUP BY 1, 2",
+            parameters
+        ).named("hourly no-reads by lane") {
+            try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.noReads = try row.int("n") }
+        }
+        for row in try connection.query(
+            """
+            SELECT p.lane, to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour,
+                   count(*) AS n
+            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1, 2
+            """, parameters
+        ).named("hourly passes by lane") {
+            try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.itemPasses = try row.int("n") }
+        }
+        return lanes.mapValues { $0.values.sorted { $0.hour < $1.hour } }
     }
 
     /// Each site's time zone.

@@ -18,7 +18,7 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.stderr)")
         let resolved = try ProcessRunner.run(tool, ["-f", Self.docker + "/compose.yaml", "config", "--services"])
         let services = Set(resolved.stdoutText.split(separator: "\n").map(String.init))
-        #expect(services.isSuperset(of: ["nats", "postgres", "migrate", "aggregator", "agent-cam-01"]))
+        #expect(services.isSuperset(of: ["nats", "postgres", "migrate", "aggregator", "dashboard", "agent-cam-01"]))
         // A broken file is refused, so the check above means something.
         let broken = NSTemporaryDirectory() + TestEnvironment.uniqueName("compose") + ".yaml"
         try "services:\n  x:\n    image: [unclosed\n".write(toFile: broken, atomically: true, encoding: .utf8)

@@ -226,6 +226,7 @@ struct ReportCommandTests {
         #expect(lanes.first?["lane"] == .string("L1") && lanes.first?["sightings"]?.intValue == 4)
         #expect(lanes.first?["noReads"]?.intValue == 3)
         #expect(lanes.first?["readRate"]?.doubleValue == 0.5714)
+        #expect(lanes.first?["itemPasses"]?.intValue == 2 && lanes.first?["rejected"]?.intValue == 1)
         let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
         #expect(table.stdoutText.contains("No-reads         3  read rate 62.5%"), "\(table.stdoutText)")
         for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }

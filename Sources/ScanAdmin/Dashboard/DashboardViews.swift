@@ -94,15 +94,18 @@ struct DashboardViews {
                 out += "<h3>Lanes</h3><table class=\"lanes\"><thead><tr><th>lane</th>"
                 out += header(["item passes", "sightings", "read rate", "no-reads", "rejects"], numeric: true)
                 out += "</tr></thead><tbody>"
+                // The report's lane table: one grouped query for every lane of the site.
                 for lane in lanes {
-                    let laneFigures = try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane))
+                    let counts =
+                        figures.lanes.first { $0.site == site.site.id && $0.lane == lane }
+                        ?? ReportStore.Figures.LaneCounts(site: site.site.id, lane: lane, sightings: 0, noReads: 0)
                     out += "<tr data-scope=\"lane:\(HTML.escape(site.site.id))/\(HTML.escape(lane))\">"
                     out += "<td><a href=\"\(lanePath(site.site.id, lane))\">\(HTML.escape(lane))</a></td>"
-                    out += figureCell("itemPasses", laneFigures.itemPasses)
-                    out += figureCell("sightings", laneFigures.sightings)
-                    out += rateCell(laneFigures.sightings, laneFigures.noReads)
-                    out += figureCell("noReads", laneFigures.noReads)
-                    out += figureCell("rejected", laneFigures.rejected)
+                    out += figureCell("itemPasses", counts.itemPasses)
+                    out += figureCell("sightings", counts.sightings)
+                    out += rateCell(counts.sightings, counts.noReads)
+                    out += figureCell("noReads", counts.noReads)
+                    out += figureCell("rejected", counts.rejected)
                     out += "</tr>"
                 }
                 out += "</tbody></table>"
@@ -252,16 +255,24 @@ struct DashboardViews {
         return shifts
     }
 
-    /// One chart for a lane over the trend's shifts.
-    func chart(_ site: SiteShift, lane: String) throws -> String {
+    /// The trend's period: from the start of its first shift to the end of the current one.
+    func trendScope(_ site: SiteShift, lane: String? = nil) -> (shifts: [ShiftPlan.Instance], scope: ReportStore.Scope)?
+    {
         let shifts = trendShifts(site)
         guard let first = shifts.first, let last = shifts.last,
             let scope = site.scope(
                 lane: lane,
                 period: ShiftPlan.Instance(name: "trend", date: first.date, start: first.start, end: last.end))
+        else { return nil }
+        return (shifts, scope)
+    }
+
+    /// One chart for a lane over the trend's shifts (`known`: its hours when loaded already).
+    func chart(_ site: SiteShift, lane: String, hours known: [ReportStore.Figures.Hour]? = nil) throws -> String {
+        guard let (shifts, scope) = trendScope(site, lane: lane), let first = shifts.first, let last = shifts.last
         else { return "" }
         var figures: [String: (passes: Int, decoded: Int, noReads: Int)] = [:]
-        for hour in try ReportStore(connection: database).hourly(scope) {
+        for hour in try known ?? ReportStore(connection: database).hourly(scope) {
             figures[hour.hour] = (hour.itemPasses, hour.decoded, hour.noReads)
         }
         let hours = TrendChart.hours(from: first.start, to: last.end, zone: site.plan.timeZone, figures: figures)
@@ -280,15 +291,17 @@ struct DashboardViews {
     func trends() throws -> String {
         var out = ""
         for site in try sites() {
-            var lanes = site.site.lanes.map(\.id)
-            if lanes.isEmpty, let scope = site.scope() {
-                lanes = try ReportStore(connection: database).figures(scope).lanes.map(\.lane)
-            }
+            guard let (_, scope) = trendScope(site) else { continue }
+            // Every lane's hours in three grouped queries, not three a lane.
+            let hours = try ReportStore(connection: database).hourlyByLane(scope)
+            let lanes =
+                site.site.lanes.map(\.id)
+                + hours.keys.sorted().filter { lane in !site.site.lanes.contains { $0.id == lane } }
             guard !lanes.isEmpty else { continue }
             out += "<section class=\"trends\"><h2>Trends · site \(HTML.escape(site.site.id))</h2>"
             for lane in lanes {
                 out += "<h3><a href=\"\(lanePath(site.site.id, lane))\">Lane \(HTML.escape(lane))</a></h3>"
-                out += try chart(site, lane: lane)
+                out += try chart(site, lane: lane, hours: hours[lane] ?? [])
             }
             out += "</section>"
         }
