@@ -28,6 +28,7 @@ test: deps corpus lint
 	@# Signals and lifetimes are checked on the release build too (what users run).
 	swift build -c release --product scan-aggregator
 	swift build -c release --product scan-agent
+	swift build -c release --product scanadmin
 	scripts/with-servers.sh test swift test --skip-build
 
 demo: deps

@@ -133,8 +133,9 @@ def main():
     parser.add_argument("--url", required=True, help="the dashboard's address")
     parser.add_argument("--out", required=True, help="folder for screenshots and before.json")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
-    parser.add_argument("--wait-change", metavar="SCOPE:FIGURE",
-                        help="after before.json is written, wait for this figure to change without a reload")
+    parser.add_argument("--wait-change", metavar="SCOPE:FIGURE", action="append", default=[],
+                        help="after before.json is written, wait for this figure to change without a reload "
+                             "(repeat: wait for every one)")
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--drill", action="append", default=[], help="a drill-down path to open afterwards")
     parser.add_argument("--width", type=int, default=1280)
@@ -153,17 +154,18 @@ def main():
         os.replace(os.path.join(args.out, "before.json.tmp"), os.path.join(args.out, "before.json"))
 
         if args.wait_change:
-            scope, name = args.wait_change.rsplit(":", 1)
-            initial = figure(before, scope, name)
+            watched = [tuple(item.rsplit(":", 1)) for item in args.wait_change]
+            initial = {item: figure(before, *item) for item in watched}
             deadline = time.time() + args.timeout
             after = before
             while time.time() < deadline:
                 after = browser.figures()
-                if figure(after, scope, name) != initial:
+                unchanged = [item for item in watched if figure(after, *item) == initial[item]]
+                if not unchanged:
                     break
                 time.sleep(0.25)
             else:
-                raise SystemExit(f"{scope} {name} stayed {initial!r} for {args.timeout} s "
+                raise SystemExit(f"{unchanged} stayed {[initial[item] for item in unchanged]} for {args.timeout} s "
                                  f"(page updated {after['updates']} times; offline: {after['offline']})")
             # Give every live fragment one more round, so the figures of one refresh are read.
             time.sleep(0.5)

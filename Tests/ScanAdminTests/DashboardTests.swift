@@ -1,5 +1,9 @@
 import Foundation
 import ScanCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import ScanPostgres
 import ScanReports
 import ScanTestSupport
@@ -141,5 +145,96 @@ struct DashboardTests {
             try connection.query("SELECT count(*) AS n FROM sightings").named("count").first?.int("n")
         }
         #expect(count == 7)
+    }
+
+    static var releaseBinary: String { TestEnvironment.repoRoot + "/.build/release/scanadmin" }
+
+    /// Starts `scanadmin serve` and waits for the address it prints.
+    static func serve(_ binary: String, _ arguments: [String], environment: [String: String], dir: String) throws
+        -> (Process, String)
+    {
+        let process = try ProcessRunner.start(
+            binary, ["serve"] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && process.isRunning {
+            let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
+            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) {
+                return (process, String(line.dropFirst("dashboard: ".count)))
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return (process, "")
+    }
+
+    /// One GET, its body as text (a status other than 200 is an error).
+    static func get(_ url: URL) throws -> String {
+        final class Box: @unchecked Sendable {
+            var result: Result<String, any Error> = .failure(URLError(.timedOut))
+        }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: url) { data, response, error in
+            if let error {
+                box.result = .failure(error)
+            } else if (response as? HTTPURLResponse)?.statusCode != 200 {
+                box.result = .failure(URLError(.badServerResponse))
+            } else {
+                box.result = .success(String(decoding: data ?? Data(), as: UTF8.self))
+            }
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 30)
+        return try box.result.get()
+    }
+
+    static func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return !process.isRunning
+    }
+
+    @Test(
+        "release build: serve answers, SIGTERM and SIGINT each stop it within 5 s with exit 0; a port in use and an unreachable database exit 1 naming them",
+        .enabled(if: TestEnvironment.postgresEnabled))
+    func releaseServeLifecycle() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.releaseBinary),
+            "\(Self.releaseBinary): run `make test`, which builds it")
+        let seeded = try ReportCommandTests.database()
+        defer { seeded.drop() }
+        try ReportCommandTests.seedNight(seeded.database)
+        let dir = NSTemporaryDirectory() + TestEnvironment.uniqueName("serve")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for signal in [SIGTERM, SIGINT] {
+            let (process, url) = try Self.serve(
+                Self.releaseBinary, ["--listen", "127.0.0.1:0", "--now", "2026-10-25T01:00:00Z"],
+                environment: seeded.environment, dir: dir)
+            defer { if process.isRunning { process.terminate() } }
+            try #require(
+                url.hasPrefix("http://127.0.0.1:"),
+                "\((try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "")")
+            let page = try Self.get(try #require(URL(string: url + "fragments/now")))
+            #expect(page.contains("shift 2026-10-24/night") && page.contains("data-scope=\"lane:dc1/L1\""))
+
+            // The port is taken now: a second server says so and exits 1.
+            let port = url.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""
+            let second = try ProcessRunner.run(
+                Self.releaseBinary, ["serve", "--listen", "127.0.0.1:\(port)"], environment: seeded.environment)
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("cannot serve on 127.0.0.1:\(port)"), "\(second.stderr)")
+
+            kill(process.processIdentifier, signal)
+            #expect(Self.waitForExit(process, seconds: 5), "signal \(signal)")
+            #expect(process.terminationStatus == 0)
+        }
+        let unreachable = try ProcessRunner.run(
+            Self.releaseBinary,
+            ["serve", "--listen", "127.0.0.1:0", "--pg", "host=127.0.0.1 port=1 connect_timeout=2"],
+            environment: ["SCANTRACK_CONFIG": ""])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.contains("scanadmin serve:"), "\(unreachable.stderr)")
     }
 }

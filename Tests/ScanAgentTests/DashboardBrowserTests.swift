@@ -37,7 +37,7 @@ struct DashboardBrowserTests {
     }
 
     @Test(
-        "the page shows the demo's lanes, packs and cameras with the figures of scanadmin report, updates in place when no-reads arrive, and drills down to no-read pictures, a pack's lines and a camera's heartbeats"
+        "the page shows the demo's lanes, packs and cameras with the figures of scanadmin report, updates in place when new sightings and no-reads arrive, and drills down to no-read pictures, a pack's lines and a camera's heartbeats"
     )
     func demoInChromium() throws {
         let natsURL = try TestEnvironment.requireNATS()
@@ -152,7 +152,8 @@ struct DashboardBrowserTests {
             python,
             [
                 repo + "/scripts/dashboard_browser.py", "--url", url, "--out", output, "--chromium", chromium,
-                "--wait-change", "lane:dc1/L1:noReads", "--drill", "/lanes/dc1/L1", "--drill", "/packs/\(shortPack)",
+                "--wait-change", "lane:dc1/L1:sightings", "--wait-change", "lane:dc1/L1:noReads", "--drill",
+                "/lanes/dc1/L1", "--drill", "/packs/\(shortPack)",
                 "--drill", "/cameras/cam-10",
             ], environment: ProcessInfo.processInfo.environment, log: dir + "/browser.log",
             stdoutFile: dir + "/browser.json")
@@ -216,8 +217,12 @@ struct DashboardBrowserTests {
             "\((try? String(contentsOfFile: dir + "/browser.log", encoding: .utf8)) ?? "")")
         let result = try JSONValue.parse(try String(contentsOfFile: dir + "/browser.json", encoding: .utf8))
         #expect(result["reloaded"] == .bool(false))
+        // New sightings and no-reads of the torn clip are on the open page.
         let laneAfter = figures(result["after"], "lane:dc1/L1")
         #expect((Int(laneAfter?["noReads"]?.stringValue ?? "") ?? 0) >= 1)
+        #expect(
+            (Int(laneAfter?["sightings"]?.stringValue ?? "") ?? 0)
+                > (Int(laneShown["sightings"]?.stringValue ?? "") ?? 0))
         #expect((result["after"]?["updates"]?.intValue ?? 0) > (before["updates"]?.intValue ?? 0))
 
         // Drill-down: the lane's no-reads with pictures that loaded, the short pack's lines, the
