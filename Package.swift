@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
@@ -53,6 +54,7 @@ let package = Package(
             name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore", "ScanReconciliation"],
             swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanJPEG", dependencies: ["CTurboJPEG", "ScanCore"], swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
         .target(
@@ -81,7 +83,7 @@ let package = Package(
             name: "ScanAgent",
             dependencies: [
                 "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
-                "ScanPNG",
+                "ScanPNG", "ScanJPEG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -189,7 +191,7 @@ let package = Package(
             dependencies: [
                 "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth",
                 "ScanZBar",
-                "ScanZXing", "ScanPNG", "ScanTestSupport",
+                "ScanZXing", "ScanPNG", "ScanJPEG", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -7,7 +7,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
-bin="$(swift build --show-bin-path)"
+bin="${SCANTRACK_BIN:-$(swift build --show-bin-path)}"  # SCANTRACK_BIN: prebuilt programs (tests)
 run="run/demo"
 work="$run/work"
 rm -rf "$work"

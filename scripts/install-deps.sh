@@ -11,6 +11,7 @@ packages=(
   libnats-dev nats-server  # messaging
   imagemagick           # converts the shared corpus to grayscale for tests
   libpng-dev            # PNG still images (scan-agent decode)
+  libturbojpeg0-dev     # JPEG still images (scan-agent decode), libjpeg-turbo's TurboJPEG API
   libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanJPEG
 import ScanPNG
 import ScanZBar
 import ScanZXing
@@ -12,9 +13,11 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode still images with both engines and print one JSON object per symbol.",
         discussion: """
-            Reads PNG (any colour type and depth; colour becomes luma) and binary PGM (P5) and PPM (P6)
-            images, told apart by their first bytes; convert others first, e.g.
-            `convert label.jpg label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`.
+            Reads PNG (any colour type and depth; colour becomes luma), JPEG (baseline and progressive,
+            decoded to luma by libjpeg-turbo) and binary PGM (P5) and PPM (P6) images, told apart by their
+            first bytes, whatever their names; another format (GIF, BMP, TIFF, WebP, …) is named in the
+            error: convert it first, e.g. `convert label.gif label.png` (ImageMagick) or
+            `ffmpeg -i label.webp label.png`.
             Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and
             columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
             Limited; rotated and inverted images tried). A symbol read by both is printed once with
@@ -26,7 +29,7 @@ struct DecodeCommand: ParsableCommand {
             the other files are still decoded).
             """)
 
-    @Argument(help: "Images (PNG, PGM or PPM).") var files: [String]
+    @Argument(help: "Images (PNG, JPEG, PGM or PPM).") var files: [String]
 
     @Option(help: "Only these symbologies (comma-separated, e.g. DataMatrix,EAN-13); default all.")
     var symbologies: String?
@@ -57,8 +60,7 @@ struct DecodeCommand: ParsableCommand {
                 guard let data = FileManager.default.contents(atPath: file) else {
                     throw PGM.ParseError(reason: "cannot read the file")
                 }
-                let bytes = Array(data)
-                image = PNGImage.isPNG(bytes) ? try PNGImage.decode(bytes) : try PGM.parse(bytes)
+                image = try StillImage.decode(Array(data))
             } catch {
                 writeStandardError("scan-agent decode: \(file): \(error)")
                 unreadable += 1
@@ -157,5 +159,40 @@ final class StillDecoder {
     static func sameFamily(_ a: Symbology, _ b: Symbology) -> Bool {
         let retail: Set<Symbology> = [.ean13, .upcA, .upcE, .isbn13]
         return a == b || (retail.contains(a) && retail.contains(b))
+    }
+}
+
+/// A still image file told apart by its first bytes: PNG, JPEG, PGM/PPM; any other format is
+/// named in the error.
+enum StillImage {
+    struct UnsupportedFormat: Error, CustomStringConvertible {
+        var format: String
+        var description: String {
+            "\(format) images are not read (PNG, JPEG, PGM and PPM are): convert it first, e.g. convert FILE FILE.png"
+        }
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> GrayImage {
+        if PNGImage.isPNG(bytes) { return try PNGImage.decode(bytes) }
+        if JPEGImage.isJPEG(bytes) { return try JPEGImage.decode(bytes) }
+        if bytes.starts(with: Array("P5".utf8)) || bytes.starts(with: Array("P6".utf8)) { return try PGM.parse(bytes) }
+        if let format = otherFormat(bytes) { throw UnsupportedFormat(format: format) }
+        return try PGM.parse(bytes)  // its error says what it expected
+    }
+
+    /// Formats someone may hand `decode`, by their signatures.
+    static func otherFormat(_ bytes: [UInt8]) -> String? {
+        let signatures: [(String, [UInt8])] = [
+            ("GIF", Array("GIF8".utf8)), ("BMP", Array("BM".utf8)), ("TIFF", [0x49, 0x49, 0x2A, 0x00]),
+            ("TIFF", [0x4D, 0x4D, 0x00, 0x2A]), ("JPEG 2000", [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
+            ("PDF", Array("%PDF".utf8)), ("ASCII PGM/PPM (P2/P3)", Array("P2".utf8)),
+            ("ASCII PGM/PPM (P2/P3)", Array("P3".utf8)), ("PBM", Array("P4".utf8)),
+        ]
+        if let match = signatures.first(where: { bytes.starts(with: $0.1) }) { return match.0 }
+        if bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            return "WebP"
+        }
+        if bytes.count >= 12 && Array(bytes[4..<8]) == Array("ftyp".utf8) { return "HEIF/AVIF" }
+        return nil
     }
 }

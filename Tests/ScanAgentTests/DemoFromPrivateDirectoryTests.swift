@@ -1,0 +1,49 @@
+import Foundation
+import ScanTestSupport
+import Testing
+
+/// The demo from a clone inside a 0700 directory (as under a home directory), where PostgreSQL's
+/// `postgres` user cannot enter: scripts/with-servers.sh and scripts/demo.sh, as `make demo` runs
+/// them, with this build's programs (SCANTRACK_BIN) instead of a second build.
+@Suite("make demo from a private directory", .enabled(if: TestEnvironment.postgresEnabled))
+struct DemoFromPrivateDirectoryTests {
+    @Test(
+        "a clone in a 0700 directory runs the whole demo: servers start and stop, the report shows its passes and packs"
+    )
+    func demoInPrivateClone() throws {
+        let git = try #require(ProcessRunner.which("git"))
+        let home = NSTemporaryDirectory() + TestEnvironment.uniqueName("home")
+        try FileManager.default.createDirectory(
+            atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let clone = home + "/scantrack"
+        let cloned = try ProcessRunner.run(git, ["clone", "-q", TestEnvironment.repoRoot, clone])
+        try #require(cloned.status == 0, "\(cloned.stderr)")
+        // The Python environment of the WMS consumer, as make's setup would make it in the clone.
+        try? FileManager.default.createDirectory(atPath: clone + "/.cache", withIntermediateDirectories: true)
+        try? FileManager.default.createSymbolicLink(
+            atPath: clone + "/.cache/venv", withDestinationPath: TestEnvironment.repoRoot + "/.cache/venv")
+        let mode = try FileManager.default.attributesOfItem(atPath: home)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+
+        let result = try ProcessRunner.run(
+            clone + "/scripts/with-servers.sh", ["demo", clone + "/scripts/demo.sh"],
+            environment: [
+                "SCANTRACK_BIN": TestEnvironment.productsDirectory, "SCANTRACK_DASHBOARD_LISTEN": "127.0.0.1:0",
+                "SCANTRACK_CONFIG": "",
+            ])
+        let output = result.stdoutText
+        #expect(result.status == 0, "\(output.suffix(3000))\n\(result.stderr.suffix(3000))")
+        #expect(output.contains("servers: PostgreSQL on 127.0.0.1:"))
+        #expect(output.contains("dashboard: http://127.0.0.1:"))
+        #expect(output.contains("10 item passes (0 seen by only some cameras of their lane)"), "\(output.suffix(2000))")
+        #expect(output.contains("3 packs: complete 1, short 1, over 0, unexpected 1"))
+        #expect(output.contains("demo done"))
+        // PostgreSQL's data lived outside the clone, in the directory recorded in run/demo/pg/dir,
+        // and the servers are stopped.
+        let pgDir = try String(contentsOfFile: clone + "/run/demo/pg/dir", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!pgDir.hasPrefix(home) && !pgDir.isEmpty)
+        #expect(output.contains("servers: stopped PostgreSQL"))
+    }
+}
