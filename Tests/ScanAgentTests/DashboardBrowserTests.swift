@@ -111,7 +111,9 @@ struct DashboardBrowserTests {
             #expect(agent.terminationStatus == 0)
         }
 
-        // The demo's outcome, settled: ten item passes on lane L1, three packs.
+        // The demo's outcome, settled: all 30 sightings stored and reconciled into item passes, three
+        // packs. Ten products pass; an agent that started later than its 1.5 s by more than the lane's
+        // 0.6 s window (a loaded machine) leaves some passes seen by one camera only.
         let shifts = Self.shiftsAroundNow()
         let period = ["--shift", "current", "--shifts", shifts, "--time-zone", "UTC", "--format", "json"]
         func report(_ extra: [String] = []) throws -> JSONValue {
@@ -124,9 +126,12 @@ struct DashboardBrowserTests {
         #expect(
             try H.eventually(seconds: 90) {
                 settled = try report()
-                return settled["itemPasses"]?.intValue == 10 && settled["packs"]?["total"]?.intValue == 3
-                    && settled["partialPasses"]?.intValue == 0
+                let unreconciled = try database.query("SELECT count(*) AS n FROM sightings WHERE NOT reconciled")
+                    .named("unreconciled").first?.int("n")
+                return unreconciled == 0 && settled["sightings"]?.intValue == 30
+                    && settled["packs"]?["total"]?.intValue == 3
             }, "\(settled)")
+        #expect((10...20).contains(settled["itemPasses"]?.intValue ?? 0), "\(settled)")
 
         // The dashboard, and Chromium on it.
         let serve = try ProcessRunner.start(
@@ -191,7 +196,7 @@ struct DashboardBrowserTests {
                 siteShown["packs.\(verdict)"]?.stringValue == siteReport["packs"]?[verdict]?.intValue.map(String.init),
                 "\(verdict)")
         }
-        #expect(laneShown["itemPasses"]?.stringValue == "10")
+        #expect(laneShown["itemPasses"]?.stringValue == settled["itemPasses"]?.intValue.map(String.init))
         #expect(siteShown["packs.complete"]?.stringValue == "1" && siteShown["packs.short"]?.stringValue == "1")
         guard case .object(let cameras)? = before["cameras"], case .array(let packs)? = before["packs"] else {
             Issue.record("no cameras or packs on the page: \(before)")

@@ -36,7 +36,11 @@ struct DemoFromPrivateDirectoryTests {
         #expect(result.status == 0, "\(output.suffix(3000))\n\(result.stderr.suffix(3000))")
         #expect(output.contains("servers: PostgreSQL on 127.0.0.1:"))
         #expect(output.contains("dashboard: http://127.0.0.1:"))
-        #expect(output.contains("10 item passes (0 seen by only some cameras of their lane)"), "\(output.suffix(2000))")
+        // Ten products, each seen by both lane cameras (a loaded machine may start the second camera
+        // late enough to split some passes: the sightings are the fixed figure).
+        #expect(
+            output.contains(" item passes (") && output.contains("), 30 sightings, 8 unique codes"),
+            "\(output.suffix(2000))")
         #expect(output.contains("3 packs: complete 1, short 1, over 0, unexpected 1"))
         #expect(output.contains("demo done"))
         // PostgreSQL's data lived outside the clone, in the directory recorded in run/demo/pg/dir,
