@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The dashboard's HTTP server (`scanadmin serve`); its optional traits are not needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        // Metrics: the swift-metrics API in the programs, a Prometheus registry behind it (ScanMetrics).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // C libraries, reached through pkg-config; each has a shim for what Swift cannot call.
@@ -66,6 +69,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // /metrics (Prometheus text) and /health/live|ready over HTTP, for the long-running programs.
+        .target(
+            name: "ScanMetrics",
+            dependencies: [
+                "ScanCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The agent's runtime behind its ports (frame source, decoder, durable sink, event bus,
         // command and rules feeds, clock): no C module, so tests run it in-process with fakes.
         .target(
@@ -73,6 +89,7 @@ let package = Package(
             dependencies: [
                 "ScanCore", "ScanServices",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -83,7 +100,7 @@ let package = Package(
             name: "ScanAgent",
             dependencies: [
                 "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
-                "ScanPNG", "ScanJPEG",
+                "ScanPNG", "ScanJPEG", "ScanMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,7 +110,8 @@ let package = Package(
         .target(
             name: "ScanAggregator",
             dependencies: [
-                "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres",
+                "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres", "ScanMetrics",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

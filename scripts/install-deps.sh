@@ -17,6 +17,7 @@ packages=(
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)
   docker-compose        # validates docker/compose.yaml in the tests (no engine needed)
   chromium              # headless browser: the dashboard test opens `scanadmin serve` in it
+  prometheus            # scrapes the programs' /metrics in a test; promtool checks docker/prometheus/
   fonts-dejavu-core     # a font for the browser's screenshots
 )
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScanAgentRuntime
 import ScanCore
+import ScanMetrics
 import ScanNATS
 import ScanServices
 import ScanV4L2
@@ -139,6 +140,8 @@ struct RunCommand: AsyncParsableCommand {
             writeStandardError("scan-agent run: \(error)")
             throw ExitCode(2)
         }
+        // Before any metric is made: a metric made earlier would stay unrecorded.
+        if agentConfig.metricsListen != nil { ScanMetrics.bootstrap() }
         let parts = AgentParts(
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
         let agent = AgentServices(
@@ -151,8 +154,23 @@ struct RunCommand: AsyncParsableCommand {
                 "site": "\(agentConfig.camera.site)", "source": "\(source.kind)", "nats": "\(link.address)",
                 "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
             ])
+        var services = agent.services
+        if let listen = agentConfig.metricsListen, let address = ScanMetrics.address(listen) {
+            // First in, last out. Ready: connected to NATS (events are spooled meanwhile).
+            let readiness = Readiness([]) { [link] in
+                [
+                    HealthCheck(
+                        name: "nats", ok: link.isConnected, detail: link.isConnected ? "connected" : "disconnected")
+                ]
+            }
+            services.insert(
+                .init(
+                    service: ScanMetrics.endpoint(
+                        host: address.host, port: address.port, readiness: readiness, logger: logger),
+                    serviceName: "metrics"), at: 0)
+        }
         do {
-            try await agent.group(stopsOnSignals: true).run()
+            try await programGroup(services, stopsOnSignals: true, logger: logger).run()
         } catch {
             logger.error("scan-agent failed", metadata: [LogKey.error: "\(error)"])
             throw ExitCode(1)

@@ -138,6 +138,8 @@ public final class AgentLoop: @unchecked Sendable {
     private var nextHeartbeat: Duration
     private var lastCheckpoint: Duration
     private var spoolLossLogged: Duration?
+    public let metrics: AgentMetrics
+    private var lastHeartbeatStatus: AgentStatus?
     private var window: (frames: Int, received: Int, started: Duration)
 
     public init(
@@ -160,6 +162,7 @@ public final class AgentLoop: @unchecked Sendable {
         self.checkpoint = checkpoint
         self.images = images
         self.logger = logger
+        self.metrics = AgentMetrics(camera: config.camera)
         self.pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
@@ -273,6 +276,7 @@ public final class AgentLoop: @unchecked Sendable {
         for var event in events {
             if let unsaved = event.unsavedNoRead {
                 noReads += 1
+                metrics.noReads.increment()
                 event = NoReadPictures.save(unsaved, into: images, logger: logger)
             }
             let subject = subjects.agent(event.subjectFamily, site: camera.site, camera: camera.id)
@@ -280,7 +284,10 @@ public final class AgentLoop: @unchecked Sendable {
                 try? bus.publishCore(subject: subject, bytes: event.json)  // best effort; the heartbeat shows the link
                 continue
             }
-            if event.kind == .sighting { sightings += 1 }
+            if event.kind == .sighting {
+                sightings += 1
+                metrics.sighting(status: event.sightingStatus)
+            }
             let droppedBefore = sink.dropped
             sink.append(subject: subject, eventId: event.eventId, payload: event.json)
             let droppedNow = sink.dropped
@@ -382,6 +389,8 @@ public final class AgentLoop: @unchecked Sendable {
         status.decoderThreads = decoding.threads
         status.scanned = decoding.scanned
         board.update { $0 = status }
+        metrics.heartbeat(status, previous: lastHeartbeatStatus, latencies: decoding.latencies)
+        lastHeartbeatStatus = status
         window = (0, received, clock.elapsed)
         let event = pipeline.factory.status(status, time: clock.now, sequence: sequence)
         let subject = subjects.agent("status", site: config.camera.site, camera: config.camera.id)

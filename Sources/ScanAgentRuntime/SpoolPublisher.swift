@@ -18,12 +18,15 @@ public final class SpoolPublisher: Sendable {
     let batch: Int
     /// Runs after the drain, before the last flush (the agent closes its run).
     let afterDrain: @Sendable () -> Void
+    /// Where each publish's round trip (to JetStream's acknowledgement) is recorded.
+    let metrics: AgentMetrics?
 
     public init(
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock, drain: Duration,
-        logger: Logger, batch: Int = 100, afterDrain: @escaping @Sendable () -> Void = {}
+        logger: Logger, batch: Int = 100, metrics: AgentMetrics? = nil, afterDrain: @escaping @Sendable () -> Void = {}
     ) {
         self.afterDrain = afterDrain
+        self.metrics = metrics
         self.sink = sink
         self.bus = bus
         self.delivery = delivery
@@ -81,8 +84,11 @@ public final class SpoolPublisher: Sendable {
                     continue
                 }
                 do {
+                    let sent = ContinuousClock.now
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: record.payload, messageID: record.eventId)
+                    let (seconds, attoseconds) = (ContinuousClock.now - sent).components
+                    metrics?.publish.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {
                         retry.succeeded("JetStream acknowledges; sending the spool")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+import ScanMetrics
 import ScanServices
 import ServiceLifecycle
 
@@ -13,23 +14,38 @@ public final class AggregatorServices: Sendable {
     let ingestOnly: Bool
     let logger: Logger
     private let totals = IngestTotals()
+    let metricsListen: (host: String, port: Int)?
+    /// NATS, the consumer and PostgreSQL, as ingest finds them (`/health/ready`).
+    public let readiness = Readiness(["nats", "consumer", "postgres"])
 
-    public init(settings: IngestSettings, ingestOnly: Bool, logger: Logger) {
+    /// `metricsListen`: where to serve /metrics and /health (nil: nowhere).
+    public init(
+        settings: IngestSettings, ingestOnly: Bool, logger: Logger, metricsListen: (host: String, port: Int)? = nil
+    ) {
         self.settings = settings
         self.ingestOnly = ingestOnly
         self.logger = logger
+        self.metricsListen = metricsListen
     }
 
     /// What ingest stored since the start (read once the group has ended).
     public var ingestTotals: IngestCounts { totals.value }
 
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
-        let (settings, logger, totals) = (self.settings, self.logger, self.totals)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+        let (settings, logger, totals, readiness) = (self.settings, self.logger, self.totals, self.readiness)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let metricsListen {
+            // First in, last out: /health/ready says "failing" while the others stop.
+            services.append(
+                .init(
+                    service: ScanMetrics.endpoint(
+                        host: metricsListen.host, port: metricsListen.port, readiness: readiness, logger: logger),
+                    serviceName: "metrics"))
+        }
+        services.append(
             .init(
                 service: ThreadService("heartbeats") { stop in try Self.recordHeartbeats(settings, logger, stop) },
-                serviceName: "heartbeats")
-        ]
+                serviceName: "heartbeats"))
         if !ingestOnly {
             services.append(
                 .init(
@@ -38,7 +54,7 @@ public final class AggregatorServices: Sendable {
         }
         services.append(
             .init(
-                service: ThreadService("ingest") { stop in try Self.ingest(settings, logger, stop, totals) },
+                service: ThreadService("ingest") { stop in try Self.ingest(settings, logger, stop, totals, readiness) },
                 serviceName: "ingest"))
         return services
     }
@@ -48,11 +64,18 @@ public final class AggregatorServices: Sendable {
         programGroup(services, stopsOnSignals: stopsOnSignals, logger: logger)
     }
 
-    static func ingest(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken, _ totals: IngestTotals) throws {
+    static func ingest(
+        _ settings: IngestSettings, _ logger: Logger, _ stop: StopToken, _ totals: IngestTotals, _ readiness: Readiness
+    ) throws {
         guard
             let ingestor = try untilJetStreamReady(
                 "ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
         else { return }
+        ingestor.readiness = readiness
+        defer {
+            readiness.set("consumer", ok: false, detail: "stopped")
+            readiness.set("nats", ok: false, detail: "stopped")
+        }
         logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
         defer { ingestor.close() }
         do {
@@ -79,10 +102,12 @@ public final class AggregatorServices: Sendable {
                 "reconciliation", stop: stop, logger: logger, { try Reconciler(settings: settings, logger: logger) })
         else { return }
         var retry = RetryLog("reconciliation paused", logger: logger)
+        let reconciliationLag = AggregatorMetrics().reconciliationLag
         while !stop.isStopped {
             do {
                 let counts = try reconciler.runOnce()
                 retry.succeeded("reconciliation resumed")
+                if let lag = try? reconciler.lagSeconds() { reconciliationLag.record(lag) }
                 if counts.sightings < reconciler.batchSize { stop.sleep(for: .milliseconds(250)) }
             } catch {
                 retry.failed(error)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScanMetrics
 import ScanCore
 import ScanNATS
 import ScanPostgres
@@ -78,6 +79,11 @@ public final class Ingestor: @unchecked Sendable {
     public var onCommit: (@Sendable ([Timestamp]) -> Void)?
     /// Writes one batch while this thread fetches and validates the next.
     private let writer = BackgroundWorker(name: "ingest-store")
+    private let connection: NATSConnection
+    private let metrics = AggregatorMetrics()
+    /// Told whether NATS, the consumer and PostgreSQL work (`/health/ready`), when set.
+    public var readiness: Readiness?
+    private var lastObserved = ContinuousClock.now - .seconds(10)
 
     /// `store`: where batches go (PostgreSQL at `settings.postgresDSN` unless given).
     public init(settings: IngestSettings, logger: Logger, store: (any SightingStore)? = nil) throws {
@@ -86,7 +92,7 @@ public final class Ingestor: @unchecked Sendable {
         storage = store ?? PostgresSightingStore(dsn: settings.postgresDSN)
         var options = NATSConnection.Options()
         options.name = "scan-aggregator"
-        let connection = try NATSConnection(url: settings.natsURL, options: options)
+        connection = try NATSConnection(url: settings.natsURL, options: options)
         jetStream = try connection.jetStream()
         try Self.ensureStreams(jetStream, settings)
         events = try Self.subscribe(jetStream, settings)
@@ -114,8 +120,10 @@ public final class Ingestor: @unchecked Sendable {
                 fetchFailures = 0
                 lastFetchError = ""
             }
+            readiness?.set("consumer", ok: true, detail: "bound to \(settings.durable) on \(settings.agentStream)")
             return messages
         } catch {
+            readiness?.set("consumer", ok: false, detail: "\(error)")
             fetchFailures += 1
             if error.description != lastFetchError || fetchFailures % 40 == 0 {
                 lastFetchError = error.description
@@ -142,6 +150,7 @@ public final class Ingestor: @unchecked Sendable {
     /// `stop` ends a wait for PostgreSQL (the batch is then not acknowledged and comes again).
     @discardableResult
     public func runOnce(stop: StopToken = StopToken()) throws -> IngestCounts {
+        observe()
         let current = prefetched ?? prepare(fetch(stop: stop))
         prefetched = nil
         guard !current.messages.isEmpty else { return IngestCounts() }
@@ -166,6 +175,26 @@ public final class Ingestor: @unchecked Sendable {
         guard let batch = prefetched else { return }
         prefetched = nil
         totals = totals + (try store(batch, stop: stop))
+    }
+
+    /// At most every 2 s: whether NATS is connected, and the consumer's backlog (gauges).
+    private func observe() {
+        guard ContinuousClock.now - lastObserved >= .seconds(2) else { return }
+        lastObserved = .now
+        let connected = connection.isConnected
+        readiness?.set("nats", ok: connected, detail: connected ? "connected" : "disconnected")
+        if readiness != nil {
+            do {
+                try storage.ping()
+                readiness?.set("postgres", ok: true, detail: "reachable")
+            } catch {
+                readiness?.set("postgres", ok: false, detail: "\(error)")
+            }
+        }
+        if let backlog = try? jetStream.consumerBacklog(stream: settings.agentStream, consumer: settings.durable) {
+            metrics.pending.record(Int64(clamping: backlog.pending))
+            metrics.ackPending.record(backlog.ackPending)
+        }
     }
 
     /// Ends the writer thread (the ingestor is not used afterwards).
@@ -239,6 +268,7 @@ public final class Ingestor: @unchecked Sendable {
 
     private func store(_ batch: Prepared, stop: StopToken) throws -> IngestCounts {
         var counts = IngestCounts(messages: batch.messages.count)
+        let started = ContinuousClock.now
         // Store until it works: PostgreSQL restarting pauses ingest, it loses nothing.
         var attempt = 0
         while true {
@@ -250,8 +280,11 @@ public final class Ingestor: @unchecked Sendable {
                 }
                 (counts.sightingsStored, counts.sessionEventsStored, counts.noReadsStored) = try storage.store(
                     sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads, refused: refused)
+                readiness?.set("postgres", ok: true, detail: "storing")
                 break
             } catch {
+                metrics.postgresErrors.increment()
+                readiness?.set("postgres", ok: false, detail: "\(error)")
                 attempt += 1
                 guard storage.isTransient(error), attempt < 600, !stop.isStopped else { throw error }
                 if attempt == 1 || attempt % 20 == 0 {
@@ -268,6 +301,8 @@ public final class Ingestor: @unchecked Sendable {
             batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
             + batch.noReads.count - counts.noReadsStored
         counts.deadLetters = batch.refused.count
+        metrics.record(
+            counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: ContinuousClock.now - started)
         for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.
             var payload = JSONWriter()

@@ -51,6 +51,12 @@ public final class Reconciler: @unchecked Sendable {
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
     }
 
+    /// Seconds since the oldest sighting still waiting for reconciliation was first seen (0 when
+    /// none waits): how far item passes lag behind the cameras.
+    public func lagSeconds() throws(PGError) -> Double {
+        try PassStore(connection: try database.connection()).reconciliationLagSeconds()
+    }
+
     /// One round. A lost PostgreSQL connection is reported as an error; the caller retries.
     @discardableResult
     public func runOnce() throws(PGError) -> ReconcileCounts {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import ScanCore
+import ScanMetrics
 import ScanNATS
 import ScanPostgres
 import ScanServices
@@ -50,9 +51,17 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         )
         var noreadRetentionDays: Int?
         @Flag(help: "Only store events: no item passes or pack records from this replica.") var ingestOnly = false
+        @Option(
+            help:
+                "HOST:PORT for /metrics (Prometheus) and /health/live|ready (default: $SCANTRACK_METRICS_LISTEN, else none; port 0: any free port)."
+        )
+        var metricsListen: String?
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
 
         func validate() throws {
+            if let metricsListen, ScanMetrics.address(metricsListen) == nil {
+                throw ValidationError("--metrics-listen '\(metricsListen)' is not HOST:PORT")
+            }
             do {
                 _ = try ScanLogging.level(logLevel)
             } catch {
@@ -108,7 +117,17 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 }
                 settings.replicas = Int64(replicas)
             }
-            let services = AggregatorServices(settings: settings, ingestOnly: ingestOnly, logger: logger)
+            var metrics: (host: String, port: Int)?
+            if let listen = metricsListen ?? environment["SCANTRACK_METRICS_LISTEN"].flatMap({ $0.isEmpty ? nil : $0 })
+            {
+                guard let address = ScanMetrics.address(listen) else {
+                    throw ValidationError("SCANTRACK_METRICS_LISTEN '\(listen)' is not HOST:PORT")
+                }
+                metrics = address
+                ScanMetrics.bootstrap()  // before any metric is made
+            }
+            let services = AggregatorServices(
+                settings: settings, ingestOnly: ingestOnly, logger: logger, metricsListen: metrics)
             do {
                 try await services.group(stopsOnSignals: true).run()
             } catch {

@@ -30,6 +30,12 @@ public protocol SightingStore: AnyObject {
     func isTransient(_ error: any Error) -> Bool
     /// Forgets a broken connection; the next call opens a new one.
     func reset()
+    /// Throws when the store cannot be reached now (readiness while no batch comes).
+    func ping() throws
+}
+
+extension SightingStore {
+    public func ping() throws {}
 }
 
 /// The PostgreSQL store (`EventStore` in one transaction), reconnecting after a loss.
@@ -59,4 +65,13 @@ public final class PostgresSightingStore: SightingStore {
     public func isTransient(_ error: any Error) -> Bool { (error as? PGError)?.isConnectionLoss ?? false }
 
     public func reset() { database.reset() }
+
+    public func ping() throws {
+        do {
+            _ = try database.connection().query("SELECT 1")
+        } catch {
+            database.reset()
+            throw error
+        }
+    }
 }

@@ -11,6 +11,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var spool: SpoolConfig
     /// `heartbeatSeconds` in the file.
     public var heartbeat: Duration = .seconds(5)
+    /// `metrics.listen`: HOST:PORT of /metrics and /health (nil: not served).
+    public var metricsListen: String?
     /// A ruleset file to start with (rules from NATS replace it).
     public var rulesFile: String?
 
@@ -164,6 +166,7 @@ extension AgentConfig {
 
     static let topKeys = [
         "camera", "source", "decoder", "tracking", "noread", "session", "nats", "spool", "heartbeatSeconds", "rules",
+        "metrics",
     ]
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
@@ -367,6 +370,15 @@ extension AgentConfig {
             if let dir = reader.string(spool["dir"], at: "spool.dir") { config.spool.dir = dir }
             if let maxBytes = reader.int(spool["maxBytes"], at: "spool.maxBytes", range: 1 << 16...1 << 40) {
                 config.spool.maxBytes = maxBytes
+            }
+        }
+        if let metrics = reader.object(top["metrics"], at: "metrics", allowed: ["listen"]),
+            let listen = reader.string(metrics["listen"], at: "metrics.listen")
+        {
+            if ListenAddress.parse(listen) != nil {
+                config.metricsListen = listen
+            } else {
+                reader.fail("metrics.listen", "'\(listen)' is not HOST:PORT (e.g. 127.0.0.1:9464)")
             }
         }
         if let seconds = reader.double(top["heartbeatSeconds"], at: "heartbeatSeconds", range: 0.1...3600) {

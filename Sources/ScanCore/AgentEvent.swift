@@ -20,6 +20,8 @@ public struct AgentEvent: Sendable, Equatable {
     /// A no-read whose picture is still to be encoded and kept (`AgentEvent.noRead(_:picture:)`):
     /// the agent turns it into PNG, writes the file and renders the event again with both.
     public var unsavedNoRead: UnsavedNoRead?
+    /// A sighting's `status` (accepted or rejected), for the agent's metrics.
+    public var sightingStatus: String?
 
     public init(kind: Kind, eventId: String, time: Timestamp, json: [UInt8], unsavedNoRead: UnsavedNoRead? = nil) {
         self.kind = kind

@@ -117,6 +117,19 @@ public final class JetStream: @unchecked Sendable {
         try NATSError.checkJS("js_DeleteStream", name, status, jsCode)
     }
 
+    /// A durable consumer's backlog: messages not yet delivered to it, and delivered but not yet
+    /// acknowledged.
+    public func consumerBacklog(stream: String, consumer: String) throws(NATSError) -> (
+        pending: UInt64, ackPending: Int64
+    ) {
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS(
+            "js_GetConsumerInfo", consumer, js_GetConsumerInfo(&info, handle, stream, consumer, nil, &jsCode), jsCode)
+        defer { jsConsumerInfo_Destroy(info) }
+        return (info?.pointee.NumPending ?? 0, info?.pointee.NumAckPending ?? 0)
+    }
+
     /// How many messages the stream holds now.
     public func messageCount(stream: String) throws(NATSError) -> UInt64 {
         var info: UnsafeMutablePointer<jsStreamInfo>?

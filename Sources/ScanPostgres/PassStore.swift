@@ -56,6 +56,17 @@ public struct PassStore {
         return result
     }
 
+    /// Seconds since the oldest unreconciled sighting was first seen; 0 when none waits.
+    public func reconciliationLagSeconds() throws(PGError) -> Double {
+        let row = try connection.query(
+            """
+            SELECT coalesce(extract(epoch FROM now() - min(first_seen)), 0)::float8::text AS lag
+            FROM sightings WHERE NOT reconciled
+            """
+        ).named("reconciliation lag").first
+        return max(0, Double(try row?.text("lag") ?? "0") ?? 0)
+    }
+
     public func markReconciled(_ eventIds: [String]) throws(PGError) {
         guard !eventIds.isEmpty else { return }
         try connection.query(

@@ -18,7 +18,10 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.stderr)")
         let resolved = try ProcessRunner.run(tool, ["-f", Self.docker + "/compose.yaml", "config", "--services"])
         let services = Set(resolved.stdoutText.split(separator: "\n").map(String.init))
-        #expect(services.isSuperset(of: ["nats", "postgres", "migrate", "aggregator", "dashboard", "agent-cam-01"]))
+        #expect(
+            services.isSuperset(of: [
+                "nats", "postgres", "migrate", "aggregator", "dashboard", "agent-cam-01", "prometheus",
+            ]))
         // A broken file is refused, so the check above means something.
         let broken = NSTemporaryDirectory() + TestEnvironment.uniqueName("compose") + ".yaml"
         try "services:\n  x:\n    image: [unclosed\n".write(toFile: broken, atomically: true, encoding: .utf8)
@@ -50,7 +53,64 @@ struct DeploymentFilesTests {
         let agent = try #require(FileManager.default.contents(atPath: Self.docker + "/agent-cam-01.json"))
         let config = try AgentConfig.parse(Array(agent), file: "agent-cam-01.json")
         #expect(config.source.kind == .v4l2 && config.source.device == "/dev/video0")
+        #expect(config.metricsListen == "0.0.0.0:9464")
         let topology = try #require(FileManager.default.contents(atPath: Self.docker + "/topology.json"))
         #expect(try Topology.parse(Array(topology), file: "topology.json").lane(site: "dc1", camera: "cam-01") != nil)
+    }
+
+    /// Metric names (histograms without their _bucket/_sum/_count) in a text.
+    static func metricNames(_ text: String) -> Set<String> {
+        let names = text.matches(of: /scantrack_[a-z_]+/).map { String($0.output) }
+        return Set(
+            names.map { name in
+                for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) {
+                    return String(name.dropLast(suffix.count))
+                }
+                return name
+            })
+    }
+
+    /// The metric names docs/metrics.md lists in its tables.
+    static func documentedMetrics() throws -> Set<String> {
+        let doc = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/metrics.md", encoding: .utf8)
+        return Set(
+            doc.split(separator: "\n").filter { $0.hasPrefix("| `scantrack_") }.compactMap { line in
+                line.split(separator: "`").dropFirst().first.map(String.init)
+            })
+    }
+
+    @Test(
+        "promtool accepts the Prometheus config and the alert rules; the alerts and the Grafana dashboard use documented metrics only"
+    )
+    func monitoringFiles() throws {
+        let promtool = try #require(
+            ProcessRunner.which("promtool"), "promtool (Debian's prometheus) is installed by scripts/install-deps.sh")
+        let rules = Self.docker + "/prometheus/scantrack-alerts.yml"
+        let checkedRules = try ProcessRunner.run(promtool, ["check", "rules", rules])
+        #expect(checkedRules.status == 0, "\(checkedRules.stdoutText) \(checkedRules.stderr)")
+        // The config names the rules where the container mounts them: point it at the repo's copy.
+        let config = try String(contentsOfFile: Self.docker + "/prometheus/prometheus.yml", encoding: .utf8)
+        #expect(config.contains("/etc/prometheus/scantrack-alerts.yml"))
+        let local = NSTemporaryDirectory() + TestEnvironment.uniqueName("prometheus") + ".yml"
+        try config.replacingOccurrences(of: "/etc/prometheus/scantrack-alerts.yml", with: rules).write(
+            toFile: local, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: local) }
+        let checkedConfig = try ProcessRunner.run(promtool, ["check", "config", local])
+        #expect(checkedConfig.status == 0, "\(checkedConfig.stdoutText) \(checkedConfig.stderr)")
+
+        let documented = try Self.documentedMetrics()
+        #expect(documented.count >= 20)
+        let alerts = Self.metricNames(try String(contentsOfFile: rules, encoding: .utf8))
+        let dashboardText = try String(
+            contentsOfFile: Self.docker + "/grafana/scantrack-dashboard.json", encoding: .utf8)
+        guard case .array(let panels)? = try JSONValue.parse(dashboardText)["panels"] else {
+            Issue.record("no panels in the dashboard")
+            return
+        }
+        #expect(panels.count >= 8)
+        let charted = Self.metricNames(dashboardText)
+        #expect(alerts.isSubset(of: documented), "\(alerts.subtracting(documented))")
+        #expect(charted.isSubset(of: documented), "\(charted.subtracting(documented))")
+        #expect(!alerts.isEmpty && !charted.isEmpty)
     }
 }

@@ -136,4 +136,28 @@ struct AgentConfigTests {
             #expect(error.description.contains("'n2:4222' is not a NATS URL"))
         }
     }
+
+    @Test("metrics.listen is HOST:PORT (IPv6 in brackets, port 0 allowed); off when absent; a bad one is named")
+    func metricsListen() throws {
+        func parse(_ metrics: String) throws(ConfigErrors) -> AgentConfig {
+            try AgentConfig.parse(Array(#"{"camera": {"id": "c1"}\#(metrics)}"#.utf8), file: "m.json")
+        }
+        #expect(try parse("").metricsListen == nil)
+        #expect(try parse(#", "metrics": {"listen": "127.0.0.1:9464"}"#).metricsListen == "127.0.0.1:9464")
+        #expect(try parse(#", "metrics": {"listen": "[::1]:0"}"#).metricsListen == "[::1]:0")
+        for bad in [#""9464""#, #"":9464""#, #""host:99999""#, #""host""#, "9464"] {
+            do {
+                _ = try parse(#", "metrics": {"listen": \#(bad)}"#)
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.issues.map(\.path) == ["metrics.listen"], "\(bad)")
+            }
+        }
+        do {
+            _ = try parse(#", "metrics": {"port": 9464}"#)
+            Issue.record("accepted metrics.port")
+        } catch {
+            #expect(error.issues.map(\.path) == ["metrics.port"])
+        }
+    }
 }

@@ -45,13 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// `HOST:PORT` (an IPv6 host in brackets).
     static func address(_ text: String) throws -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { throw ValidationError("--listen '\(text)' is not HOST:PORT") }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw ValidationError("--listen '\(text)' has no host") }
-        return (host, port)
+        guard let address = ListenAddress.parse(text) else {
+            throw ValidationError("--listen '\(text)' is not HOST:PORT")
+        }
+        return address
     }
 
     func run() async throws {

@@ -101,7 +101,11 @@ public struct SightingEvent: Sendable, Equatable {
     }
 
     /// The event as the contract bytes, for routing.
-    public var agentEvent: AgentEvent { AgentEvent(kind: .sighting, eventId: eventId, time: time, json: json) }
+    public var agentEvent: AgentEvent {
+        var event = AgentEvent(kind: .sighting, eventId: eventId, time: time, json: json)
+        event.sightingStatus = status
+        return event
+    }
 
     /// A sighting read from its JSON; a breach of the contract is a dead letter naming the field.
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> SightingEvent {

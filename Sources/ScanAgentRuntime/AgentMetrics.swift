@@ -1,0 +1,59 @@
+import Metrics
+import ScanCore
+
+/// The agent's metrics (swift-metrics; Prometheus names in docs/metrics.md), labelled with the
+/// camera and site. Counters advance at each heartbeat (frames) or as events are made
+/// (sightings, no-reads); without a metrics backend bootstrapped they cost nothing.
+public struct AgentMetrics: Sendable {
+    let framesReceived: Counter
+    let framesDecoded: Counter
+    let framesDropped: Counter
+    let decode: Timer
+    let accepted: Counter
+    let rejected: Counter
+    let noReads: Counter
+    let liveTracks: Gauge
+    let spoolEvents: Gauge
+    let spoolBytes: Gauge
+    let spoolDropped: Gauge
+    let natsConnected: Gauge
+    let paused: Gauge
+    let publish: Timer
+
+    public init(camera: CameraIdentity) {
+        let labels = [("site", camera.site), ("camera", camera.id)]
+        framesReceived = Counter(label: "scantrack_agent_frames_received_total", dimensions: labels)
+        framesDecoded = Counter(label: "scantrack_agent_frames_decoded_total", dimensions: labels)
+        framesDropped = Counter(label: "scantrack_agent_frames_dropped_total", dimensions: labels)
+        decode = Timer(label: "scantrack_agent_decode_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+        accepted = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "accepted")])
+        rejected = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "rejected")])
+        noReads = Counter(label: "scantrack_agent_noreads_total", dimensions: labels)
+        liveTracks = Gauge(label: "scantrack_agent_live_tracks", dimensions: labels)
+        spoolEvents = Gauge(label: "scantrack_agent_spool_events", dimensions: labels)
+        spoolBytes = Gauge(label: "scantrack_agent_spool_bytes", dimensions: labels)
+        spoolDropped = Gauge(label: "scantrack_agent_spool_dropped_events", dimensions: labels)
+        natsConnected = Gauge(label: "scantrack_agent_nats_connected", dimensions: labels)
+        paused = Gauge(label: "scantrack_agent_paused", dimensions: labels)
+        publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+    }
+
+    func sighting(status: String?) {
+        (status == "rejected" ? rejected : accepted).increment()
+    }
+
+    /// A heartbeat's status: counters by what changed since the last one (`previous`), gauges
+    /// as they are, and every decode latency of the window.
+    func heartbeat(_ status: AgentStatus, previous: AgentStatus?, latencies: [Double]) {
+        framesReceived.increment(by: max(0, status.framesIn - (previous?.framesIn ?? 0)))
+        framesDecoded.increment(by: max(0, status.framesProcessed - (previous?.framesProcessed ?? 0)))
+        framesDropped.increment(by: max(0, status.framesDropped - (previous?.framesDropped ?? 0)))
+        for seconds in latencies { decode.recordNanoseconds(Int64(seconds * 1e9)) }
+        liveTracks.record(status.liveTracks)
+        spoolEvents.record(status.spoolDepth)
+        spoolBytes.record(status.spoolBytes)
+        spoolDropped.record(status.spoolDropped)
+        natsConnected.record(status.nats == "connected" ? 1 : 0)
+        paused.record(status.paused ? 1 : 0)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Metrics
+import ScanMetrics
+
+/// The aggregator's metrics (swift-metrics; Prometheus names in docs/metrics.md). Without a
+/// metrics backend bootstrapped (tests, `--metrics-listen` not given) they cost nothing.
+struct AggregatorMetrics: Sendable {
+    let messages = Counter(label: "scantrack_aggregator_messages_total")
+    let sightings = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "sighting")])
+    let sessions = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "session")])
+    let noReads = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "noread")])
+    let duplicates = Counter(label: "scantrack_aggregator_duplicates_total")
+    let batch = Timer(label: "scantrack_aggregator_batch_seconds", preferredDisplayUnit: .seconds)
+    let pending = Gauge(label: "scantrack_aggregator_consumer_pending_messages")
+    let ackPending = Gauge(label: "scantrack_aggregator_consumer_ack_pending_messages")
+    let postgresErrors = Counter(label: "scantrack_aggregator_postgres_errors_total")
+    let reconciliationLag = Gauge(label: "scantrack_aggregator_reconciliation_lag_seconds")
+
+    func deadLetter(reason: String) {
+        Counter(label: "scantrack_aggregator_dead_letters_total", dimensions: [("reason", reason)]).increment()
+    }
+
+    /// One stored batch.
+    func record(_ counts: IngestCounts, refused reasons: [String], duration: Duration) {
+        messages.increment(by: counts.messages)
+        sightings.increment(by: counts.sightingsStored)
+        sessions.increment(by: counts.sessionEventsStored)
+        noReads.increment(by: counts.noReadsStored)
+        duplicates.increment(by: counts.duplicates)
+        for reason in reasons { deadLetter(reason: reason) }
+        batch.recordNanoseconds(duration.nanoseconds)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

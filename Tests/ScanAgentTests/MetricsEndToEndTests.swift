@@ -1,0 +1,213 @@
+import Foundation
+import ScanCore
+import ScanNATS
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// /metrics and /health of a running agent and aggregator, scraped by a real Prometheus (Debian's
+/// `prometheus`), with a nats-server of the test's own that it stops and starts again.
+@Suite("metrics and health scraped by Prometheus", .enabled(if: TestEnvironment.postgresEnabled))
+struct MetricsEndToEndTests {
+    typealias H = AgentRunHarness
+
+    /// A port nobody listens on now.
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The status and body of one GET (status 0: nothing answered).
+    static func get(_ url: String) -> (status: Int, body: String) {
+        final class Box: @unchecked Sendable { var value: (Int, String) = (0, "") }
+        let box = Box()
+        guard let target = URL(string: url) else { return (0, "") }
+        let done = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: target)
+        request.timeoutInterval = 5
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.value = (
+                (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self)
+            )
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 10)
+        return box.value
+    }
+
+    /// One instant query to Prometheus's HTTP API: the first series' value, nil when none.
+    static func query(_ prometheus: String, _ expression: String) -> Double? {
+        let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
+        let answer = get("\(prometheus)/api/v1/query?query=\(encoded)")
+        guard answer.status == 200, let json = try? JSONValue.parse(answer.body),
+            case .array(let results)? = json["data"]?["result"], case .array(let pair)? = results.first?["value"],
+            pair.count == 2
+        else { return nil }
+        return pair[1].stringValue.flatMap(Double.init)
+    }
+
+    @Test(
+        "Prometheus scrapes the agent's frames and the aggregator's stored sightings with the values the database holds; /health/ready turns 503 while NATS is down and 200 again"
+    )
+    func scrapedByPrometheus() throws {
+        let prometheusBinary = try #require(
+            ProcessRunner.which("prometheus"), "Debian's prometheus is installed by scripts/install-deps.sh")
+        let nats = try H.PrivateNATS()
+        let migrated = try MigratedDatabase(prefix: "st_metrics")
+        let dir = try ReplayHarness.temporaryDirectory()
+        var running: [Process] = []
+        defer {
+            for process in running where process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            migrated.drop()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+        let prefix = TestEnvironment.uniqueName("st")
+        let (agentPort, aggregatorPort, prometheusPort) = (
+            try Self.freePort(), try Self.freePort(), try Self.freePort()
+        )
+        let agentURL = "http://127.0.0.1:\(agentPort)"
+        let aggregatorURL = "http://127.0.0.1:\(aggregatorPort)"
+        let prometheusURL = "http://127.0.0.1:\(prometheusPort)"
+
+        running.append(
+            try ProcessRunner.start(
+                TestEnvironment.productsDirectory + "/scan-aggregator",
+                ["run", "--prefix", prefix, "--batch", "10", "--metrics-listen", "127.0.0.1:\(aggregatorPort)"],
+                environment: ProcessInfo.processInfo.environment.merging([
+                    "SCANTRACK_NATS": nats.url, "SCANTRACK_PG": migrated.dsn,
+                    "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                ]) { _, new in new }, log: dir + "/aggregator.log"))
+        try """
+        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        scrape_configs:
+          - job_name: scantrack
+            static_configs:
+              - targets: ["127.0.0.1:\(agentPort)", "127.0.0.1:\(aggregatorPort)"]
+        """.write(toFile: dir + "/prometheus.yml", atomically: true, encoding: .utf8)
+        running.append(
+            try ProcessRunner.start(
+                prometheusBinary,
+                [
+                    "--config.file=\(dir)/prometheus.yml", "--storage.tsdb.path=\(dir)/tsdb",
+                    "--web.listen-address=127.0.0.1:\(prometheusPort)",
+                ], environment: ProcessInfo.processInfo.environment, log: dir + "/prometheus.log"))
+        // A 20 s clip in real time: the agent is up while NATS goes and comes back.
+        let clip = try H.flowClip(frames: 600)
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip, realtime: true), natsURL: nats.url, prefix: prefix,
+            extra: #", "metrics": {"listen": "127.0.0.1:\#(agentPort)"}"#)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        running.append(agent)
+        func log(_ name: String) -> String {
+            (try? String(contentsOfFile: dir + "/\(name).log", encoding: .utf8)) ?? ""
+        }
+
+        #expect(
+            H.eventually(seconds: 30) { Self.get(prometheusURL + "/-/ready").status == 200 }, "\(log("prometheus"))")
+        #expect(
+            H.eventually(seconds: 30) {
+                (Self.query(prometheusURL, #"scantrack_agent_frames_received_total{camera="cam-01",site="dc1"}"#) ?? 0)
+                    > 0
+            }, "\(Self.get(agentURL + "/metrics").body.prefix(2000))")
+        for url in [agentURL, aggregatorURL] {
+            #expect(H.eventually(seconds: 20) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(Self.get(url + "/health/live").status == 200)
+        }
+        // What the agent serves (it is gone once its clip ends).
+        let agentExposition = Self.get(agentURL + "/metrics").body
+
+        // NATS goes away: neither is ready (the agent spools, the aggregator waits); back: both are.
+        try nats.stop()
+        for url in [agentURL, aggregatorURL] {
+            #expect(
+                H.eventually(seconds: 20) {
+                    let ready = Self.get(url + "/health/ready")
+                    return ready.status == 503 && ready.body.contains("nats failing")
+                }, "\(url): \(Self.get(url + "/health/ready"))")
+            #expect(Self.get(url + "/health/live").status == 200)
+        }
+        try nats.start()
+        for url in [agentURL, aggregatorURL] {
+            #expect(H.eventually(seconds: 30) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+        }
+
+        // A malformed event on a sighting subject: one dead letter, counted by its reason.
+        _ = try NATSConnection(url: nats.url).jetStream().publish(
+            subject: "\(prefix).v1.sighting.dc1.cam-01", bytes: Array("{\"type\": \"sighting\", ".utf8))
+
+        // The clip ends; every sighting is stored, and Prometheus's figure is the database's.
+        #expect(H.waitForExit(agent))
+        #expect(agent.terminationStatus == 0, "\(log("agent"))")
+        let database = migrated.connection
+        func count(_ sql: String) throws -> Int { try database.query(sql).named("count").first?.int("n") ?? -1 }
+        var stored = 0
+        #expect(
+            try H.eventually(seconds: 30) {
+                let now = try count("SELECT count(*) AS n FROM sightings")
+                defer { stored = now }
+                return now > 0 && now == stored
+                    && Self.query(prometheusURL, #"scantrack_aggregator_events_stored_total{type="sighting"}"#)
+                        == Double(now)
+            }, "\(log("aggregator"))")
+        let reason = try #require(
+            try database.query("SELECT reason FROM dead_letters").named("dead letter").first?.text("reason"))
+        #expect(
+            H.eventually(seconds: 20) {
+                Self.query(prometheusURL, #"scantrack_aggregator_dead_letters_total{reason="\#(reason)"}"#) == 1
+            }, "\(reason)")
+        // The agent's frame counter, as scraped, is the frame count of one of its heartbeats (the
+        // counter advances at each heartbeat).
+        let scraped = try #require(
+            Self.query(prometheusURL, #"max_over_time(scantrack_agent_frames_received_total{camera="cam-01"}[5m])"#))
+        #expect(scraped > 0 && scraped <= 600)
+        let heard = try database.query(
+            "SELECT (body->>'framesIn')::int AS frames FROM heartbeats WHERE camera = 'cam-01' ORDER BY time"
+        ).named("heartbeats").map { try $0.int("frames") }
+        // At least what the last stored heartbeat said, at most the frames of the whole run (the
+        // agent's last line); the last one or two heartbeats of a run may not reach the database.
+        let total = try #require(
+            log("agent").split(separator: "\n").last(where: { $0.contains("scan-agent stopped") })?.firstMatch(
+                of: /\sframes=(\d+)/
+            ).flatMap { Int($0.output.1) },
+            "\(log("agent").suffix(1000))")
+        #expect(
+            heard.contains(Int(scraped)) || (Int(scraped) >= (heard.max() ?? 0) && Int(scraped) <= total),
+            "scraped \(scraped), heartbeats \(heard), run \(total)")
+        #expect(Int(scraped) <= total)
+        print("prometheus: \(stored) sightings stored, agent frames \(Int(scraped)) at the last scrape")
+
+        // Every metric the programs serve is in docs/metrics.md, and every one documented is served.
+        var served = Set<String>()
+        for line in (Self.get(aggregatorURL + "/metrics").body + agentExposition).split(separator: "\n")
+        where line.hasPrefix("# TYPE ") {
+            served.insert(String(line.split(separator: " ")[2]))
+        }
+        let doc = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/metrics.md", encoding: .utf8)
+        let documented = Set(
+            doc.split(separator: "\n").filter { $0.hasPrefix("| `scantrack_") }.compactMap {
+                $0.split(separator: "`").dropFirst().first.map(String.init)
+            })
+        #expect(
+            served == documented,
+            "served only: \(served.subtracting(documented)); documented only: \(documented.subtracting(served))")
+    }
+}
