@@ -54,7 +54,9 @@ public final class AggregatorServices: Sendable {
         }
         services.append(
             .init(
-                service: ThreadService("ingest") { stop in try Self.ingest(settings, logger, stop, totals, readiness) },
+                service: ThreadService("ingest") { [served = metricsListen != nil] stop in
+                    try Self.ingest(settings, logger, stop, totals, served ? readiness : nil)
+                },
                 serviceName: "ingest"))
         return services
     }
@@ -65,16 +67,17 @@ public final class AggregatorServices: Sendable {
     }
 
     static func ingest(
-        _ settings: IngestSettings, _ logger: Logger, _ stop: StopToken, _ totals: IngestTotals, _ readiness: Readiness
+        _ settings: IngestSettings, _ logger: Logger, _ stop: StopToken, _ totals: IngestTotals, _ readiness: Readiness?
     ) throws {
         guard
             let ingestor = try untilJetStreamReady(
                 "ingest", stop: stop, logger: logger, { try Ingestor(settings: settings, logger: logger) })
         else { return }
+        // Checked (NATS, consumer backlog, PostgreSQL every 2 s) only when /health is served.
         ingestor.readiness = readiness
         defer {
-            readiness.set("consumer", ok: false, detail: "stopped")
-            readiness.set("nats", ok: false, detail: "stopped")
+            readiness?.set("consumer", ok: false, detail: "stopped")
+            readiness?.set("nats", ok: false, detail: "stopped")
         }
         logger.info("ingesting", metadata: ["stream": "\(settings.agentStream)", "durable": "\(settings.durable)"])
         defer { ingestor.close() }

@@ -177,19 +177,18 @@ public final class Ingestor: @unchecked Sendable {
         totals = totals + (try store(batch, stop: stop))
     }
 
-    /// At most every 2 s: whether NATS is connected, and the consumer's backlog (gauges).
+    /// At most every 2 s, when /health is served: whether NATS is connected and PostgreSQL answers,
+    /// and the consumer's backlog (gauges).
     private func observe() {
-        guard ContinuousClock.now - lastObserved >= .seconds(2) else { return }
+        guard readiness != nil, ContinuousClock.now - lastObserved >= .seconds(2) else { return }
         lastObserved = .now
         let connected = connection.isConnected
         readiness?.set("nats", ok: connected, detail: connected ? "connected" : "disconnected")
-        if readiness != nil {
-            do {
-                try storage.ping()
-                readiness?.set("postgres", ok: true, detail: "reachable")
-            } catch {
-                readiness?.set("postgres", ok: false, detail: "\(error)")
-            }
+        do {
+            try storage.ping()
+            readiness?.set("postgres", ok: true, detail: "reachable")
+        } catch {
+            readiness?.set("postgres", ok: false, detail: "\(error)")
         }
         if let backlog = try? jetStream.consumerBacklog(stream: settings.agentStream, consumer: settings.durable) {
             metrics.pending.record(Int64(clamping: backlog.pending))
