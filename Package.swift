@@ -73,7 +73,6 @@ let package = Package(
         .target(
             name: "ScanMetrics",
             dependencies: [
-                "ScanCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -155,7 +155,7 @@ struct RunCommand: AsyncParsableCommand {
                 "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
             ])
         var services = agent.services
-        if let listen = agentConfig.metricsListen, let address = ScanMetrics.address(listen) {
+        if let listen = agentConfig.metricsListen, let address = ListenAddress.parse(listen) {
             // First in, last out. Ready: connected to NATS (events are spooled meanwhile).
             let readiness = Readiness([]) { [link] in
                 [

@@ -48,7 +48,7 @@ public struct AgentMetrics: Sendable {
         framesReceived.increment(by: max(0, status.framesIn - (previous?.framesIn ?? 0)))
         framesDecoded.increment(by: max(0, status.framesProcessed - (previous?.framesProcessed ?? 0)))
         framesDropped.increment(by: max(0, status.framesDropped - (previous?.framesDropped ?? 0)))
-        for seconds in latencies { decode.recordNanoseconds(Int64(seconds * 1e9)) }
+        for seconds in latencies { decode.recordSeconds(seconds) }
         liveTracks.record(status.liveTracks)
         spoolEvents.record(status.spoolDepth)
         spoolBytes.record(status.spoolBytes)

@@ -87,8 +87,7 @@ public final class SpoolPublisher: Sendable {
                     let sent = ContinuousClock.now
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: record.payload, messageID: record.eventId)
-                    let (seconds, attoseconds) = (ContinuousClock.now - sent).components
-                    metrics?.publish.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                    metrics?.publish.record(duration: ContinuousClock.now - sent)
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {
                         retry.succeeded("JetStream acknowledges; sending the spool")

@@ -28,13 +28,6 @@ struct AggregatorMetrics: Sendable {
         noReads.increment(by: counts.noReadsStored)
         duplicates.increment(by: counts.duplicates)
         for reason in reasons { deadLetter(reason: reason) }
-        batch.recordNanoseconds(duration.nanoseconds)
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        batch.record(duration: duration)
     }
 }

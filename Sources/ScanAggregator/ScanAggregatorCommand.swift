@@ -59,7 +59,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
 
         func validate() throws {
-            if let metricsListen, ScanMetrics.address(metricsListen) == nil {
+            if let metricsListen, ListenAddress.parse(metricsListen) == nil {
                 throw ValidationError("--metrics-listen '\(metricsListen)' is not HOST:PORT")
             }
             do {
@@ -120,7 +120,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             var metrics: (host: String, port: Int)?
             if let listen = metricsListen ?? environment["SCANTRACK_METRICS_LISTEN"].flatMap({ $0.isEmpty ? nil : $0 })
             {
-                guard let address = ScanMetrics.address(listen) else {
+                guard let address = ListenAddress.parse(listen) else {
                     throw ValidationError("SCANTRACK_METRICS_LISTEN '\(listen)' is not HOST:PORT")
                 }
                 metrics = address

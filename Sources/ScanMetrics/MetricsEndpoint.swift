@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
-import ScanCore
 import ServiceLifecycle
 
 /// One check of a program's readiness (NATS connected, PostgreSQL reachable, consumer bound).
@@ -70,9 +69,6 @@ public enum ScanMetrics {
 
     /// The registry in the Prometheus text format.
     public static func text() -> String { registry.emitToString() }
-
-    /// `HOST:PORT` (an IPv6 host in brackets, port 0 for any free one).
-    public static func address(_ text: String) -> (host: String, port: Int)? { ListenAddress.parse(text) }
 
     /// The HTTP service of `/metrics`, `/health/live` and `/health/ready`. `onListening` gets the
     /// bound address (the real port when 0 was asked for).
