@@ -42,10 +42,7 @@ public struct DashboardStore {
         let pack = try Self.pack(row)
         var lines: [SiteStore.PackedLine] = []
         for line in try connection.query(
-            """
-            SELECT r.session_id, r.station, r.verdict AS pack_verdict, l.line, l.code, l.expected, l.counted, l.verdict
-            FROM pack_records r JOIN pack_lines l USING (session_id) WHERE r.session_id = $1 ORDER BY l.position
-            """, [.text(sessionId)]
+            "\(SiteStore.PackedLine.selectSQL) WHERE r.session_id = $1 ORDER BY l.position", [.text(sessionId)]
         ).named("pack lines") {
             lines.append(try SiteStore.PackedLine(line))
         }

@@ -252,82 +252,58 @@ public struct ReportStore {
     /// The period's figures an hour (in the scope's zone): accepted and all sightings, no-reads
     /// and item passes, for hours with any of them.
     public func hourly(_ scope: Scope) throws(PGError) -> [Figures.Hour] {
-        let parameters = scope.parameters
-        let zone: [PGValue] = [.text(scope.timeZone)]
-        var hours: [String: Figures.Hour] = [:]
-        func hour(_ row: PGRow) throws(PGError) -> String {
-            let hour = try row.text("hour")
-            if hours[hour] == nil { hours[hour] = Figures.Hour(hour: hour, sightings: 0, itemPasses: 0) }
-            return hour
-        }
-        for row in try connection.query(
-            """
-            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour,
-                   count(*) FILTER (WHERE status = 'accepted') AS n, count(*) AS decoded
-            FROM sightings WHERE \(Self.sightingScope) GROUP BY 1 ORDER BY 1
-            """, parameters + zone
-        ).named("report hourly sightings") {
-            let key = try hour(row)
-            hours[key]?.sightings = try row.int("n")
-            hours[key]?.decoded = try row.int("decoded")
-        }
-        for row in try connection.query(
-            """
-            SELECT to_char(date_trunc('hour', first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
-            FROM noreads WHERE \(Self.sightingScope) GROUP BY 1 ORDER BY 1
-            """, parameters + zone
-        ).named("report hourly no-reads") {
-            hours[try hour(row)]?.noReads = try row.int("n")
-        }
-        for row in try connection.query(
-            """
-            SELECT to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour, count(*) AS n
-            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1 ORDER BY 1
-            """, parameters + zone
-        ).named("report hourly passes") {
-            hours[try hour(row)]?.itemPasses = try row.int("n")
-        }
-        return hours.values.sorted { $0.hour < $1.hour }
+        try hours(scope, byLane: false)[""] ?? []
     }
 
     /// `hourly` for every lane of the scope at once (lanes resolved as the report's lane table
     /// resolves them), keyed by lane: the dashboard's trend charts.
     public func hourlyByLane(_ scope: Scope) throws(PGError) -> [String: [Figures.Hour]] {
+        try hours(scope, byLane: true)
+    }
+
+    /// The hourly figures keyed by lane (`byLane`), or all under "" (rows without a lane are then
+    /// left out of the lanes, as in the report's lane table).
+    private func hours(_ scope: Scope, byLane: Bool) throws(PGError) -> [String: [Figures.Hour]] {
         let parameters = scope.parameters + [.text(scope.timeZone)]
         var lanes: [String: [String: Figures.Hour]] = [:]
         func add(_ row: PGRow, _ update: (inout Figures.Hour) throws(PGError) -> Void) throws(PGError) {
-            guard let lane = try row.optionalText("lane") else { return }
+            guard let lane = byLane ? try row.optionalText("lane") : "" else { return }
             let hour = try row.text("hour")
             var figures = lanes[lane]?[hour] ?? Figures.Hour(hour: hour, sightings: 0, itemPasses: 0)
             try update(&figures)
             lanes[lane, default: [:]][hour] = figures
         }
-        let hour = "to_char(date_trunc('hour', t.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00')"
+        let eventLane = byLane ? Self.resolvedLane : "NULL::text"
+        let passLane = byLane ? "p.lane" : "NULL::text"
+        func hour(_ table: String) -> String {
+            "to_char(date_trunc('hour', \(table).first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00')"
+        }
         for row in try connection.query(
             """
-            SELECT \(Self.resolvedLane) AS lane, \(hour) AS hour,
+            SELECT \(eventLane) AS lane, \(hour("t")) AS hour,
                    count(*) FILTER (WHERE status = 'accepted') AS n, count(*) AS decoded
             FROM sightings t WHERE \(Self.sightingScope) GROUP BY 1, 2
             """, parameters
-        ).named("hourly sightings by lane") {
+        ).named("report hourly sightings") {
             try add(row) { (figures: inout Figures.Hour) throws(PGError) in
                 figures.sightings = try row.int("n")
                 figures.decoded = try row.int("decoded")
             }
         }
         for row in try connection.query(
-            "SELECT \(Self.resolvedLane) AS lane, \(hour) AS hour, count(*) AS n FROM noreads t WHERE \(Self.sightingScope) GROUP BY 1, 2",
-            parameters
-        ).named("hourly no-reads by lane") {
+            """
+            SELECT \(eventLane) AS lane, \(hour("t")) AS hour, count(*) AS n
+            FROM noreads t WHERE \(Self.sightingScope) GROUP BY 1, 2
+            """, parameters
+        ).named("report hourly no-reads") {
             try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.noReads = try row.int("n") }
         }
         for row in try connection.query(
             """
-            SELECT p.lane, to_char(date_trunc('hour', p.first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00') AS hour,
-                   count(*) AS n
+            SELECT \(passLane) AS lane, \(hour("p")) AS hour, count(*) AS n
             FROM item_passes p WHERE \(Self.passScope) GROUP BY 1, 2
             """, parameters
-        ).named("hourly passes by lane") {
+        ).named("report hourly passes") {
             try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.itemPasses = try row.int("n") }
         }
         return lanes.mapValues { $0.values.sorted { $0.hour < $1.hour } }

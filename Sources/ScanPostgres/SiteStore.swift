@@ -130,7 +130,13 @@ public struct SiteStore {
         public var counted: Int
         public var verdict: String
 
-        /// From a row with session_id, station, pack_verdict, line, code, expected, counted, verdict.
+        /// Every counted line of the pack records the `WHERE` clause that follows picks.
+        static let selectSQL = """
+            SELECT r.session_id, r.station, r.verdict AS pack_verdict, l.line, l.code, l.expected, l.counted, l.verdict
+            FROM pack_records r JOIN pack_lines l USING (session_id)
+            """
+
+        /// From a row of `selectSQL`.
         init(_ row: PGRow) throws(PGError) {
             sessionId = try row.text("session_id")
             station = try row.text("station")
@@ -147,11 +153,7 @@ public struct SiteStore {
     public func packedLines(orderId: String) throws(PGError) -> [PackedLine] {
         var lines: [PackedLine] = []
         for row in try connection.query(
-            """
-            SELECT r.session_id, r.station, r.verdict AS pack_verdict, l.line, l.code, l.expected, l.counted, l.verdict
-            FROM pack_records r JOIN pack_lines l USING (session_id)
-            WHERE r.order_id = $1 ORDER BY r.completed_at, l.position
-            """, [.text(orderId)]
+            "\(PackedLine.selectSQL) WHERE r.order_id = $1 ORDER BY r.completed_at, l.position", [.text(orderId)]
         ).named("pack lines") {
             lines.append(try PackedLine(row))
         }
