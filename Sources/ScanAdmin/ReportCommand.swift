@@ -78,18 +78,26 @@ struct PeriodOptions: ParsableArguments {
     /// The shift plan `spec` in `timeZone`, else in the site's zone (the only site's when none is
     /// named), else in UTC: the report, the no-reads list and the dashboard resolve it alike.
     static func plan(_ database: PGConnection, spec: String, timeZone: String?, site: String?) throws -> ShiftPlan {
-        let zone: TimeZone
-        if let timeZone {
-            guard let named = TimeZone(identifier: timeZone) else {
-                throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone")
-            }
-            zone = named
-        } else {
-            let zones = try ReportStore(connection: database).siteTimeZones()
-            let chosen =
-                site.flatMap { wanted in zones.first { $0.site == wanted } } ?? (zones.count == 1 ? zones.first : nil)
-            zone = chosen.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone.gmt
+        if let timeZone { return try plan(spec: spec, zone: try zone(named: timeZone)) }
+        let zones = try ReportStore(connection: database).siteTimeZones()
+        let chosen =
+            site.flatMap { wanted in zones.first { $0.site == wanted } } ?? (zones.count == 1 ? zones.first : nil)
+        return try plan(spec: spec, zone: siteZone(chosen?.timeZone))
+    }
+
+    /// `--time-zone`: an IANA zone, or a usage error naming it.
+    static func zone(named name: String) throws -> TimeZone {
+        guard let zone = TimeZone(identifier: name) else {
+            throw ValidationError("--time-zone '\(name)' is not an IANA time zone")
         }
+        return zone
+    }
+
+    /// A site's stored zone; UTC when there is none or it is not a zone.
+    static func siteZone(_ name: String?) -> TimeZone { name.flatMap { TimeZone(identifier: $0) } ?? TimeZone.gmt }
+
+    /// `--shifts` in `zone`, or a usage error listing what is wrong.
+    static func plan(spec: String, zone: TimeZone) throws -> ShiftPlan {
         do {
             return try ShiftPlan.parse(spec, timeZone: zone)
         } catch {

@@ -88,7 +88,7 @@ struct DashboardTests {
             VALUES ('cam"<b>&''x', 'dc1', 'L1', '', '{"paused": true}', '2026-10-25T00:59:55Z'),
                    ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z')
             """)
-        let views = DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
+        let views = try DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
         let now = try views.now()
 
         // The figures, as `scanadmin report --shift current` gives them at the same time.

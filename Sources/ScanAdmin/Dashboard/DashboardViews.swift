@@ -27,6 +27,14 @@ struct DashboardSettings: Sendable {
 struct DashboardViews {
     let database: PGConnection
     let settings: DashboardSettings
+    /// The sites to show, read once per request.
+    let sites: [SiteShift]
+
+    init(database: PGConnection, settings: DashboardSettings) throws {
+        self.database = database
+        self.settings = settings
+        self.sites = try Self.sites(database, settings)
+    }
 
     /// A site with its shift plan (the site's zone) and the shift running now (nil: none is).
     struct SiteShift {
@@ -47,31 +55,28 @@ struct DashboardViews {
         }
     }
 
-    /// The sites to show: the topology's, and any that sent data without one.
-    func sites() throws -> [SiteShift] {
+    /// The topology's sites (`--site`: that one), each with its shift plan in its own zone (as
+    /// `scanadmin report --site` resolves it) unless `--time-zone` names one.
+    private static func sites(_ database: PGConnection, _ settings: DashboardSettings) throws -> [SiteShift] {
         var sites = try SiteStore(connection: database).topology().sites
-        for (site, zone) in try ReportStore(connection: database).siteTimeZones()
-        where !sites.contains(where: { $0.id == site }) {
-            sites.append(Topology.Site(id: site, timeZone: zone))
-        }
         if let only = settings.site {
             sites = sites.filter { $0.id == only }
             if sites.isEmpty { sites = [Topology.Site(id: only)] }
         }
+        let fixedZone = try settings.timeZone.map { try PeriodOptions.zone(named: $0) }
         return try sites.sorted { $0.id < $1.id }.map { site in
             let plan = try PeriodOptions.plan(
-                database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: site.id)
+                spec: settings.shiftSpec, zone: fixedZone ?? PeriodOptions.siteZone(site.timeZone))
             return SiteShift(site: site, plan: plan, shift: try? plan.resolve(.current, now: settings.now).first)
         }
     }
 
-    func site(_ id: String) throws -> SiteShift? { try sites().first { $0.site.id == id } }
+    func site(_ id: String) -> SiteShift? { sites.first { $0.site.id == id } }
 
     // MARK: now
 
     /// Per site: the current shift's tiles, its lanes, its recent packs and its cameras.
     func now() throws -> String {
-        let sites = try sites()
         if sites.isEmpty {
             return
                 "<section><p>No site yet: load a topology (<code>scanadmin topology load FILE</code>) or start agents.</p></section>"
@@ -271,17 +276,11 @@ struct DashboardViews {
     func chart(_ site: SiteShift, lane: String, hours known: [ReportStore.Figures.Hour]? = nil) throws -> String {
         guard let (shifts, scope) = trendScope(site, lane: lane), let first = shifts.first, let last = shifts.last
         else { return "" }
-        var figures: [String: (passes: Int, decoded: Int, noReads: Int)] = [:]
+        var figures: TrendChart.Figures = [:]
         for hour in try known ?? ReportStore(connection: database).hourly(scope) {
             figures[hour.hour] = (hour.itemPasses, hour.decoded, hour.noReads)
         }
-        let hours = TrendChart.hours(from: first.start, to: last.end, zone: site.plan.timeZone, figures: figures)
-        let starts = shifts.compactMap { shift -> (Int, String)? in
-            let label = TrendChart.hours(from: shift.start, to: shift.start + 1, zone: site.plan.timeZone, figures: [:])
-                .first?.label
-            return hours.firstIndex { $0.label == label }.map { ($0, shift.label) }
-        }
-        return TrendChart(hours: hours, shifts: starts).svg(
+        return TrendChart(shifts: shifts, zone: site.plan.timeZone, figures: figures).svg(
             title:
                 "Lane \(site.site.id)/\(lane): item passes and read rate an hour, shifts \(first.label) to \(last.label)"
         )
@@ -290,7 +289,7 @@ struct DashboardViews {
     /// Every lane's chart, per site.
     func trends() throws -> String {
         var out = ""
-        for site in try sites() {
+        for site in sites {
             guard let (_, scope) = trendScope(site) else { continue }
             // Every lane's hours in three grouped queries, not three a lane.
             let hours = try ReportStore(connection: database).hourlyByLane(scope)
@@ -312,7 +311,7 @@ struct DashboardViews {
 
     /// A lane's figures this shift and its recent no-reads with their pictures (nil: no such site).
     func lane(site id: String, lane: String) throws -> String? {
-        guard let site = try site(id) else { return nil }
+        guard let site = site(id) else { return nil }
         var out = "<section data-scope=\"lane:\(HTML.escape(id))/\(HTML.escape(lane))\">"
         out += "<h2>Lane \(HTML.escape(lane)) · site \(HTML.escape(id)) · \(shiftTitle(site))</h2>"
         if let shift = site.shift {
@@ -345,7 +344,7 @@ struct DashboardViews {
 
     /// The lane page: live figures and no-reads, and the lane's chart.
     func lanePage(site id: String, lane: String) throws -> String? {
-        guard let live = try self.lane(site: id, lane: lane), let site = try site(id) else { return nil }
+        guard let live = try self.lane(site: id, lane: lane), let site = site(id) else { return nil }
         let fragment = "/fragments/lanes/\(HTML.segment(id))/\(HTML.segment(lane))"
         let body = "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
         return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
@@ -356,8 +355,9 @@ struct DashboardViews {
         guard let (pack, lines) = try DashboardStore(connection: database).pack(sessionId: sessionId) else {
             return nil
         }
-        let plan = try PeriodOptions.plan(
-            database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: pack.site)
+        let plan =
+            try site(pack.site)?.plan
+            ?? PeriodOptions.plan(database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: pack.site)
         var out =
             "<section data-scope=\"pack:\(HTML.escape(pack.sessionId))\"><h2>Pack \(HTML.escape(pack.sessionId))</h2><p>Order <b>\(HTML.escape(pack.orderId ?? "(none)"))</b>"
         out += " · station \(HTML.escape(pack.station)) (camera \(HTML.escape(pack.camera)))"

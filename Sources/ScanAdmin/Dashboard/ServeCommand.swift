@@ -61,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
             })
         // The schema and the shift settings are checked once, before listening.
         try withDatabase(connection, command: "serve") { database in
-            _ = try DashboardViews(database: database, settings: settings).sites()
+            _ = try DashboardViews(database: database, settings: settings)
         }
         let database = DashboardDatabase(dsn: try connection.postgresDSN())
         let logger = Logger(label: "scanadmin.serve")

@@ -1,4 +1,5 @@
 import Foundation
+import ScanReports
 
 /// An hourly chart drawn as SVG on the server: item passes an hour as bars, the read rate
 /// (decoded ÷ decoded + no-read) as a line, shift starts as dashed rules. No script, no fonts
@@ -18,14 +19,25 @@ struct TrendChart {
     /// Where each shift starts: the index of its first hour, and its label.
     var shifts: [(index: Int, label: String)]
 
+    typealias Figures = [String: (passes: Int, decoded: Int, noReads: Int)]
+
     /// Every hour from `start` to `end` in `zone`, each with its figures (zero when none).
-    static func hours(
-        from start: Date, to end: Date, zone: TimeZone, figures: [String: (passes: Int, decoded: Int, noReads: Int)]
-    ) -> [Hour] {
+    static func hours(from start: Date, to end: Date, zone: TimeZone, figures: Figures) -> [Hour] {
+        hours(from: start, to: end, label: hourLabel(zone), figures: figures)
+    }
+
+    /// Writes an instant as its hour's label in `zone` (`YYYY-MM-DD HH:00`).
+    static func hourLabel(_ zone: TimeZone) -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = zone
         formatter.dateFormat = "yyyy-MM-dd HH:00"
+        return formatter
+    }
+
+    private static func hours(from start: Date, to end: Date, label formatter: DateFormatter, figures: Figures)
+        -> [Hour]
+    {
         var labels: [String] = []
         var instant = start
         while instant < end {
@@ -113,5 +125,22 @@ struct TrendChart {
         -> String
     {
         "<text x=\"\(x)\" y=\"\(y)\" font-size=\"11\" font-family=\"DejaVu Sans, sans-serif\" text-anchor=\"\(anchor)\" fill=\"\(fill)\">\(HTML.escape(content))</text>\n"
+    }
+}
+
+extension TrendChart {
+    /// The chart of `shifts` (consecutive, oldest first) in `zone`: every hour from the first
+    /// one's start to the last one's end, and where each shift starts.
+    init(shifts: [ShiftPlan.Instance], zone: TimeZone, figures: Figures) {
+        let formatter = Self.hourLabel(zone)
+        let hours = shifts.first.map { first in
+            Self.hours(from: first.start, to: shifts.last?.end ?? first.end, label: formatter, figures: figures)
+        }
+        self.init(
+            hours: hours ?? [],
+            shifts: shifts.compactMap { shift in
+                let label = formatter.string(from: shift.start)
+                return hours?.firstIndex { $0.label == label }.map { ($0, shift.label) }
+            })
     }
 }
