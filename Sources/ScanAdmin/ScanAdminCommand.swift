@@ -14,7 +14,7 @@ public struct ScanAdminCommand: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
-            NoReadsCommand.self, TailCommand.self, AgentControlCommand.self, ServeCommand.self,
+            NoReadsCommand.self, TailCommand.self, AgentControlCommand.self, ServeCommand.self, RetentionCommand.self,
         ]
     )
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ScanCore
 import ScanMetrics
+import ScanPostgres
 import ScanServices
 import ServiceLifecycle
 
@@ -46,6 +47,10 @@ public final class AggregatorServices: Sendable {
             .init(
                 service: ThreadService("heartbeats") { stop in try Self.recordHeartbeats(settings, logger, stop) },
                 serviceName: "heartbeats"))
+        services.append(
+            .init(
+                service: ThreadService("retention") { stop in Self.maintainPartitions(settings, logger, stop) },
+                serviceName: "retention"))
         if !ingestOnly {
             services.append(
                 .init(
@@ -126,6 +131,35 @@ public final class AggregatorServices: Sendable {
                 "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)",
                 "packsPublished": "\(totals.packsPublished)",
             ])
+    }
+
+    /// Day partitions made ahead and expired ones dropped (`Retention.maintain`), at the start
+    /// and then every `maintenanceInterval`; replicas take turns through an advisory lock.
+    static func maintainPartitions(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) {
+        let database = PGReconnecting(dsn: settings.postgresDSN)
+        var retry = RetryLog("partition maintenance failed", logger: logger)
+        while !stop.isStopped {
+            var wait = settings.maintenanceInterval
+            do {
+                let outcome = try Retention(connection: try database.connection())
+                    .maintain(overrides: settings.retentionOverrides)
+                retry.succeeded("partition maintenance resumed")
+                if !outcome.dropped.isEmpty || outcome.deletedRows > 0 || !outcome.created.isEmpty {
+                    logger.info(
+                        "partitions maintained",
+                        metadata: [
+                            "created": "\(outcome.created.joined(separator: ","))",
+                            "dropped": "\(outcome.dropped.joined(separator: ","))",
+                            "deletedRows": "\(outcome.deletedRows)",
+                        ])
+                }
+            } catch {
+                database.reset()
+                retry.failed(error)
+                wait = .seconds(30)
+            }
+            _ = stop.sleep(for: wait)
+        }
     }
 
     static func recordHeartbeats(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) throws {

@@ -21,8 +21,11 @@ public struct IngestSettings: Sendable {
     /// Copies a JetStream cluster keeps of the streams this aggregator creates (nil: 1 for a
     /// new stream; an existing one keeps its own).
     public var replicas: Int64?
-    /// Days no-reads (rows and pictures) are kept; 0 keeps them for ever.
-    public var noReadRetentionDays: Int = 90
+    /// Retention days that replace the stored settings (`retention_settings`), by table: the
+    /// deprecated --noread-retention-days sets `noreads`.
+    public var retentionOverrides: [String: Int] = [:]
+    /// How often partitions are made ahead and expired days dropped.
+    public var maintenanceInterval: Duration = .seconds(3_600)
 
     public init(natsURL: String, postgresDSN: String) {
         self.natsURL = natsURL

@@ -17,8 +17,6 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// No-reads settled: attached to the item pass another camera read, or to none.
     public var noReadsSettled = 0
     public var noReadsAttached = 0
-    /// No-reads deleted as older than the retention.
-    public var noReadsExpired = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 }
@@ -76,10 +74,6 @@ public final class Reconciler: @unchecked Sendable {
                 let topology = try SiteStore(connection: db).topology()
                 try reconcile(store, topology: topology, counts: &counts)
                 try settleNoReads(store, topology: topology, counts: &counts)
-                if settings.noReadRetentionDays > 0 {
-                    counts.noReadsExpired = try store.expireNoReads(
-                        olderThanDays: settings.noReadRetentionDays, limit: 1_000)
-                }
                 try pack(store, sites: SiteStore(connection: db), counts: &counts)
                 try publish(store, counts: &counts)
                 return counts
@@ -93,7 +87,6 @@ public final class Reconciler: @unchecked Sendable {
             totals.packsPublished += counts.packsPublished
             totals.noReadsSettled += counts.noReadsSettled
             totals.noReadsAttached += counts.noReadsAttached
-            totals.noReadsExpired += counts.noReadsExpired
             return counts
         } catch {
             if !db.isHealthy { database.reset() }
@@ -179,7 +172,7 @@ public final class Reconciler: @unchecked Sendable {
                     missing: lane.map { pass.missing(on: $0) } ?? [])
             })
         try store.insertMembers(newMembers.map { (passes[$0.index].itemId, $0.member, $0.late) })
-        try store.markReconciled(sightings.map(\.eventId))
+        try store.markReconciled(sightings)
     }
 
     // MARK: no-reads
@@ -194,7 +187,7 @@ public final class Reconciler: @unchecked Sendable {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         for noRead in try store.unsettledNoReads(limit: batchSize) {
             guard let lane = topology.lane(site: noRead.site, camera: noRead.camera) else {
-                try store.settleNoRead(eventId: noRead.eventId, itemId: nil)
+                try store.settleNoRead(noRead, itemId: nil)
                 counts.noReadsSettled += 1
                 continue
             }
@@ -208,7 +201,7 @@ public final class Reconciler: @unchecked Sendable {
                 to: Timestamp(milliseconds: anchor + margin))
             let index = Reconciliation.pass(
                 forNoReadAt: noRead.firstSeen, camera: noRead.camera, lane: lane, passes: passes)
-            try store.settleNoRead(eventId: noRead.eventId, itemId: index.map { passes[$0].itemId })
+            try store.settleNoRead(noRead, itemId: index.map { passes[$0].itemId })
             counts.noReadsSettled += 1
             if index != nil { counts.noReadsAttached += 1 }
         }

@@ -47,7 +47,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         var topology: String?
         @Option(
             help:
-                "Days no-reads and their pictures are kept (default: $SCANTRACK_NOREAD_RETENTION_DAYS, else 90; 0 keeps them)."
+                "Deprecated: days no-reads are kept, instead of their setting in `scanadmin retention` (default: $SCANTRACK_NOREAD_RETENTION_DAYS)."
         )
         var noreadRetentionDays: Int?
         @Flag(help: "Only store events: no item passes or pack records from this replica.") var ingestOnly = false
@@ -106,7 +106,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 guard days >= 0 else {
                     throw ValidationError("--noread-retention-days must be 0 (keep) or more, not \(days)")
                 }
-                settings.noReadRetentionDays = days
+                settings.retentionOverrides["noreads"] = days
             }
             let replicas = streamReplicas ?? environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) }
             if let replicas {

@@ -48,8 +48,8 @@ public struct EventStore {
         try connection.copyIn("COPY sightings_stage (\(columns)) FROM STDIN", rows: rows)
         // DISTINCT ON: one batch may hold the same event twice (a republished message).
         return try connection.execute(
-            "INSERT INTO sightings (\(columns)) SELECT DISTINCT ON (event_id) \(columns) FROM sightings_stage"
-                + " ON CONFLICT (event_id) DO NOTHING"
+            "INSERT INTO sightings (\(columns)) SELECT DISTINCT ON (event_id, first_seen) \(columns) FROM sightings_stage"
+                + " ON CONFLICT (event_id, first_seen) DO NOTHING"
         ).affected
     }
 
@@ -71,7 +71,7 @@ public struct EventStore {
         }
         let sql =
             "INSERT INTO session_events (event_id, type, site, camera, session_id, event_time, reason, order_id, body) VALUES "
-            + rows.joined(separator: ",") + " ON CONFLICT (event_id) DO NOTHING"
+            + rows.joined(separator: ",") + " ON CONFLICT (event_id, event_time) DO NOTHING"
         return try connection.query(sql, parameters).affected
     }
 
@@ -102,7 +102,7 @@ extension EventStore {
                                          frames, session_id, sharpness, image_name, image, body)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10::integer, $11,
                             $12::double precision, $13, $14::bytea, $15::jsonb)
-                    ON CONFLICT (event_id) DO NOTHING
+                    ON CONFLICT (event_id, first_seen) DO NOTHING
                     """,
                     [
                         .text(r.eventId), .text(r.site), .text(r.camera), .optionalText(r.lane),

@@ -20,7 +20,7 @@ public struct HeartbeatStore {
                 "COPY heartbeats_stage (\(Self.columns.joined(separator: ", "))) FROM STDIN", rows: rows)
             try connection.execute(
                 """
-                INSERT INTO heartbeats SELECT DISTINCT ON (event_id) * FROM heartbeats_stage ON CONFLICT (event_id) DO NOTHING;
+                INSERT INTO heartbeats SELECT DISTINCT ON (event_id, time) * FROM heartbeats_stage ON CONFLICT (event_id, time) DO NOTHING;
                 INSERT INTO cameras (camera, site, lane, station, last_status, last_seen)
                 SELECT DISTINCT ON (camera) camera, site, body->>'lane', body->>'station', body, time
                 FROM heartbeats_stage ORDER BY camera, time DESC

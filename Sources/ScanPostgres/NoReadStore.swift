@@ -36,7 +36,7 @@ public struct NoReadStore {
                    round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id
             FROM noreads t WHERE \(ReportStore.sightingScope)
             ORDER BY t.first_seen \(newestFirst ? "DESC" : "ASC"), t.event_id LIMIT \(max(0, limit))
-            """, scope.parameters
+            """, scope.rowParameters
         ).named("no-reads") {
             rows.append(
                 Row(

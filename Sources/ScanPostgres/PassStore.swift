@@ -67,11 +67,18 @@ public struct PassStore {
         return max(0, Double(try row?.text("lag") ?? "0") ?? 0)
     }
 
-    public func markReconciled(_ eventIds: [String]) throws(PGError) {
-        guard !eventIds.isEmpty else { return }
+    /// Marks sightings reconciled; the batch's time span narrows the update to its day partitions.
+    public func markReconciled(_ sightings: [Unreconciled]) throws(PGError) {
+        guard let first = sightings.map(\.firstSeen).min(), let last = sightings.map(\.firstSeen).max() else { return }
         try connection.query(
-            "UPDATE sightings SET reconciled = true WHERE event_id = ANY($1::text[])",
-            [.text(SiteStore.arrayLiteral(eventIds))])
+            """
+            UPDATE sightings SET reconciled = true
+            WHERE event_id = ANY($1::text[]) AND first_seen >= $2::timestamptz AND first_seen <= $3::timestamptz
+            """,
+            [
+                .text(SiteStore.arrayLiteral(sightings.map(\.eventId))),
+                .text(first.adding(milliseconds: -1).description), .text(last.adding(milliseconds: 1).description),
+            ])
     }
 
     /// A lane, as watermarks are kept.
@@ -207,21 +214,17 @@ public struct PassStore {
     }
 
     /// Settles a no-read: the pass whose item it was (nil: no camera read that item).
-    public func settleNoRead(eventId: String, itemId: String?) throws(PGError) {
+    public func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws(PGError) {
         _ = try connection.query(
-            "UPDATE noreads SET settled = true, item_id = $2 WHERE event_id = $1",
-            [.text(eventId), .optionalText(itemId)])
-    }
-
-    /// Deletes at most `limit` no-reads first seen more than `days` days ago; returns how many.
-    @discardableResult
-    public func expireNoReads(olderThanDays days: Int, limit: Int) throws(PGError) -> Int {
-        try connection.query(
             """
-            DELETE FROM noreads WHERE event_id IN (
-                SELECT event_id FROM noreads WHERE first_seen < now() - make_interval(days => $1) LIMIT $2)
-            """, [.int(days), .int(limit)]
-        ).affected
+            UPDATE noreads SET settled = true, item_id = $2
+            WHERE event_id = $1 AND first_seen >= $3::timestamptz AND first_seen <= $4::timestamptz
+            """,
+            [
+                .text(noRead.eventId), .optionalText(itemId),
+                .text(noRead.firstSeen.adding(milliseconds: -1).description),
+                .text(noRead.firstSeen.adding(milliseconds: 1).description),
+            ])
     }
 
     /// A pass to store, with what its lane expects.
@@ -312,7 +315,7 @@ public struct PassStore {
         for row in try connection.query(
             """
             UPDATE session_events SET packed = true
-            WHERE event_id IN (SELECT event_id FROM session_events
+            WHERE (event_id, event_time) IN (SELECT event_id, event_time FROM session_events
                                WHERE type = 'session.completed' AND NOT packed ORDER BY event_time LIMIT $1)
             RETURNING event_id, site, camera, event_time, body::text AS body
             """, [.int(limit)]

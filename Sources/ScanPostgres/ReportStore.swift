@@ -16,6 +16,9 @@ public struct ReportStore {
         public var camera: String?
         /// IANA zone of the hourly buckets.
         public var timeZone: String
+        /// False: every figure is summed from the stored rows, none from the rollups (slower; the
+        /// same figures when the rollups are right: tests and checks compare the two).
+        public var useRollups = true
 
         public init(start: Timestamp, end: Timestamp, site: String?, lane: String?, camera: String?, timeZone: String) {
             self.start = start
@@ -26,12 +29,29 @@ public struct ReportStore {
             self.timeZone = timeZone
         }
 
-        /// $1 start, $2 end, $3 site, $4 lane, $5 camera.
-        var parameters: [PGValue] {
+        /// The whole quarter hours inside the period (read from the rollups), as (start, end);
+        /// the rest at both ends is read from the rows. (end, end) when there is none.
+        var quarterHours: (start: Timestamp, end: Timestamp) {
+            let quarter: Int64 = 900_000
+            func floor(_ ms: Int64) -> Int64 { ms - ((ms % quarter) + quarter) % quarter }
+            let first = floor(start.milliseconds + quarter - 1)
+            let last = floor(end.milliseconds)
+            return useRollups && first < last
+                ? (Timestamp(milliseconds: first), Timestamp(milliseconds: last)) : (end, end)
+        }
+
+        /// $1 start, $2 end, $3 site, $4 lane, $5 camera: `sightingScope`.
+        var rowParameters: [PGValue] {
             [
                 .text(start.description), .text(end.description), .optionalText(site), .optionalText(lane),
                 .optionalText(camera),
             ]
+        }
+
+        /// `rowParameters`, then $6 and $7 the whole quarter hours inside.
+        var parameters: [PGValue] {
+            let middle = quarterHours
+            return rowParameters + [.text(middle.start.description), .text(middle.end.description)]
         }
     }
 
@@ -97,156 +117,184 @@ public struct ReportStore {
         }
     }
 
-    /// Sightings in the period and the filters.
+    /// Sightings or no-reads (`t`) in the period and the filters; a row's lane is the event's,
+    /// else its camera's in the topology (as in the rollups and the report's lane table).
     static let sightingScope = """
-        first_seen >= $1::timestamptz AND first_seen < $2::timestamptz AND ($3::text IS NULL OR site = $3)
-        AND ($4::text IS NULL OR lane = $4 OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4 AND ($3::text IS NULL OR site = $3)))
-        AND ($5::text IS NULL OR camera = $5)
+        t.first_seen >= $1::timestamptz AND t.first_seen < $2::timestamptz AND \(rowFilters)
         """
 
-    /// The lane of a sightings or noreads row `t`: its own, else its camera's in the topology.
-    static let resolvedLane = """
-        coalesce(t.lane, (SELECT lc.lane FROM lane_cameras lc
-                          WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1))
+    /// The filters on a sightings or noreads row `t`.
+    static let rowFilters = """
+        ($3::text IS NULL OR t.site = $3) AND ($4::text IS NULL OR scantrack_lane(t.site, t.camera, t.lane) = $4)
+        AND ($5::text IS NULL OR t.camera = $5)
         """
 
-    /// Item passes in the period and the filters.
-    static let passScope = """
-        p.first_seen >= $1::timestamptz AND p.first_seen < $2::timestamptz AND ($3::text IS NULL OR p.site = $3)
-        AND ($4::text IS NULL OR p.lane = $4)
-        AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
+    /// Rows of a time column at the ends of the period, outside its whole quarter hours.
+    static func ends(_ column: String) -> String {
+        """
+        ((\(column) >= $1::timestamptz AND \(column) < $6::timestamptz)
+         OR (\(column) >= $7::timestamptz AND \(column) < $2::timestamptz))
+        """
+    }
+
+    /// Rollup rows in the whole quarter hours of the period.
+    static let middle = "bucket >= $6::timestamptz AND bucket < $7::timestamptz"
+
+    /// Sightings by status and rule, and no-reads (status `noread`), per site, camera and lane
+    /// (`''`: none), with the time they count at: rollup rows for the whole quarter hours,
+    /// stored rows at the ends.
+    static let reads = """
+        SELECT site, camera, lane, status, rule_id, bucket AS at, n FROM read_rollups
+        WHERE \(middle) AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR lane = $4)
+          AND ($5::text IS NULL OR camera = $5)
+        UNION ALL
+        SELECT site, camera, scantrack_lane(site, camera, lane), status, coalesce(rule_id, ''), first_seen, 1
+        FROM sightings t WHERE \(ends("t.first_seen")) AND \(rowFilters)
+        UNION ALL
+        SELECT site, camera, scantrack_lane(site, camera, lane), 'noread', '', first_seen, 1
+        FROM noreads t WHERE \(ends("t.first_seen")) AND \(rowFilters)
+        """
+
+    /// Item passes per site and lane with the time they count at, as `reads`. A camera filter
+    /// (passes that camera saw) is not in the rollups: then every pass is read from the rows.
+    static let passes = """
+        SELECT site, lane, bucket AS at, passes, partial FROM pass_rollups
+        WHERE $5::text IS NULL AND \(middle) AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR lane = $4)
+        UNION ALL
+        SELECT p.site, p.lane, p.first_seen, 1, (p.cameras_seen < p.cameras_expected)::int FROM item_passes p
+        WHERE (\(ends("p.first_seen"))
+               OR ($5::text IS NOT NULL AND p.first_seen >= $1::timestamptz AND p.first_seen < $2::timestamptz))
+          AND ($3::text IS NULL OR p.site = $3) AND ($4::text IS NULL OR p.lane = $4)
+          AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM item_sightings s WHERE s.item_id = p.item_id AND s.camera = $5))
         """
 
     public func figures(_ scope: Scope) throws(PGError) -> Figures {
         var figures = Figures()
         let parameters = scope.parameters
+        var rules: [String: Int] = [:]
+        var cameras: [String: Figures.CameraCounts] = [:]
+        var lanes: [String: Figures.LaneCounts] = [:]
+        func lane(_ site: String, _ lane: String) -> String { site + "\u{0}" + lane }
+        for row in try connection.query(
+            "SELECT site, camera, lane, status, rule_id, sum(n)::bigint AS n FROM (\(Self.reads)) r GROUP BY 1, 2, 3, 4, 5",
+            parameters
+        ).named("report reads") {
+            let (site, camera, laneName) = (try row.text("site"), try row.text("camera"), try row.text("lane"))
+            let (status, count) = (try row.text("status"), try row.int("n"))
+            var counts =
+                cameras[camera]
+                ?? Figures.CameraCounts(camera: camera, sightings: 0, accepted: 0, rejected: 0, noReads: 0)
+            var laneCounts: Figures.LaneCounts? =
+                laneName.isEmpty
+                ? nil
+                : lanes[lane(site, laneName)]
+                    ?? Figures.LaneCounts(site: site, lane: laneName, sightings: 0, noReads: 0)
+            switch status {
+            case "noread":
+                figures.noReads += count
+                counts.noReads += count
+                laneCounts?.noReads += count
+            default:
+                figures.sightings += count
+                counts.sightings += count
+                laneCounts?.sightings += count
+                if status == "accepted" {
+                    figures.accepted += count
+                    counts.accepted += count
+                } else {
+                    figures.rejected += count
+                    counts.rejected += count
+                    laneCounts?.rejected += count
+                    rules[try row.text("rule_id"), default: 0] += count
+                }
+            }
+            cameras[camera] = counts
+            if let laneCounts { lanes[lane(site, laneName)] = laneCounts }
+        }
+        figures.topRules = rules.map { Figures.Count(name: $0.key.isEmpty ? "(none)" : $0.key, count: $0.value) }
+            .sorted { ($1.count, $0.name) < ($0.count, $1.name) }.prefix(5).map { $0 }
+        figures.cameras = cameras.values.sorted { $0.camera < $1.camera }
+        // Unique codes cannot be summed from rollups: counted over the stored sightings.
         if let totals = try connection.query(
             """
-            SELECT count(*) AS sightings, count(*) FILTER (WHERE status = 'accepted') AS accepted,
-                   count(*) FILTER (WHERE status = 'rejected') AS rejected,
-                   count(DISTINCT value) FILTER (WHERE status = 'accepted') AS unique_codes
-            FROM sightings WHERE \(Self.sightingScope)
-            """, parameters
-        ).named("report totals").first {
-            figures.sightings = try totals.int("sightings")
-            figures.accepted = try totals.int("accepted")
-            figures.rejected = try totals.int("rejected")
-            figures.uniqueCodes = try totals.int("unique_codes")
+            SELECT count(*) AS n FROM (SELECT DISTINCT value FROM sightings t
+                                       WHERE status = 'accepted' AND \(Self.sightingScope)) codes
+            """, scope.rowParameters
+        ).named("report unique codes").first {
+            figures.uniqueCodes = try totals.int("n")
         }
         for row in try connection.query(
             """
-            SELECT coalesce(rule_id, '(none)') AS rule, count(*) AS n FROM sightings
-            WHERE status = 'rejected' AND \(Self.sightingScope) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5
-            """, parameters
-        ).named("report rules") {
-            figures.topRules.append(Figures.Count(name: try row.text("rule"), count: try row.int("n")))
-        }
-        for row in try connection.query(
-            """
-            SELECT camera, count(*) AS sightings, count(*) FILTER (WHERE status = 'accepted') AS accepted,
-                   count(*) FILTER (WHERE status = 'rejected') AS rejected
-            FROM sightings WHERE \(Self.sightingScope) GROUP BY camera ORDER BY camera
-            """, parameters
-        ).named("report cameras") {
-            figures.cameras.append(
-                Figures.CameraCounts(
-                    camera: try row.text("camera"), sightings: try row.int("sightings"),
-                    accepted: try row.int("accepted"),
-                    rejected: try row.int("rejected"), noReads: 0))
-        }
-        for row in try connection.query(
-            "SELECT camera, count(*) AS n FROM noreads WHERE \(Self.sightingScope) GROUP BY camera ORDER BY camera",
+            SELECT site, lane, sum(passes)::bigint AS n, sum(partial)::bigint AS partial FROM (\(Self.passes)) p
+            GROUP BY 1, 2 HAVING sum(passes) <> 0
+            """,
             parameters
-        ).named("report no-reads by camera") {
-            let camera = try row.text("camera")
+        ).named("report passes") {
+            let (site, laneName) = (try row.text("site"), try row.text("lane"))
             let count = try row.int("n")
-            figures.noReads += count
-            if let index = figures.cameras.firstIndex(where: { $0.camera == camera }) {
-                figures.cameras[index].noReads = count
-            } else {
-                figures.cameras.append(
-                    Figures.CameraCounts(camera: camera, sightings: 0, accepted: 0, rejected: 0, noReads: count))
-            }
-        }
-        figures.cameras.sort { $0.camera < $1.camera }
-        // Per lane: a sighting's or no-read's lane is the event's, else its camera's in the
-        // topology; an item pass belongs to its lane.
-        var lanes: [String: Figures.LaneCounts] = [:]
-        for (table, noRead) in [("sightings", false), ("noreads", true)] {
-            let rejected = noRead ? "0" : "count(*) FILTER (WHERE status = 'rejected')"
-            for row in try connection.query(
-                """
-                SELECT site, \(Self.resolvedLane) AS lane, count(*) AS n, \(rejected) AS rejected
-                FROM \(table) t WHERE \(Self.sightingScope) GROUP BY 1, 2
-                """, parameters
-            ).named("report \(table) by lane") {
-                guard let lane = try row.optionalText("lane") else { continue }
-                let site = try row.text("site")
-                let count = try row.int("n")
-                var counts =
-                    lanes[site + "\u{0}" + lane] ?? Figures.LaneCounts(site: site, lane: lane, sightings: 0, noReads: 0)
-                if noRead { counts.noReads += count } else { counts.sightings += count }
-                counts.rejected += try row.int("rejected")
-                lanes[site + "\u{0}" + lane] = counts
-            }
-        }
-        for row in try connection.query(
-            "SELECT p.site, p.lane, count(*) AS n FROM item_passes p WHERE \(Self.passScope) GROUP BY 1, 2", parameters
-        ).named("report passes by lane") {
-            let site = try row.text("site")
-            let lane = try row.text("lane")
-            lanes[site + "\u{0}" + lane, default: Figures.LaneCounts(site: site, lane: lane, sightings: 0, noReads: 0)]
-                .itemPasses = try row.int("n")
+            figures.itemPasses += count
+            figures.partialPasses += try row.int("partial")
+            lanes[
+                lane(site, laneName), default: Figures.LaneCounts(site: site, lane: laneName, sightings: 0, noReads: 0)
+            ]
+            .itemPasses = count
         }
         figures.lanes = lanes.values.sorted { ($0.site, $0.lane) < ($1.site, $1.lane) }
-        if let passes = try connection.query(
-            """
-            SELECT count(*) AS passes, count(*) FILTER (WHERE p.cameras_seen < p.cameras_expected) AS partial
-            FROM item_passes p WHERE \(Self.passScope)
-            """, parameters
-        ).named("report passes").first {
-            figures.itemPasses = try passes.int("passes")
-            figures.partialPasses = try passes.int("partial")
-        }
         for row in try connection.query(
             """
             SELECT verdict, count(*) AS n FROM pack_records
             WHERE completed_at >= $1::timestamptz AND completed_at < $2::timestamptz
               AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR true)  -- packs are not on a lane
               AND ($5::text IS NULL OR camera = $5) GROUP BY verdict
-            """, parameters
+            """, scope.rowParameters
         ).named("report packs") {
             figures.packs[try row.text("verdict")] = try row.int("n")
         }
 
         figures.hourly = try hourly(scope)
-
-        // Camera health: heartbeats heard in the period, the longest silence between two of them,
-        // and frames dropped (per agent run: the counter starts again with each run).
-        for row in try connection.query(
-            """
-            WITH beats AS (
-                SELECT camera, run_id, time, frames_dropped,
-                       lag(time) OVER (PARTITION BY camera ORDER BY time) AS previous
-                FROM heartbeats
-                WHERE time >= $1::timestamptz AND time < $2::timestamptz AND ($3::text IS NULL OR site = $3)
-                  AND ($5::text IS NULL OR camera = $5)
-                  AND ($4::text IS NULL OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4))
-            ), runs AS (
-                SELECT camera, max(frames_dropped) - min(frames_dropped) AS dropped FROM beats GROUP BY camera, run_id
-            )
-            SELECT b.camera, count(*) AS heartbeats,
-                   coalesce(max(extract(epoch FROM b.time - b.previous)), 0)::bigint AS max_gap,
-                   (SELECT coalesce(sum(dropped), 0) FROM runs r WHERE r.camera = b.camera) AS dropped
-            FROM beats b GROUP BY b.camera ORDER BY b.camera
-            """, parameters
-        ).named("report camera health") {
-            figures.health.append(
-                Figures.CameraHealth(
-                    camera: try row.text("camera"), heartbeats: try row.int("heartbeats"),
-                    maxGapSeconds: max(0, try row.int("max_gap")), framesDropped: try row.int("dropped")))
-        }
+        figures.health = try health(scope)
         return figures
+    }
+
+    /// Camera health: heartbeats heard in the period, the longest silence between two of them,
+    /// and frames dropped (per agent run: the counter starts again with each run). Rollup rows
+    /// are segments (first and last heartbeat, longest silence inside); a stored heartbeat at the
+    /// ends is a segment of one; silences between segments come from their neighbours.
+    func health(_ scope: Scope) throws(PGError) -> [Figures.CameraHealth] {
+        let filters = """
+            ($3::text IS NULL OR site = $3) AND ($5::text IS NULL OR camera = $5)
+            AND ($4::text IS NULL OR camera IN (SELECT camera FROM lane_cameras WHERE lane = $4))
+            """
+        return try connection.query(
+            """
+            WITH segments AS (
+                SELECT camera, min(first_time) AS first_time, max(last_time) AS last_time, max(max_gap) AS gap,
+                       sum(beats) AS beats
+                FROM heartbeat_rollups WHERE \(Self.middle) AND \(filters) GROUP BY camera, bucket
+                UNION ALL
+                SELECT camera, time, time, 0, 1 FROM heartbeats WHERE \(Self.ends("time")) AND \(filters)
+            ), gaps AS (
+                SELECT camera, beats,
+                       greatest(gap, extract(epoch FROM first_time - lag(last_time) OVER (PARTITION BY camera ORDER BY first_time))::float8) AS gap
+                FROM segments
+            ), runs AS (
+                SELECT camera, max(high) - min(low) AS dropped FROM (
+                    SELECT camera, run_id, min_dropped AS low, max_dropped AS high FROM heartbeat_rollups
+                    WHERE \(Self.middle) AND \(filters)
+                    UNION ALL
+                    SELECT camera, run_id, frames_dropped, frames_dropped FROM heartbeats
+                    WHERE \(Self.ends("time")) AND \(filters)) r
+                GROUP BY camera, run_id
+            )
+            SELECT g.camera, sum(g.beats)::bigint AS heartbeats, round(coalesce(max(g.gap), 0))::bigint AS max_gap,
+                   (SELECT coalesce(sum(dropped), 0) FROM runs r WHERE r.camera = g.camera)::bigint AS dropped
+            FROM gaps g GROUP BY g.camera ORDER BY g.camera
+            """, scope.parameters
+        ).named("report camera health").map { row throws(PGError) in
+            Figures.CameraHealth(
+                camera: try row.text("camera"), heartbeats: try row.int("heartbeats"),
+                maxGapSeconds: max(0, try row.int("max_gap")), framesDropped: try row.int("dropped"))
+        }
     }
 
     /// The period's figures an hour (in the scope's zone): accepted and all sightings, no-reads
@@ -267,44 +315,40 @@ public struct ReportStore {
         let parameters = scope.parameters + [.text(scope.timeZone)]
         var lanes: [String: [String: Figures.Hour]] = [:]
         func add(_ row: PGRow, _ update: (inout Figures.Hour) throws(PGError) -> Void) throws(PGError) {
-            guard let lane = byLane ? try row.optionalText("lane") : "" else { return }
+            let lane = byLane ? try row.text("lane") : ""
+            guard !byLane || !lane.isEmpty else { return }
             let hour = try row.text("hour")
             var figures = lanes[lane]?[hour] ?? Figures.Hour(hour: hour, sightings: 0, itemPasses: 0)
             try update(&figures)
             lanes[lane, default: [:]][hour] = figures
         }
-        let eventLane = byLane ? Self.resolvedLane : "NULL::text"
-        let passLane = byLane ? "p.lane" : "NULL::text"
-        func hour(_ table: String) -> String {
-            "to_char(date_trunc('hour', \(table).first_seen AT TIME ZONE $6), 'YYYY-MM-DD HH24:00')"
-        }
+        let laneColumn = byLane ? "lane" : "''::text"
+        let hour = "to_char(date_trunc('hour', at AT TIME ZONE $8), 'YYYY-MM-DD HH24:00')"
         for row in try connection.query(
             """
-            SELECT \(eventLane) AS lane, \(hour("t")) AS hour,
-                   count(*) FILTER (WHERE status = 'accepted') AS n, count(*) AS decoded
-            FROM sightings t WHERE \(Self.sightingScope) GROUP BY 1, 2
+            SELECT \(laneColumn) AS lane, \(hour) AS hour, status, sum(n)::bigint AS n FROM (\(Self.reads)) r
+            GROUP BY 1, 2, 3
             """, parameters
-        ).named("report hourly sightings") {
+        ).named("report hourly reads") {
             try add(row) { (figures: inout Figures.Hour) throws(PGError) in
-                figures.sightings = try row.int("n")
-                figures.decoded = try row.int("decoded")
+                let count = try row.int("n")
+                switch try row.text("status") {
+                case "noread": figures.noReads += count
+                case "accepted":
+                    figures.sightings += count
+                    figures.decoded += count
+                default: figures.decoded += count
+                }
             }
         }
         for row in try connection.query(
             """
-            SELECT \(eventLane) AS lane, \(hour("t")) AS hour, count(*) AS n
-            FROM noreads t WHERE \(Self.sightingScope) GROUP BY 1, 2
-            """, parameters
-        ).named("report hourly no-reads") {
-            try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.noReads = try row.int("n") }
-        }
-        for row in try connection.query(
-            """
-            SELECT \(passLane) AS lane, \(hour("p")) AS hour, count(*) AS n
-            FROM item_passes p WHERE \(Self.passScope) GROUP BY 1, 2
-            """, parameters
+            SELECT \(laneColumn) AS lane, \(hour) AS hour, sum(passes)::bigint AS n FROM (\(Self.passes)) p
+            GROUP BY 1, 2 HAVING sum(passes) <> 0
+            """,
+            parameters
         ).named("report hourly passes") {
-            try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.itemPasses = try row.int("n") }
+            try add(row) { (figures: inout Figures.Hour) throws(PGError) in figures.itemPasses += try row.int("n") }
         }
         return lanes.mapValues { $0.values.sorted { $0.hour < $1.hour } }
     }

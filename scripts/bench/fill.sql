@@ -2,10 +2,15 @@
 -- ending now: :per_camera sightings a camera a day (2 % rejected), one item pass a lane for each
 -- pair of sightings, a heartbeat a camera every 5 s, 1 % no-reads (without pictures), :packs pack
 -- records a station a day. Run by scripts/bench.sh with psql -v days=… -v cameras=… after
--- `scanadmin migrate`; the topology comes from `scanadmin topology load`.
+-- `scanadmin migrate`; the topology comes from `scanadmin topology load`. Triggers keep the rollups.
 \set ON_ERROR_STOP on
 SET synchronous_commit = off;
 SET maintenance_work_mem = '512MB';
+
+-- The day partitions of the filled days (the aggregator makes only today's and the next ones).
+SELECT count(scantrack_create_day_partition(t, d::date))
+FROM unnest(ARRAY['sightings', 'noreads', 'heartbeats']) t,
+     generate_series((now() AT TIME ZONE 'UTC')::date - :days - 1, (now() AT TIME ZONE 'UTC')::date, interval '1 day') d;
 
 CREATE TEMP TABLE fill_cameras AS
 SELECT c, 'cam-' || lpad(c::text, 2, '0') AS camera, 'L' || lpad(((c + 1) / 2)::text, 2, '0') AS lane
