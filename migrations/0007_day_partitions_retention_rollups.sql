@@ -152,10 +152,12 @@ BEGIN
 END $$;
 
 -- The buckets a batch of heartbeats touched are summed again from the stored heartbeats (gaps
--- depend on the neighbours, and heartbeats may arrive out of order).
+-- depend on the neighbours, and heartbeats may arrive out of order). Replicas storing the same
+-- heartbeats take turns (a transaction lock), so each sums what the other committed.
 CREATE FUNCTION scantrack_rollup_heartbeats_in(touched_buckets timestamptz[], touched_cameras text[]) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_advisory_xact_lock(7242028);
     DELETE FROM heartbeat_rollups h
     USING unnest(touched_buckets, touched_cameras) AS t(bucket, camera)
     WHERE h.bucket = t.bucket AND h.camera = t.camera;

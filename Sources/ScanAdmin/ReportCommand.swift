@@ -25,13 +25,22 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Only this lane.") var lane: String?
     @Option(help: "Only this camera.") var camera: String?
     @Option(help: "table, csv or json.") var format: ListingFormat = .table
+    @Flag(help: "Sum every figure from the stored rows instead of the rollups (slower; to check them).")
+    var fromRows = false
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Count unique codes (default: for periods of at most 2 days; over the stored rows, slow for long periods).")
+    var uniqueCodes: Bool?
 
     func validate() throws { try period.check() }
 
     func run() throws {
         try withDatabase(connection, command: "report") { database in
             let (plan, periods) = try period.resolve(database, connection: connection)
-            let filter = ReportFilter(site: period.site, lane: lane, camera: camera, timeZone: plan.timeZone.identifier)
+            let filter = ReportFilter(
+                site: period.site, lane: lane, camera: camera, timeZone: plan.timeZone.identifier, fromRows: fromRows,
+                uniqueCodes: uniqueCodes)
             let figures = try periods.map { period throws(PGError) in
                 try ShiftFigures.load(database, period: period, filter: filter)
             }
@@ -135,6 +144,10 @@ struct ReportFilter {
     var lane: String?
     var camera: String?
     var timeZone: String
+    /// Every figure from the stored rows, none from the rollups.
+    var fromRows = false
+    /// Count unique codes (nil: for short periods only).
+    var uniqueCodes: Bool? = nil
 }
 
 /// Everything the report says about one shift.
@@ -145,7 +158,8 @@ struct ShiftFigures {
     var sightings = 0
     var accepted = 0
     var rejected = 0
-    var uniqueCodes = 0
+    /// Nil when not counted (long periods).
+    var uniqueCodes: Int?
     var noReads = 0
     var packs: [PackVerdict: Int] = [:]
     var topRules: [(rule: String, count: Int)] = []
@@ -157,9 +171,11 @@ struct ShiftFigures {
     static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError)
         -> ShiftFigures
     {
-        let scope = ReportStore.Scope(
+        var scope = ReportStore.Scope(
             start: timestamp(period.start), end: timestamp(period.end), site: filter.site, lane: filter.lane,
             camera: filter.camera, timeZone: filter.timeZone)
+        scope.useRollups = !filter.fromRows
+        scope.countUniqueCodes = filter.uniqueCodes
         let stored = try ReportStore(connection: db).figures(scope)
         var figures = ShiftFigures(period: period)
         figures.itemPasses = stored.itemPasses
@@ -219,7 +235,11 @@ struct ShiftFigures {
             w.field("sightings", f.sightings)
             w.field("accepted", f.accepted)
             w.field("rejected", f.rejected)
-            w.field("uniqueCodes", f.uniqueCodes)
+            if let unique = f.uniqueCodes {
+                w.field("uniqueCodes", unique)
+            } else {
+                w.raw("uniqueCodes", Array("null".utf8))
+            }
             w.field("noReads", f.noReads)
             rateField(&w, f.sightings, f.noReads)
             var packs = JSONWriter()
@@ -318,7 +338,7 @@ struct ShiftFigures {
             add("totals", "", "sightings", f.sightings)
             add("totals", "", "accepted", f.accepted)
             add("totals", "", "rejected", f.rejected)
-            add("totals", "", "uniqueCodes", f.uniqueCodes)
+            if let unique = f.uniqueCodes { add("totals", "", "uniqueCodes", unique) }
             add("totals", "", "noReads", f.noReads)
             for (verdict, name) in [
                 (PackVerdict.complete, "complete"), (.short, "short"), (.over, "over"), (.unexpected, "unexpected"),
@@ -369,7 +389,9 @@ struct ShiftFigures {
             let partial = f.partialPasses > 0 ? "  (\(f.partialPasses) seen by only some cameras of their lane)" : ""
             out += "Item passes      \(f.itemPasses)\(partial)\n"
             out +=
-                "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes \(f.uniqueCodes)\n"
+                "Sightings        \(f.sightings)  accepted \(f.accepted)  rejected \(f.rejected)  unique codes "
+                + (f.uniqueCodes.map(String.init)
+                    ?? "not counted (over \(ReportStore.Scope.uniqueCodesMaxDays) days: --unique-codes)") + "\n"
             out += "No-reads         \(f.noReads)  read rate \(percent(f.sightings, f.noReads))\n"
             if !f.topRules.isEmpty {
                 out += "Top reject rules " + f.topRules.map { "\($0.rule) \($0.count)" }.joined(separator: ", ") + "\n"

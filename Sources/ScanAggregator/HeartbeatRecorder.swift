@@ -13,6 +13,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
     private let connection: NATSConnection
     private let database: PGReconnecting
     private let logger: Logger
+    private let subjects: ContractSubjects
     public private(set) var stored = 0
     public private(set) var dropped = 0
 
@@ -22,6 +23,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         connection = try NATSConnection(url: settings.natsURL, options: options)
         subscription = try connection.subscribe(subject: "\(settings.prefix).v1.status.>")
         database = PGReconnecting(dsn: settings.postgresDSN)
+        subjects = ContractSubjects(prefix: settings.prefix)
         self.logger = logger
     }
 
@@ -32,7 +34,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         var rows: [[String?]] = []
         while Date() < deadline {
             guard let message = try? subscription.next(timeoutMilliseconds: 100) else { continue }
-            if let row = Self.row(message.bytes) { rows.append(row) }
+            if let row = Self.row(message.bytes, subject: message.subject, subjects: subjects) { rows.append(row) }
         }
         guard !rows.isEmpty else { return 0 }
         do {
@@ -47,10 +49,14 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         }
     }
 
-    /// A heartbeat as a `heartbeats` row, or nil when it is not a valid status event.
-    static func row(_ bytes: [UInt8]) -> [String?]? {
+    /// A heartbeat as a `heartbeats` row, or nil when it is not a valid status event of the site
+    /// and camera its subject names.
+    static func row(_ bytes: [UInt8], subject: String, subjects: ContractSubjects) -> [String?]? {
         guard !Ingestor.holdsEscapedNUL(bytes), let event = try? EventValidator.parse(bytes),
-            let heartbeat = try? StatusEvent.parse(event)
+            let heartbeat = try? StatusEvent.parse(event),
+            (try? EventValidator.checkSender(
+                site: heartbeat.site, camera: heartbeat.camera, subject: subject, family: "status", subjects: subjects))
+                != nil
         else { return nil }
         let status = heartbeat.status
         return [

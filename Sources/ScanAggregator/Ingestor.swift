@@ -252,12 +252,23 @@ public final class Ingestor: @unchecked Sendable {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
+                let subjects = ContractSubjects(prefix: settings.prefix)
+                func check(_ site: String, _ camera: String, _ family: String) throws(DeadLetter) {
+                    try EventValidator.checkSender(
+                        site: site, camera: camera, subject: message.subject, family: family, subjects: subjects)
+                }
                 if noRead {
-                    batch.noReads.append(try NoReadEvent.parse(event))
+                    let event = try NoReadEvent.parse(event)
+                    try check(event.site, event.camera, "noread")
+                    batch.noReads.append(event)
                 } else if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
-                    batch.sightings.append((try SightingEvent.parse(event), body))
+                    let event = try SightingEvent.parse(event)
+                    try check(event.site, event.camera, "sighting")
+                    batch.sightings.append((event, body))
                 } else {
-                    batch.sessions.append((try SessionEvent.parse(event), body))
+                    let event = try SessionEvent.parse(event)
+                    try check(event.envelope.site, event.envelope.camera, "session")
+                    batch.sessions.append((event, body))
                 }
             } catch let letter as DeadLetter {
                 batch.refused.append((message, letter))

@@ -10,6 +10,16 @@ public struct ContractSubjects: Sendable, Equatable {
         "\(prefix).v1.\(family).\(site).\(camera)"
     }
 
+    /// The site and camera of an agent subject `<prefix>.v1.<family>.<site>.<camera>`; nil when the
+    /// subject is not one of that family.
+    public func sender(ofAgentSubject subject: String, family: String) -> (site: String, camera: String)? {
+        let head = "\(prefix).v1.\(family)."
+        guard subject.hasPrefix(head) else { return nil }
+        let tokens = subject.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard tokens.count == 2, !tokens[0].isEmpty, !tokens[1].isEmpty else { return nil }
+        return (String(tokens[0]), String(tokens[1]))
+    }
+
     /// Where one agent listens for commands: `<prefix>.v1.cmd.<site>.<camera>.>`.
     public func commands(site: String, camera: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).>" }
 

@@ -8,6 +8,8 @@ public enum DeadLetterReason: String, Sendable, CaseIterable {
     case wrongType = "wrong-type"
     case badValue = "bad-value"
     case unknownType = "unknown-type"
+    /// The event names another site or camera than the subject it arrived on.
+    case subjectMismatch = "subject-mismatch"
 }
 
 /// A message refused with its reason and a detail naming the field.
@@ -39,5 +41,23 @@ public enum EventValidator {
         }
         guard case .object = value else { throw DeadLetter(.notAnObject, "the message is \(value.typeName)") }
         return value
+    }
+
+    /// An event is taken only from the subject of the site and camera it names: with per-camera
+    /// permissions on the bus, the subject says who sent it.
+    public static func checkSender(
+        site: String, camera: String, subject: String, family: String, subjects: ContractSubjects
+    ) throws(DeadLetter) {
+        guard let sender = subjects.sender(ofAgentSubject: subject, family: family) else {
+            throw DeadLetter(
+                .subjectMismatch,
+                "subject '\(subject)' is not \(subjects.agent(family, site: "<site>", camera: "<camera>"))")
+        }
+        guard sender.site == site, sender.camera == camera else {
+            throw DeadLetter(
+                .subjectMismatch,
+                "the event names site '\(site)' and camera '\(camera)' but came on '\(subject)' (site '\(sender.site)', camera '\(sender.camera)')"
+            )
+        }
     }
 }

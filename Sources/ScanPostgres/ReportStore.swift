@@ -19,6 +19,15 @@ public struct ReportStore {
         /// False: every figure is summed from the stored rows, none from the rollups (slower; the
         /// same figures when the rollups are right: tests and checks compare the two).
         public var useRollups = true
+        /// Whether unique codes are counted (a distinct count over the stored rows: it cannot be
+        /// summed from rollups); nil: when the period is at most `uniqueCodesMaxDays` days.
+        public var countUniqueCodes: Bool?
+
+        public static let uniqueCodesMaxDays = 2
+
+        var countsUniqueCodes: Bool {
+            countUniqueCodes ?? (end.milliseconds - start.milliseconds <= Int64(Self.uniqueCodesMaxDays) * 86_400_000)
+        }
 
         public init(start: Timestamp, end: Timestamp, site: String?, lane: String?, camera: String?, timeZone: String) {
             self.start = start
@@ -62,7 +71,8 @@ public struct ReportStore {
         public var sightings = 0
         public var accepted = 0
         public var rejected = 0
-        public var uniqueCodes = 0
+        /// Distinct accepted values; nil when not counted (`Scope.countUniqueCodes`).
+        public var uniqueCodes: Int?
         /// Labels seen but not decoded.
         public var noReads = 0
         /// Pack records by verdict (`complete`, `short`, …).
@@ -215,12 +225,14 @@ public struct ReportStore {
             .sorted { ($1.count, $0.name) < ($0.count, $1.name) }.prefix(5).map { $0 }
         figures.cameras = cameras.values.sorted { $0.camera < $1.camera }
         // Unique codes cannot be summed from rollups: counted over the stored sightings.
-        if let totals = try connection.query(
-            """
-            SELECT count(*) AS n FROM (SELECT DISTINCT value FROM sightings t
-                                       WHERE status = 'accepted' AND \(Self.sightingScope)) codes
-            """, scope.rowParameters
-        ).named("report unique codes").first {
+        if scope.countsUniqueCodes,
+            let totals = try connection.query(
+                """
+                SELECT count(*) AS n FROM (SELECT DISTINCT value FROM sightings t
+                                           WHERE status = 'accepted' AND \(Self.sightingScope)) codes
+                """, scope.rowParameters
+            ).named("report unique codes").first
+        {
             figures.uniqueCodes = try totals.int("n")
         }
         for row in try connection.query(

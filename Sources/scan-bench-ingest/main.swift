@@ -83,10 +83,11 @@ do {
         try? jetStream.deleteStream(settings.deadLetterStream)
         try? jetStream.deleteStream(settings.subjects.resultsStream)
     }
-    let subject = "\(settings.prefix).v1.sighting.dc1.cam-0"
+    // Each sighting on its camera's subject (the aggregator takes an event only from there).
+    let subject = { (n: Int) in "\(settings.prefix).v1.sighting.dc1.cam-\(n % 4)" }
     let loadTime = Bench.stamp()
     for n in 0..<total {
-        try connection.publish(subject: subject, bytes: Bench.sighting(n, run: "s", time: loadTime))
+        try connection.publish(subject: subject(n), bytes: Bench.sighting(n, run: "s", time: loadTime))
         if n % 10_000 == 9_999 { try connection.flush(timeoutMilliseconds: 10_000) }
     }
     try connection.flush(timeoutMilliseconds: 10_000)
@@ -128,7 +129,9 @@ do {
         try? jetStream.deleteStream(steady.deadLetterStream)
         try? jetStream.deleteStream(steady.subjects.resultsStream)
     }
-    let steadySubject = "\(steady.prefix).v1.sighting.dc1.cam-0"
+    let steadySubject: @Sendable (Int) -> String = { [prefix = steady.prefix] n in
+        "\(prefix).v1.sighting.dc1.cam-\(n % 4)"
+    }
     let latencyIngestor = try Ingestor(settings: steady, logger: logger)
     let latencies = LatencyLog()
     latencyIngestor.onCommit = { times in
@@ -144,7 +147,7 @@ do {
             let due = min(expected, Int((Bench.now() - start) * Double(rate)))
             while sent < due {
                 try? connection.publish(
-                    subject: steadySubject, bytes: Bench.sighting(sent, run: "l", time: Bench.stamp()))
+                    subject: steadySubject(sent), bytes: Bench.sighting(sent, run: "l", time: Bench.stamp()))
                 sent += 1
             }
             try? connection.flush(timeoutMilliseconds: 1_000)

@@ -132,6 +132,9 @@ struct DashboardBrowserTests {
                     && settled["packs"]?["total"]?.intValue == 3
             }, "\(settled)")
         #expect((10...20).contains(settled["itemPasses"]?.intValue ?? 0), "\(settled)")
+        // The report reads rollups: the same figures as summed from the demo's stored rows.
+        #expect(try report(["--from-rows"]) == settled)
+        #expect(try report(["--lane", "L1", "--from-rows"]) == (try report(["--lane", "L1"])))
 
         // The dashboard, and Chromium on it.
         let serve = try ProcessRunner.start(

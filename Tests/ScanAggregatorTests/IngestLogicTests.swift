@@ -56,3 +56,23 @@ struct IngestLogicTests {
         #expect(store.sightings.count == 20)
     }
 }
+
+@Suite("heartbeat rows")
+struct HeartbeatRowTests {
+    @Test("a heartbeat is stored only from the subject of the site and camera it names")
+    func senderChecked() throws {
+        var status = AgentStatus()
+        (status.runId, status.sourceType, status.sourceState) = ("r1", "clip", "streaming")
+        let event = EventFactory(camera: CameraIdentity(id: "cam-1", site: "dc1")).status(
+            status, time: Timestamp(milliseconds: 1_795_800_000_000), sequence: 1)
+        let subjects = ContractSubjects(prefix: "scantrack")
+        let row = HeartbeatRecorder.row(event.json, subject: "scantrack.v1.status.dc1.cam-1", subjects: subjects)
+        #expect(row?.prefix(3) == ["cam-1-r1.status.1", "dc1", "cam-1"])
+        for subject in [
+            "scantrack.v1.status.dc1.cam-2", "scantrack.v1.status.dc2.cam-1", "scantrack.v1.status.dc1.cam-1.x",
+            "other.v1.status.dc1.cam-1", "scantrack.v1.sighting.dc1.cam-1",
+        ] {
+            #expect(HeartbeatRecorder.row(event.json, subject: subject, subjects: subjects) == nil, "\(subject)")
+        }
+    }
+}

@@ -158,6 +158,73 @@ struct IngestTests {
         #expect(published == bad.count)
     }
 
+    @Test(
+        "an event naming another site or camera than its subject, an unknown symbology or a malformed box is a dead letter with its reason; valid ones around them are stored once"
+    )
+    func senderAndShapes() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let prefix = world.settings.prefix
+        func edited(_ n: Int, _ from: String, _ to: String) -> [UInt8] {
+            Array(String(decoding: Self.sighting(n), as: UTF8.self).replacingOccurrences(of: from, with: to).utf8)
+        }
+        let bad: [(subject: String, bytes: [UInt8], reason: String, detail: String)] = [
+            // A camera's credentials publish only its own subject: the payload claims another.
+            ("\(prefix).v1.sighting.dc1.cam-1", Self.sighting(100, camera: "cam-2"), "subject-mismatch", "cam-2"),
+            ("\(prefix).v1.sighting.bar.cam-1", Self.sighting(101), "subject-mismatch", "bar"),
+            (
+                "\(prefix).v1.sighting.dc1.cam",
+                Self.sighting(102, camera: "2026-13-45T99:99:99Z"), "subject-mismatch", "2026-13-45T99:99:99Z"
+            ),
+            (
+                "\(prefix).v1.sighting.dc1.cam-1", edited(103, #""symbology":"EAN-13""#, #""symbology":"NaN""#),
+                "bad-value", "symbology"
+            ),
+            (
+                "\(prefix).v1.sighting.dc1.cam-1", edited(104, #""symbology":"EAN-13""#, #""symbology":"ean13""#),
+                "bad-value", "symbology"
+            ),
+            (
+                "\(prefix).v1.sighting.dc1.cam-1",
+                edited(105, #""status":"accepted""#, #""status":"accepted","printedSymbology":"QR""#), "bad-value",
+                "printedSymbology"
+            ),
+        ]
+        var boxes: [(subject: String, bytes: [UInt8], reason: String, detail: String)] = []
+        let box = #""box":{"first":[[0,0],[9,0],[9,9],[0,9]],"last":[[5,0],[14,0],[14,9],[5,9]]}"#
+        for (index, (shape, reason)) in [
+            (#""box":true"#, "wrong-type"), (#""box":-1"#, "wrong-type"), (#""box":{}"#, "missing-field"),
+            (#""box":{"first":[],"last":[[1,1]]}"#, "wrong-type"),
+            (#""box":{"first":[[1,"a"]],"last":[[1,1]]}"#, "bad-value"),
+        ].enumerated() {
+            boxes.append(("\(prefix).v1.sighting.dc1.cam-1", edited(110 + index, box, shape), reason, "box"))
+        }
+        for n in 0..<5 {
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.sighting.dc1.cam-1", bytes: Self.sighting(n), messageID: "g\(n)")
+        }
+        for (index, item) in (bad + boxes).enumerated() {
+            _ = try world.jetStream.publish(subject: item.subject, bytes: item.bytes, messageID: "b\(index)")
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.sighting.dc1.cam-1", bytes: Self.sighting(200 + index), messageID: "v\(index)")
+        }
+        // Republished: stored once.
+        _ = try world.jetStream.publish(
+            subject: "\(prefix).v1.sighting.dc1.cam-1", bytes: Self.sighting(200), messageID: "again")
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        let total = 5 + 2 * (bad.count + boxes.count) + 1
+        try Self.drain(ingestor) { ingestor.totals.messages >= total }
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings") == 5 + bad.count + boxes.count)
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings WHERE camera <> 'cam-1'") == 0)
+        let letters = try world.database.query("SELECT reason, detail, subject FROM dead_letters ORDER BY id").rows
+        #expect(letters.count == bad.count + boxes.count)
+        for (index, item) in (bad + boxes).enumerated() where index < letters.count {
+            #expect(letters[index][0] == item.reason, "\(item.detail): \(letters[index])")
+            #expect((letters[index][1] ?? "").contains(item.detail), "\(letters[index])")
+            #expect(letters[index][2] == item.subject)
+        }
+    }
+
     @Test("session events are stored once")
     func sessionEvents() throws {
         let world = try Self.world()

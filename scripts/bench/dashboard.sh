@@ -30,13 +30,14 @@ trap 'kill $serve 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do grep -q "^dashboard: " "$out/serve.out" && break; sleep 0.1; done
 url=$(sed -n 's/^dashboard: //p' "$out/serve.out")
 pack=$(psql "$fill_pg" -At -c "SELECT session_id FROM pack_records ORDER BY completed_at DESC LIMIT 1")
-report_ms() {  # the report of the current shift, as the page shows it (median of 3)
+admin_ms() {  # a scanadmin command on the fill, process start included (median of 3)
   for _ in 1 2 3; do
     local s; s=$(date +%s%N)
-    SCANTRACK_PG="$fill_pg" "$bin/scanadmin" report --shift current "$@" > /dev/null
+    SCANTRACK_PG="$fill_pg" "$bin/scanadmin" "$@" > /dev/null
     echo $(( ($(date +%s%N) - s) / 1000000 ))
   done | sort -n | sed -n 2p
 }
+report_ms() { admin_ms report --shift current "$@"; }
 
 echo "## Dashboard on $days days of 20 cameras"
 echo
@@ -54,4 +55,42 @@ python3 scripts/bench/http_time.py "$url" / /fragments/now /fragments/trends /la
 echo
 echo "For comparison, the same figures from the command line (process start included, median of 3):"
 echo "\`scanadmin report --shift current\` $(report_ms) ms, \`--site dc1 --lane L01\` $(report_ms --site dc1 --lane L01) ms."
+echo
+echo "### Reports and retention on the same fill"
+echo
+echo "The report reads quarter-hour rollups plus the stored rows at the period's two ends; \`--from-rows\`"
+echo "sums the same figures from the stored rows alone (the raw-table work, measured in the same run)."
+echo "Unique codes (a distinct count, from the rows in both) are counted for periods of up to 2 days, so not in the"
+echo "month report unless \`--unique-codes\` is given. Median of 3, process start included."
+echo
+month=(--from "$(date -u -d '30 days ago' +%Y-%m-%d)" --to "$(date -u -d tomorrow +%Y-%m-%d)" --time-zone UTC)
+echo "| report | rollups | from rows | ratio |"  # unique codes: counted for periods up to 2 days
+echo "|---|---|---|---|"
+for args in "--shift current" "--shift previous" "--shift previous --site dc1 --lane L01" "month"; do
+  if [ "$args" = month ]; then set -- "${month[@]}"; label="one month (\`--from … --to …\`, 31 days)"
+  else read -r -a words <<< "$args"; set -- "${words[@]}"; label="\`$args\`"; fi
+  fast=$(admin_ms report "$@"); slow=$(admin_ms report "$@" --from-rows)
+  echo "| $label | $fast ms | $slow ms | $(python3 -c "print(f'{$slow/max($fast,1):.0f}x')") |"
+done
+# Retention: keep days - 2 days, so the oldest partial day and the first whole day go.
+keep=$(( days - 2 ))
+echo
+echo "The month report with \`--unique-codes\`: $(admin_ms report "${month[@]}" --unique-codes) ms."
+SCANTRACK_PG="$fill_pg" "$bin/scanadmin" retention --dry-run > "$out/retention-before.txt"
+for table in sightings noreads heartbeats; do
+  SCANTRACK_PG="$fill_pg" "$bin/scanadmin" retention set "$table" $keep > /dev/null
+done
+read -r expired whole < <(psql "$fill_pg" -At -F ' ' -c "
+  SELECT count(*), count(*) FILTER (WHERE first_seen >= c - interval '1 day') FROM sightings,
+    LATERAL (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '$keep days' AS c) x
+  WHERE first_seen < c")
+s=$(date +%s%N)
+SCANTRACK_PG="$fill_pg" "$bin/scanadmin" retention > "$out/retention.txt"
+dropped_ms=$(( ($(date +%s%N) - s) / 1000000 ))
+month_after=$(admin_ms report "${month[@]}")
+echo
+echo "Retention: with sightings, no-reads and heartbeats set to $keep days, \`scanadmin retention\` dropped"
+echo "$(grep -o 'dropped [0-9]* partition(s)' "$out/retention.txt" | grep -o '[0-9]*') day partitions (two days: $expired sightings, $whole of them in the whole day, with their no-reads and"
+echo "heartbeats) in $dropped_ms ms, process start and the plan included (\`.cache/bench/retention.txt\`). The month"
+echo "report afterwards, its counts from the kept rollups: $month_after ms."
 psql "$SCANTRACK_PG" -q -c "DROP DATABASE IF EXISTS scantrack_fill" 2>/dev/null || true

@@ -60,11 +60,21 @@ struct EventFields {
         return instant
     }
 
+    /// A symbology name (`Symbology`'s raw values: `EAN-13`, `QR-Code`, …) under `key`.
+    func symbology(_ key: String) throws(DeadLetter) -> String {
+        let name = try string(key, maxLength: 32)
+        guard Symbology(rawValue: name) != nil else {
+            throw DeadLetter(
+                .badValue, "\(path)\(key) '\(name)' is not a symbology ScanTrack reads (EAN-13, CODE-128, QR-Code, …)")
+        }
+        return name
+    }
+
     /// `[[x, y], …]` under `key` of `object`.
     static func points(_ value: JSONValue?, at key: String) throws(DeadLetter) -> [Point] {
         guard let value else { throw DeadLetter(.missingField, key) }
-        guard case .array(let items) = value, items.count <= 64 else {
-            throw DeadLetter(.wrongType, "\(key) is \(value.typeName), not a list of at most 64 [x, y] points")
+        guard case .array(let items) = value, (1...64).contains(items.count) else {
+            throw DeadLetter(.wrongType, "\(key) is \(value.typeName), not a list of 1 to 64 [x, y] points")
         }
         var points: [Point] = []
         for item in items {

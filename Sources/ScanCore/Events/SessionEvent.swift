@@ -133,7 +133,7 @@ public struct SessionEvent: Sendable, Equatable {
             session.codes.append(
                 Code(
                     value: try code.string("value", maxLength: 8192),
-                    symbology: try code.string("symbology", maxLength: 32),
+                    symbology: try code.symbology("symbology"),
                     trackIds: trackIds, role: try code.optionalString("role")))
         }
         return session

@@ -124,7 +124,7 @@ public struct SightingEvent: Sendable, Equatable {
         let boxes = try fields.boxes(required: false)
         var sighting = SightingEvent(
             envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
-            symbology: try fields.string("symbology", maxLength: 32), value: value, valueEncoding: encoding,
+            symbology: try fields.symbology("symbology"), value: value, valueEncoding: encoding,
             status: status,
             ruleId: try fields.optionalString("ruleId"), role: try fields.optionalString("role"),
             firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
@@ -139,7 +139,9 @@ public struct SightingEvent: Sendable, Equatable {
         if let aim = sighting.aim, !(aim.count == 3 && aim.hasPrefix("]")) {
             throw DeadLetter(.badValue, "aim '\(aim)' is not an AIM symbology identifier (']' and two characters)")
         }
-        sighting.printedSymbology = try fields.optionalString("printedSymbology", maxLength: 32)
+        if try fields.optionalString("printedSymbology", maxLength: 32) != nil {
+            sighting.printedSymbology = try fields.symbology("printedSymbology")
+        }
         sighting.printedValue = try fields.optionalString("printedValue", maxLength: 64)
         guard sighting.lastSeen >= sighting.firstSeen, sighting.lastFrame >= sighting.firstFrame else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
