@@ -246,6 +246,16 @@ for tracks in 1 10 40; do
   echo "| $tracks | $us |"
 done
 echo
+echo "## Rule patterns: linear-time engine against Swift's Regex"
+echo
+echo "\`scan-bench regex\` (taskset -c 1): time per decision of a rule pattern on a code, ScanTrack's LinearRegex"
+echo "(an ASCII table built from the pattern's automaton; the automaton itself for other text) against Swift's"
+echo "backtracking \`Regex\` (what rules used before) on the same text, same outcome checked."
+echo
+echo "| case | pattern | outcome | LinearRegex | Swift Regex |"
+echo "|---|---|---|---|---|"
+taskset -c 1 "$bin/scan-bench" regex
+echo
 echo "## Peak memory of a replay against clip length"
 echo
 echo "| clip | frames | peak resident memory |"

@@ -46,6 +46,10 @@ public struct RuleMatch: Sendable {
     public var prefix: String?
     public var suffix: String?
     public var regex: RuleRegex?
+    /// The value must not start with this.
+    public var notPrefix: String?
+    /// The value must not contain a match of this.
+    public var notRegex: RuleRegex?
     public var minLength: Int?
     public var maxLength: Int?
     /// "valid" or "invalid": the GS1 mod-10 check digit, for symbologies that carry one.
@@ -53,23 +57,24 @@ public struct RuleMatch: Sendable {
     public var gs1: Bool?
 
     public var isEmpty: Bool {
-        symbologies == nil && prefix == nil && suffix == nil && regex == nil && minLength == nil && maxLength == nil
-            && checkDigitValid == nil && gs1 == nil
+        symbologies == nil && prefix == nil && suffix == nil && regex == nil && notPrefix == nil && notRegex == nil
+            && minLength == nil && maxLength == nil && checkDigitValid == nil && gs1 == nil
     }
 }
 
-/// A compiled regular expression with its source (Swift's `Regex` is not `Sendable`).
-public struct RuleRegex: @unchecked Sendable {
-    // @unchecked: the Regex is compiled once and only read afterwards (wholeMatch does not mutate it).
+/// A rule's regular expression: matched by `LinearRegex` (linear time in the value, whatever the
+/// pattern) in the agent, `scanadmin rules test` and everywhere else rules are applied.
+public struct RuleRegex: Sendable {
     public let pattern: String
-    let regex: Regex<AnyRegexOutput>
+    let regex: LinearRegex
 
-    public init(_ pattern: String) throws {
+    public init(_ pattern: String) throws(LinearRegex.Unsupported) {
         self.pattern = pattern
-        self.regex = try Regex(pattern)
+        self.regex = try LinearRegex(pattern)
     }
 
-    public func matches(_ text: String) -> Bool { (try? regex.firstMatch(in: text)) != nil }
+    /// Whether the value contains a match (its first `LinearRegex.maxTextLength` characters).
+    public func matches(_ text: String) -> Bool { regex.matches(text) }
 }
 
 /// Days and a daily time window in a time zone. A window whose end is before its start crosses
@@ -166,6 +171,8 @@ extension Rule {
         if let minLength = match.minLength, length < minLength { return "length \(length) is below \(minLength)" }
         if let maxLength = match.maxLength, length > maxLength { return "length \(length) is above \(maxLength)" }
         if let regex = match.regex, !regex.matches(subject.value) { return "does not match /\(regex.pattern)/" }
+        if let notPrefix = match.notPrefix, subject.value.hasPrefix(notPrefix) { return "starts with '\(notPrefix)'" }
+        if let notRegex = match.notRegex, notRegex.matches(subject.value) { return "matches /\(notRegex.pattern)/" }
         if let wanted = match.checkDigitValid {
             guard subject.symbology.hasGS1CheckDigit || subject.symbology == .interleaved2of5 else {
                 return "\(subject.symbology.rawValue) has no check digit to judge"

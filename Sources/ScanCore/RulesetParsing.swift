@@ -3,7 +3,10 @@ import Foundation
 extension Ruleset {
     static let topKeys = ["version", "defaultAction", "rules"]
     static let ruleKeys = ["id", "priority", "action", "match", "when", "scope", "role", "description"]
-    static let matchKeys = ["symbologies", "prefix", "suffix", "regex", "minLength", "maxLength", "checkDigit", "gs1"]
+    static let matchKeys = [
+        "symbologies", "prefix", "suffix", "regex", "notPrefix", "notRegex", "minLength", "maxLength", "checkDigit",
+        "gs1",
+    ]
     static let whenKeys = ["days", "from", "to", "timeZone"]
     static let scopeKeys = ["sites", "lanes", "cameras"]
 
@@ -69,11 +72,14 @@ extension Ruleset {
         }
         match.prefix = reader.string(fields["prefix"], at: path + ".prefix")
         match.suffix = reader.string(fields["suffix"], at: path + ".suffix")
-        if let pattern = reader.string(fields["regex"], at: path + ".regex") {
+        match.notPrefix = reader.string(fields["notPrefix"], at: path + ".notPrefix")
+        for key in ["regex", "notRegex"] {
+            guard let pattern = reader.string(fields[key], at: path + "." + key) else { continue }
             do {
-                match.regex = try RuleRegex(pattern)
+                let regex = try RuleRegex(pattern)
+                if key == "regex" { match.regex = regex } else { match.notRegex = regex }
             } catch {
-                reader.fail(path + ".regex", "'\(pattern)' is not a valid regular expression")
+                reader.fail(path + "." + key, "'\(pattern)' is not supported \(error)")
             }
         }
         match.minLength = reader.int(fields["minLength"], at: path + ".minLength", range: 0...10_000)

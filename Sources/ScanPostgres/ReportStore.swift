@@ -133,10 +133,12 @@ public struct ReportStore {
         t.first_seen >= $1::timestamptz AND t.first_seen < $2::timestamptz AND \(rowFilters)
         """
 
-    /// The filters on a sightings or noreads row `t`.
+    /// The filters on a sightings or noreads row `t`. The lane test is `scantrack_lane(…) = $4`
+    /// written so the planner can use it (a camera is on at most one lane of its site).
     static let rowFilters = """
-        ($3::text IS NULL OR t.site = $3) AND ($4::text IS NULL OR scantrack_lane(t.site, t.camera, t.lane) = $4)
-        AND ($5::text IS NULL OR t.camera = $5)
+        ($3::text IS NULL OR t.site = $3) AND ($5::text IS NULL OR t.camera = $5)
+        AND ($4::text IS NULL OR t.lane = $4 OR (t.lane IS NULL AND EXISTS (
+             SELECT 1 FROM lane_cameras lc WHERE lc.site = t.site AND lc.camera = t.camera AND lc.lane = $4)))
         """
 
     /// Rows of a time column at the ends of the period, outside its whole quarter hours.

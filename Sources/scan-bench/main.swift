@@ -1,3 +1,4 @@
+import Foundation
 import ScanCore
 
 #if canImport(Glibc)
@@ -7,10 +8,44 @@ import ScanCore
 /// scan-bench tracker [--tracks N] [--frames N]
 /// Time per frame of the pure core the agent runs after zbar (split zbar's symbols, normalise,
 /// track, events) with N codes live, fed with hand-made detections: no decoding, no I/O.
+/// scan-bench regex: time per decision of rule patterns, ScanTrack's LinearRegex against Swift's
+/// backtracking Regex on the same texts (one line per case; the row format bench.sh prints).
+func regexBench() {
+    let clock = ContinuousClock()
+    func perCall(_ repeats: Int, _ body: () -> Bool) -> (Double, Bool) {
+        var outcome = false
+        let elapsed = clock.measure { for _ in 0..<repeats { outcome = body() } }
+        let (seconds, attoseconds) = elapsed.components
+        return ((Double(seconds) + Double(attoseconds) * 1e-18) / Double(repeats) * 1e6, outcome)
+    }
+    let cases: [(label: String, pattern: String, text: String, swiftRepeats: Int)] = [
+        ("an order code, 13 characters", "^ORD-[0-9]+$", "ORD-123456789", 100_000),
+        ("an EAN-13 prefix", "^(40|41)[0-9]{11}$", "4006381333931", 100_000),
+        ("^(a+)+$, 16 a then b", "^(a+)+$", String(repeating: "a", count: 16) + "b", 1),
+        ("^(a+)+$, 10,000 a then b", "^(a+)+$", String(repeating: "a", count: 10_000) + "b", 0),
+    ]
+    for item in cases {
+        guard let linear = try? LinearRegex(item.pattern), let swift = try? Regex(item.pattern) else { continue }
+        let (linearMicros, outcome) = perCall(item.swiftRepeats > 1 ? 100_000 : 100) { linear.matches(item.text) }
+        var swiftColumn = "not run (would not finish)"
+        if item.swiftRepeats > 0 {
+            let (micros, same) = perCall(item.swiftRepeats) { (try? swift.firstMatch(in: item.text)) != nil }
+            swiftColumn = String(format: "%.3f", micros) + " µs" + (same == outcome ? "" : " (DIFFERENT OUTCOME)")
+        }
+        let linearColumn = String(format: "%.3f", linearMicros) + " µs"
+        let pattern = item.pattern.replacingOccurrences(of: "|", with: "\\|")
+        print("| \(item.label) | `\(pattern)` | \(outcome ? "match" : "no match") | \(linearColumn) | \(swiftColumn) |")
+    }
+}
+
 var tracks = 40
 var frames = 20_000
 var index = 1
 let arguments = CommandLine.arguments
+if arguments.dropFirst().first == "regex" {
+    regexBench()
+    exit(0)
+}
 while index + 1 < arguments.count {
     if arguments[index] == "--tracks", let value = Int(arguments[index + 1]) { tracks = value }
     if arguments[index] == "--frames", let value = Int(arguments[index + 1]) { frames = value }

@@ -107,7 +107,7 @@ struct RulesCommandTests {
         #expect(try run(["rules", "test", "--code", "1", "--symbology", "EAN-99"]).status == 64)
 
         try Self.write(
-            #"{"version": 1, "rules": [{"id": "only-40", "action": "reject", "match": {"regex": "^(?!40)"}}]}"#,
+            #"{"version": 1, "rules": [{"id": "only-40", "action": "reject", "match": {"notPrefix": "40"}}]}"#,
             dir + "/good.json")
         let offline = try run(["rules", "add", dir + "/good.json"])
         #expect(offline.status == 3)

@@ -23,9 +23,9 @@ struct RulesetTests {
 
     static let weekdayWeekend = """
         {"version": 1, "defaultAction": "accept", "rules": [
-          {"id": "weekdays-40", "priority": 10, "action": "reject", "match": {"regex": "^(?!40)"},
+          {"id": "weekdays-40", "priority": 10, "action": "reject", "match": {"notPrefix": "40"},
            "when": {"days": ["mon","tue","wed","thu","fri"], "timeZone": "Europe/Zurich"}},
-          {"id": "weekends-41", "priority": 20, "action": "reject", "match": {"regex": "^(?!41)"},
+          {"id": "weekends-41", "priority": 20, "action": "reject", "match": {"notRegex": "^41"},
            "when": {"days": ["sat","sun"], "timeZone": "Europe/Zurich"}}]}
         """
 
@@ -147,7 +147,7 @@ struct RulesetTests {
             for expected in [
                 "rules.json: defaultAction: 'maybe' is not one of accept, reject",
                 "rules.json: colour: unknown key",
-                "rules[0].match.regex: '([unclosed' is not a valid regular expression",
+                "rules[0].match.regex: '([unclosed' is not supported at 1: unterminated '[': no ']'",
                 "rules[0].match.prefx: unknown key (allowed: symbologies, prefix",
                 "rules[1].action: 'drop' is not one of accept, reject",
                 "rules[1].when.days[1]: 'sun day' is not a day (mon, tue, wed, thu, fri, sat, sun)",
