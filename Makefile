@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 # zxing-cpp is built into the repo by scripts/build-zxing.sh; SwiftPM finds it through this path.
 export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all deps build release corpus lint test demo bench format clean
+.PHONY: all deps build release corpus lint test demo bench fuzz format clean
 
 all: build
 
@@ -38,6 +38,11 @@ demo: deps
 bench: deps corpus
 	swift build -c release
 	scripts/with-servers.sh bench scripts/bench.sh
+
+# Every input reader under libFuzzer for FUZZ_SECONDS (60) each, from the committed seed corpus
+# (scripts/fuzz/run.sh; FuzzCorpusTests replays that corpus in make test).
+fuzz: deps
+	scripts/fuzz/run.sh
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift

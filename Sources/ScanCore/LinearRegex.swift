@@ -520,11 +520,20 @@ struct AsciiDFA: Sendable, Equatable {
             table += Array(repeating: -1, count: 128)
             return id
         }
+        // Bytes every set treats alike share their transitions: one closure per class and state.
+        let setCount = masks.count / 2
+        var classOf: [[Bool]: [Int]] = [:]
+        for byte in 0..<128 {
+            let signature = (0..<setCount).map { masks[$0 * 2 + byte >> 6] & (1 << UInt64(byte & 63)) != 0 }
+            classOf[signature, default: []].append(byte)
+        }
+        let classes = Array(classOf.values)
         guard intern(closure([0], atStart: true, atEnd: false)) != nil else { return nil }
         var next = 0
         while next < states.count {
             let pcs = states[next]
-            for byte in 0..<128 {
+            for bytes in classes {
+                let byte = bytes[0]
                 var seeds = anchored ? [] : [0]
                 for pc in pcs {
                     if case .scalar(let set) = program[pc], masks[set * 2 + byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
@@ -532,7 +541,7 @@ struct AsciiDFA: Sendable, Equatable {
                     }
                 }
                 guard let target = intern(closure(seeds, atStart: false, atEnd: false)) else { return nil }
-                table[next * 128 + byte] = target
+                for byte in bytes { table[next * 128 + byte] = target }
             }
             next += 1
         }

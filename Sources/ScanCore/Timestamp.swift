@@ -80,7 +80,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
                 index += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { millis *= 10 }
+            // Digits past milliseconds are dropped (a range digits..<3 would trap for them).
+            if digits < 3 { for _ in digits..<3 { millis *= 10 } }
         }
         var offsetMinutes = 0
         if expect("Zz") {

@@ -60,6 +60,15 @@ struct TimestampTests {
         #expect(Timestamp(milliseconds: -1).description == "1969-12-31T23:59:59.999Z")
     }
 
+    @Test("fractions finer than milliseconds are cut to milliseconds (found by make fuzz: more than 3 digits trapped)")
+    func fineFractions() {
+        #expect(Timestamp(rfc3339: "2026-11-21T23:30:05.2504Z")?.description == "2026-11-21T23:30:05.250Z")
+        #expect(Timestamp(rfc3339: "2026-11-21T23:30:05.123456789Z")?.description == "2026-11-21T23:30:05.123Z")
+        #expect(
+            Timestamp(rfc3339: "2026-11-23T09:00:03.16444444444444444444444444444446Z")?.description
+                == "2026-11-23T09:00:03.164Z")
+    }
+
     @Test(
         "malformed times are refused",
         arguments: ["2026-11-21", "2026-13-01T00:00:00Z", "2026-11-21T25:00:00Z", "2026-11-21T10:00:00", "yesterday"])

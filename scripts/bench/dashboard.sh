@@ -91,7 +91,8 @@ dropped_ms=$(( ($(date +%s%N) - s) / 1000000 ))
 month_after=$(admin_ms report "${month[@]}")
 echo
 echo "Retention: with sightings, no-reads and heartbeats set to $keep days, \`scanadmin retention\` dropped"
-echo "$(grep -o 'dropped [0-9]* partition(s)' "$out/retention.txt" | grep -o '[0-9]*') day partitions (two days: $expired sightings, $whole of them in the whole day, with their no-reads and"
-echo "heartbeats) in $dropped_ms ms, process start and the plan included (\`.cache/bench/retention.txt\`). The month"
+echo "$(grep -o 'dropped [0-9]* partition(s)' "$out/retention.txt" | grep -o '[0-9]*') day partitions of three tables (the filled days before the cutoff: $expired sightings, $whole of them in"
+echo "the one whole day, with their no-reads and heartbeats) in $dropped_ms ms, process start and the plan included"
+echo "(\`.cache/bench/retention.txt\`). The month"
 echo "report afterwards, its counts from the kept rollups: $month_after ms."
 psql "$SCANTRACK_PG" -q -c "DROP DATABASE IF EXISTS scantrack_fill" 2>/dev/null || true

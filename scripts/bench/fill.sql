@@ -8,9 +8,9 @@ SET synchronous_commit = off;
 SET maintenance_work_mem = '512MB';
 
 -- The day partitions of the filled days (the aggregator makes only today's and the next ones).
-SELECT count(scantrack_create_day_partition(t, d::date))
+SELECT count(scantrack_create_day_partition(t, d::date)) AS partitions
 FROM unnest(ARRAY['sightings', 'noreads', 'heartbeats']) t,
-     generate_series((now() AT TIME ZONE 'UTC')::date - :days - 1, (now() AT TIME ZONE 'UTC')::date, interval '1 day') d;
+     generate_series((now() AT TIME ZONE 'UTC')::date - :days - 1, (now() AT TIME ZONE 'UTC')::date, interval '1 day') d \gset
 
 CREATE TEMP TABLE fill_cameras AS
 SELECT c, 'cam-' || lpad(c::text, 2, '0') AS camera, 'L' || lpad(((c + 1) / 2)::text, 2, '0') AS lane

@@ -1,0 +1,84 @@
+/// The inputs ScanTrack reads from outside, as entry points for fuzzing (`make fuzz` runs them
+/// under libFuzzer, scripts/fuzz/) and for the regression test that replays the fuzzers' corpus:
+/// each hands arbitrary bytes to one reader, which must return or throw, never crash, and checks
+/// what must hold whatever the input.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Every subject the aggregator consumes: sightings, session events, no-reads, heartbeats, tracks.
+    case events
+    case agentConfig = "agent-config"
+    case ruleset
+    /// A pattern (first line) and a text (the rest): the ASCII table and the NFA must agree.
+    case regex
+    /// A Y4M stream header and a PGM image.
+    case clipHeaders = "clip-headers"
+    /// An agent command: verb (first line) and body.
+    case commands
+    case topology
+
+    public func run(_ bytes: [UInt8]) {
+        switch self {
+        case .events: Self.events(bytes)
+        case .agentConfig: _ = try? AgentConfig.parse(bytes, file: "fuzz.json")
+        case .ruleset:
+            guard let ruleset = try? Ruleset.parse(bytes, file: "fuzz.json") else { return }
+            for value in ["4006381333931", "", "LANE-1", String(decoding: bytes.prefix(64), as: UTF8.self)] {
+                _ = ruleset.evaluate(
+                    RuleSubject(
+                        value: value, symbology: .ean13, camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"),
+                        time: Timestamp(milliseconds: 1_795_800_000_000)))
+            }
+        case .regex:
+            let (head, rest) = Self.firstLine(bytes)
+            guard let regex = try? LinearRegex(String(decoding: head, as: UTF8.self)) else { return }
+            let text = String(decoding: rest, as: UTF8.self)
+            if regex.matches(text) != regex.nfaMatches(text) {
+                fatalError("/\(regex.pattern)/ on \(text.debugDescription): the ASCII table and the NFA disagree")
+            }
+        case .clipHeaders:
+            _ = try? Y4MHeader.parse(Self.firstLine(bytes).head)
+            _ = try? PGM.parse(bytes)
+        case .commands:
+            let (verb, body) = Self.firstLine(bytes)
+            _ = AgentCommand.parse(verb: String(decoding: verb, as: UTF8.self), body: body)
+        case .topology: _ = try? Topology.parse(bytes, file: "fuzz.json")
+        }
+    }
+
+    /// The bytes up to the first newline, and after it.
+    static func firstLine(_ bytes: [UInt8]) -> (head: [UInt8], rest: [UInt8]) {
+        guard let newline = bytes.firstIndex(of: 0x0A) else { return (bytes, []) }
+        return (Array(bytes[..<newline]), Array(bytes[(newline + 1)...]))
+    }
+
+    /// As the aggregator reads an agent message: size, JSON, the type's reader, then the sender
+    /// check against the subject the event's own site and camera give (which must pass).
+    static func events(_ bytes: [UInt8]) {
+        guard let event = try? EventValidator.parse(bytes, maxBytes: EventValidator.maxNoReadBytes) else { return }
+        var sender: (family: String, site: String, camera: String)?
+        if let sighting = try? SightingEvent.parse(event) {
+            sender = ("sighting", sighting.site, sighting.camera)
+        } else if let session = try? SessionEvent.parse(event) {
+            sender = ("session", session.envelope.site, session.envelope.camera)
+        } else if let noRead = try? NoReadEvent.parse(event) {
+            sender = ("noread", noRead.site, noRead.camera)
+        } else if let status = try? StatusEvent.parse(event) {
+            sender = ("status", status.site, status.camera)
+        } else if let track = try? TrackEvent.parse(event) {
+            sender = ("track", track.envelope.site, track.envelope.camera)
+        }
+        guard let sender else { return }
+        let subjects = ContractSubjects()
+        let subject = subjects.agent(sender.family, site: sender.site, camera: sender.camera)
+        let tokenSafe = { (name: String) in !name.isEmpty && !name.contains(".") }
+        let accepted =
+            (try? EventValidator.checkSender(
+                site: sender.site, camera: sender.camera, subject: subject, family: sender.family, subjects: subjects))
+            != nil
+        if tokenSafe(sender.site) && tokenSafe(sender.camera) && !accepted {
+            fatalError("an event on its own subject \(subject) was refused")
+        }
+        if accepted && !(tokenSafe(sender.site) && tokenSafe(sender.camera)) {
+            fatalError("an event whose site or camera is not a subject token was accepted on \(subject)")
+        }
+    }
+}
