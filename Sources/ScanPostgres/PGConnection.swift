@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 
 /// A bound parameter. Values are always sent separately from the SQL text: never interpolated.
 public enum PGValue: Sendable, Equatable {
@@ -30,9 +31,25 @@ public final class PGConnection {
     private let connection: OpaquePointer
     public let redactedDSN: String
 
-    public init(dsn: String) throws(PGError) {
+    /// The environment variable naming a file that holds the password (a mounted secret): it is
+    /// used instead of any password in the DSN, and is never in argv, the DSN or a log.
+    public static let passwordFileVariable = "SCANTRACK_PG_PASSWORD_FILE"
+
+    /// Connects with `dsn` (key=value or URI). The password may also come from libpq's own
+    /// PGPASSWORD, PGPASSFILE (~/.pgpass) or PGSERVICEFILE, or from `passwordFile` (default:
+    /// $SCANTRACK_PG_PASSWORD_FILE), a file holding only the password.
+    public init(dsn: String, passwordFile: String? = PGConnection.environmentPasswordFile) throws(PGError) {
         let shown = ScanPostgres.redactedDSN(dsn)
-        guard let connection = PQconnectdb(dsn) else {
+        var keywords = ["dbname"]
+        var values = [dsn]
+        if let passwordFile {
+            keywords.append("password")
+            values.append(try Self.readPassword(passwordFile))
+        }
+        let made: OpaquePointer? = withArrayOfCStrings(keywords) { keywordPointers in
+            withArrayOfCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection = made else {
             throw PGError(code: .connectionFailed, function: "PQconnectdb", input: shown, message: "out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -48,7 +65,31 @@ public final class PGConnection {
 
     deinit { PQfinish(connection) }
 
+    public static var environmentPasswordFile: String? {
+        getenv(passwordFileVariable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The password in a secret file: its first line (a trailing newline is not part of it).
+    static func readPassword(_ path: String) throws(PGError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PGError(
+                code: .connectionFailed, function: "read password file", input: path,
+                message: "cannot read the file (\(passwordFileVariable))")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        guard !password.isEmpty else {
+            throw PGError(
+                code: .connectionFailed, function: "read password file", input: path, message: "the file is empty")
+        }
+        return password
+    }
+
     public var isHealthy: Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// The password libpq connected with (tests check where it came from).
+    var passwordInUse: String? { PQpass(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
 
     /// Runs SQL without parameters; may hold several statements (migrations). Returns the last result.
     @discardableResult
@@ -284,4 +325,11 @@ public final class PGReconnecting {
 
     /// Drops the connection (after an error that may have broken it).
     public func reset() { current = nil }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings.
+private func withArrayOfCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
 }

@@ -14,7 +14,7 @@ struct DeploymentFilesTests {
         let tool = try #require(
             ProcessRunner.which("docker-compose"), "docker-compose is missing: scripts/install-deps.sh installs it")
         let result = try ProcessRunner.run(
-            tool, ["-f", Self.docker + "/compose.yaml", "config", "-q"], environment: ["POSTGRES_PASSWORD": "x"])
+            tool, ["-f", Self.docker + "/compose.yaml", "config", "-q"])
         #expect(result.status == 0, "\(result.stderr)")
         let resolved = try ProcessRunner.run(tool, ["-f", Self.docker + "/compose.yaml", "config", "--services"])
         let services = Set(resolved.stdoutText.split(separator: "\n").map(String.init))
@@ -27,6 +27,30 @@ struct DeploymentFilesTests {
         try "services:\n  x:\n    image: [unclosed\n".write(toFile: broken, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: broken) }
         #expect(try ProcessRunner.run(tool, ["-f", broken, "config", "-q"]).status != 0)
+    }
+
+    @Test("the compose file holds no password: PostgreSQL and every program read it from a mounted secret file")
+    func secretsAreFiles() throws {
+        let compose = try String(contentsOfFile: Self.docker + "/compose.yaml", encoding: .utf8)
+        #expect(
+            !compose.contains("POSTGRES_PASSWORD:") && !compose.contains("${POSTGRES_PASSWORD"), "no default password")
+        #expect(!compose.lowercased().contains("password="), "no password in a DSN")
+        #expect(compose.contains("POSTGRES_PASSWORD_FILE: /run/secrets/postgres_password"))
+        #expect(compose.contains("SCANTRACK_PG_PASSWORD_FILE: /run/secrets/postgres_password"))
+        #expect(compose.contains("file: ./secrets/postgres_password"))
+        // Each service given the DSN (the shared environment) also mounts the secret.
+        var chunks: [String] = []  // one a top-level entry or service (a line indented by two spaces)
+        for line in compose.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  ") && !line.hasPrefix("   ") || chunks.isEmpty { chunks.append("") }
+            chunks[chunks.count - 1] += line + "\n"
+        }
+        let services = chunks.filter { $0.contains("environment: *scantrack-env") }
+        #expect(services.count == 3)
+        for service in services { #expect(service.contains("secrets: [postgres_password]"), "\(service.prefix(40))") }
+        let ignored = try String(contentsOfFile: Self.docker + "/secrets/.gitignore", encoding: .utf8)
+        #expect(ignored.contains("postgres_password"), "the secret is kept out of git")
+        let dockerfile = try String(contentsOfFile: Self.docker + "/Dockerfile", encoding: .utf8)
+        #expect(dockerfile.components(separatedBy: "USER scantrack").count - 1 >= 2, "runtime stages run as scantrack")
     }
 
     @Test("every build target of the compose file is a stage of the Dockerfile; runtime stages carry no toolchain")

@@ -1,3 +1,4 @@
+import Foundation
 import ScanTestSupport
 import Testing
 
@@ -128,6 +129,35 @@ struct PGConnectionTests {
             }
         }
         #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0, "n"] == "0")
+    }
+}
+
+@Suite("PostgreSQL password from a secret file", .enabled(if: TestEnvironment.postgresEnabled))
+struct PGPasswordFileTests {
+    @Test(
+        "the password comes from the file (first line), over one in the DSN; a missing or empty file is an error naming it"
+    )
+    func passwordFile() throws {
+        let base = try TestEnvironment.requirePostgres()
+        let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName("pgsecret")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let secret = folder + "/postgres_password"
+        try "s3cret 'with' = spaces\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let connection = try PGConnection(dsn: base + " password=from-dsn", passwordFile: secret)
+        #expect(connection.passwordInUse == "s3cret 'with' = spaces")
+        #expect(try PGConnection(dsn: base, passwordFile: nil).passwordInUse == nil)
+        #expect(!connection.redactedDSN.contains("s3cret"))
+        do {
+            _ = try PGConnection(dsn: base, passwordFile: folder + "/missing")
+            Issue.record("a missing password file was accepted")
+        } catch {
+            #expect(
+                error.description.contains(folder + "/missing")
+                    && error.description.contains("SCANTRACK_PG_PASSWORD_FILE"))
+        }
+        try "".write(toFile: secret, atomically: true, encoding: .utf8)
+        #expect(throws: PGError.self) { try PGConnection(dsn: base, passwordFile: secret) }
     }
 }
 
