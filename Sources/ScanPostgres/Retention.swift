@@ -52,7 +52,6 @@ public struct Retention {
 
     /// The time-series tables (not the rollups).
     public static let tables = ["sightings", "noreads", "session_events", "heartbeats", "dead_letters"]
-    static let rollupTables = ["read_rollups", "pass_rollups", "heartbeat_rollups"]
 
     public func settings() throws(PGError) -> [Setting] {
         try connection.query("SELECT table_name, time_column, days FROM retention_settings ORDER BY table_name")
@@ -71,10 +70,9 @@ public struct Retention {
                 message: "days must be 0 (keep every day) or more")
         }
         let updated = try connection.query(
-            "UPDATE retention_settings SET days = $2, updated_at = now() WHERE table_name = $1",
-            [.text(table), .int(days)]
-        ).affected
-        guard updated == 1 else {
+            "SELECT coalesce(scantrack_set_retention($1, $2), false) AS updated", [.text(table), .int(days)]
+        ).named("retention set").first?.bool("updated")
+        guard updated == true else {
             let known = (Self.tables + ["rollups"]).joined(separator: ", ")
             throw PGError(
                 code: .unexpectedResult, function: "retention set", input: table,
@@ -113,48 +111,35 @@ public struct Retention {
             let cutoff = try cutoffDay(days: days)
             plan.cutoff[setting.table] = cutoff
             if setting.table == "rollups" {
-                for table in Self.rollupTables {
-                    plan.rollupRows += try countRows(
-                        "SELECT count(*) AS n FROM \(table) WHERE bucket < $1::date::timestamp AT TIME ZONE 'UTC'",
-                        cutoff)
-                }
+                plan.rollupRows = try expire(nil, before: cutoff, remove: false)
                 continue
             }
             plan.drop += partitions.filter { $0.table == setting.table && ($0.day.map { $0 < cutoff } ?? false) }
-            let waiting = try countRows(
-                """
-                SELECT count(*) AS n FROM \(setting.table)_default
-                WHERE \(setting.timeColumn) < $1::date::timestamp AT TIME ZONE 'UTC'
-                """, cutoff)
+            let waiting = try expire(setting.table, before: cutoff, remove: false)
             if waiting > 0 { plan.defaultRows[setting.table] = waiting }
         }
         return plan
     }
 
     /// Removes what `plan` lists: each partition dropped in a transaction of its own (briefly
-    /// locking its table; `lock_timeout` keeps a long report from holding ingest up).
+    /// locking its table; `lock_timeout` keeps a long report from holding ingest up). Through
+    /// the maintenance functions (migration 0008), which touch only day partitions.
     public func apply(_ plan: Plan) throws(PGError) -> Outcome {
         var outcome = Outcome()
         for partition in plan.drop {
-            try locked { () throws(PGError) in
+            guard let day = partition.day else { continue }
+            let dropped = try locked { () throws(PGError) -> Bool in
                 try connection.execute("SET LOCAL lock_timeout = '10s'")
-                try connection.execute("DROP TABLE IF EXISTS \(Self.identifier(partition.name))")
+                return try connection.query(
+                    "SELECT scantrack_drop_day_partition($1, $2::date) AS dropped",
+                    [.text(partition.table), .text(day)]
+                ).named("drop partition").first?.bool("dropped") ?? false
             }
-            outcome.dropped.append(partition.name)
+            if dropped { outcome.dropped.append(partition.name) }
         }
-        let settings = try self.settings()
         for (table, cutoff) in plan.cutoff.sorted(by: { $0.key < $1.key }) {
-            let tables: [(name: String, column: String)] =
-                table == "rollups"
-                ? Self.rollupTables.map { ($0, "bucket") }
-                : settings.filter { $0.table == table }.map { ("\($0.table)_default", $0.timeColumn) }
-            for target in tables {
-                outcome.deletedRows += try locked { () throws(PGError) in
-                    try connection.query(
-                        "DELETE FROM \(target.name) WHERE \(target.column) < $1::date::timestamp AT TIME ZONE 'UTC'",
-                        [.text(cutoff)]
-                    ).affected
-                }
+            outcome.deletedRows += try locked { () throws(PGError) -> Int in
+                try expire(table == "rollups" ? nil : table, before: cutoff, remove: true)
             }
         }
         return outcome
@@ -173,9 +158,9 @@ public struct Retention {
                     SELECT generate_series(today - 1, today + $1::int, interval '1 day')::date AS d
                     FROM (SELECT (now() AT TIME ZONE 'UTC')::date AS today) utc
                     UNION
-                    SELECT DISTINCT (\(setting.timeColumn) AT TIME ZONE 'UTC')::date FROM \(setting.table)_default
+                    SELECT scantrack_default_days($3)
                 ) days WHERE d >= $2::date ORDER BY d
-                """, [.int(Self.daysAhead), .text(cutoff)]
+                """, [.int(Self.daysAhead), .text(cutoff), .text(setting.table)]
             ).named("partition days").map { row throws(PGError) in try row.text("day") }
             for day in wanted {
                 let made = try locked { () throws(PGError) -> Bool in
@@ -205,8 +190,17 @@ public struct Retention {
         ).named("retention cutoff").first?.text("day") ?? ""
     }
 
-    private func countRows(_ sql: String, _ cutoff: String) throws(PGError) -> Int {
-        try connection.query(sql, [.text(cutoff)]).named("retention count").first?.int("n") ?? 0
+    /// Rows of `table`'s default partition (nil: of the rollups) before the UTC day `cutoff`:
+    /// counted, or deleted (`remove`).
+    private func expire(_ table: String?, before cutoff: String, remove: Bool) throws(PGError) -> Int {
+        let cutoffTime = "$1::date::timestamp AT TIME ZONE 'UTC'"
+        let sql =
+            table == nil
+            ? "SELECT scantrack_expire_rollups(\(cutoffTime), $2::boolean) AS n"
+            : "SELECT scantrack_expire_default($3, \(cutoffTime), $2::boolean) AS n"
+        let parameters: [PGValue] =
+            [.text(cutoff), .text(remove ? "true" : "false")] + (table.map { [.text($0)] } ?? [])
+        return try connection.query(sql, parameters).named("retention rows").first?.int("n") ?? 0
     }
 
     /// One transaction holding the maintenance lock.
@@ -215,9 +209,5 @@ public struct Retention {
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
             return try body()
         }
-    }
-
-    static func identifier(_ name: String) -> String {
-        "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }

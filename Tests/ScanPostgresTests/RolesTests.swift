@@ -1,0 +1,100 @@
+import Foundation
+import ScanCore
+import ScanTestSupport
+import Testing
+
+@testable import ScanPostgres
+
+/// docs/sql/roles.sql: each program's role does its work and nothing past it.
+@Suite("PostgreSQL roles", .enabled(if: TestEnvironment.postgresEnabled))
+struct RolesTests {
+    @Test(
+        "the writer stores events and maintains partitions but drops no table; the reporter only reads; the operator sets rules, topology and retention"
+    )
+    func rolesDoTheirWorkOnly() throws {
+        let database = try MigratedDatabase(prefix: "st_roles")
+        let owner = database.connection
+        let roles = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8)
+        try owner.execute(roles)
+        try owner.execute(roles)  // run again after later migrations: no error
+        let suffix = TestEnvironment.uniqueName("u")
+        let logins = ["writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter"]
+        for (login, role) in logins { try owner.execute("CREATE ROLE \(login)_\(suffix) LOGIN IN ROLE \(role)") }
+        defer {
+            database.drop()
+            for login in logins.keys { _ = try? owner.execute("DROP ROLE IF EXISTS \(login)_\(suffix)") }
+        }
+        func connect(_ login: String) throws -> PGConnection {
+            try PGConnection(dsn: database.dsn + " user=\(login)_\(suffix)", passwordFile: nil)
+        }
+        func refused(_ db: PGConnection, _ sql: String) -> Bool {
+            do {
+                try db.execute(sql)
+                return false
+            } catch {
+                return error.sqlState == "42501"  // insufficient privilege
+            }
+        }
+
+        let writer = try connect("writer")
+        try writer.execute(
+            """
+            INSERT INTO sightings (event_id, site, camera, track_id, symbology, value, status, first_seen, last_seen,
+                                   first_frame, last_frame, frames, decodes, event_time, body)
+            VALUES ('e1', 'dc1', 'cam-01', 't', 'EAN-13', '4006381333931', 'accepted', now(), now(), 1, 2, 2, 2, now(), '{}');
+            INSERT INTO dead_letters (subject, reason, detail, payload) VALUES ('s', 'r', 'd', '\\x00');
+            """)
+        #expect(
+            try writer.query("SELECT sum(n) FROM read_rollups").rows.first?[0] == "1", "the trigger ran as the writer")
+        let old = try owner.query(
+            "SELECT scantrack_create_day_partition('heartbeats', (now() AT TIME ZONE 'UTC')::date - 40)")
+        #expect(old.rows.first?[0] == "t")
+        let retention = Retention(connection: writer)
+        let outcome = try retention.maintain()
+        #expect(outcome.dropped.count == 1, "the writer dropped the expired day partition: \(outcome)")
+        for sql in [
+            "DROP TABLE orders", "DROP TABLE sightings", "DELETE FROM orders", "TRUNCATE sightings",
+            "DROP TABLE sightings_default", "ALTER TABLE sightings DROP COLUMN body",
+            "SELECT scantrack_set_retention('sightings', 1)",
+        ] {
+            #expect(refused(writer, sql), "the writer: \(sql)")
+        }
+        #expect(throws: PGError.self) {
+            try writer.execute("SELECT scantrack_drop_day_partition('orders', current_date)")
+        }
+
+        let reporter = try connect("reporter")
+        let figures = try ReportStore(connection: reporter).figures(
+            ReportStore.Scope(
+                start: Timestamp(milliseconds: 0), end: Timestamp(milliseconds: 4_000_000_000_000), site: nil,
+                lane: nil,
+                camera: nil, timeZone: "UTC"))
+        #expect(figures.sightings == 1)
+        for sql in [
+            "INSERT INTO orders (order_id, source) VALUES ('o', 'x')", "DELETE FROM sightings",
+            "UPDATE sites SET time_zone = 'UTC'",
+            "SELECT scantrack_drop_day_partition('sightings', current_date)", "DROP TABLE pack_records",
+        ] {
+            #expect(refused(reporter, sql), "the reporter: \(sql)")
+        }
+
+        let operatorDB = try connect("operator")
+        try SiteStore(connection: operatorDB).load(
+            try Topology.parse(
+                Array(
+                    #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}]}]}"#
+                        .utf8),
+                file: "t.json"))
+        try Retention(connection: operatorDB).set(table: "heartbeats", days: 14)
+        #expect(
+            try owner.query("SELECT days FROM retention_settings WHERE table_name = 'heartbeats'").rows.first?[0]
+                == "14")
+        try operatorDB.execute("INSERT INTO orders (order_id, source) VALUES ('ORD-1', 'test')")
+        for sql in [
+            "INSERT INTO sightings SELECT * FROM sightings", "DROP TABLE ruleset_revisions",
+            "DELETE FROM pack_records",
+        ] {
+            #expect(refused(operatorDB, sql), "the operator: \(sql)")
+        }
+    }
+}

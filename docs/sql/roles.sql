@@ -1,0 +1,47 @@
+-- ScanTrack's PostgreSQL roles: each program works with its own, none owns a table or can drop one.
+--   scantrack_writer    scan-aggregator: stores events, passes, packs and rollups; makes and drops
+--                       day partitions through the maintenance functions (migration 0008)
+--   scantrack_operator  scanadmin: rules, orders, topology, retention settings and runs
+--   scantrack_reporter  reports, the dashboard, BI tools: reads only
+-- Run by the owner of the schema (who runs `scanadmin migrate`), after the migrations, and again
+-- after later ones:   psql "$SCANTRACK_PG" -v ON_ERROR_STOP=1 -f docs/sql/roles.sql
+-- Then give each program a login of its own, with a password kept out of its DSN
+-- (SCANTRACK_PG_PASSWORD_FILE, ~/.pgpass):
+--   CREATE ROLE aggregator LOGIN PASSWORD '…' IN ROLE scantrack_writer;
+--   CREATE ROLE operator1 LOGIN PASSWORD '…' IN ROLE scantrack_operator;
+--   CREATE ROLE reports LOGIN PASSWORD '…' IN ROLE scantrack_reporter;
+-- and require password authentication over TLS in pg_hba.conf (`hostssl … scram-sha-256`), the
+-- programs connecting with `sslmode=verify-full sslrootcert=…` in SCANTRACK_PG.
+
+DO $$
+DECLARE
+    role text;
+BEGIN
+    FOREACH role IN ARRAY ARRAY['scantrack_writer', 'scantrack_operator', 'scantrack_reporter'] LOOP
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = role) THEN
+            EXECUTE format('CREATE ROLE %I NOLOGIN', role);
+        END IF;
+        EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I TO %I', current_database(), role);
+    END LOOP;
+END $$;
+
+GRANT USAGE ON SCHEMA public TO scantrack_writer, scantrack_operator, scantrack_reporter;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO scantrack_writer, scantrack_operator, scantrack_reporter;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO scantrack_writer, scantrack_operator, scantrack_reporter;
+
+GRANT INSERT, UPDATE, DELETE ON
+    sightings, noreads, session_events, heartbeats, dead_letters, cameras, item_passes, item_sightings,
+    lane_watermarks, pack_records, pack_lines, read_rollups, pass_rollups, heartbeat_rollups,
+    sites, lanes, lane_cameras, stations
+    TO scantrack_writer;
+GRANT USAGE ON SEQUENCE dead_letters_id_seq TO scantrack_writer;
+
+GRANT INSERT, UPDATE, DELETE ON ruleset_revisions, orders, order_lines, sites, lanes, lane_cameras, stations
+    TO scantrack_operator;
+GRANT USAGE ON SEQUENCE ruleset_revisions_revision_seq TO scantrack_operator;
+
+GRANT EXECUTE ON FUNCTION scantrack_create_day_partition(text, date), scantrack_drop_day_partition(text, date),
+    scantrack_expire_default(text, timestamptz, boolean), scantrack_default_days(text),
+    scantrack_expire_rollups(timestamptz, boolean)
+    TO scantrack_writer, scantrack_operator;
+GRANT EXECUTE ON FUNCTION scantrack_set_retention(text, integer) TO scantrack_operator;
