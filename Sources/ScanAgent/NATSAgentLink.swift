@@ -25,7 +25,19 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         options.retryOnFailedConnect = true  // the agent works without NATS and catches up later
         options.connectTimeoutMilliseconds = 1_000
         options.reconnectWaitMilliseconds = 250
-        connection = try NATSConnection(url: config.nats.url, options: options)
+        options.security = NATSSecurity.fromEnvironment().overridden(
+            by: NATSSecurity(
+                credsFile: config.nats.credsFile, nkeySeedFile: config.nats.nkeySeedFile, caFile: config.nats.tlsCA,
+                certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey))
+        // One attempt first: a refused login or a bad certificate is an error now, not a retry
+        // loop; only a server that is not there yet is waited for.
+        var once = options
+        once.retryOnFailedConnect = false
+        do {
+            connection = try NATSConnection(url: config.nats.url, options: once)
+        } catch  where error.code == .connectionFailed {
+            connection = try NATSConnection(url: config.nats.url, options: options)
+        }
         jetStream = try connection.jetStream(timeoutMilliseconds: 2_000)
         subjects = ContractSubjects(prefix: config.nats.prefix)
         camera = config.camera

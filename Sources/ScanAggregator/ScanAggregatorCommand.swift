@@ -161,7 +161,7 @@ func untilJetStreamReady<T>(_ what: String, stop: StopToken, logger: Logger, _ b
                 logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"])
             }
             return value
-        } catch let error as NATSError where error.code != .connectionFailed {
+        } catch let error as NATSError where error.code != .connectionFailed && error.code != .authorization {
             attempts += 1
             if error.description != last || attempts % 20 == 0 {
                 last = error.description

@@ -141,6 +141,12 @@ public struct NATSConfig: Sendable, Equatable {
     /// Copies a JetStream cluster keeps of the stream and rules bucket this agent creates (nil:
     /// 1 for a new stream; an existing one keeps its own).
     public var replicas: Int?
+    /// Credentials and TLS files (over SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY).
+    public var credsFile: String?
+    public var nkeySeedFile: String?
+    public var tlsCA: String?
+    public var tlsCert: String?
+    public var tlsKey: String?
     public init() {}
 }
 
@@ -344,7 +350,9 @@ extension AgentConfig {
             }
         }
 
-        if let nats = reader.object(top["nats"], at: "nats", allowed: ["url", "prefix", "replicas"]) {
+        if let nats = reader.object(
+            top["nats"], at: "nats", allowed: ["url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls"])
+        {
             if let url = reader.string(nats["url"], at: "nats.url") {
                 // One server, or a cluster's servers separated by commas.
                 let servers = url.split(separator: ",", omittingEmptySubsequences: false)
@@ -358,6 +366,16 @@ extension AgentConfig {
             if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
             if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) {
                 config.nats.replicas = replicas
+            }
+            config.nats.credsFile = reader.string(nats["credsFile"], at: "nats.credsFile")
+            config.nats.nkeySeedFile = reader.string(nats["nkeySeedFile"], at: "nats.nkeySeedFile")
+            if let tls = reader.object(nats["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
+                config.nats.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
+                config.nats.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")
+                config.nats.tlsKey = reader.string(tls["key"], at: "nats.tls.key")
+                if (config.nats.tlsCert == nil) != (config.nats.tlsKey == nil) {
+                    reader.fail("nats.tls", "cert and key go together (mutual TLS)")
+                }
             }
         }
 

@@ -21,6 +21,8 @@ public final class NATSConnection: @unchecked Sendable {
         public var reconnectBufferBytes: Int32 = 0
         /// Try to connect even when no server answers yet (the connection comes up later).
         public var retryOnFailedConnect: Bool = false
+        /// Credentials files and TLS (default: from the SCANTRACK_NATS_* environment).
+        public var security = NATSSecurity.fromEnvironment()
 
         public init() {}
     }
@@ -45,6 +47,7 @@ public final class NATSConnection: @unchecked Sendable {
             try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
         }
         try NATSError.check("natsOptions_SetName", options.name, natsOptions_SetName(opts, options.name))
+        try options.security.apply(to: opts, url: shown)
         try NATSError.check(
             "natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
         try NATSError.check(

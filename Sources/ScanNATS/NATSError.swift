@@ -9,6 +9,8 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         case jetStream
         case failed
+        /// The server refused the credentials (or the connection's permissions): retrying will not help.
+        case authorization
     }
 
     public var code: Code
@@ -35,12 +37,23 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         self.status = text
         switch status {
+        case NATS_CONNECTION_AUTH_FAILED, NATS_NOT_PERMITTED: code = .authorization
+        case _ where text.localizedCaseInsensitiveContains("authorization violation"): code = .authorization
         case NATS_TIMEOUT: code = .timeout
         case NATS_NOT_FOUND: code = .notFound
         case NATS_NO_SERVER, NATS_CONNECTION_CLOSED, NATS_CONNECTION_DISCONNECTED, NATS_STALE_CONNECTION:
             code = .connectionFailed
         default: code = jetStreamCode.rawValue != 0 ? .jetStream : .failed
         }
+    }
+
+    /// A failure found before any cnats call (a file, a setting).
+    init(function: String, input: String, message: String) {
+        self.function = function
+        self.input = input
+        self.status = message
+        self.jetStreamCode = 0
+        self.code = .failed
     }
 
     /// Runs a cnats call and throws on anything but NATS_OK.

@@ -117,6 +117,23 @@ struct AgentRunTests {
         #expect(summary["problems"] == .array([]))
     }
 
+    @Test("a refused NATS login ends the agent at once with the server's reason (a missing server is waited for)")
+    func refusedLogin() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try NATSServerProcess(["-js", "--user", "cam-01", "--pass", "right-pass"])
+        defer { server.stop() }
+        let clip = try H.flowClip(frames: 30)
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip), natsURL: "nats://cam-01:wrong-pass@127.0.0.1:\(server.port)",
+            prefix: TestEnvironment.uniqueName("st"))
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent, seconds: 20), "still retrying")
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus != 0)
+        #expect(log.contains("Authorization Violation") && !log.contains("wrong-pass"), "\(log)")
+    }
+
     @Test("nats-server stopped mid-run and restarted: every sighting delivered exactly once")
     func natsRestart() throws {
         let nats = try H.PrivateNATS()

@@ -72,6 +72,25 @@ struct AggregatorProcessTests {
         #expect(result.stderr.contains("scanadmin migrate"))
     }
 
+    @Test("a refused NATS login ends the aggregator at once with exit 1 and the server's reason, not a retry loop")
+    func refusedLogin() throws {
+        let database = try MigratedDatabase(prefix: "st_refused")
+        defer { database.drop() }
+        let server = try NATSServerProcess(["-js", "--user", "aggregator", "--pass", "right-pass"])
+        defer { server.stop() }
+        let started = Date()
+        let result = try ProcessRunner.run(
+            Self.binary, ["run"],
+            environment: [
+                "SCANTRACK_PG": database.dsn, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                "SCANTRACK_NATS": "nats://aggregator:wrong-pass@127.0.0.1:\(server.port)",
+            ])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("Authorization Violation"), "\(result.stderr)")
+        #expect(!result.stderr.contains("wrong-pass"))
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
     @Test("killed with SIGKILL mid-stream and restarted: every event stored exactly once")
     func killAndRestart() throws {
         let world = try IngestTests.world()

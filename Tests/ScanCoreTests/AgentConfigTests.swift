@@ -33,6 +33,29 @@ struct AgentConfigTests {
         #expect(minimal.spool.dir == "/var/lib/scantrack/c1")
     }
 
+    @Test("nats.credsFile, nats.nkeySeedFile and nats.tls name files; a certificate without its key is refused")
+    func natsSecurityFiles() throws {
+        let config = try AgentConfig.parse(
+            Array(
+                #"""
+                {"camera": {"id": "cam-01"}, "source": {"type": "v4l2", "device": "/dev/video0"},
+                 "nats": {"url": "tls://nats1:4222", "credsFile": "/etc/scantrack/cam-01.creds",
+                          "tls": {"ca": "/etc/scantrack/ca.pem", "cert": "/etc/scantrack/cam-01.pem", "key": "/etc/scantrack/cam-01.key"}}}
+                """#.utf8), file: "c.json")
+        #expect(config.nats.credsFile == "/etc/scantrack/cam-01.creds")
+        #expect(config.nats.tlsCA == "/etc/scantrack/ca.pem" && config.nats.tlsKey == "/etc/scantrack/cam-01.key")
+        do {
+            _ = try AgentConfig.parse(
+                Array(
+                    #"{"camera": {"id": "c"}, "source": {"type": "v4l2", "device": "/dev/video0"}, "nats": {"tls": {"cert": "/c.pem", "ciphers": 1}}}"#
+                        .utf8), file: "c.json")
+            Issue.record("a certificate without its key was accepted")
+        } catch {
+            #expect(error.description.contains("nats.tls: cert and key go together"), "\(error)")
+            #expect(error.description.contains("nats.tls.ciphers"), "\(error)")
+        }
+    }
+
     @Test("every problem is listed with its JSON path and what is allowed")
     func allErrors() {
         let text = """

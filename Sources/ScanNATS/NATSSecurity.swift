@@ -1,0 +1,108 @@
+import CNATS
+import Foundation
+
+/// How a program proves who it is to NATS and checks the server, beyond a user and password or a
+/// token in the URL (`tls://user:password@host:4222`, `nats://token@host:4222`): a `.creds` file
+/// (decentralised JWT auth), an NKey seed file, and TLS with a CA, and a client certificate for
+/// mutual TLS. Files only: secrets never travel in argv, logs or heartbeats.
+public struct NATSSecurity: Sendable, Equatable {
+    /// A `.creds` file (the user's JWT and NKey seed).
+    public var credsFile: String?
+    /// A file with the user's NKey seed (`SU…`) and public key (`U…`), one a line, as
+    /// `nk -gen user -pubout` writes them.
+    public var nkeySeedFile: String?
+    /// The CA that signed the server's certificate (TLS with server verification).
+    public var caFile: String?
+    /// The client certificate and key (mutual TLS).
+    public var certFile: String?
+    public var keyFile: String?
+
+    public init(
+        credsFile: String? = nil, nkeySeedFile: String? = nil, caFile: String? = nil, certFile: String? = nil,
+        keyFile: String? = nil
+    ) {
+        self.credsFile = credsFile
+        self.nkeySeedFile = nkeySeedFile
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+    }
+
+    /// The environment variables every program reads.
+    public static let variables = (
+        creds: "SCANTRACK_NATS_CREDS", nkey: "SCANTRACK_NATS_NKEY", ca: "SCANTRACK_NATS_CA",
+        cert: "SCANTRACK_NATS_CERT", key: "SCANTRACK_NATS_KEY"
+    )
+
+    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT and _KEY (empty ones ignored).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> NATSSecurity
+    {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        return NATSSecurity(
+            credsFile: value(variables.creds), nkeySeedFile: value(variables.nkey), caFile: value(variables.ca),
+            certFile: value(variables.cert), keyFile: value(variables.key))
+    }
+
+    /// These settings with `other`'s where it has one (a config file's over the environment's).
+    public func overridden(by other: NATSSecurity) -> NATSSecurity {
+        NATSSecurity(
+            credsFile: other.credsFile ?? credsFile, nkeySeedFile: other.nkeySeedFile ?? nkeySeedFile,
+            caFile: other.caFile ?? caFile, certFile: other.certFile ?? certFile, keyFile: other.keyFile ?? keyFile)
+    }
+
+    var usesTLS: Bool { caFile != nil || certFile != nil || keyFile != nil }
+
+    /// Sets these on cnats options; `url` (already redacted) names the connection in errors.
+    func apply(to options: OpaquePointer, url: String) throws(NATSError) {
+        if usesTLS || url.lowercased().hasPrefix("tls://") {
+            try NATSError.check("natsOptions_SetSecure", url, natsOptions_SetSecure(options, true))
+        }
+        if let caFile {
+            try NATSError.check(
+                "natsOptions_LoadCATrustedCertificates", caFile, natsOptions_LoadCATrustedCertificates(options, caFile))
+        }
+        switch (certFile, keyFile) {
+        case (let cert?, let key?):
+            try NATSError.check(
+                "natsOptions_LoadCertificatesChain", cert, natsOptions_LoadCertificatesChain(options, cert, key))
+        case (nil, nil): break
+        default:
+            throw NATSError(
+                function: "client certificate", input: certFile ?? keyFile ?? "",
+                message:
+                    "\(Self.variables.cert) and \(Self.variables.key) (or nats.tls.cert and nats.tls.key) go together")
+        }
+        if let credsFile {
+            try NATSError.check(
+                "natsOptions_SetUserCredentialsFromFiles", credsFile,
+                natsOptions_SetUserCredentialsFromFiles(options, credsFile, nil))
+        }
+        if let nkeySeedFile {
+            let publicKey = try Self.nkeyPublicKey(nkeySeedFile)
+            try NATSError.check(
+                "natsOptions_SetNKeyFromSeed", nkeySeedFile,
+                natsOptions_SetNKeyFromSeed(options, publicKey, nkeySeedFile))
+        }
+    }
+
+    /// The public key (`U…`, 56 characters) in an NKey seed file.
+    static func nkeyPublicKey(_ path: String) throws(NATSError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw NATSError(function: "read NKey seed file", input: path, message: "cannot read the file")
+        }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard lines.contains(where: { $0.hasPrefix("SU") }) else {
+            throw NATSError(function: "read NKey seed file", input: path, message: "no user seed (a line starting SU)")
+        }
+        guard let key = lines.first(where: { $0.hasPrefix("U") && $0.count == 56 }) else {
+            throw NATSError(
+                function: "read NKey seed file", input: path,
+                message:
+                    "the file must also hold the user's public key (a line starting U; nk -gen user -pubout writes both)"
+            )
+        }
+        return key
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A nats-server of a test's own, with extra arguments (users, a token, TLS), on a random
+/// loopback port; `stop` ends it.
+public final class NATSServerProcess {
+    public let process: Process
+    public let port: String
+    public let log: String
+
+    public struct NotStarted: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(_ arguments: [String]) throws {
+        guard let server = ProcessRunner.which("nats-server") else { throw NotStarted(description: "no nats-server") }
+        log = NSTemporaryDirectory() + TestEnvironment.uniqueName("natsproc") + ".log"
+        process = try ProcessRunner.start(
+            server, ["-a", "127.0.0.1", "-p", "-1", "-l", log] + arguments, environment: [:], log: log + ".err")
+        var found: String?
+        for _ in 0..<100 where found == nil {
+            usleep(50_000)
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: {
+                $0.contains("Listening for client connections on")
+            }) {
+                found = line.split(separator: ":").last.map { String($0).trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw NotStarted(
+                description:
+                    "nats-server did not start: \((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")")
+        }
+        port = found
+    }
+
+    public func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { stop() } }
+}
