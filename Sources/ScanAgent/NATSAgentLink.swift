@@ -55,7 +55,14 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     }
 
     func prepareStream() throws {
-        try jetStream.ensureStream(subjects.agentStreamSpec(replicas: replicas.map(Int64.init)))
+        let spec = subjects.agentStreamSpec(replicas: replicas.map(Int64.init))
+        do {
+            try jetStream.ensureStream(spec)
+        } catch {
+            // With least privilege on the bus (docker/nats/nats-server.conf) a camera may not create
+            // or change the stream: the one the aggregator made is used.
+            guard (try? jetStream.replicas(ofStream: spec.name)) != nil else { throw error }
+        }
     }
 
     func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {

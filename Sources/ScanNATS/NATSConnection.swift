@@ -86,6 +86,15 @@ public final class NATSConnection: @unchecked Sendable {
 
     public var isConnected: Bool { natsConnection_Status(handle) == NATS_CONN_STATUS_CONNECTED }
 
+    /// The last error the server reported on this connection, e.g. `Permissions Violation for
+    /// Publish to "…"` (a denied publish or subscribe is reported asynchronously); nil when none.
+    public var lastError: String? {
+        var text: UnsafePointer<CChar>?
+        guard natsConnection_GetLastError(handle, &text) != NATS_OK, let text else { return nil }
+        let message = String(cString: text)
+        return message.isEmpty ? nil : message
+    }
+
     /// Core NATS publish: best effort, no acknowledgement.
     public func publish(subject: String, bytes: [UInt8]) throws(NATSError) {
         let status = bytes.withUnsafeBytes { raw in

@@ -134,6 +134,57 @@ struct AgentRunTests {
         #expect(log.contains("Authorization Violation") && !log.contains("wrong-pass"), "\(log)")
     }
 
+    @Test(
+        "least privilege on the bus (docker/nats/nats-server.conf): a camera delivers its events once, and is denied another camera's subjects and the results, naming the subject"
+    )
+    func leastPrivilege() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let passwords = [
+            "CAM_01_PASSWORD": "cam-pass", "AGGREGATOR_PASSWORD": "agg-pass", "WMS_PASSWORD": "wms-pass",
+            "SCANADMIN_PASSWORD": "admin-pass",
+        ]
+        let server = try NATSServerProcess(
+            ["-c", TestEnvironment.repoRoot + "/docker/nats/nats-server.conf", "-sd", dir + "/js"],
+            environment: passwords)
+        defer { server.stop() }
+        func url(_ user: String, _ password: String) -> String { "nats://\(user):\(password)@127.0.0.1:\(server.port)" }
+        // The aggregator's side makes the agents' stream, as scan-aggregator does.
+        let aggregator = try NATSConnection(url: url("aggregator", "agg-pass"))
+        let jetStream = try aggregator.jetStream()
+        try jetStream.ensureStream(ContractSubjects().agentStreamSpec(replicas: nil))
+
+        let clip = try H.flowClip(frames: 120)
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip), natsURL: url("cam-01", "cam-pass"), prefix: "scantrack")
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+        let offline = try H.offline(clip)
+        #expect(!offline.sightings.isEmpty)
+        H.expectExactlyOnce(try H.streamEvents(jetStream, prefix: "scantrack"), offline: offline)
+
+        func denied(_ connection: NATSConnection, _ what: String, _ subject: String) -> Bool {
+            H.eventually(seconds: 5) {
+                try? connection.flush(timeoutMilliseconds: 500)
+                return connection.lastError?.contains("Permissions Violation for \(what) to \"\(subject)\"") == true
+            }
+        }
+        let camera = try NATSConnection(url: url("cam-01", "cam-pass"))
+        try camera.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: Array("{}".utf8))
+        #expect(denied(camera, "Publish", "scantrack.v1.sighting.dc1.cam-02"), "\(camera.lastError ?? "no error")")
+        let otherCamera = try NATSConnection(url: url("cam-01", "cam-pass"))
+        _ = try otherCamera.subscribe(subject: "scantrack.v1.item.>")
+        #expect(denied(otherCamera, "Subscription", "scantrack.v1.item.>"), "\(otherCamera.lastError ?? "no error")")
+        let commands = try NATSConnection(url: url("cam-01", "cam-pass"))
+        _ = try commands.subscribe(subject: "scantrack.v1.cmd.dc1.cam-02.>")
+        #expect(denied(commands, "Subscription", "scantrack.v1.cmd.dc1.cam-02.>"))
+        let wms = try NATSConnection(url: url("wms", "wms-pass"))
+        try wms.publish(subject: "scantrack.v1.sighting.dc1.cam-01", bytes: Array("{}".utf8))
+        #expect(denied(wms, "Publish", "scantrack.v1.sighting.dc1.cam-01"))
+    }
+
     @Test("nats-server stopped mid-run and restarted: every sighting delivered exactly once")
     func natsRestart() throws {
         let nats = try H.PrivateNATS()

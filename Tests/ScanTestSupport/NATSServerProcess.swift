@@ -11,11 +11,11 @@ public final class NATSServerProcess {
         public var description: String
     }
 
-    public init(_ arguments: [String]) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
         guard let server = ProcessRunner.which("nats-server") else { throw NotStarted(description: "no nats-server") }
         log = NSTemporaryDirectory() + TestEnvironment.uniqueName("natsproc") + ".log"
         process = try ProcessRunner.start(
-            server, ["-a", "127.0.0.1", "-p", "-1", "-l", log] + arguments, environment: [:], log: log + ".err")
+            server, arguments + ["-a", "127.0.0.1", "-p", "-1", "-l", log], environment: environment, log: log + ".err")
         var found: String?
         for _ in 0..<100 where found == nil {
             usleep(50_000)
