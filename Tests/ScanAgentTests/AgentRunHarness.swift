@@ -49,6 +49,24 @@ enum AgentRunHarness {
             log: log)
     }
 
+    /// Runs an agent on `clip` to its end (exit 0) and checks that the stream holds each of the
+    /// offline replay's events once; returns the stream's events.
+    static func runClipExpectingExactlyOnce(
+        _ clip: String, dir: String, natsURL: String, prefix: String, jetStream: JetStream,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [(subject: String, msgId: String?, event: JSONValue)] {
+        let config = try config(in: dir, source: clipSource(clip), natsURL: natsURL, prefix: prefix)
+        let agent = try start(config: config, log: dir + "/agent.log")
+        #expect(waitForExit(agent), sourceLocation: sourceLocation)
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)", sourceLocation: sourceLocation)
+        let offline = try offline(clip)
+        #expect(!offline.sightings.isEmpty, sourceLocation: sourceLocation)
+        let events = try streamEvents(jetStream, prefix: prefix)
+        expectExactlyOnce(events, offline: offline, sourceLocation: sourceLocation)
+        return events
+    }
+
     /// Waits (bounded) for the process to end; false when it is still running.
     static func waitForExit(_ process: Process, seconds: Double = 90) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
