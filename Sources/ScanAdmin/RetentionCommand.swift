@@ -29,16 +29,14 @@ struct RetentionCommand: ParsableCommand {
         func run() throws {
             try withDatabase(connection, command: "retention") { database in
                 let retention = Retention(connection: database)
-                let settings = try retention.settings()
                 let plan = try retention.plan()
-                let partitions = try retention.partitions()
                 var listing = Listing(
                     columns: [
                         "table", "days", "keepsFrom", "partitions", "oldestDay", "toDrop", "rowsToDrop", "bytesToDrop",
                     ])
                 listing.numeric = ["days", "partitions", "toDrop", "rowsToDrop", "bytesToDrop"]
-                for setting in settings {
-                    let own = partitions.filter { $0.table == setting.table && $0.day != nil }
+                for setting in plan.settings {
+                    let own = plan.partitions.filter { $0.table == setting.table && $0.day != nil }
                     let drops = plan.drop.filter { $0.table == setting.table }
                     let rows =
                         setting.table == "rollups"
@@ -59,7 +57,7 @@ struct RetentionCommand: ParsableCommand {
                     }
                     return
                 }
-                let outcome = try retention.maintain()
+                let outcome = try retention.maintain(plan: plan)  // what was shown is what is dropped
                 if format == .table {
                     print(
                         "dropped \(outcome.dropped.count) partition(s)"

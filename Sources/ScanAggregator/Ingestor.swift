@@ -241,6 +241,7 @@ public final class Ingestor: @unchecked Sendable {
 
     private func prepare(_ messages: [JetStreamMessage]) -> Prepared {
         var batch = Prepared(messages: messages)
+        let subjects = ContractSubjects(prefix: settings.prefix)
         for message in messages {
             let bytes = message.bytes
             do {
@@ -252,7 +253,6 @@ public final class Ingestor: @unchecked Sendable {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
-                let subjects = ContractSubjects(prefix: settings.prefix)
                 func check(_ site: String, _ camera: String, _ family: String) throws(DeadLetter) {
                     try EventValidator.checkSender(
                         site: site, camera: camera, subject: message.subject, family: family, subjects: subjects)

@@ -64,9 +64,13 @@ public struct LinearRegex: Sendable, Equatable {
     /// Whether `scalar` is in set `index`.
     @inline(__always)
     private func test(_ index: Int, _ scalar: Unicode.Scalar) -> Bool {
-        let value = scalar.value
-        if value < 128 { return asciiMasks[index &* 2 &+ Int(value >> 6)] & (1 << UInt64(value & 63)) != 0 }
-        return sets[index].contains(scalar)
+        scalar.value < 128 ? Self.asciiMember(asciiMasks, index, Int(scalar.value)) : sets[index].contains(scalar)
+    }
+
+    /// Whether the ASCII `byte` is in set `index` of `masks` (two 64-bit masks a set).
+    @inline(__always)
+    static func asciiMember(_ masks: [UInt64], _ index: Int, _ byte: Int) -> Bool {
+        masks[index &* 2 &+ byte >> 6] & (1 << UInt64(byte & 63)) != 0
     }
 
     /// Whether the pattern matches anywhere in `text` (`^`/`$` pin it to the start/end).
@@ -304,13 +308,13 @@ extension LinearRegex {
                 position += 1
                 return inner
             case ")": throw fail("unbalanced ')'", at: start)
-            case "\\": return try parseEscape(start: start, inClass: false).map(Node.set) ?? .empty
+            case "\\": return .set(try parseEscape(start: start))
             default: return .set(.single(scalar))
             }
         }
 
         /// The escape after a backslash (consumed): a set of scalars.
-        mutating func parseEscape(start: Int, inClass: Bool) throws(Unsupported) -> ScalarSet? {
+        mutating func parseEscape(start: Int) throws(Unsupported) -> ScalarSet {
             guard let scalar = peek else { throw fail("a pattern cannot end with '\\'", at: start) }
             position += 1
             switch scalar {
@@ -402,7 +406,7 @@ extension LinearRegex {
             guard let scalar = peek else { throw fail("unterminated '['", at: start) }
             position += 1
             guard scalar == "\\" else { return .single(scalar) }
-            guard let set = try parseEscape(start: start, inClass: true) else { return .set(ScalarSet(ranges: [])) }
+            let set = try parseEscape(start: start)
             if !set.negated, set.ranges.count == 1, let range = set.ranges.first, range.count == 1,
                 let only = Unicode.Scalar(range.lowerBound)
             {
@@ -524,7 +528,7 @@ struct AsciiDFA: Sendable, Equatable {
         let setCount = masks.count / 2
         var classOf: [[Bool]: [Int]] = [:]
         for byte in 0..<128 {
-            let signature = (0..<setCount).map { masks[$0 * 2 + byte >> 6] & (1 << UInt64(byte & 63)) != 0 }
+            let signature = (0..<setCount).map { LinearRegex.asciiMember(masks, $0, byte) }
             classOf[signature, default: []].append(byte)
         }
         let classes = Array(classOf.values)
@@ -536,7 +540,7 @@ struct AsciiDFA: Sendable, Equatable {
                 let byte = bytes[0]
                 var seeds = anchored ? [] : [0]
                 for pc in pcs {
-                    if case .scalar(let set) = program[pc], masks[set * 2 + byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
+                    if case .scalar(let set) = program[pc], LinearRegex.asciiMember(masks, set, byte) {
                         seeds.append(pc + 1)
                     }
                 }

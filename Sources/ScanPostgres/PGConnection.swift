@@ -46,8 +46,11 @@ public final class PGConnection {
             keywords.append("password")
             values.append(try Self.readPassword(passwordFile))
         }
-        let made: OpaquePointer? = withArrayOfCStrings(keywords) { keywordPointers in
-            withArrayOfCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        // NULL-terminated arrays, as PQconnectdbParams reads them.
+        let made: OpaquePointer? = withPointers(to: keywords.map { Array($0.utf8CString) } + [nil]) { keywordPointers in
+            withPointers(to: values.map { Array($0.utf8CString) } + [nil]) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
         }
         guard let connection = made else {
             throw PGError(code: .connectionFailed, function: "PQconnectdb", input: shown, message: "out of memory")
@@ -325,11 +328,4 @@ public final class PGReconnecting {
 
     /// Drops the connection (after an error that may have broken it).
     public func reset() { current = nil }
-}
-
-/// Calls `body` with `strings` as a NULL-terminated array of C strings.
-private func withArrayOfCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    return body(copies.map { UnsafePointer($0) } + [nil])
 }

@@ -34,6 +34,9 @@ public struct Retention {
 
     /// What retention would remove now.
     public struct Plan: Sendable, Equatable {
+        /// The settings and partitions the plan was made from.
+        public var settings: [Setting] = []
+        public var partitions: [Partition] = []
         /// The first UTC day kept per table (tables that keep every day are absent).
         public var cutoff: [String: String] = [:]
         public var drop: [Partition] = []
@@ -102,10 +105,8 @@ public struct Retention {
 
     /// What retention removes now; `overrides` replace stored settings (table → days).
     public func plan(overrides: [String: Int] = [:]) throws(PGError) -> Plan {
-        var plan = Plan()
-        let settings = try self.settings()
-        let partitions = try self.partitions()
-        for setting in settings {
+        var plan = Plan(settings: try settings(), partitions: try partitions())
+        for setting in plan.settings {
             let days = overrides[setting.table] ?? setting.days
             guard days > 0 else { continue }
             let cutoff = try cutoffDay(days: days)
@@ -114,7 +115,7 @@ public struct Retention {
                 plan.rollupRows = try expire(nil, before: cutoff, remove: false)
                 continue
             }
-            plan.drop += partitions.filter { $0.table == setting.table && ($0.day.map { $0 < cutoff } ?? false) }
+            plan.drop += plan.partitions.filter { $0.table == setting.table && ($0.day.map { $0 < cutoff } ?? false) }
             let waiting = try expire(setting.table, before: cutoff, remove: false)
             if waiting > 0 { plan.defaultRows[setting.table] = waiting }
         }
@@ -147,9 +148,14 @@ public struct Retention {
 
     /// Creates the partitions from yesterday to `daysAhead` days ahead, and one for each day
     /// whose rows wait in a default partition (moving them there) unless retention drops it.
-    public func ensurePartitions(overrides: [String: Int] = [:]) throws(PGError) -> [String] {
+    /// `settings`: as read already (nil: read them).
+    public func ensurePartitions(overrides: [String: Int] = [:], settings known: [Setting]? = nil) throws(PGError)
+        -> [String]
+    {
         var created: [String] = []
-        for setting in try settings() where Self.tables.contains(setting.table) {
+        let settings: [Setting]
+        if let known { settings = known } else { settings = try self.settings() }
+        for setting in settings where Self.tables.contains(setting.table) {
             let days = overrides[setting.table] ?? setting.days
             let cutoff = days > 0 ? try cutoffDay(days: days) : "0001-01-01"
             let wanted = try connection.query(
@@ -177,9 +183,12 @@ public struct Retention {
     }
 
     /// The aggregator's hourly round: expired days dropped, then partitions made ahead.
-    public func maintain(overrides: [String: Int] = [:]) throws(PGError) -> Outcome {
-        var outcome = try apply(plan(overrides: overrides))
-        outcome.created = try ensurePartitions(overrides: overrides)
+    /// `plan`: one made already and shown (nil: made now).
+    public func maintain(overrides: [String: Int] = [:], plan made: Plan? = nil) throws(PGError) -> Outcome {
+        let plan: Plan
+        if let made { plan = made } else { plan = try self.plan(overrides: overrides) }
+        var outcome = try apply(plan)
+        outcome.created = try ensurePartitions(overrides: overrides, settings: plan.settings)
         return outcome
     }
 
