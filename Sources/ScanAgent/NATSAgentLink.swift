@@ -28,7 +28,10 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         options.security = NATSSecurity.fromEnvironment().overridden(
             by: NATSSecurity(
                 credsFile: config.nats.credsFile, nkeySeedFile: config.nats.nkeySeedFile, caFile: config.nats.tlsCA,
-                certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey))
+                certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey, inboxPrefix: config.nats.inboxPrefix))
+        if options.security.inboxPrefix == nil {
+            options.security.inboxPrefix = Self.defaultInboxPrefix(config.camera)
+        }
         // One attempt first: a refused login or a bad certificate is an error now, not a retry
         // loop; only a server that is not there yet is waited for.
         var once = options
@@ -43,6 +46,10 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         camera = config.camera
         replicas = config.nats.replicas
     }
+
+    /// Replies to a camera's requests arrive under `_INBOX.<site>.<camera>`: a server may then
+    /// let each camera read its own replies only (docker/nats/nats-server.conf).
+    static func defaultInboxPrefix(_ camera: CameraIdentity) -> String { "_INBOX.\(camera.site).\(camera.id)" }
 
     // MARK: EventBus
 
@@ -66,7 +73,13 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     }
 
     func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {
-        try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
+        let mark = connection.reportedErrors
+        do {
+            return try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
+        } catch {
+            // A denied publish only times out here; the server said why on the connection.
+            throw connection.denial(.publish, subject: subject, since: mark) ?? error
+        }
     }
 
     func flush(timeout: Duration) {
@@ -78,7 +91,13 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     func next(timeout: Duration) throws -> IncomingCommand? {
         let listening = try lock.withLock { () throws -> NATSSubscription in
             if let subscription { return subscription }
-            let made = try connection.subscribe(subject: subjects.commands(site: camera.site, camera: camera.id))
+            let subject = subjects.commands(site: camera.site, camera: camera.id)
+            let mark = connection.reportedErrors
+            let made = try connection.subscribe(subject: subject)
+            // A denied subscription would receive nothing, silently: ask now, and try again
+            // later (the server's permissions may be reloaded).
+            try connection.flush()
+            if let denied = connection.denial(.subscription, subject: subject, since: mark) { throw denied }
             subscription = made
             return made
         }

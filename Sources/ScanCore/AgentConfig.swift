@@ -147,6 +147,9 @@ public struct NATSConfig: Sendable, Equatable {
     public var tlsCA: String?
     public var tlsCert: String?
     public var tlsKey: String?
+    /// Where replies to the agent's requests arrive; nil: `_INBOX.<site>.<camera id>` (over
+    /// SCANTRACK_NATS_INBOX_PREFIX), so that a camera's NATS user may read its own replies only.
+    public var inboxPrefix: String?
     public init() {}
 }
 
@@ -351,7 +354,8 @@ extension AgentConfig {
         }
 
         if let nats = reader.object(
-            top["nats"], at: "nats", allowed: ["url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls"])
+            top["nats"], at: "nats",
+            allowed: ["url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls", "inboxPrefix"])
         {
             if let url = reader.string(nats["url"], at: "nats.url") {
                 // One server, or a cluster's servers separated by commas.
@@ -369,6 +373,17 @@ extension AgentConfig {
             }
             config.nats.credsFile = reader.string(nats["credsFile"], at: "nats.credsFile")
             config.nats.nkeySeedFile = reader.string(nats["nkeySeedFile"], at: "nats.nkeySeedFile")
+            if let inbox = reader.string(nats["inboxPrefix"], at: "nats.inboxPrefix") {
+                let tokens = inbox.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                if tokens.allSatisfy(Self.isSubjectToken) {
+                    config.nats.inboxPrefix = inbox
+                } else {
+                    reader.fail(
+                        "nats.inboxPrefix",
+                        "'\(inbox)' is not a subject without wildcards (tokens of letters, digits, '-' and '_' separated by dots, e.g. \"_INBOX.dc1.cam-01\")"
+                    )
+                }
+            }
             if let tls = reader.object(nats["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
                 config.nats.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
                 config.nats.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")

@@ -1,4 +1,5 @@
 import CNATS
+import Synchronization
 
 /// Owns one `natsConnection`. cnats connections are thread-safe, so one may be shared
 /// between the capture thread's publisher and the command responder.
@@ -47,6 +48,9 @@ public final class NATSConnection: @unchecked Sendable {
             try NATSError.check("natsOptions_SetURL", shown, natsOptions_SetURL(opts, url))
         }
         try NATSError.check("natsOptions_SetName", options.name, natsOptions_SetName(opts, options.name))
+        try NATSError.check(
+            "natsOptions_SetErrorHandler", shown,
+            natsOptions_SetErrorHandler(opts, { connection, _, _, _ in ServerErrors.record(connection) }, nil))
         try options.security.apply(to: opts, url: shown)
         try NATSError.check(
             "natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
@@ -73,10 +77,12 @@ public final class NATSConnection: @unchecked Sendable {
             throw NATSError(function: "natsConnection_Connect", input: shown, status: status)
         }
         self.handle = connection
+        ServerErrors.begin(connection)
     }
 
     deinit {
         natsConnection_Destroy(handle)
+        ServerErrors.forget(handle)
     }
 
     /// The servers of a URL that may list several, comma-separated (`nats://a:4222,nats://b:4222`).
@@ -93,6 +99,31 @@ public final class NATSConnection: @unchecked Sendable {
         guard natsConnection_GetLastError(handle, &text) != NATS_OK, let text else { return nil }
         let message = String(cString: text)
         return message.isEmpty ? nil : message
+    }
+
+    /// What the server may refuse a user (its permissions).
+    public enum Permission: String, Sendable {
+        case publish = "Publish"
+        case subscription = "Subscription"
+    }
+
+    /// How many errors the server has reported on this connection so far: a mark for `denial`.
+    public var reportedErrors: Int { ServerErrors.reported(handle).count }
+
+    /// The server's refusal of `subject` reported after `mark` (`reportedErrors` before the call),
+    /// as an error that names the subject. A denied publish or subscription is reported
+    /// asynchronously: the publish itself only times out, the subscription receives nothing.
+    public func denial(_ permission: Permission, subject: String, since mark: Int) -> NATSError? {
+        let reported = ServerErrors.reported(handle)
+        let pattern = "Permissions Violation for \(permission.rawValue) to \"\(subject)\""
+        guard reported.count > mark,
+            let text = reported.recent.suffix(reported.count - mark).last(where: { $0.contains(pattern) })
+        else { return nil }
+        var error = NATSError(
+            function: permission == .publish ? "publish" : "subscribe", input: subject,
+            message: "denied by the server (\(text)): this user's permissions do not allow it")
+        error.code = .authorization
+        return error
     }
 
     /// Core NATS publish: best effort, no acknowledgement.
@@ -193,5 +224,49 @@ public final class NATSSubscription: @unchecked Sendable {
     public func respond(to message: NATSMessage, bytes: [UInt8]) throws(NATSError) {
         guard let reply = message.replySubject else { return }
         try connection.publish(subject: reply, bytes: bytes)
+    }
+}
+
+/// The errors servers report asynchronously (`-ERR`), per connection. cnats tells its error
+/// handler that one arrived and keeps only the last text, which stays until the next error, so
+/// this counts them and keeps the recent texts. Keyed by the cnats handle, with no closure: a
+/// callback that comes after the connection is gone finds nothing to touch.
+enum ServerErrors {
+    struct Entry {
+        var count = 0
+        var recent: [String] = []
+    }
+
+    static let entries = Mutex<[UInt: Entry]>([:])
+
+    static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    }
+
+    static func record(_ connection: OpaquePointer?) {
+        guard let connection else { return }
+        var text: UnsafePointer<CChar>?
+        _ = natsConnection_GetLastError(connection, &text)
+        let message = text.map { String(cString: $0) } ?? ""
+        entries.withLock { entries in
+            // Only connections still open are known: a late callback adds nothing.
+            guard var entry = entries[key(connection)] else { return }
+            entry.count += 1
+            entry.recent.append(message)
+            if entry.recent.count > 16 { entry.recent.removeFirst(entry.recent.count - 16) }
+            entries[key(connection)] = entry
+        }
+    }
+
+    static func begin(_ connection: OpaquePointer) {
+        entries.withLock { $0[key(connection)] = Entry() }
+    }
+
+    static func reported(_ connection: OpaquePointer) -> Entry {
+        entries.withLock { $0[key(connection)] ?? Entry() }
+    }
+
+    static func forget(_ connection: OpaquePointer) {
+        _ = entries.withLock { $0.removeValue(forKey: key(connection)) }
     }
 }

@@ -16,39 +16,45 @@ public struct NATSSecurity: Sendable, Equatable {
     /// The client certificate and key (mutual TLS).
     public var certFile: String?
     public var keyFile: String?
+    /// Where replies to this program's requests arrive (JetStream acknowledgements among them):
+    /// `PREFIX.<unique>.<n>` instead of `_INBOX.…`, so that a server may let each user subscribe
+    /// to its own replies only (`_INBOX.dc1.cam-01.>`) and none read another's.
+    public var inboxPrefix: String?
 
     public init(
         credsFile: String? = nil, nkeySeedFile: String? = nil, caFile: String? = nil, certFile: String? = nil,
-        keyFile: String? = nil
+        keyFile: String? = nil, inboxPrefix: String? = nil
     ) {
         self.credsFile = credsFile
         self.nkeySeedFile = nkeySeedFile
         self.caFile = caFile
         self.certFile = certFile
         self.keyFile = keyFile
+        self.inboxPrefix = inboxPrefix
     }
 
     /// The environment variables every program reads.
     public static let variables = (
         creds: "SCANTRACK_NATS_CREDS", nkey: "SCANTRACK_NATS_NKEY", ca: "SCANTRACK_NATS_CA",
-        cert: "SCANTRACK_NATS_CERT", key: "SCANTRACK_NATS_KEY"
+        cert: "SCANTRACK_NATS_CERT", key: "SCANTRACK_NATS_KEY", inboxPrefix: "SCANTRACK_NATS_INBOX_PREFIX"
     )
 
-    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT and _KEY (empty ones ignored).
+    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY and _INBOX_PREFIX (empty ones ignored).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
         -> NATSSecurity
     {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         return NATSSecurity(
             credsFile: value(variables.creds), nkeySeedFile: value(variables.nkey), caFile: value(variables.ca),
-            certFile: value(variables.cert), keyFile: value(variables.key))
+            certFile: value(variables.cert), keyFile: value(variables.key), inboxPrefix: value(variables.inboxPrefix))
     }
 
     /// These settings with `other`'s where it has one (a config file's over the environment's).
     public func overridden(by other: NATSSecurity) -> NATSSecurity {
         NATSSecurity(
             credsFile: other.credsFile ?? credsFile, nkeySeedFile: other.nkeySeedFile ?? nkeySeedFile,
-            caFile: other.caFile ?? caFile, certFile: other.certFile ?? certFile, keyFile: other.keyFile ?? keyFile)
+            caFile: other.caFile ?? caFile, certFile: other.certFile ?? certFile, keyFile: other.keyFile ?? keyFile,
+            inboxPrefix: other.inboxPrefix ?? inboxPrefix)
     }
 
     var usesTLS: Bool { caFile != nil || certFile != nil || keyFile != nil }
@@ -77,6 +83,10 @@ public struct NATSSecurity: Sendable, Equatable {
             try NATSError.check(
                 "natsOptions_SetUserCredentialsFromFiles", credsFile,
                 natsOptions_SetUserCredentialsFromFiles(options, credsFile, nil))
+        }
+        if let inboxPrefix {
+            try NATSError.check(
+                "natsOptions_SetCustomInboxPrefix", inboxPrefix, natsOptions_SetCustomInboxPrefix(options, inboxPrefix))
         }
         if let nkeySeedFile {
             let publicKey = try Self.nkeyPublicKey(nkeySeedFile)

@@ -19,15 +19,16 @@ enum AgentRunHarness {
         return try ReplayHarness.clip(of: scene, name: "flow").path
     }
 
-    /// Writes a config for a clip (or another source) and returns its path.
+    /// Writes a config for a clip (or another source) and returns its path; `natsExtra` adds
+    /// keys to the `nats` object (`, "credsFile": "…"`), `extra` to the top.
     static func config(
         in dir: String, camera: String = "cam-01", source: String, natsURL: String, prefix: String,
-        extra: String = ""
+        natsExtra: String = "", extra: String = ""
     ) throws -> String {
         let text = """
             {"camera": {"id": "\(camera)", "site": "dc1", "lane": "L1"},
              "source": \(source),
-             "nats": {"url": "\(natsURL)", "prefix": "\(prefix)"},
+             "nats": {"url": "\(natsURL)", "prefix": "\(prefix)"\(natsExtra)},
              "spool": {"dir": "\(dir)/spool-\(camera)"}, "heartbeatSeconds": 0.5\(extra)}
             """
         let path = dir + "/\(camera).json"

@@ -127,48 +127,108 @@ struct AgentRunTests {
         #expect(log.contains("Authorization Violation") && !log.contains("wrong-pass"), "\(log)")
     }
 
+    /// The passwords docker/nats/nats-server.conf reads from the environment.
+    static let busPasswords = [
+        "CAM_01_PASSWORD": "cam-pass", "AGGREGATOR_PASSWORD": "agg-pass", "WMS_PASSWORD": "wms-pass",
+        "SCANADMIN_PASSWORD": "admin-pass",
+    ]
+
+    /// A nats-server with `config` (docker/nats/nats-server.conf or a variant) and the aggregator's
+    /// side: the agents' stream made as scan-aggregator makes it.
+    static func leastPrivilegeServer(config: String, dir: String) throws -> (
+        server: NATSServerProcess, url: (String, String) -> String, jetStream: JetStream
+    ) {
+        let server = try NATSServerProcess(
+            ["-c", config], environment: busPasswords.merging(["NATS_STORE_DIR": dir + "/js"]) { _, new in new })
+        let url = { (user: String, password: String) in "nats://\(user):\(password)@127.0.0.1:\(server.port)" }
+        let jetStream = try NATSConnection(url: url("aggregator", "agg-pass")).jetStream()
+        try jetStream.ensureStream(ContractSubjects().agentStreamSpec(replicas: nil))
+        return (server, url, jetStream)
+    }
+
     @Test(
-        "least privilege on the bus (docker/nats/nats-server.conf): a camera delivers its events once, and is denied another camera's subjects and the results, naming the subject"
+        "least privilege on the bus (docker/nats/nats-server.conf): a camera delivers its events once, and is denied another camera's subjects, the results and others' replies, naming the subject"
     )
     func leastPrivilege() throws {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let passwords = [
-            "CAM_01_PASSWORD": "cam-pass", "AGGREGATOR_PASSWORD": "agg-pass", "WMS_PASSWORD": "wms-pass",
-            "SCANADMIN_PASSWORD": "admin-pass",
-        ]
-        let server = try NATSServerProcess(
-            ["-c", TestEnvironment.repoRoot + "/docker/nats/nats-server.conf", "-sd", dir + "/js"],
-            environment: passwords)
+        let (server, url, jetStream) = try Self.leastPrivilegeServer(
+            config: TestEnvironment.repoRoot + "/docker/nats/nats-server.conf", dir: dir)
         defer { server.stop() }
-        func url(_ user: String, _ password: String) -> String { "nats://\(user):\(password)@127.0.0.1:\(server.port)" }
-        // The aggregator's side makes the agents' stream, as scan-aggregator does.
-        let aggregator = try NATSConnection(url: url("aggregator", "agg-pass"))
-        let jetStream = try aggregator.jetStream()
-        try jetStream.ensureStream(ContractSubjects().agentStreamSpec(replicas: nil))
 
         _ = try H.runClipExpectingExactlyOnce(
             try H.flowClip(frames: 120), dir: dir, natsURL: url("cam-01", "cam-pass"), prefix: "scantrack",
             jetStream: jetStream)
 
-        func denied(_ connection: NATSConnection, _ what: String, _ subject: String) -> Bool {
+        func denied(
+            _ connection: NATSConnection, _ permission: NATSConnection.Permission, _ subject: String, since mark: Int
+        ) -> Bool {
             H.eventually(seconds: 5) {
                 try? connection.flush(timeoutMilliseconds: 500)
-                return connection.lastError?.contains("Permissions Violation for \(what) to \"\(subject)\"") == true
+                return connection.denial(permission, subject: subject, since: mark) != nil
             }
         }
         let camera = try NATSConnection(url: url("cam-01", "cam-pass"))
         try camera.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: Array("{}".utf8))
-        #expect(denied(camera, "Publish", "scantrack.v1.sighting.dc1.cam-02"), "\(camera.lastError ?? "no error")")
-        let otherCamera = try NATSConnection(url: url("cam-01", "cam-pass"))
-        _ = try otherCamera.subscribe(subject: "scantrack.v1.item.>")
-        #expect(denied(otherCamera, "Subscription", "scantrack.v1.item.>"), "\(otherCamera.lastError ?? "no error")")
-        let commands = try NATSConnection(url: url("cam-01", "cam-pass"))
-        _ = try commands.subscribe(subject: "scantrack.v1.cmd.dc1.cam-02.>")
-        #expect(denied(commands, "Subscription", "scantrack.v1.cmd.dc1.cam-02.>"))
+        #expect(
+            denied(camera, .publish, "scantrack.v1.sighting.dc1.cam-02", since: 0), "\(camera.lastError ?? "no error")")
+        for subject in ["scantrack.v1.item.>", "scantrack.v1.cmd.dc1.cam-02.>", "_INBOX.>"] {
+            let mark = camera.reportedErrors
+            _ = try camera.subscribe(subject: subject)
+            #expect(
+                denied(camera, .subscription, subject, since: mark), "\(subject): \(camera.lastError ?? "no error")")
+        }
         let wms = try NATSConnection(url: url("wms", "wms-pass"))
         try wms.publish(subject: "scantrack.v1.sighting.dc1.cam-01", bytes: Array("{}".utf8))
-        #expect(denied(wms, "Publish", "scantrack.v1.sighting.dc1.cam-01"))
+        #expect(denied(wms, .publish, "scantrack.v1.sighting.dc1.cam-01", since: 0))
+        let mark = wms.reportedErrors
+        _ = try wms.subscribe(subject: "_INBOX.wms.>")
+        _ = try wms.subscribe(subject: "_INBOX.>")
+        #expect(denied(wms, .subscription, "_INBOX.>", since: mark))
+        #expect(wms.denial(.subscription, subject: "_INBOX.wms.>", since: mark) == nil, "its own inbox is allowed")
+    }
+
+    @Test(
+        "a publish denied, then allowed by a reloaded server config: the agent names the subject, keeps spooling, and delivers each event once"
+    )
+    func deniedThenAllowed() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let shipped = try String(
+            contentsOfFile: TestEnvironment.repoRoot + "/docker/nats/nats-server.conf", encoding: .utf8)
+        let denying = shipped.replacingOccurrences(of: #""scantrack.v1.sighting.dc1.cam-01", "#, with: "")
+            .replacingOccurrences(of: #""scantrack.v1.cmd.dc1.cam-01.>", "#, with: "")
+        try #require(
+            denying.count == shipped.count - 69,
+            "the shipped config lets cam-01 publish its sightings and read its commands")
+        let config = dir + "/nats-server.conf"
+        try denying.write(toFile: config, atomically: true, encoding: .utf8)
+        let (server, url, jetStream) = try Self.leastPrivilegeServer(config: config, dir: dir)
+        defer { server.stop() }
+
+        let clip = try H.flowClip(frames: 120, seed: 8)
+        let agentConfig = try H.config(
+            in: dir, source: H.clipSource(clip), natsURL: url("cam-01", "cam-pass"), prefix: "scantrack")
+        let agent = try H.start(config: agentConfig, log: dir + "/agent.log", drainSeconds: 60)
+        defer { if agent.isRunning { agent.terminate() } }
+        func log() -> String { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
+        #expect(
+            H.eventually(seconds: 30) {
+                log().contains("Permissions Violation for Publish to")
+                    && log().contains("scantrack.v1.sighting.dc1.cam-01")
+                    && log().contains("Permissions Violation for Subscription to")
+                    && log().contains("scantrack.v1.cmd.dc1.cam-01.>")
+            }, "the agent names the denied subjects: \(log())")
+        #expect(agent.isRunning, "denied is not fatal: the events wait in the spool")
+        let before = try jetStream.messageCount(stream: ContractSubjects().agentStream)
+
+        try shipped.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(kill(server.process.processIdentifier, SIGHUP) == 0, "nats-server reloads its config")
+        #expect(H.waitForExit(agent))
+        #expect(agent.terminationStatus == 0, "\(log())")
+        let events = try H.streamEvents(jetStream, prefix: "scantrack")
+        #expect(events.count > before, "the spooled events arrived after the reload")
+        H.expectExactlyOnce(events, offline: try H.offline(clip))
     }
 
     @Test("nats-server stopped mid-run and restarted: every sighting delivered exactly once")

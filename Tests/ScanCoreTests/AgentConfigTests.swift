@@ -33,7 +33,9 @@ struct AgentConfigTests {
         #expect(minimal.spool.dir == "/var/lib/scantrack/c1")
     }
 
-    @Test("nats.credsFile, nats.nkeySeedFile and nats.tls name files; a certificate without its key is refused")
+    @Test(
+        "nats.credsFile, nats.nkeySeedFile and nats.tls name files; a certificate without its key is refused; an inbox prefix is a subject without wildcards"
+    )
     func natsSecurityFiles() throws {
         let config = try AgentConfig.parse(
             Array(
@@ -44,15 +46,24 @@ struct AgentConfigTests {
                 """#.utf8), file: "c.json")
         #expect(config.nats.credsFile == "/etc/scantrack/cam-01.creds")
         #expect(config.nats.tlsCA == "/etc/scantrack/ca.pem" && config.nats.tlsKey == "/etc/scantrack/cam-01.key")
+        #expect(config.nats.inboxPrefix == nil, "the agent's own default applies")
+        let prefixed = try AgentConfig.parse(
+            Array(
+                #"{"camera": {"id": "c"}, "source": {"type": "v4l2", "device": "/dev/video0"}, "nats": {"inboxPrefix": "_INBOX.dc1.c"}}"#
+                    .utf8), file: "c.json")
+        #expect(prefixed.nats.inboxPrefix == "_INBOX.dc1.c")
         do {
             _ = try AgentConfig.parse(
                 Array(
-                    #"{"camera": {"id": "c"}, "source": {"type": "v4l2", "device": "/dev/video0"}, "nats": {"tls": {"cert": "/c.pem", "ciphers": 1}}}"#
+                    #"{"camera": {"id": "c"}, "source": {"type": "v4l2", "device": "/dev/video0"}, "nats": {"inboxPrefix": "_INBOX.>", "tls": {"cert": "/c.pem", "ciphers": 1}}}"#
                         .utf8), file: "c.json")
             Issue.record("a certificate without its key was accepted")
         } catch {
             #expect(error.description.contains("nats.tls: cert and key go together"), "\(error)")
             #expect(error.description.contains("nats.tls.ciphers"), "\(error)")
+            #expect(
+                error.description.contains("nats.inboxPrefix: '_INBOX.>' is not a subject without wildcards"),
+                "\(error)")
         }
     }
 

@@ -57,53 +57,156 @@ struct NATSSecurityTests {
     @Test("TLS: the server verified against a CA, and mutual TLS with a client certificate; without them no connection")
     func mutualTLS() throws {
         let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName("natstls")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let openssl = try #require(ProcessRunner.which("openssl"))
-        func run(_ arguments: [String]) throws {
-            let result = try ProcessRunner.run(openssl, arguments)
-            #expect(result.status == 0, "openssl \(arguments.first ?? ""): \(result.stderr)")
-        }
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
-            toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
-        try run([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem",
-            "-days", "2", "-subj", "/CN=ScanTrack test CA",
-        ])
-        for (name, extra) in [("server", ["-extfile", folder + "/san.ext"]), ("client", [])] {
-            try run([
-                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(folder)/\(name).key", "-out",
-                "\(folder)/\(name).csr",
-                "-subj", "/CN=\(name)",
-            ])
-            try run(
-                [
-                    "x509", "-req", "-in", "\(folder)/\(name).csr", "-CA", folder + "/ca.pem", "-CAkey",
-                    folder + "/ca.key",
-                    "-CAcreateserial", "-out", "\(folder)/\(name).pem", "-days", "2",
-                ] + extra)
-        }
-        let server = try Server([
-            "--tls", "--tlscert", folder + "/server.pem", "--tlskey", folder + "/server.key", "--tlscacert",
-            folder + "/ca.pem", "--tlsverify",
-        ])
+        let certificates = try TestCertificates(in: folder)
+        let server = try Server(certificates.natsServerArguments)
         defer { server.stop() }
         let url = "tls://127.0.0.1:\(server.port)"
         var options = Self.once()
         options.security = NATSSecurity.fromEnvironment([
-            "SCANTRACK_NATS_CA": folder + "/ca.pem", "SCANTRACK_NATS_CERT": folder + "/client.pem",
-            "SCANTRACK_NATS_KEY": folder + "/client.key",
+            "SCANTRACK_NATS_CA": certificates.ca, "SCANTRACK_NATS_CERT": certificates.clientCert,
+            "SCANTRACK_NATS_KEY": certificates.clientKey,
         ])
         #expect(try Self.roundTrip(try NATSConnection(url: url, options: options)))
         var noClientCertificate = Self.once()
-        noClientCertificate.security = NATSSecurity(caFile: folder + "/ca.pem")
+        noClientCertificate.security = NATSSecurity(caFile: certificates.ca)
         #expect(throws: NATSError.self) { try NATSConnection(url: url, options: noClientCertificate) }
         var unknownServer = Self.once()
-        unknownServer.security = NATSSecurity(certFile: folder + "/client.pem", keyFile: folder + "/client.key")
+        unknownServer.security = NATSSecurity(certFile: certificates.clientCert, keyFile: certificates.clientKey)
         #expect(throws: NATSError.self) { try NATSConnection(url: url, options: unknownServer) }
         var halfPair = Self.once()
-        halfPair.security = NATSSecurity(caFile: folder + "/ca.pem", certFile: folder + "/client.pem")
+        halfPair.security = NATSSecurity(caFile: certificates.ca, certFile: certificates.clientCert)
         #expect(throws: NATSError.self) { try NATSConnection(url: url, options: halfPair) }
+    }
+
+    static func folder(_ name: String) throws -> String {
+        let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName(name)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test(
+        "an NKey user: its seed file logs in; a key the server does not know is refused at once, the seed never shown")
+    func nkeyLogin() throws {
+        let folder = try Self.folder("nkeylogin")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let user = try NATSAuthFixtures.keyPair(.user, in: folder, name: "cam")
+        let stranger = try NATSAuthFixtures.keyPair(.user, in: folder, name: "stranger")
+        try "authorization { users = [ { nkey: \(user.publicKey) } ] }\n".write(
+            toFile: folder + "/server.conf", atomically: true, encoding: .utf8)
+        for key in [user, stranger] {
+            try "\(key.seed)\n\(key.publicKey)\n".write(
+                toFile: "\(folder)/\(key.publicKey == user.publicKey ? "cam" : "stranger").nk", atomically: true,
+                encoding: .utf8)
+        }
+        let server = try Server(["-c", folder + "/server.conf"])
+        defer { server.stop() }
+        var options = Self.once()
+        options.security = NATSSecurity.fromEnvironment(["SCANTRACK_NATS_NKEY": folder + "/cam.nk"])
+        #expect(try Self.roundTrip(try NATSConnection(url: "nats://127.0.0.1:\(server.port)", options: options)))
+        options.security = NATSSecurity(nkeySeedFile: folder + "/stranger.nk")
+        do {
+            _ = try NATSConnection(url: "nats://127.0.0.1:\(server.port)", options: options)
+            Issue.record("an unknown NKey was accepted")
+        } catch {
+            #expect(error.code == .authorization, "\(error)")
+            #expect(!error.description.contains(stranger.seed))
+        }
+    }
+
+    @Test(
+        "a .creds file (operator, account and user JWTs): logs in and uses JetStream; its permissions deny a subject, named in the error; a user of another operator is refused"
+    )
+    func credsLogin() throws {
+        let folder = try Self.folder("credslogin")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let setup = try NATSAuthFixtures.operatorSetup(
+            in: folder, userPermissions: ["pub": ["deny": ["scantrack.v1.sighting.dc1.cam-02"]]])
+        try setup.serverConfig.write(toFile: folder + "/server.conf", atomically: true, encoding: .utf8)
+        let server = try Server(["-c", folder + "/server.conf", "-js", "-sd", folder + "/js"])
+        defer { server.stop() }
+        let url = "nats://127.0.0.1:\(server.port)"
+        var options = Self.once()
+        options.security = NATSSecurity.fromEnvironment(["SCANTRACK_NATS_CREDS": setup.credsFile])
+        let connection = try NATSConnection(url: url, options: options)
+        #expect(try Self.roundTrip(connection))
+        let jetStream = try connection.jetStream()
+        try jetStream.ensureStream(StreamSpec(name: "CREDS_CHECK", subjects: ["creds.check.>"]))
+        #expect(try jetStream.publish(subject: "creds.check.one", bytes: [1]).sequence == 1)
+
+        let mark = connection.reportedErrors
+        try connection.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: Array("{}".utf8))
+        try? connection.flush()
+        let denial = Self.eventually {
+            connection.denial(.publish, subject: "scantrack.v1.sighting.dc1.cam-02", since: mark)
+        }
+        #expect(denial?.code == .authorization)
+        #expect(
+            denial?.description.contains("scantrack.v1.sighting.dc1.cam-02") == true, "\(String(describing: denial))")
+        #expect(
+            connection.denial(.publish, subject: "scantrack.v1.sighting.dc1.cam-02", since: connection.reportedErrors)
+                == nil, "an old denial is not a new one")
+
+        let other = try NATSAuthFixtures.operatorSetup(in: try Self.folder("credsother"))
+        options.security = NATSSecurity(credsFile: other.credsFile)
+        do {
+            _ = try NATSConnection(url: url, options: options)
+            Issue.record("a user of an unknown operator was accepted")
+        } catch {
+            #expect(error.code == .authorization, "\(error)")
+            #expect(!error.description.contains(other.user.seed))
+        }
+    }
+
+    @Test(
+        "a custom inbox prefix: a user allowed only _INBOX.dc1.cam-01.> gets its replies there, and cannot read another's"
+    )
+    func inboxPrefix() throws {
+        let folder = try Self.folder("inbox")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        authorization { users = [
+          { user: cam, password: cam-pass, permissions: { subscribe: { allow: ["_INBOX.dc1.cam-01.>"] }, publish: { allow: ["service.>", "$JS.API.STREAM.INFO.INBOXCHECK"] } } }
+          { user: svc, password: svc-pass }
+        ] }
+        """.write(toFile: folder + "/server.conf", atomically: true, encoding: .utf8)
+        let server = try Server(["-c", folder + "/server.conf", "-js", "-sd", folder + "/js"])
+        defer { server.stop() }
+        let service = try NATSConnection(url: "nats://svc:svc-pass@127.0.0.1:\(server.port)", options: Self.once())
+        try service.jetStream().ensureStream(StreamSpec(name: "INBOXCHECK", subjects: ["inbox.check"]))
+        let requests = try service.subscribe(subject: "service.echo")
+        try service.flush()
+        let echo = Thread {
+            while let message = try? requests.next(timeoutMilliseconds: 5_000) {
+                try? requests.respond(to: message, bytes: message.bytes)
+            }
+        }
+        echo.start()
+        var options = Self.once()
+        options.security = NATSSecurity.fromEnvironment(["SCANTRACK_NATS_INBOX_PREFIX": "_INBOX.dc1.cam-01"])
+        let camera = try NATSConnection(url: "nats://cam:cam-pass@127.0.0.1:\(server.port)", options: options)
+        let reply = try camera.request(subject: "service.echo", bytes: Array("ping".utf8), timeoutMilliseconds: 2_000)
+        #expect(reply.bytes == Array("ping".utf8))
+        #expect(
+            try camera.jetStream().replicas(ofStream: "INBOXCHECK") == 1, "JetStream answers in the prefixed inbox too")
+        let mark = camera.reportedErrors
+        _ = try camera.subscribe(subject: "_INBOX.>")
+        try? camera.flush()
+        #expect(Self.eventually { camera.denial(.subscription, subject: "_INBOX.>", since: mark) } != nil)
+
+        let plain = try NATSConnection(url: "nats://cam:cam-pass@127.0.0.1:\(server.port)", options: Self.once())
+        #expect(throws: NATSError.self, "without the prefix the reply cannot reach it") {
+            try plain.request(subject: "service.echo", bytes: Array("ping".utf8), timeoutMilliseconds: 1_000)
+        }
+    }
+
+    /// Polls `body` for up to 5 s until it gives a value.
+    static func eventually<T>(_ body: () -> T?) -> T? {
+        for _ in 0..<50 {
+            if let value = body() { return value }
+            usleep(100_000)
+        }
+        return nil
     }
 
     @Test("an NKey seed file must hold the public key too; its errors name the file, never the seed")

@@ -30,7 +30,8 @@ public final class NATSServerProcess {
             process.terminate()
             throw NotStarted(
                 description:
-                    "nats-server did not start: \((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")")
+                    "nats-server did not start: \((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")"
+                    + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
         }
         port = found
     }

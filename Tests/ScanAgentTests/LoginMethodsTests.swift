@@ -1,0 +1,114 @@
+import Foundation
+import ScanPostgres
+import ScanTestSupport
+import Testing
+
+/// Each program (agent, aggregator, scanadmin) logs in to a nats-server of the test's own with
+/// each method: user and password or a token in the URL, an NKey seed file, a `.creds` file of an
+/// operator setup, and mutual TLS; the agent from its config file, the others from the
+/// environment. Events go the whole way: agent → JetStream → aggregator → PostgreSQL, and
+/// `scanadmin tail` sees them.
+@Suite("NATS login methods for every program", .enabled(if: TestEnvironment.postgresEnabled))
+struct LoginMethodsTests {
+    typealias H = AgentRunHarness
+
+    struct Method: CustomStringConvertible {
+        var description: String
+        var serverArguments: [String]
+        var url: (String) -> String
+        /// What the aggregator and scanadmin read.
+        var environment: [String: String] = [:]
+        /// What the agent's config adds to its `nats` object.
+        var agentNATS: String = ""
+    }
+
+    static func methods(in folder: String) throws -> [Method] {
+        let nkey = try NATSAuthFixtures.keyPair(.user, in: folder, name: "nkey-user")
+        try "\(nkey.seed)\n\(nkey.publicKey)\n".write(toFile: folder + "/user.nk", atomically: true, encoding: .utf8)
+        try "authorization { users = [ { nkey: \(nkey.publicKey) } ] }\n".write(
+            toFile: folder + "/nkey.conf", atomically: true, encoding: .utf8)
+        let setup = try NATSAuthFixtures.operatorSetup(in: folder)
+        try setup.serverConfig.write(toFile: folder + "/operator.conf", atomically: true, encoding: .utf8)
+        let certificates = try TestCertificates(in: folder + "/tls")
+        return [
+            Method(
+                description: "user and password", serverArguments: ["--user", "cam", "--pass", "pa55"],
+                url: { "nats://cam:pa55@127.0.0.1:\($0)" }),
+            Method(
+                description: "token", serverArguments: ["--auth", "t0k3n"], url: { "nats://t0k3n@127.0.0.1:\($0)" }),
+            Method(
+                description: "NKey", serverArguments: ["-c", folder + "/nkey.conf"],
+                url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_NKEY": folder + "/user.nk"],
+                agentNATS: #", "nkeySeedFile": "\#(folder)/user.nk""#),
+            Method(
+                description: ".creds", serverArguments: ["-c", folder + "/operator.conf"],
+                url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_CREDS": setup.credsFile],
+                agentNATS: #", "credsFile": "\#(setup.credsFile)""#),
+            Method(
+                description: "mutual TLS", serverArguments: certificates.natsServerArguments,
+                url: { "tls://127.0.0.1:\($0)" },
+                environment: [
+                    "SCANTRACK_NATS_CA": certificates.ca, "SCANTRACK_NATS_CERT": certificates.clientCert,
+                    "SCANTRACK_NATS_KEY": certificates.clientKey,
+                ],
+                agentNATS:
+                    #", "tls": {"ca": "\#(certificates.ca)", "cert": "\#(certificates.clientCert)", "key": "\#(certificates.clientKey)"}"#
+            ),
+        ]
+    }
+
+    @Test("agent, aggregator and scanadmin each log in with user/password, token, NKey, .creds and mutual TLS")
+    func everyProgramEveryMethod() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = try H.flowClip(frames: 60, seed: 21)
+        let expected = try H.offline(clip).sightings.count
+        #expect(expected > 0)
+        for method in try Self.methods(in: dir) {
+            let folder = dir + "/" + TestEnvironment.uniqueName("m")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let server = try NATSServerProcess(method.serverArguments + ["-js", "-sd", folder + "/js"])
+            defer { server.stop() }
+            let url = method.url(server.port)
+            let database = try MigratedDatabase(prefix: "st_login")
+            defer { database.drop() }
+            let environment = ProcessInfo.processInfo.environment.merging(
+                [
+                    "SCANTRACK_NATS": url, "SCANTRACK_PG": database.dsn,
+                    "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                ].merging(method.environment) { _, new in new }
+            ) { _, new in new }
+            let aggregator = try ProcessRunner.start(
+                TestEnvironment.productsDirectory + "/scan-aggregator", ["run", "--batch", "10"],
+                environment: environment, log: folder + "/aggregator.log")
+            let tail = try ProcessRunner.start(
+                TestEnvironment.productsDirectory + "/scanadmin",
+                ["tail", "--count", "1", "--seconds", "60", "--format", "json", "--type", "sighting"],
+                environment: environment, log: folder + "/tail.log", stdoutFile: folder + "/tail.out")
+            usleep(500_000)  // tail subscribes before the first sighting
+            let config = try H.config(
+                in: folder, source: H.clipSource(clip, realtime: false), natsURL: url, prefix: "scantrack",
+                natsExtra: method.agentNATS)
+            let agent = try H.start(config: config, log: folder + "/agent.log")
+            #expect(H.waitForExit(agent), "\(method)")
+            #expect(
+                agent.terminationStatus == 0,
+                "\(method): \((try? String(contentsOfFile: folder + "/agent.log", encoding: .utf8)) ?? "")")
+            let stored = try H.eventually(seconds: 30) {
+                Int(try database.connection.query("SELECT count(*) FROM sightings").rows.first?[0] ?? "0") == expected
+            }
+            #expect(
+                stored,
+                "\(method): \((try? String(contentsOfFile: folder + "/aggregator.log", encoding: .utf8)) ?? "")")
+            #expect(H.waitForExit(tail, seconds: 30), "\(method)")
+            let seen = (try? String(contentsOfFile: folder + "/tail.out", encoding: .utf8)) ?? ""
+            #expect(
+                tail.terminationStatus == 0 && seen.contains("\"sighting\""),
+                "\(method): scanadmin tail saw \(seen) \((try? String(contentsOfFile: folder + "/tail.log", encoding: .utf8)) ?? "")"
+            )
+            aggregator.terminate()
+            #expect(H.waitForExit(aggregator, seconds: 30))
+            #expect(aggregator.terminationStatus == 0, "\(method)")
+        }
+    }
+}
