@@ -8,6 +8,7 @@ packages=(
   libzbar-dev zbar-tools  # decoder, and zbarimg as the reference in tests
   libv4l-dev            # camera capture
   libpq-dev postgresql  # store
+  openssl               # certificates for the local servers' TLS and the security tests
   libnats-dev nats-server  # messaging
   imagemagick           # converts the shared corpus to grayscale for tests
   libpng-dev            # PNG still images (scan-agent decode)

@@ -130,6 +130,37 @@ pg_start_server() {  # bin, dir, port
   head -n 1 "$2/data/postmaster.pid" > "$run/pg/postgres.pid"
 }
 
+# TLS for a data directory (once): a CA of its own and a server certificate for 127.0.0.1 and
+# localhost (what sslmode=verify-full checks), ssl = on, and pg_hba lines before initdb's trust
+# lines: members of scantrack_tls_login log in with a SCRAM password over TLS only. The CA is
+# copied to run/NAME/pg/ca.pem (SCANTRACK_PG_CA) for the clients.
+pg_tls() {  # dir
+  local dir="$1" tls="$1/tls"
+  if [ ! -f "$tls/server.pem" ]; then
+    mkdir -p "$tls"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$tls/san.ext"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.pem" -days 3650 \
+      -subj "/CN=ScanTrack local PostgreSQL CA" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -keyout "$tls/server.key" -out "$tls/server.csr" -subj "/CN=localhost" 2>/dev/null
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial \
+      -out "$tls/server.pem" -days 3650 -extfile "$tls/san.ext" 2>/dev/null
+    chmod 600 "$tls/server.key" "$tls/ca.key"
+    if [ "$(id -u)" -eq 0 ]; then chown -R postgres:postgres "$tls"; fi
+  fi
+  if ! grep -q "^ssl = on" "$dir/data/postgresql.conf"; then
+    printf "ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\n" "$tls/server.pem" "$tls/server.key" \
+      >> "$dir/data/postgresql.conf"
+  fi
+  if ! grep -q "scantrack_tls_login" "$dir/data/pg_hba.conf"; then
+    { printf 'hostssl all +scantrack_tls_login 127.0.0.1/32 scram-sha-256\n'
+      printf 'host all +scantrack_tls_login 127.0.0.1/32 reject\n'
+      cat "$dir/data/pg_hba.conf"; } > "$dir/data/pg_hba.conf.new"
+    mv "$dir/data/pg_hba.conf.new" "$dir/data/pg_hba.conf"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir/data/pg_hba.conf"; fi
+  fi
+  cp "$tls/ca.pem" "$run/pg/ca.pem"
+}
+
 start_pg() {
   local bin port dir
   bin=$(pg_bin)
@@ -138,13 +169,18 @@ start_pg() {
     as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$run/pg/initdb.log" 2>&1 \
       || { cat "$run/pg/initdb.log" >&2; exit 1; }
   fi
+  pg_tls "$dir"
   port=$(free_port)
   echo "$port" > "$run/pg/port"
   pg_start_server "$bin" "$dir" "$port"
   as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -Atq \
     -c "SELECT 1 FROM pg_database WHERE datname='scantrack'" | grep -q 1 \
     || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres scantrack
-  echo "servers: PostgreSQL on 127.0.0.1:$port (data $dir/data)"
+  as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -Atq \
+    -c "SELECT 1 FROM pg_roles WHERE rolname='scantrack_tls_login'" | grep -q 1 \
+    || as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -q \
+      -c "CREATE ROLE scantrack_tls_login NOLOGIN" >/dev/null
+  echo "servers: PostgreSQL on 127.0.0.1:$port (data $dir/data; TLS, CA $run/pg/ca.pem)"
 }
 
 restart_pg() {  # same data and port as before
@@ -178,6 +214,7 @@ write_env() {
   cat > "$run/servers.env" <<ENV
 export SCANTRACK_NATS=nats://127.0.0.1:$(cat "$run/nats/port")
 export SCANTRACK_PG="host=127.0.0.1 port=$(cat "$run/pg/port") user=postgres dbname=scantrack"
+export SCANTRACK_PG_CA=$run/pg/ca.pem
 ENV
 }
 

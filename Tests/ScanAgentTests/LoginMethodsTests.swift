@@ -1,4 +1,6 @@
 import Foundation
+import ScanCore
+import ScanNATS
 import ScanPostgres
 import ScanTestSupport
 import Testing
@@ -110,5 +112,86 @@ struct LoginMethodsTests {
             #expect(H.waitForExit(aggregator, seconds: 30))
             #expect(aggregator.terminationStatus == 0, "\(method)")
         }
+    }
+}
+
+/// Each program with its own PostgreSQL role (docs/sql/roles.sql), logged in with a SCRAM password
+/// from a file over TLS with `sslmode=verify-full`, as docs/security.md tells operators to run them.
+@Suite("PostgreSQL roles for every program", .enabled(if: TestEnvironment.postgresEnabled))
+struct ProgramRolesTests {
+    typealias H = AgentRunHarness
+
+    @Test(
+        "the aggregator stores as the writer, scanadmin sets rules as the operator and reports as the reporter, which may not set rules"
+    )
+    func eachProgramItsRole() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let ca = try TestEnvironment.requirePostgresCA()
+        let database = try MigratedDatabase(prefix: "st_programroles")
+        let dir = try ReplayHarness.temporaryDirectory()
+        let suffix = TestEnvironment.uniqueName("p")
+        let roles = ["writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter"]
+        defer {
+            database.drop()
+            for login in roles.keys { _ = try? database.connection.execute("DROP ROLE IF EXISTS \(login)_\(suffix)") }
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+        try database.connection.execute(
+            try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
+        var environments: [String: [String: String]] = [:]
+        for (login, role) in roles {
+            let password = "\(login)-\(UInt64.random(in: 0..<UInt64.max))"
+            try (password + "\n").write(toFile: "\(dir)/\(login).pw", atomically: true, encoding: .utf8)
+            try database.connection.execute(
+                "CREATE ROLE \(login)_\(suffix) LOGIN PASSWORD '\(password)' IN ROLE \(role), scantrack_tls_login")
+            environments[login] = ProcessInfo.processInfo.environment.merging([
+                "SCANTRACK_PG": database.dsn + " user=\(login)_\(suffix) sslmode=verify-full sslrootcert=\(ca)",
+                "SCANTRACK_PG_PASSWORD_FILE": "\(dir)/\(login).pw", "SCANTRACK_NATS": natsURL,
+                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+            ]) { _, new in new }
+        }
+        let prefix = TestEnvironment.uniqueName("st")
+        let jetStream = try NATSConnection(url: natsURL).jetStream()
+        let subjects = ContractSubjects(prefix: prefix)
+        defer {
+            for stream in [subjects.agentStream, subjects.resultsStream, subjects.deadLetterStream] {
+                try? jetStream.deleteStream(stream)
+            }
+        }
+        let aggregator = try ProcessRunner.start(
+            TestEnvironment.productsDirectory + "/scan-aggregator", ["run", "--prefix", prefix, "--batch", "10"],
+            environment: environments["writer"] ?? [:], log: dir + "/aggregator.log")
+        let clip = try H.flowClip(frames: 60, seed: 23)
+        let expected = try H.offline(clip).sightings.count
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent) && agent.terminationStatus == 0)
+        #expect(
+            try H.eventually(seconds: 30) {
+                Int(try database.connection.query("SELECT count(*) FROM sightings").rows.first?[0] ?? "0") == expected
+            }, "\((try? String(contentsOfFile: dir + "/aggregator.log", encoding: .utf8)) ?? "")")
+        aggregator.terminate()
+        #expect(H.waitForExit(aggregator, seconds: 30) && aggregator.terminationStatus == 0)
+
+        let scanadmin = TestEnvironment.productsDirectory + "/scanadmin"
+        let rules = TestEnvironment.repoRoot + "/docs/examples/weekday-weekend.json"
+        let asOperator = try ProcessRunner.run(
+            scanadmin, ["rules", "add", rules, "--prefix", prefix], environment: environments["operator"])
+        #expect(asOperator.status == 0, "\(asOperator.stderr)")
+        let asReporter = try ProcessRunner.run(
+            scanadmin, ["rules", "add", rules, "--prefix", prefix], environment: environments["reporter"])
+        #expect(asReporter.status != 0)
+        #expect(asReporter.stderr.contains("permission denied"), "\(asReporter.stderr)")
+        let report = try ProcessRunner.run(
+            scanadmin, ["report", "--from", "2000-01-01", "--to", "2100-01-01", "--format", "json"],
+            environment: environments["reporter"])
+        #expect(report.status == 0, "\(report.stderr)")
+        let figures = try JSONValue.parse(report.stdout)
+        guard case .array(let shifts) = figures["shifts"] else {
+            Issue.record("no shifts in the report: \(report.stdoutText)")
+            return
+        }
+        #expect(shifts.first?["sightings"]?.intValue == expected, "\(report.stdoutText)")
     }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite("PostgreSQL roles", .enabled(if: TestEnvironment.postgresEnabled))
 struct RolesTests {
     @Test(
-        "the writer stores events and maintains partitions but drops no table; the reporter only reads; the operator sets rules, topology and retention"
+        "over TLS (verify-full) with SCRAM passwords from files: the writer stores events and maintains partitions but drops no table; the reporter only reads; the operator sets rules, topology and retention"
     )
     func rolesDoTheirWorkOnly() throws {
         let database = try MigratedDatabase(prefix: "st_roles")
@@ -17,15 +17,41 @@ struct RolesTests {
         let roles = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8)
         try owner.execute(roles)
         try owner.execute(roles)  // run again after later migrations: no error
+        func sqlLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
         let suffix = TestEnvironment.uniqueName("u")
         let logins = ["writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter"]
-        for (login, role) in logins { try owner.execute("CREATE ROLE \(login)_\(suffix) LOGIN IN ROLE \(role)") }
+        // Each login's password in a file of its own (SCANTRACK_PG_PASSWORD_FILE); the server lets
+        // members of scantrack_tls_login in with a SCRAM password over TLS only (scripts/servers.sh).
+        let folder = NSTemporaryDirectory() + suffix
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (login, role) in logins {
+            let password = "pw-\(login)-'\\;\(UInt32.random(in: 0..<UInt32.max))"
+            try (password + "\n").write(toFile: "\(folder)/\(login)", atomically: true, encoding: .utf8)
+            try owner.execute(
+                "CREATE ROLE \(login)_\(suffix) LOGIN PASSWORD \(sqlLiteral(password)) IN ROLE \(role), scantrack_tls_login"
+            )
+        }
         defer {
             database.drop()
             for login in logins.keys { _ = try? owner.execute("DROP ROLE IF EXISTS \(login)_\(suffix)") }
+            try? FileManager.default.removeItem(atPath: folder)
         }
+        let tls = " sslmode=verify-full sslrootcert=\(try TestEnvironment.requirePostgresCA())"
         func connect(_ login: String) throws -> PGConnection {
-            try PGConnection(dsn: database.dsn + " user=\(login)_\(suffix)", passwordFile: nil)
+            try PGConnection(dsn: database.dsn + " user=\(login)_\(suffix)" + tls, passwordFile: "\(folder)/\(login)")
+        }
+        let wrong = folder + "/wrong"
+        try "not-the-password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        for (dsn, file, why) in [
+            (database.dsn + " user=writer_\(suffix)" + tls, wrong, "a wrong password"),
+            (database.dsn + " user=writer_\(suffix) sslmode=disable", "\(folder)/writer", "no TLS"),
+        ] {
+            do {
+                _ = try PGConnection(dsn: dsn, passwordFile: file)
+                Issue.record("\(why) was let in")
+            } catch {
+                #expect(!error.description.contains("pw-writer"), "\(error)")
+            }
         }
         func refused(_ db: PGConnection, _ sql: String) -> Bool {
             do {
@@ -37,6 +63,7 @@ struct RolesTests {
         }
 
         let writer = try connect("writer")
+        #expect(try writer.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").rows.first?[0] == "t")
         try writer.execute(
             """
             INSERT INTO sightings (event_id, site, camera, track_id, symbology, value, status, first_seen, last_seen,

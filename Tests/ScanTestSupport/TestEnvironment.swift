@@ -38,6 +38,13 @@ public enum TestEnvironment {
         return natsURL
     }
 
+    /// The CA of the local PostgreSQL's TLS certificate (scripts/servers.sh writes it): members of
+    /// `scantrack_tls_login` log in there with a password over TLS only.
+    public static func requirePostgresCA() throws -> String {
+        guard let ca = nonEmpty("SCANTRACK_PG_CA") else { throw MissingServer(variable: "SCANTRACK_PG_CA") }
+        return ca
+    }
+
     public static func requirePostgres() throws -> String {
         guard let postgresDSN else { throw MissingServer(variable: "SCANTRACK_PG") }
         return postgresDSN
