@@ -16,13 +16,28 @@ public struct ClipError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads YUV4MPEG2 clips frame by frame, luma only (chroma planes are skipped).
+/// A clip file's bytes through stdio (a 1 MiB buffer).
+struct FileClipBytes: ClipBytes {
+    let file: UnsafeMutablePointer<FILE>
+
+    mutating func nextByte() -> UInt8? {
+        let c = getc(file)
+        return c == EOF ? nil : UInt8(truncatingIfNeeded: c)
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return fread(base, 1, buffer.count, file)
+    }
+}
+
+/// Reads YUV4MPEG2 clip files frame by frame, luma only (`Y4MStream` over the file).
 public final class ClipReader {
     public let path: String
-    public let header: Y4MHeader
     private let file: UnsafeMutablePointer<FILE>
-    public private(set) var framesRead = 0
-    private var chromaScratch: [UInt8] = []
+    private var stream: Y4MStream<FileClipBytes>
+    public var header: Y4MHeader { stream.header }
+    public var framesRead: Int { stream.framesRead }
 
     public init(path: String) throws(ClipError) {
         guard let file = fopen(path, "rb") else {
@@ -32,19 +47,10 @@ public final class ClipReader {
         self.file = file
         setvbuf(file, nil, _IOFBF, 1 << 20)
         do {
-            guard let line = Self.readLine(file, limit: 4096) else {
-                throw ClipError(file: path, frame: nil, reason: "empty file or header longer than 4096 bytes")
-            }
-            header = try Y4MHeader.parse(line)
-        } catch let error as Y4MHeader.ParseError {
-            fclose(file)
-            throw ClipError(file: path, frame: nil, reason: error.reason)
-        } catch let error as ClipError {
-            fclose(file)
-            throw error
+            stream = try Y4MStream(source: FileClipBytes(file: file))
         } catch {
             fclose(file)
-            throw ClipError(file: path, frame: nil, reason: "\(error)")
+            throw ClipError(file: path, frame: error.frame, reason: error.reason)
         }
     }
 
@@ -53,42 +59,10 @@ public final class ClipReader {
     /// Reads the next frame's luma into `image` (reusing its storage). False at the clean end of
     /// the clip; throws for a truncated or damaged frame, naming its index.
     public func readFrame(into image: inout GrayImage) throws(ClipError) -> Bool {
-        guard let line = Self.readLine(file, limit: 1024) else {
-            if feof(file) != 0 { return false }
-            throw ClipError(file: path, frame: framesRead, reason: "frame header longer than 1024 bytes")
+        do {
+            return try stream.readFrame(into: &image)
+        } catch {
+            throw ClipError(file: path, frame: error.frame, reason: error.reason)
         }
-        if line.isEmpty && feof(file) != 0 { return false }
-        guard line.starts(with: Array("FRAME".utf8)) else {
-            throw ClipError(file: path, frame: framesRead, reason: "expected a FRAME marker (damaged clip)")
-        }
-        if image.width != header.width || image.height != header.height {
-            image = GrayImage(width: header.width, height: header.height, fill: 0)
-        }
-        let lumaRead = image.pixels.withUnsafeMutableBytes { raw in fread(raw.baseAddress, 1, header.lumaBytes, file) }
-        let chromaBytes = header.frameBytes - header.lumaBytes
-        var chromaRead = 0
-        if chromaBytes > 0 {
-            if chromaScratch.count < chromaBytes { chromaScratch = [UInt8](repeating: 0, count: chromaBytes) }
-            chromaRead = chromaScratch.withUnsafeMutableBytes { raw in fread(raw.baseAddress, 1, chromaBytes, file) }
-        }
-        guard lumaRead == header.lumaBytes, chromaRead == chromaBytes else {
-            throw ClipError(
-                file: path, frame: framesRead,
-                reason: "truncated: \(lumaRead + chromaRead) of \(header.frameBytes) bytes")
-        }
-        framesRead += 1
-        return true
-    }
-
-    /// Bytes up to a newline (not included); nil at end of file before any byte or past `limit`.
-    private static func readLine(_ file: UnsafeMutablePointer<FILE>, limit: Int) -> [UInt8]? {
-        var line: [UInt8] = []
-        while line.count <= limit {
-            let c = getc(file)
-            if c == EOF { return line.isEmpty ? nil : line }
-            if c == 0x0A { return line }
-            line.append(UInt8(truncatingIfNeeded: c))
-        }
-        return nil
     }
 }

@@ -11,6 +11,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case regex
     /// A Y4M stream header and a PGM image.
     case clipHeaders = "clip-headers"
+    /// A whole Y4M clip, read frame by frame as the agent reads a clip file.
+    case clip
     /// An agent command: verb (first line) and body.
     case commands
     case topology
@@ -37,10 +39,27 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .clipHeaders:
             _ = try? Y4MHeader.parse(Self.firstLine(bytes).head)
             _ = try? PGM.parse(bytes)
+        case .clip: Self.clip(bytes)
         case .commands:
             let (verb, body) = Self.firstLine(bytes)
             _ = AgentCommand.parse(verb: String(decoding: verb, as: UTF8.self), body: body)
         case .topology: _ = try? Topology.parse(bytes, file: "fuzz.json")
+        }
+    }
+
+    /// Reads every frame (at most 1,000) of a clip held in memory; a frame read has the header's
+    /// size. Headers of frames larger than 1 MiB are only parsed: the input (64 KiB at most
+    /// under `make fuzz`) could not complete one, and allocating 16384² pixels per run would
+    /// only slow the fuzzer down.
+    static func clip(_ bytes: [UInt8]) {
+        guard var stream = try? Y4MStream(source: MemoryClipBytes(bytes)), stream.header.frameBytes <= 1 << 20
+        else { return }
+        var image = GrayImage(width: 0, height: 0, pixels: [])
+        while stream.framesRead < 1_000, (try? stream.readFrame(into: &image)) == true {
+            if image.width != stream.header.width || image.height != stream.header.height {
+                fatalError(
+                    "frame \(stream.framesRead): \(image.width)×\(image.height) read from a \(stream.header) clip")
+            }
         }
     }
 

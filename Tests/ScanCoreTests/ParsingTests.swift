@@ -162,3 +162,54 @@ struct CodeNormalizerTests {
         #expect(!CodeNormalizer.hasValidGS1CheckDigit(Array("40063813339X1".utf8)))
     }
 }
+
+@Suite("Y4M streams")
+struct Y4MStreamTests {
+    static func clip(_ header: String, _ frames: [[UInt8]], tail: [UInt8] = []) -> [UInt8] {
+        Array((header + "\n").utf8) + frames.flatMap { Array("FRAME\n".utf8) + $0 } + tail
+    }
+
+    @Test("frames are read luma first, chroma skipped, to a clean end")
+    func framesToTheEnd() throws {
+        let chroma = [UInt8](repeating: 128, count: 8)
+        var stream = try Y4MStream(
+            source: MemoryClipBytes(
+                Self.clip("YUV4MPEG2 W4 H4 F25:1 Ip C420jpeg", [Array(0..<16) + chroma, Array(16..<32) + chroma])))
+        var image = GrayImage(width: 0, height: 0, pixels: [])
+        #expect(try stream.readFrame(into: &image))
+        #expect(image.width == 4 && image.height == 4 && image.pixels == Array(0..<16))
+        #expect(try stream.readFrame(into: &image))
+        #expect(image.pixels == Array(16..<32))
+        #expect(try stream.readFrame(into: &image) == false)
+        #expect(stream.framesRead == 2)
+    }
+
+    @Test("a truncated frame, a damaged marker and a bad header name the frame and what is wrong")
+    func damage() throws {
+        var image = GrayImage(width: 0, height: 0, pixels: [])
+        var truncated = try Y4MStream(
+            source: MemoryClipBytes(
+                Self.clip(
+                    "YUV4MPEG2 W8 H8 F30:1 Cmono", [[UInt8](repeating: 0, count: 64)],
+                    tail: Array("FRAME\n".utf8) + [1, 2, 3])))
+        #expect(try truncated.readFrame(into: &image))
+        #expect(throws: Y4MStream<MemoryClipBytes>.Failure(frame: 1, reason: "truncated: 3 of 64 bytes")) {
+            try truncated.readFrame(into: &image)
+        }
+        var damaged = try Y4MStream(
+            source: MemoryClipBytes(Self.clip("YUV4MPEG2 W2 H2 F30:1 Cmono", [], tail: Array("FRAMX\n".utf8))))
+        #expect(throws: Y4MStream<MemoryClipBytes>.Failure(frame: 0, reason: "expected a FRAME marker (damaged clip)"))
+        {
+            try damaged.readFrame(into: &image)
+        }
+        #expect(throws: Y4MStream<MemoryClipBytes>.Failure.self) {
+            try Y4MStream(source: MemoryClipBytes(Array("YUV4MPEG2 W0 H2\n".utf8)))
+        }
+        #expect(
+            throws: Y4MStream<MemoryClipBytes>.Failure(
+                frame: nil, reason: "empty file or header longer than 4096 bytes")
+        ) {
+            try Y4MStream(source: MemoryClipBytes([]))
+        }
+    }
+}
