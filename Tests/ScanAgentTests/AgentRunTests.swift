@@ -172,7 +172,10 @@ struct AgentRunTests {
         try camera.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: Array("{}".utf8))
         #expect(
             denied(camera, .publish, "scantrack.v1.sighting.dc1.cam-02", since: 0), "\(camera.lastError ?? "no error")")
-        for subject in ["scantrack.v1.item.>", "scantrack.v1.cmd.dc1.cam-02.>", "_INBOX.>"] {
+        // Pack records (orders checked) and item passes, live or through the results stream.
+        try camera.publish(subject: "$JS.API.CONSUMER.CREATE.SCANTRACK_RESULTS", bytes: Array("{}".utf8))
+        #expect(denied(camera, .publish, "$JS.API.CONSUMER.CREATE.SCANTRACK_RESULTS", since: 0))
+        for subject in ["scantrack.v1.item.>", "scantrack.v1.pack.>", "scantrack.v1.cmd.dc1.cam-02.>", "_INBOX.>"] {
             let mark = camera.reportedErrors
             _ = try camera.subscribe(subject: subject)
             #expect(
