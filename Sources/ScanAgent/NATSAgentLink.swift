@@ -112,6 +112,7 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
 
     func current() throws -> PublishedRules? {
         guard connection.isConnected else { return nil }
+        let mark = connection.reportedErrors
         do {
             let rules = try lock.withLock { () throws -> KeyValueBucket in
                 if let bucket { return bucket }
@@ -123,8 +124,23 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
             return PublishedRules(bytes: entry.value, revision: entry.revision)
         } catch {
             lock.withLock { bucket = nil }  // bound again on the next read
+            // A missing bucket is created here, which a camera's user may not do (least privilege).
+            let create = "$JS.API.STREAM.CREATE.KV_\(subjects.rulesBucket)"
+            if let denied = connection.denial(.publish, subject: create, since: mark) {
+                throw RulesBucketMissing(bucket: subjects.rulesBucket, denial: denied)
+            }
             throw error
         }
+    }
+}
+
+/// The rules bucket is not there and this user may not create it.
+struct RulesBucketMissing: Error, CustomStringConvertible {
+    let bucket: String
+    let denial: NATSError
+    var description: String {
+        "the rules bucket \(bucket) does not exist and this user may not create it (\(denial)); "
+            + "`scanadmin rules add` or `scanadmin rules publish` makes it"
     }
 }
 

@@ -114,11 +114,24 @@ public final class NATSConnection: @unchecked Sendable {
     /// as an error that names the subject. A denied publish or subscription is reported
     /// asynchronously: the publish itself only times out, the subscription receives nothing.
     public func denial(_ permission: Permission, subject: String, since mark: Int) -> NATSError? {
-        let reported = ServerErrors.reported(handle)
         let pattern = "Permissions Violation for \(permission.rawValue) to \"\(subject)\""
-        guard reported.count > mark,
-            let text = reported.recent.suffix(reported.count - mark).last(where: { $0.contains(pattern) })
-        else { return nil }
+        func counted() -> String? {
+            let reported = ServerErrors.reported(handle)
+            guard reported.count > mark else { return nil }
+            return reported.recent.suffix(reported.count - mark).last { $0.contains(pattern) }
+        }
+        var found = counted()
+        // cnats keeps the error's text at once (before the PONG that ends a flush is read) but
+        // calls the error handler on its own thread, later. When the connection's last error is a
+        // refusal (of this subject, or of another one that came after it), wait up to 1 s for the
+        // handler: its count tells a new refusal from an old one.
+        if found == nil, lastError?.contains("Permissions Violation") == true {
+            for _ in 0..<100 where found == nil {
+                nats_Sleep(10)
+                found = counted()
+            }
+        }
+        guard let text = found else { return nil }
         var error = NATSError(
             function: permission == .publish ? "publish" : "subscribe", input: subject,
             message: "denied by the server (\(text)): this user's permissions do not allow it")
@@ -227,9 +240,9 @@ public final class NATSSubscription: @unchecked Sendable {
     }
 }
 
-/// The errors servers report asynchronously (`-ERR`), per connection. cnats tells its error
-/// handler that one arrived and keeps only the last text, which stays until the next error, so
-/// this counts them and keeps the recent texts. Keyed by the cnats handle, with no closure: a
+/// The errors servers report asynchronously (`-ERR`), per connection. cnats keeps only the
+/// connection's last text, which stays until the next error, and calls its error handler for each
+/// one, so this counts them and keeps their texts. Keyed by the cnats handle, with no closure: a
 /// callback that comes after the connection is gone finds nothing to touch.
 enum ServerErrors {
     struct Entry {
@@ -245,9 +258,15 @@ enum ServerErrors {
 
     static func record(_ connection: OpaquePointer?) {
         guard let connection else { return }
-        var text: UnsafePointer<CChar>?
-        _ = natsConnection_GetLastError(connection, &text)
-        let message = text.map { String(cString: $0) } ?? ""
+        // cnats hands the handler this error's own text in the thread's last error (the
+        // connection's may already hold a later one).
+        var status = NATS_OK
+        var message = nats_GetLastError(&status).map { String(cString: $0) } ?? ""
+        if message.isEmpty {
+            var text: UnsafePointer<CChar>?
+            _ = natsConnection_GetLastError(connection, &text)
+            message = text.map { String(cString: $0) } ?? ""
+        }
         entries.withLock { entries in
             // Only connections still open are known: a late callback adds nothing.
             guard var entry = entries[key(connection)] else { return }

@@ -212,7 +212,9 @@ struct AgentRunTests {
         let clip = try H.flowClip(frames: 120, seed: 8)
         let agentConfig = try H.config(
             in: dir, source: H.clipSource(clip), natsURL: url("cam-01", "cam-pass"), prefix: "scantrack")
-        let agent = try H.start(config: agentConfig, log: dir + "/agent.log", drainSeconds: 60)
+        // The release build (what users run): the server's errors are counted through a C callback.
+        let agent = try H.start(
+            config: agentConfig, log: dir + "/agent.log", drainSeconds: 60, binary: H.releaseAgent)
         defer { if agent.isRunning { agent.terminate() } }
         func log() -> String { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
         #expect(
@@ -221,6 +223,7 @@ struct AgentRunTests {
                     && log().contains("scantrack.v1.sighting.dc1.cam-01")
                     && log().contains("Permissions Violation for Subscription to")
                     && log().contains("scantrack.v1.cmd.dc1.cam-01.>")
+                    && log().contains("the rules bucket SCANTRACK_RULES does not exist and this user may not create it")
             }, "the agent names the denied subjects: \(log())")
         #expect(agent.isRunning, "denied is not fatal: the events wait in the spool")
         let before = try jetStream.messageCount(stream: ContractSubjects().agentStream)

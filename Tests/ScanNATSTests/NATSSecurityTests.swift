@@ -194,6 +194,16 @@ struct NATSSecurityTests {
         try? camera.flush()
         #expect(Self.eventually { camera.denial(.subscription, subject: "_INBOX.>", since: mark) } != nil)
 
+        // Two refusals back to back, checked right after the flush: the first is not lost to the
+        // second (cnats keeps one last text per connection and reports each on another thread).
+        let before = camera.reportedErrors
+        _ = try camera.subscribe(subject: "orders.one")
+        _ = try camera.subscribe(subject: "orders.two")
+        try? camera.flush()
+        #expect(camera.denial(.subscription, subject: "orders.one", since: before) != nil)
+        #expect(camera.denial(.subscription, subject: "orders.two", since: before) != nil)
+        #expect(camera.denial(.subscription, subject: "orders.one", since: camera.reportedErrors) == nil)
+
         let plain = try NATSConnection(url: "nats://cam:cam-pass@127.0.0.1:\(server.port)", options: Self.once())
         #expect(throws: NATSError.self, "without the prefix the reply cannot reach it") {
             try plain.request(subject: "service.echo", bytes: Array("ping".utf8), timeoutMilliseconds: 1_000)
