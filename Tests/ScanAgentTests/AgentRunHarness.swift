@@ -162,11 +162,6 @@ enum AgentRunHarness {
 
     /// Polls `body` every 100 ms until it returns true or `seconds` pass.
     static func eventually(seconds: Double = 20, _ body: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if try body() { return true }
-            usleep(100_000)
-        }
-        return false
+        try Polling.until(seconds: seconds, body)
     }
 }

@@ -26,8 +26,7 @@ struct LoginMethodsTests {
 
     static func methods(in folder: String) throws -> [Method] {
         let nkey = try NATSAuthFixtures.keyPair(.user, in: folder, name: "nkey-user")
-        try "\(nkey.seed)\n\(nkey.publicKey)\n".write(toFile: folder + "/user.nk", atomically: true, encoding: .utf8)
-        try "authorization { users = [ { nkey: \(nkey.publicKey) } ] }\n".write(
+        try NATSAuthFixtures.nkeyServerConfig([nkey]).write(
             toFile: folder + "/nkey.conf", atomically: true, encoding: .utf8)
         let setup = try NATSAuthFixtures.operatorSetup(in: folder)
         try setup.serverConfig.write(toFile: folder + "/operator.conf", atomically: true, encoding: .utf8)
@@ -40,8 +39,8 @@ struct LoginMethodsTests {
                 description: "token", serverArguments: ["--auth", "t0k3n"], url: { "nats://t0k3n@127.0.0.1:\($0)" }),
             Method(
                 description: "NKey", serverArguments: ["-c", folder + "/nkey.conf"],
-                url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_NKEY": folder + "/user.nk"],
-                agentNATS: #", "nkeySeedFile": "\#(folder)/user.nk""#),
+                url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_NKEY": nkey.seedFile],
+                agentNATS: #", "nkeySeedFile": "\#(nkey.seedFile)""#),
             Method(
                 description: ".creds", serverArguments: ["-c", folder + "/operator.conf"],
                 url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_CREDS": setup.credsFile],
@@ -126,28 +125,19 @@ struct ProgramRolesTests {
     )
     func eachProgramItsRole() throws {
         let natsURL = try TestEnvironment.requireNATS()
-        let ca = try TestEnvironment.requirePostgresCA()
         let database = try MigratedDatabase(prefix: "st_programroles")
+        let logins = try RoleLogins(database)
         let dir = try ReplayHarness.temporaryDirectory()
-        let suffix = TestEnvironment.uniqueName("p")
-        let roles = ["writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter"]
         defer {
+            logins.drop()
             database.drop()
-            for login in roles.keys { _ = try? database.connection.execute("DROP ROLE IF EXISTS \(login)_\(suffix)") }
             try? FileManager.default.removeItem(atPath: dir)
         }
-        try database.connection.execute(
-            try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
         var environments: [String: [String: String]] = [:]
-        for (login, role) in roles {
-            let password = "\(login)-\(UInt64.random(in: 0..<UInt64.max))"
-            try (password + "\n").write(toFile: "\(dir)/\(login).pw", atomically: true, encoding: .utf8)
-            try database.connection.execute(
-                "CREATE ROLE \(login)_\(suffix) LOGIN PASSWORD '\(password)' IN ROLE \(role), scantrack_tls_login")
+        for login in RoleLogins.roles.keys {
             environments[login] = ProcessInfo.processInfo.environment.merging([
-                "SCANTRACK_PG": database.dsn + " user=\(login)_\(suffix) sslmode=verify-full sslrootcert=\(ca)",
-                "SCANTRACK_PG_PASSWORD_FILE": "\(dir)/\(login).pw", "SCANTRACK_NATS": natsURL,
-                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                "SCANTRACK_PG": try logins.dsn(login), "SCANTRACK_PG_PASSWORD_FILE": logins.passwordFile(login),
+                "SCANTRACK_NATS": natsURL, "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
             ]) { _, new in new }
         }
         let prefix = TestEnvironment.uniqueName("st")

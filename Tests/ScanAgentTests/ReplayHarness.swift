@@ -8,11 +8,7 @@ import Testing
 enum ReplayHarness {
     static var agent: String { TestEnvironment.productsDirectory + "/scan-agent" }
 
-    static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + TestEnvironment.uniqueName("scantrack-test")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    static func temporaryDirectory() throws -> String { try TestEnvironment.temporaryDirectory() }
 
     struct Replay {
         var result: ProcessResult

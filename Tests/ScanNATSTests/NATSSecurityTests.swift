@@ -79,32 +79,21 @@ struct NATSSecurityTests {
         #expect(throws: NATSError.self) { try NATSConnection(url: url, options: halfPair) }
     }
 
-    static func folder(_ name: String) throws -> String {
-        let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName(name)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test(
         "an NKey user: its seed file logs in; a key the server does not know is refused at once, the seed never shown")
     func nkeyLogin() throws {
-        let folder = try Self.folder("nkeylogin")
+        let folder = try TestEnvironment.temporaryDirectory("nkeylogin")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let user = try NATSAuthFixtures.keyPair(.user, in: folder, name: "cam")
         let stranger = try NATSAuthFixtures.keyPair(.user, in: folder, name: "stranger")
-        try "authorization { users = [ { nkey: \(user.publicKey) } ] }\n".write(
+        try NATSAuthFixtures.nkeyServerConfig([user]).write(
             toFile: folder + "/server.conf", atomically: true, encoding: .utf8)
-        for key in [user, stranger] {
-            try "\(key.seed)\n\(key.publicKey)\n".write(
-                toFile: "\(folder)/\(key.publicKey == user.publicKey ? "cam" : "stranger").nk", atomically: true,
-                encoding: .utf8)
-        }
         let server = try Server(["-c", folder + "/server.conf"])
         defer { server.stop() }
         var options = Self.once()
-        options.security = NATSSecurity.fromEnvironment(["SCANTRACK_NATS_NKEY": folder + "/cam.nk"])
+        options.security = NATSSecurity.fromEnvironment(["SCANTRACK_NATS_NKEY": user.seedFile])
         #expect(try Self.roundTrip(try NATSConnection(url: "nats://127.0.0.1:\(server.port)", options: options)))
-        options.security = NATSSecurity(nkeySeedFile: folder + "/stranger.nk")
+        options.security = NATSSecurity(nkeySeedFile: stranger.seedFile)
         do {
             _ = try NATSConnection(url: "nats://127.0.0.1:\(server.port)", options: options)
             Issue.record("an unknown NKey was accepted")
@@ -118,7 +107,7 @@ struct NATSSecurityTests {
         "a .creds file (operator, account and user JWTs): logs in and uses JetStream; its permissions deny a subject, named in the error; a user of another operator is refused"
     )
     func credsLogin() throws {
-        let folder = try Self.folder("credslogin")
+        let folder = try TestEnvironment.temporaryDirectory("credslogin")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let setup = try NATSAuthFixtures.operatorSetup(
             in: folder, userPermissions: ["pub": ["deny": ["scantrack.v1.sighting.dc1.cam-02"]]])
@@ -137,7 +126,7 @@ struct NATSSecurityTests {
         let mark = connection.reportedErrors
         try connection.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: Array("{}".utf8))
         try? connection.flush()
-        let denial = Self.eventually {
+        let denial = Polling.value(seconds: 5) {
             connection.denial(.publish, subject: "scantrack.v1.sighting.dc1.cam-02", since: mark)
         }
         #expect(denial?.code == .authorization)
@@ -147,7 +136,9 @@ struct NATSSecurityTests {
             connection.denial(.publish, subject: "scantrack.v1.sighting.dc1.cam-02", since: connection.reportedErrors)
                 == nil, "an old denial is not a new one")
 
-        let other = try NATSAuthFixtures.operatorSetup(in: try Self.folder("credsother"))
+        let otherFolder = try TestEnvironment.temporaryDirectory("credsother")
+        defer { try? FileManager.default.removeItem(atPath: otherFolder) }
+        let other = try NATSAuthFixtures.operatorSetup(in: otherFolder)
         options.security = NATSSecurity(credsFile: other.credsFile)
         do {
             _ = try NATSConnection(url: url, options: options)
@@ -162,7 +153,7 @@ struct NATSSecurityTests {
         "a custom inbox prefix: a user allowed only _INBOX.dc1.cam-01.> gets its replies there, and cannot read another's"
     )
     func inboxPrefix() throws {
-        let folder = try Self.folder("inbox")
+        let folder = try TestEnvironment.temporaryDirectory("inbox")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try """
         authorization { users = [
@@ -192,7 +183,7 @@ struct NATSSecurityTests {
         let mark = camera.reportedErrors
         _ = try camera.subscribe(subject: "_INBOX.>")
         try? camera.flush()
-        #expect(Self.eventually { camera.denial(.subscription, subject: "_INBOX.>", since: mark) } != nil)
+        #expect(Polling.value(seconds: 5) { camera.denial(.subscription, subject: "_INBOX.>", since: mark) } != nil)
 
         // Two refusals back to back, checked right after the flush: the first is not lost to the
         // second (cnats keeps one last text per connection and reports each on another thread).
@@ -210,19 +201,9 @@ struct NATSSecurityTests {
         }
     }
 
-    /// Polls `body` for up to 5 s until it gives a value.
-    static func eventually<T>(_ body: () -> T?) -> T? {
-        for _ in 0..<50 {
-            if let value = body() { return value }
-            usleep(100_000)
-        }
-        return nil
-    }
-
     @Test("an NKey seed file must hold the public key too; its errors name the file, never the seed")
     func nkeySeedFile() throws {
-        let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName("nkey")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TestEnvironment.temporaryDirectory("nkey")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let seedOnly = folder + "/seed-only.nk"
         try "SUAEXAMPLESEEDNOTREAL\n".write(toFile: seedOnly, atomically: true, encoding: .utf8)

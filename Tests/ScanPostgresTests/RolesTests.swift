@@ -14,37 +14,21 @@ struct RolesTests {
     func rolesDoTheirWorkOnly() throws {
         let database = try MigratedDatabase(prefix: "st_roles")
         let owner = database.connection
-        let roles = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8)
-        try owner.execute(roles)
-        try owner.execute(roles)  // run again after later migrations: no error
-        func sqlLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
-        let suffix = TestEnvironment.uniqueName("u")
-        let logins = ["writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter"]
-        // Each login's password in a file of its own (SCANTRACK_PG_PASSWORD_FILE); the server lets
-        // members of scantrack_tls_login in with a SCRAM password over TLS only (scripts/servers.sh).
-        let folder = NSTemporaryDirectory() + suffix
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for (login, role) in logins {
-            let password = "pw-\(login)-'\\;\(UInt32.random(in: 0..<UInt32.max))"
-            try (password + "\n").write(toFile: "\(folder)/\(login)", atomically: true, encoding: .utf8)
-            try owner.execute(
-                "CREATE ROLE \(login)_\(suffix) LOGIN PASSWORD \(sqlLiteral(password)) IN ROLE \(role), scantrack_tls_login"
-            )
-        }
+        let logins = try RoleLogins(database)
         defer {
+            logins.drop()
             database.drop()
-            for login in logins.keys { _ = try? owner.execute("DROP ROLE IF EXISTS \(login)_\(suffix)") }
-            try? FileManager.default.removeItem(atPath: folder)
         }
-        let tls = " sslmode=verify-full sslrootcert=\(try TestEnvironment.requirePostgresCA())"
+        // Run again after later migrations: no error.
+        try owner.execute(try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
         func connect(_ login: String) throws -> PGConnection {
-            try PGConnection(dsn: database.dsn + " user=\(login)_\(suffix)" + tls, passwordFile: "\(folder)/\(login)")
+            try PGConnection(dsn: try logins.dsn(login), passwordFile: logins.passwordFile(login))
         }
-        let wrong = folder + "/wrong"
+        let wrong = logins.folder + "/wrong"
         try "not-the-password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
         for (dsn, file, why) in [
-            (database.dsn + " user=writer_\(suffix)" + tls, wrong, "a wrong password"),
-            (database.dsn + " user=writer_\(suffix) sslmode=disable", "\(folder)/writer", "no TLS"),
+            (try logins.dsn("writer"), wrong, "a wrong password"),
+            (database.dsn + " user=\(logins.user("writer")) sslmode=disable", logins.passwordFile("writer"), "no TLS"),
         ] {
             do {
                 _ = try PGConnection(dsn: dsn, passwordFile: file)

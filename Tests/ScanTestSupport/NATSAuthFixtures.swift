@@ -16,11 +16,18 @@ public enum NATSAuthFixtures {
         case user = 160  // 20 << 3: 'U'
     }
 
-    /// One Ed25519 key pair: its DER file (for signing), its seed (`S…`) and public key.
+    /// One Ed25519 key pair: its DER file (for signing), its seed (`S…`) and public key, and a
+    /// seed file holding both, one a line, as `nk -gen user -pubout` writes them.
     public struct KeyPair: Sendable {
         public let derFile: String
         public let seed: String
         public let publicKey: String
+        public let seedFile: String
+    }
+
+    /// nats-server's config for users that log in with these NKeys.
+    public static func nkeyServerConfig(_ users: [KeyPair]) -> String {
+        "authorization { users = [ " + users.map { "{ nkey: \($0.publicKey) }" }.joined(separator: ", ") + " ] }\n"
     }
 
     public static func keyPair(_ kind: Kind, in folder: String, name: String) throws -> KeyPair {
@@ -32,9 +39,11 @@ public enum NATSAuthFixtures {
             throw Failure(description: "openssl wrote no Ed25519 key to \(der)")
         }
         let seedPrefix: [UInt8] = [144 | (kind.rawValue >> 5), (kind.rawValue & 31) << 3]  // 18 << 3: 'S'
-        return KeyPair(
-            derFile: der, seed: encode(seedPrefix + Array(privateDER.suffix(32))),
-            publicKey: encode([kind.rawValue] + Array(publicDER.suffix(32))))
+        let seed = encode(seedPrefix + Array(privateDER.suffix(32)))
+        let publicKey = encode([kind.rawValue] + Array(publicDER.suffix(32)))
+        let seedFile = "\(folder)/\(name).nk"
+        try "\(seed)\n\(publicKey)\n".write(toFile: seedFile, atomically: true, encoding: .utf8)
+        return KeyPair(derFile: der, seed: seed, publicKey: publicKey, seedFile: seedFile)
     }
 
     /// A JWT with `claims` (plus iss, iat and jti), signed by `issuer`.

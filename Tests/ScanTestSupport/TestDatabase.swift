@@ -42,3 +42,48 @@ public struct MigratedDatabase {
         drop = { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
     }
 }
+
+/// docs/sql/roles.sql applied to a migrated database, and one login per program role with a
+/// password in a file of its own, as docs/security.md sets them up. The logins are members of
+/// `scantrack_tls_login`, whom the local server lets in only with that password over TLS
+/// (scripts/servers.sh); `dsn` asks for `sslmode=verify-full` against its CA.
+public struct RoleLogins {
+    /// Login (writer, operator, reporter) → the role of docs/sql/roles.sql it is in.
+    public static let roles = [
+        "writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter",
+    ]
+
+    public let database: MigratedDatabase
+    public let suffix = TestEnvironment.uniqueName("u")
+    public let folder: String
+
+    public init(_ database: MigratedDatabase) throws {
+        self.database = database
+        folder = NSTemporaryDirectory() + suffix
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try database.connection.execute(
+            try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
+        for (login, role) in Self.roles {
+            // Quote, backslash and semicolon: the password travels as written, never in SQL or a DSN.
+            let password = "pw-\(login)-'\\;\(UInt32.random(in: 0..<UInt32.max))"
+            try (password + "\n").write(toFile: passwordFile(login), atomically: true, encoding: .utf8)
+            let literal = "'" + password.replacingOccurrences(of: "'", with: "''") + "'"
+            try database.connection.execute(
+                "CREATE ROLE \(user(login)) LOGIN PASSWORD \(literal) IN ROLE \(role), scantrack_tls_login")
+        }
+    }
+
+    public func user(_ login: String) -> String { "\(login)_\(suffix)" }
+    public func passwordFile(_ login: String) -> String { "\(folder)/\(login)" }
+
+    /// The database's DSN for `login` over TLS, the server's certificate checked against the CA.
+    public func dsn(_ login: String) throws -> String {
+        database.dsn + " user=\(user(login)) sslmode=verify-full sslrootcert=\(try TestEnvironment.requirePostgresCA())"
+    }
+
+    /// Drops the logins and the password files (the database is the caller's to drop).
+    public func drop() {
+        for login in Self.roles.keys { _ = try? database.connection.execute("DROP ROLE IF EXISTS \(user(login))") }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}

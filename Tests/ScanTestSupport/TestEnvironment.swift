@@ -66,6 +66,14 @@ public enum TestEnvironment {
         return prefix + "_" + String(random, radix: 36)
     }
 
+    /// A new directory under the system's temporary one, named `<prefix>_<unique>`; the caller
+    /// removes it.
+    public static func temporaryDirectory(_ prefix: String = "scantrack-test") throws -> String {
+        let path = NSTemporaryDirectory() + uniqueName(prefix)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
     private static func nonEmpty(_ key: String) -> String? {
         guard let value = environment[key], !value.isEmpty else { return nil }
         return value

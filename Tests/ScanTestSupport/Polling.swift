@@ -1,0 +1,19 @@
+import Foundation
+
+/// Waiting, bounded, for what a server or another process does in its own time.
+public enum Polling {
+    /// Calls `body` every 100 ms until it gives a value or `seconds` pass; nil then.
+    public static func value<T>(seconds: Double, _ body: () throws -> T?) rethrows -> T? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while true {
+            if let value = try body() { return value }
+            if Date() >= deadline { return nil }
+            usleep(100_000)
+        }
+    }
+
+    /// Calls `body` every 100 ms until it returns true or `seconds` pass.
+    public static func until(seconds: Double, _ body: () throws -> Bool) rethrows -> Bool {
+        try value(seconds: seconds) { try body() ? true : nil } ?? false
+    }
+}
