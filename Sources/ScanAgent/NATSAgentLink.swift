@@ -73,13 +73,7 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     }
 
     func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {
-        let mark = connection.reportedErrors
-        do {
-            return try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
-        } catch {
-            // A denied publish only times out here; the server said why on the connection.
-            throw connection.denial(.publish, subject: subject, since: mark) ?? error
-        }
+        try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
     }
 
     func flush(timeout: Duration) {

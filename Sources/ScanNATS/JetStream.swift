@@ -149,9 +149,12 @@ public final class JetStream: @unchecked Sendable {
         options.MaxWait = timeoutMilliseconds
         var ack: UnsafeMutablePointer<jsPubAck>?
         var jsCode = jsErrCode(0)
+        let mark = connection.reportedErrors
         let status = bytes.withUnsafeBytes { raw in
             js_Publish(&ack, handle, subject, raw.baseAddress, Int32(raw.count), &options, &jsCode)
         }
+        // A publish the server's permissions refuse only times out here; the server said why.
+        if status != NATS_OK, let denied = connection.denial(.publish, subject: subject, since: mark) { throw denied }
         try NATSError.checkJS("js_Publish", subject, status, jsCode)
         guard let ack else { throw NATSError(function: "js_Publish", input: subject, status: NATS_ERR) }
         defer { jsPubAck_Destroy(ack) }

@@ -108,7 +108,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// How many errors the server has reported on this connection so far: a mark for `denial`.
-    public var reportedErrors: Int { ServerErrors.reported(handle).count }
+    public var reportedErrors: Int { ServerErrors.count(handle) }
 
     /// The server's refusal of `subject` reported after `mark` (`reportedErrors` before the call),
     /// as an error that names the subject. A denied publish or subscription is reported
@@ -279,6 +279,10 @@ enum ServerErrors {
 
     static func begin(_ connection: OpaquePointer) {
         entries.withLock { $0[key(connection)] = Entry() }
+    }
+
+    static func count(_ connection: OpaquePointer) -> Int {
+        entries.withLock { $0[key(connection)]?.count ?? 0 }
     }
 
     static func reported(_ connection: OpaquePointer) -> Entry {

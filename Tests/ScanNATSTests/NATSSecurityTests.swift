@@ -136,6 +136,17 @@ struct NATSSecurityTests {
             connection.denial(.publish, subject: "scantrack.v1.sighting.dc1.cam-02", since: connection.reportedErrors)
                 == nil, "an old denial is not a new one")
 
+        // Through JetStream the refusal is named too (the publish itself would only time out).
+        let quick = try connection.jetStream(timeoutMilliseconds: 1_000)
+        try quick.ensureStream(StreamSpec(name: "CREDS_DENIED", subjects: ["scantrack.v1.sighting.>"]))
+        do {
+            _ = try quick.publish(subject: "scantrack.v1.sighting.dc1.cam-02", bytes: [1])
+            Issue.record("a denied JetStream publish was acknowledged")
+        } catch {
+            #expect(error.code == .authorization, "\(error)")
+            #expect(error.description.contains("scantrack.v1.sighting.dc1.cam-02"), "\(error)")
+        }
+
         let otherFolder = try TestEnvironment.temporaryDirectory("credsother")
         defer { try? FileManager.default.removeItem(atPath: otherFolder) }
         let other = try NATSAuthFixtures.operatorSetup(in: otherFolder)
