@@ -1,6 +1,6 @@
 -- Partition maintenance through functions that run with their owner's rights (the owner of the
 -- schema, who migrates it), so the aggregator's role may make and drop day partitions without
--- owning, or being able to drop, any table (docs/sql/roles.sql grants EXECUTE on them).
+-- owning, or being able to drop, any table (migrations/roles/roles.sql grants EXECUTE on them).
 
 ALTER FUNCTION scantrack_create_day_partition(text, date) SECURITY DEFINER SET search_path = public;
 

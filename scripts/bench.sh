@@ -256,6 +256,16 @@ echo "| case | pattern | outcome | LinearRegex | Swift Regex |"
 echo "|---|---|---|---|---|"
 taskset -c 1 "$bin/scan-bench" regex
 echo
+echo "## Hostile JSON: parse time of about 1 MiB"
+echo
+echo "\`scan-bench json\` (taskset -c 1): the best of 5 parses of each document (ScanCore's JSONValue, the parser"
+echo "of every event, config and ruleset). Keys are checked against a hash of the keys seen, so an object of many"
+echo "keys is linear; objects are capped in members (events: $(printf %s "256")) and depth."
+echo
+echo "| document | bytes | outcome | time |"
+echo "|---|---|---|---|"
+taskset -c 1 "$bin/scan-bench" json
+echo
 echo "## Peak memory of a replay against clip length"
 echo
 echo "| clip | frames | peak resident memory |"

@@ -84,8 +84,12 @@ start_nats() {
   # A restart on the same port can find it not yet released by the server just stopped: the
   # new server exits at once. Tried three times, with its log shown when it gives up.
   local attempt
+  # Streams reserve their byte limits (4 GiB for the agents' stream) against the server's store
+  # limit, 75 % of the free disk by default; the tests make streams under many prefixes.
+  local limits="$run/nats/limits.conf"
+  echo 'jetstream { max_file_store: 1TB }' > "$limits"
   for attempt in 1 2 3; do
-    nats-server -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
+    nats-server -c "$limits" -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
       -l "$run/nats/nats.log" &
     echo $! > "$run/nats/nats.pid"
     if wait_for_port "$port" nats-server "$run/nats/nats.pid" 2>/dev/null; then
@@ -203,8 +207,9 @@ start_node() {  # N
     [ -f "$run/cluster/n$i/route" ] || free_port > "$run/cluster/n$i/route"
     routes="${routes:+$routes,}nats://127.0.0.1:$(cat "$run/cluster/n$i/route")"
   done
-  nats-server -js -a 127.0.0.1 -p "$(cat "$dir/port")" -sd "$dir/store" -P "$dir/nats.pid" -l "$dir/nats.log" \
-    --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" &
+  echo 'jetstream { max_file_store: 1TB }' > "$dir/limits.conf"
+  nats-server -c "$dir/limits.conf" -js -a 127.0.0.1 -p "$(cat "$dir/port")" -sd "$dir/store" -P "$dir/nats.pid" \
+    -l "$dir/nats.log" --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" &
   echo $! > "$dir/nats.pid"
   wait_for_port "$(cat "$dir/port")" "nats-server n$n" "$dir/nats.pid"
   echo "servers: nats-server n$n on 127.0.0.1:$(cat "$dir/port") (routes on $(cat "$dir/route"))"

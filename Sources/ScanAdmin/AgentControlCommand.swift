@@ -29,6 +29,7 @@ struct AgentControlCommand: ParsableCommand {
         if orderId != nil && verb != "session.start" {
             throw ValidationError("--order-id goes with session.start only")
         }
+        try checkSubjectFlags([("--camera", camera), ("--site", site)], prefix: prefix)
     }
 
     func run() throws {
@@ -38,7 +39,7 @@ struct AgentControlCommand: ParsableCommand {
             writer.field("orderId", orderId)
             body = writer.finished()
         }
-        let subject = ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
+        let subject = try ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
         let reply: NATSMessage
         do {
             let nats = try NATSConnection(url: connection.natsURL)

@@ -69,6 +69,21 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
+/// One message on stderr; values in it that came from a label, a camera or a file have their
+/// control characters shown escaped.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escapedLines(message) + "\n").utf8))
+}
+
+/// Flags that become subject tokens (`--site`, `--camera`) and the dotted `--prefix`, checked in
+/// `validate()` so a bad one is a usage error naming the flag.
+func checkSubjectFlags(_ flags: [(name: String, value: String?)], prefix: String) throws {
+    for (name, value) in flags {
+        if let value, !SubjectToken.isValid(value) {
+            throw ValidationError(SubjectTokenError(field: name, value: value).description)
+        }
+    }
+    if !SubjectToken.isValidSubject(prefix) {
+        throw ValidationError(SubjectTokenError(field: "--prefix", value: prefix, dotted: true).description)
+    }
 }

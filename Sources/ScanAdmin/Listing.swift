@@ -15,9 +15,12 @@ struct Listing {
     /// Columns whose values are numbers in JSON.
     var numeric: Set<String> = []
 
+    /// Table and CSV cells show control characters escaped, and CSV cells that a spreadsheet would
+    /// take as a formula start with `'`; JSON keeps every value exact.
     func render(_ format: ListingFormat) -> String {
         switch format {
         case .table:
+            let rows = rows.map { $0.map(TerminalText.escaped) }
             var widths = columns.map(\.count)
             for row in rows {
                 for (index, cell) in row.enumerated() where index < widths.count {
@@ -49,10 +52,7 @@ struct Listing {
         }
     }
 
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func csvField(_ text: String) -> String { SpreadsheetCell.csv(text) }
 }
 
 /// Reads a whole input file or fails naming it (exit 2).

@@ -17,6 +17,24 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Only list the migrations and whether each is applied.")
     var status = false
 
+    @Flag(help: "Also apply the program roles (roles/roles.sql in the migrations folder).")
+    var roles = false
+
+    @Option(
+        name: .customLong("login"),
+        help: ArgumentHelp(
+            "ROLE=NAME:FILE: make (or update) login NAME in program role ROLE (writer, operator, reporter) with the password in FILE; implies --roles.",
+            valueName: "ROLE=NAME:FILE"))
+    var logins: [String] = []
+
+    func validate() throws {
+        for login in logins where RoleLogin(login) == nil {
+            throw ValidationError(
+                "--login '\(login)': expected ROLE=NAME:FILE, ROLE one of \(RoleLogin.roles.joined(separator: ", ")), NAME of lower-case letters, digits and '_'"
+            )
+        }
+    }
+
     func run() throws {
         guard let folder = MigrationsFolder.resolve(migrations) else {
             throw ValidationError(
@@ -39,6 +57,11 @@ struct MigrateCommand: ParsableCommand {
                 print("schema is up to date (\(migrator.migrations.count) migrations)")
             } else {
                 for migration in applied { print("applied \(migration.name)") }
+            }
+            if roles || !logins.isEmpty {
+                let made = logins.compactMap(RoleLogin.init)
+                try database.applyRoles(folder: folder, logins: made)
+                print("program roles applied" + made.map { ", login \($0.name) in scantrack_\($0.role)" }.joined())
             }
         } catch let error as PGError {
             printError("scanadmin migrate: \(error)")

@@ -39,16 +39,14 @@ struct TailCommand: ParsableCommand {
             }
         }
         guard ["text", "json"].contains(format) else { throw ValidationError("--format '\(format)': use text or json") }
-        for (name, value) in [("--site", site), ("--camera", camera)] {
-            if let value, value.isEmpty || value.contains(where: { $0 == "." || $0 == " " || $0 == "*" || $0 == ">" }) {
-                throw ValidationError("\(name) '\(value)' is not a subject token")
-            }
-        }
+        try checkSubjectFlags([("--site", site), ("--camera", camera)], prefix: prefix)
     }
 
     var subject: String {
-        let family = type.map { String($0.split(separator: ".")[0]) } ?? "*"
-        return "\(prefix).v1.\(family).\(site ?? "*").\(camera ?? "*")"
+        get throws {
+            try ContractSubjects(prefix: prefix).watch(
+                family: type.map { String($0.split(separator: ".")[0]) }, site: site, camera: camera)
+        }
     }
 
     func run() throws {
@@ -56,7 +54,7 @@ struct TailCommand: ParsableCommand {
         let subscription: NATSSubscription
         do {
             nats = try NATSConnection(url: connection.natsURL)
-            subscription = try nats.subscribe(subject: subject)
+            subscription = try nats.subscribe(subject: try subject)
         } catch {
             printError("scanadmin tail: \(error)")
             throw ExitCode.failure
@@ -81,7 +79,7 @@ struct TailCommand: ParsableCommand {
 
     /// `08:00:01.250 dc1/cam-07 sighting EAN-13 4006381333931 accepted cam-07-x-3`.
     static func line(subject: String, event: JSONValue?) -> String {
-        guard let event, case .object = event else { return "\(subject) (not a JSON object)" }
+        guard let event, case .object = event else { return "\(TerminalText.escaped(subject)) (not a JSON object)" }
         let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
         let type = event["type"]?.stringValue ?? "?"
         let place = event[type == "item" ? "lane" : type == "pack" ? "station" : "camera"]?.stringValue ?? "?"
@@ -122,6 +120,7 @@ struct TailCommand: ParsableCommand {
                 event["trackId"]?.stringValue ?? "",
             ]
         }
-        return parts.filter { !$0.isEmpty }.joined(separator: " ")
+        // A value or id from a label or a camera may hold control characters: shown escaped.
+        return TerminalText.escaped(parts.filter { !$0.isEmpty }.joined(separator: " "))
     }
 }

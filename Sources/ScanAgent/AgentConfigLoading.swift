@@ -30,12 +30,18 @@ enum RulesetLoader {
     }
 }
 
-/// A run id that makes track IDs unique across restarts: milliseconds since the epoch and a
-/// random suffix, in base 36.
+/// A run id that makes track and event ids unique across restarts and unguessable by another
+/// camera (which could otherwise publish an id first and have this camera's event dropped as its
+/// duplicate): milliseconds since the epoch, then 128 bits from the system's random source, in
+/// base 36. Not shown on the dashboard.
 func makeRunID() -> String {
     let now = Int64(Date().timeIntervalSince1970 * 1000)
-    let random = UInt32.random(in: 0..<36 * 36 * 36)
-    return String(now, radix: 36) + String(random, radix: 36)
+    var random = SystemRandomNumberGenerator()
+    func part(_ value: UInt64) -> String {
+        let digits = String(value, radix: 36)
+        return String(repeating: "0", count: 13 - digits.count) + digits  // 36^13 > 2^64
+    }
+    return String(now, radix: 36) + part(random.next()) + part(random.next())
 }
 
 func writeStandardError(_ text: String) {

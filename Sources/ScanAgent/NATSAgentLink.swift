@@ -85,7 +85,7 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     func next(timeout: Duration) throws -> IncomingCommand? {
         let listening = try lock.withLock { () throws -> NATSSubscription in
             if let subscription { return subscription }
-            let subject = subjects.commands(site: camera.site, camera: camera.id)
+            let subject = try subjects.commands(site: camera.site, camera: camera.id)
             let mark = connection.reportedErrors
             let made = try connection.subscribe(subject: subject)
             // A denied subscription would receive nothing, silently: ask now, and try again

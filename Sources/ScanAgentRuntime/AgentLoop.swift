@@ -113,6 +113,9 @@ public final class AgentLoop: @unchecked Sendable {
     public let config: AgentConfig
     public let runId: String
     private let subjects: ContractSubjects
+    /// This camera's subject of each event family, built once through the checked builder (the
+    /// config's ids were checked as tokens when it was read, so none is missing in practice).
+    private let ownSubjects: [String: String]
     private let source: any FrameSource
     private let queue: FrameQueue
     private let decoder: any FrameDecoding
@@ -151,7 +154,12 @@ public final class AgentLoop: @unchecked Sendable {
         self.config = config
         self.runId = settings.runId
         self.rulesSource = settings.rulesSource
-        self.subjects = ContractSubjects(prefix: config.nats.prefix)
+        let subjects = ContractSubjects(prefix: config.nats.prefix)
+        self.subjects = subjects
+        self.ownSubjects = Dictionary(
+            uniqueKeysWithValues: ["sighting", "session", "track", "noread", "status"].compactMap { family in
+                (try? subjects.agent(family, site: config.camera.site, camera: config.camera.id)).map { (family, $0) }
+            })
         self.source = source
         self.queue = queue
         self.decoder = decoder
@@ -272,14 +280,16 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// Durable events into the sink (the publisher sends them); the rest straight to core NATS.
     private func route(_ events: [AgentEvent]) {
-        let camera = config.camera
         for var event in events {
             if let unsaved = event.unsavedNoRead {
                 noReads += 1
                 metrics.noReads.increment()
                 event = NoReadPictures.save(unsaved, into: images, logger: logger)
             }
-            let subject = subjects.agent(event.subjectFamily, site: camera.site, camera: camera.id)
+            guard let subject = ownSubjects[event.subjectFamily] else {
+                logger.error("event not sent: no subject for it", metadata: ["family": "\(event.subjectFamily)"])
+                continue
+            }
             guard event.isDurable else {
                 try? bus.publishCore(subject: subject, bytes: event.json)  // best effort; the heartbeat shows the link
                 continue
@@ -393,8 +403,7 @@ public final class AgentLoop: @unchecked Sendable {
         lastHeartbeatStatus = status
         window = (0, received, clock.elapsed)
         let event = pipeline.factory.status(status, time: clock.now, sequence: sequence)
-        let subject = subjects.agent("status", site: config.camera.site, camera: config.camera.id)
-        try? bus.publishCore(subject: subject, bytes: event.json)
+        if let subject = ownSubjects["status"] { try? bus.publishCore(subject: subject, bytes: event.json) }
     }
 
     /// The q-quantile (0…1) of the values, nearest rank; 0 for none.

@@ -87,6 +87,9 @@ public final class Ingestor: @unchecked Sendable {
     /// Told whether NATS, the consumer and PostgreSQL work (`/health/ready`), when set.
     public var readiness: Readiness?
     private var lastObserved = ContinuousClock.now - .seconds(10)
+    /// The topology events' lanes and stations are checked against, read again every 2 s.
+    private var topology = Topology(sites: [])
+    private var topologyRead: ContinuousClock.Instant?
 
     /// `store`: where batches go (PostgreSQL at `settings.postgresDSN` unless given).
     public init(settings: IngestSettings, logger: Logger, store: (any SightingStore)? = nil) throws {
@@ -239,8 +242,23 @@ public final class Ingestor: @unchecked Sendable {
         return false
     }
 
+    /// Reads the topology when it is older than 2 s; keeps the last one read while the store
+    /// cannot answer (the store then fails too, and the batch waits).
+    private func refreshTopology() {
+        guard !(topologyRead.map { ContinuousClock.now - $0 < .seconds(2) } ?? false) else { return }
+        do {
+            topology = try storage.topology()
+            topologyRead = .now
+        } catch {
+            logger.debug("topology not read", metadata: ["error": "\(error)"])
+        }
+    }
+
     private func prepare(_ messages: [JetStreamMessage]) -> Prepared {
         var batch = Prepared(messages: messages)
+        guard !messages.isEmpty else { return batch }
+        refreshTopology()
+        let topology = topology
         let subjects = ContractSubjects(prefix: settings.prefix)
         for message in messages {
             let bytes = message.bytes
@@ -253,21 +271,27 @@ public final class Ingestor: @unchecked Sendable {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
-                func check(_ site: String, _ camera: String, _ family: String) throws(DeadLetter) {
+                func check(_ site: String, _ camera: String, _ family: String, lane: String?, station: String?)
+                    throws(DeadLetter)
+                {
                     try EventValidator.checkSender(
                         site: site, camera: camera, subject: message.subject, family: family, subjects: subjects)
+                    try EventValidator.checkPlace(
+                        site: site, camera: camera, lane: lane, station: station, topology: topology)
                 }
                 if noRead {
                     let event = try NoReadEvent.parse(event)
-                    try check(event.site, event.camera, "noread")
+                    try check(event.site, event.camera, "noread", lane: event.lane, station: event.station)
                     batch.noReads.append(event)
                 } else if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
                     let event = try SightingEvent.parse(event)
-                    try check(event.site, event.camera, "sighting")
+                    try check(event.site, event.camera, "sighting", lane: event.lane, station: event.station)
                     batch.sightings.append((event, body))
                 } else {
                     let event = try SessionEvent.parse(event)
-                    try check(event.envelope.site, event.envelope.camera, "session")
+                    try check(
+                        event.envelope.site, event.envelope.camera, "session", lane: event.lane,
+                        station: event.station)
                     batch.sessions.append((event, body))
                 }
             } catch let letter as DeadLetter {
@@ -323,9 +347,11 @@ public final class Ingestor: @unchecked Sendable {
             payload.field("detail", letter.detail)
             payload.field("subject", message.subject)
             payload.field("payload", Base64.encode(Array(message.bytes.prefix(4096))))
-            if let sequence = try? message.metadata().streamSequence {
+            if let sequence = try? message.metadata().streamSequence,
+                let subject = try? settings.subjects.deadLetter(letter.reason.rawValue)
+            {
                 _ = try? jetStream.publish(
-                    subject: "\(settings.prefix).v1.deadletter.\(letter.reason.rawValue)", bytes: payload.finished(),
+                    subject: subject, bytes: payload.finished(),
                     messageID: "deadletter-\(settings.agentStream)-\(sequence)")
             }
         }

@@ -74,7 +74,7 @@ public final class Reconciler: @unchecked Sendable {
                 let topology = try SiteStore(connection: db).topology()
                 try reconcile(store, topology: topology, counts: &counts)
                 try settleNoReads(store, topology: topology, counts: &counts)
-                try pack(store, sites: SiteStore(connection: db), counts: &counts)
+                try pack(store, sites: SiteStore(connection: db), topology: topology, counts: &counts)
                 try publish(store, counts: &counts)
                 return counts
             }
@@ -209,9 +209,15 @@ public final class Reconciler: @unchecked Sendable {
 
     // MARK: pack records
 
-    private func pack(_ store: PassStore, sites: SiteStore, counts: inout ReconcileCounts) throws(PGError) {
+    /// A pack's station is the topology's station for the camera that sent the session (ingest
+    /// refused a session naming another): a camera at no station makes no pack record.
+    private func pack(_ store: PassStore, sites: SiteStore, topology: Topology, counts: inout ReconcileCounts)
+        throws(PGError)
+    {
         for session in try store.takeCompletedSessions(limit: 200) {
-            guard let event = session.event, let station = event.station else { continue }
+            guard let event = session.event,
+                let station = topology.station(site: session.site, camera: session.camera)?.id
+            else { continue }
             let codes = event.codes.map {
                 CountedCode(value: $0.value, symbology: $0.symbology, count: $0.count, role: $0.role)
             }
@@ -247,7 +253,10 @@ public final class Reconciler: @unchecked Sendable {
             writer.raw("cameras", Array(pass.camerasJSON.utf8))
             writer.raw("missing", Array(pass.missingJSON.utf8))
             writer.field("complete", pass.missingJSON == "[]")
-            let subject = settings.subjects.item(site: pass.site, lane: pass.lane)
+            guard let subject = subject({ () throws(SubjectTokenError) in try settings.subjects.item(site: pass.site, lane: pass.lane) }) else {
+                try store.markPassPublished(itemId: pass.itemId, revision: pass.revision)
+                continue
+            }
             guard send(subject: subject, bytes: writer.finished(), id: eventId) else { return }
             try store.markPassPublished(itemId: pass.itemId, revision: pass.revision)
             counts.itemsPublished += 1
@@ -267,10 +276,25 @@ public final class Reconciler: @unchecked Sendable {
             writer.field("startedAt", pack.startedAt)
             writer.field("completedAt", pack.completedAt)
             writer.raw("lines", Array(pack.linesJSON.utf8))
-            let subject = settings.subjects.pack(site: pack.site, station: pack.station)
+            guard let subject = subject({ () throws(SubjectTokenError) in try settings.subjects.pack(site: pack.site, station: pack.station) }) else {
+                try store.markPackPublished(sessionId: pack.sessionId)
+                continue
+            }
             guard send(subject: subject, bytes: writer.finished(), id: "\(pack.sessionId).pack") else { return }
             try store.markPackPublished(sessionId: pack.sessionId)
             counts.packsPublished += 1
+        }
+    }
+
+    /// A result's subject, or nil (logged) when a stored site, lane or station cannot be a subject
+    /// token: such a row (stored before tokens were checked) is skipped rather than left to block
+    /// the results behind it.
+    private func subject(_ build: () throws(SubjectTokenError) -> String) -> String? {
+        do {
+            return try build()
+        } catch {
+            logger.error("result not published: its subject cannot be built", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

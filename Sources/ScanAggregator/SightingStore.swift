@@ -32,17 +32,35 @@ public protocol SightingStore: AnyObject {
     func reset()
     /// Throws when the store cannot be reached now (readiness while no batch comes).
     func ping() throws
+    /// The site layout events are checked against (a lane or station a camera names must be its
+    /// own). Called on the ingest thread while a batch may be being stored on another.
+    func topology() throws -> Topology
 }
 
 extension SightingStore {
     public func ping() throws {}
+    public func topology() throws -> Topology { Topology(sites: []) }
 }
 
 /// The PostgreSQL store (`EventStore` in one transaction), reconnecting after a loss.
 public final class PostgresSightingStore: SightingStore {
     private let database: PGReconnecting
+    /// A connection of its own for `topology()`, which runs beside `store` on another thread.
+    private let layout: PGReconnecting
 
-    public init(dsn: String) { database = PGReconnecting(dsn: dsn) }
+    public init(dsn: String) {
+        database = PGReconnecting(dsn: dsn)
+        layout = PGReconnecting(dsn: dsn)
+    }
+
+    public func topology() throws -> Topology {
+        do {
+            return try SiteStore(connection: try layout.connection()).topology()
+        } catch {
+            layout.reset()
+            throw error
+        }
+    }
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],

@@ -168,11 +168,6 @@ public struct SpoolConfig: Sendable, Equatable {
 }
 
 extension AgentConfig {
-    /// One token of a NATS subject: no dots, spaces or wildcards.
-    public static func isSubjectToken(_ text: String) -> Bool {
-        !text.isEmpty && text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
-    }
-
     static let topKeys = [
         "camera", "source", "decoder", "tracking", "noread", "session", "nats", "spool", "heartbeatSeconds", "rules",
         "metrics",
@@ -186,21 +181,12 @@ extension AgentConfig {
         if case .object = document {} else { throw ConfigErrors(file: file, issues: reader.issues) }
 
         let cameraKeys = reader.object(top["camera"], at: "camera", allowed: ["id", "site", "lane", "station"])
-        let id = reader.string(cameraKeys?["id"], at: "camera.id")
+        let id = reader.token(cameraKeys?["id"], at: "camera.id")
         if cameraKeys?["id"] == nil { reader.fail("camera.id", "required: the camera's unique id, e.g. \"cam-07\"") }
-        if let id, !Self.isSubjectToken(id) {
-            reader.fail("camera.id", "'\(id)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
-        }
         var camera = CameraIdentity(id: id ?? "camera")
-        if let site = reader.string(cameraKeys?["site"], at: "camera.site") {
-            if !Self.isSubjectToken(site) {
-                reader.fail(
-                    "camera.site", "'\(site)' may hold only letters, digits, '-' and '_' (it is part of NATS subjects)")
-            }
-            camera.site = site
-        }
-        camera.lane = reader.string(cameraKeys?["lane"], at: "camera.lane")
-        camera.station = reader.string(cameraKeys?["station"], at: "camera.station")
+        if let site = reader.token(cameraKeys?["site"], at: "camera.site") { camera.site = site }
+        camera.lane = reader.token(cameraKeys?["lane"], at: "camera.lane")
+        camera.station = reader.token(cameraKeys?["station"], at: "camera.station")
         var config = AgentConfig(camera: camera)
 
         if let source = reader.object(
@@ -367,23 +353,13 @@ extension AgentConfig {
                     config.nats.url = url
                 }
             }
-            if let prefix = reader.string(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
+            if let prefix = reader.subject(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
             if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) {
                 config.nats.replicas = replicas
             }
             config.nats.credsFile = reader.string(nats["credsFile"], at: "nats.credsFile")
             config.nats.nkeySeedFile = reader.string(nats["nkeySeedFile"], at: "nats.nkeySeedFile")
-            if let inbox = reader.string(nats["inboxPrefix"], at: "nats.inboxPrefix") {
-                let tokens = inbox.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                if tokens.allSatisfy(Self.isSubjectToken) {
-                    config.nats.inboxPrefix = inbox
-                } else {
-                    reader.fail(
-                        "nats.inboxPrefix",
-                        "'\(inbox)' is not a subject without wildcards (tokens of letters, digits, '-' and '_' separated by dots, e.g. \"_INBOX.dc1.cam-01\")"
-                    )
-                }
-            }
+            config.nats.inboxPrefix = reader.subject(nats["inboxPrefix"], at: "nats.inboxPrefix")
             if let tls = reader.object(nats["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
                 config.nats.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
                 config.nats.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")

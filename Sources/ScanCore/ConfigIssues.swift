@@ -19,8 +19,9 @@ public struct ConfigErrors: Error, Sendable, Equatable, CustomStringConvertible 
         self.file = file
         self.issues = issues
     }
+    /// One line a problem; values quoted from the file have their control characters escaped.
     public var description: String {
-        issues.map { "\(file): \($0)" }.joined(separator: "\n")
+        issues.map { TerminalText.escaped("\(file): \($0)") }.joined(separator: "\n")
     }
 }
 
@@ -69,6 +70,26 @@ public struct ConfigReader: Sendable {
         }
         if !allowEmpty && text.isEmpty {
             fail(path, "must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    /// A value that becomes one NATS subject token (an id): `SubjectToken`.
+    public mutating func token(_ value: JSONValue?, at path: String) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        guard SubjectToken.isValid(text) else {
+            fail(path, SubjectTokenError(field: path, value: text).reason)
+            return nil
+        }
+        return text
+    }
+
+    /// A value that becomes several subject tokens separated by dots (a prefix).
+    public mutating func subject(_ value: JSONValue?, at path: String) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        guard SubjectToken.isValidSubject(text) else {
+            fail(path, SubjectTokenError(field: path, value: text, dotted: true).reason)
             return nil
         }
         return text

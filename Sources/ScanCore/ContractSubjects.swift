@@ -1,13 +1,44 @@
 /// The contract's NATS names for one subject prefix (docs/integration.md, "Subjects"): subjects,
 /// the JetStream streams that hold the durable ones, and the rules bucket.
+///
+/// Every subject built from data goes through the builders here, and each builder checks every
+/// token it is given (`SubjectToken`): a value with a dot, wildcard, space, CR or LF never
+/// becomes a subject, whatever let it in upstream.
 public struct ContractSubjects: Sendable, Equatable {
     public var prefix: String
 
     public init(prefix: String = "scantrack") { self.prefix = prefix }
 
+    /// `<prefix>.v1.` with the prefix checked.
+    private func head(_ family: String) throws(SubjectTokenError) -> String {
+        try SubjectToken.subject(prefix, field: "subject prefix")
+        return "\(prefix).v1.\(try SubjectToken(family, field: "subject family").text)."
+    }
+
     /// `<prefix>.v1.<family>.<site>.<camera>` for `sighting`, `session`, `noread`, `track` and `status`.
-    public func agent(_ family: String, site: String, camera: String) -> String {
-        "\(prefix).v1.\(family).\(site).\(camera)"
+    public func agent(_ family: String, site: String, camera: String) throws(SubjectTokenError) -> String {
+        try head(family) + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
+    }
+
+    /// The pattern of one family's agent subjects, `<prefix>.v1.<family>.<site>.<camera>`, for
+    /// documents and messages (the placeholders are not tokens).
+    public func agentPattern(_ family: String) -> String { "\(prefix).v1.\(family).{site}.{camera}" }
+
+    /// What `scanadmin tail` subscribes to: `<prefix>.v1.<family>.<site>.<camera>`, each part
+    /// left out (nil) a `*` wildcard.
+    public func watch(family: String?, site: String?, camera: String?) throws(SubjectTokenError) -> String {
+        try SubjectToken.subject(prefix, field: "subject prefix")
+        let parts = [("family", family), ("site", site), ("camera", camera)]
+        var subject = "\(prefix).v1"
+        for (field, value) in parts {
+            subject += "." + (try value.map { v throws(SubjectTokenError) in try SubjectToken(v, field: field).text } ?? "*")
+        }
+        return subject
+    }
+
+    /// `<prefix>.v1.deadletter.<reason>`.
+    public func deadLetter(_ reason: String) throws(SubjectTokenError) -> String {
+        try head("deadletter") + SubjectToken(reason, field: "dead-letter reason").text
     }
 
     /// The site and camera of an agent subject `<prefix>.v1.<family>.<site>.<camera>`; nil when the
@@ -21,11 +52,15 @@ public struct ContractSubjects: Sendable, Equatable {
     }
 
     /// Where one agent listens for commands: `<prefix>.v1.cmd.<site>.<camera>.>`.
-    public func commands(site: String, camera: String) -> String { "\(prefix).v1.cmd.\(site).\(camera).>" }
+    public func commands(site: String, camera: String) throws(SubjectTokenError) -> String {
+        try head("cmd") + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
+            + ".>"
+    }
 
     /// The subject a command is sent to; `verb` may hold a dot (`session.start`).
-    public func command(site: String, camera: String, verb: String) -> String {
-        "\(prefix).v1.cmd.\(site).\(camera).\(verb)"
+    public func command(site: String, camera: String, verb: String) throws(SubjectTokenError) -> String {
+        try head("cmd") + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
+            + "." + SubjectToken.subject(verb, field: "command verb")
     }
 
     /// The verb of a command subject, or nil when the subject is not a command for this camera.
@@ -35,7 +70,7 @@ public struct ContractSubjects: Sendable, Equatable {
         return String(subject.dropFirst(head.count))
     }
 
-    private var streamStem: String { prefix.uppercased().replacingOccurrences(of: ".", with: "_") }
+    private var streamStem: String { String(prefix.uppercased().map { $0 == "." ? "_" : $0 }) }
 
     /// The stream of sightings, session events and no-reads (agents write, the aggregator reads).
     public var agentStream: String { streamStem + "_AGENT" }
@@ -46,8 +81,12 @@ public struct ContractSubjects: Sendable, Equatable {
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }
     public var resultsStreamSubjects: [String] { ["\(prefix).v1.item.>", "\(prefix).v1.pack.>"] }
-    public func item(site: String, lane: String) -> String { "\(prefix).v1.item.\(site).\(lane)" }
-    public func pack(site: String, station: String) -> String { "\(prefix).v1.pack.\(site).\(station)" }
+    public func item(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head("item") + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    public func pack(site: String, station: String) throws(SubjectTokenError) -> String {
+        try head("pack") + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text
+    }
     public var deadLetterSubjects: [String] { ["\(prefix).v1.deadletter.>"] }
 
     /// The key-value bucket `scanadmin rules` writes and agents read; one key holds the ruleset.

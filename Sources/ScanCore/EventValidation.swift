@@ -10,6 +10,11 @@ public enum DeadLetterReason: String, Sendable, CaseIterable {
     case unknownType = "unknown-type"
     /// The event names another site or camera than the subject it arrived on.
     case subjectMismatch = "subject-mismatch"
+    /// A site, camera, lane or station that cannot be a subject token (`SubjectToken`).
+    case badToken = "bad-token"
+    /// The event names a lane or station other than the topology's for its camera.
+    case laneMismatch = "lane-mismatch"
+    case stationMismatch = "station-mismatch"
 }
 
 /// A message refused with its reason and a detail naming the field.
@@ -31,11 +36,14 @@ public enum EventValidator {
     /// A no-read carries its picture: larger, up to this.
     public static let maxNoReadBytes = 2 * 1024 * 1024
 
+    /// Most members of one object in an event (a sighting has about 25).
+    public static let maxMembers = 256
+
     public static func parse(_ bytes: [UInt8], maxBytes: Int = maxBytes) throws(DeadLetter) -> JSONValue {
         guard bytes.count <= maxBytes else { throw DeadLetter(.tooLarge, "\(bytes.count) bytes (at most \(maxBytes))") }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(bytes, maxDepth: 16)
+            value = try JSONValue.parse(bytes, maxDepth: 16, maxMembers: maxMembers)
         } catch {
             throw DeadLetter(.invalidJSON, error.description)
         }
@@ -51,13 +59,40 @@ public enum EventValidator {
         guard let sender = subjects.sender(ofAgentSubject: subject, family: family) else {
             throw DeadLetter(
                 .subjectMismatch,
-                "subject '\(subject)' is not \(subjects.agent(family, site: "<site>", camera: "<camera>"))")
+                "subject '\(TerminalText.escaped(subject))' is not \(subjects.agentPattern(family))")
         }
         guard sender.site == site, sender.camera == camera else {
             throw DeadLetter(
                 .subjectMismatch,
                 "the event names site '\(site)' and camera '\(camera)' but came on '\(subject)' (site '\(sender.site)', camera '\(sender.camera)')"
             )
+        }
+    }
+
+    /// The lane and station an event names must be the topology's for its camera: a camera cannot
+    /// move its reads into another lane's figures or its sessions to another station. A site the
+    /// topology does not describe has nothing to check against (its events make no passes or packs).
+    public static func checkPlace(site: String, camera: String, lane: String?, station: String?, topology: Topology)
+        throws(DeadLetter)
+    {
+        guard topology.site(site) != nil else { return }
+        if let lane {
+            let expected = topology.lane(site: site, camera: camera)?.id
+            guard lane == expected else {
+                throw DeadLetter(
+                    .laneMismatch,
+                    "the event names lane '\(lane)' but camera '\(camera)' is "
+                        + (expected.map { "on lane '\($0)'" } ?? "on no lane") + " of site '\(site)' in the topology")
+            }
+        }
+        if let station {
+            let expected = topology.station(site: site, camera: camera)?.id
+            guard station == expected else {
+                throw DeadLetter(
+                    .stationMismatch,
+                    "the event names station '\(station)' but camera '\(camera)' is "
+                        + (expected.map { "at station '\($0)'" } ?? "at no station") + " of site '\(site)' in the topology")
+            }
         }
     }
 }

@@ -87,8 +87,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
         guard let sender else { return }
         let subjects = ContractSubjects()
-        let subject = subjects.agent(sender.family, site: sender.site, camera: sender.camera)
-        let tokenSafe = { (name: String) in !name.isEmpty && !name.contains(".") }
+        // Parsing accepted the event, so its site and camera are tokens and its own subject builds.
+        guard let subject = try? subjects.agent(sender.family, site: sender.site, camera: sender.camera) else {
+            fatalError("a parsed event's site or camera is not a subject token")
+        }
+        let tokenSafe = { (name: String) in SubjectToken.isValid(name) }
         let accepted =
             (try? EventValidator.checkSender(
                 site: sender.site, camera: sender.camera, subject: subject, family: sender.family, subjects: subjects))

@@ -57,10 +57,17 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension JSONValue {
-    /// Parses one JSON document (RFC 8259). Nesting deeper than `maxDepth` is refused so that
-    /// hostile input cannot exhaust the stack.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+    /// Most members one object may have: every document ScanTrack reads has far fewer, and a
+    /// hostile one cannot make lookups in it expensive.
+    public static let maxMembers = 10_000
+
+    /// Parses one JSON document (RFC 8259) in time linear in its size. Nesting deeper than
+    /// `maxDepth` is refused so that hostile input cannot exhaust the stack, and so is an object
+    /// with more than `maxMembers` members.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64, maxMembers: Int = maxMembers) throws(
+        JSONParseError
+    ) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, maxMembers: maxMembers)
         return try parser.document()
     }
 
@@ -72,12 +79,14 @@ extension JSONValue {
 private struct JSONParser {
     let bytes: [UInt8]
     let maxDepth: Int
+    let maxMembers: Int
     var index = 0
     var depth = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, maxMembers: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxMembers = maxMembers
     }
 
     func fail(_ reason: String) -> JSONParseError {
@@ -145,6 +154,8 @@ private struct JSONParser {
         try enter()
         index += 1
         var members: [(String, JSONValue)] = []
+        // Keys seen so far: a duplicate is found in constant time, not by a scan of the members.
+        var keys: Set<String> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -157,7 +168,8 @@ private struct JSONParser {
                 throw fail("expected a key in quotes")
             }
             let key = try string()
-            if members.contains(where: { $0.0 == key }) { throw fail("duplicate key \"\(key)\"") }
+            guard keys.insert(key).inserted else { throw fail("duplicate key \"\(TerminalText.escaped(key))\"") }
+            guard members.count < maxMembers else { throw fail("an object with more than \(maxMembers) members") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw fail("expected ':' after the key")

@@ -28,6 +28,10 @@ public struct LinearRegex: Sendable, Equatable {
     public static let maxTextLength = 16_384
     /// Largest program (about the pattern's length times its repetition counts).
     static let maxInstructions = 20_000
+    /// Longest pattern, in Unicode scalars, and deepest nesting of groups: both checked before
+    /// the pattern is parsed, so that no pattern can exhaust the parser's stack.
+    public static let maxPatternLength = 2_048
+    public static let maxGroupDepth = 32
 
     enum Instruction: Sendable, Equatable {
         /// A scalar of `sets[index]`.
@@ -41,7 +45,9 @@ public struct LinearRegex: Sendable, Equatable {
 
     public init(_ pattern: String) throws(Unsupported) {
         self.pattern = pattern
-        var parser = Parser(Array(pattern.unicodeScalars))
+        let scalars = Array(pattern.unicodeScalars)
+        try Self.checkSize(scalars)
+        var parser = Parser(scalars)
         let node = try parser.parseAlternation()
         if parser.position < parser.scalars.count {
             throw Unsupported(offset: parser.position, message: "unbalanced ')'")
@@ -59,6 +65,33 @@ public struct LinearRegex: Sendable, Equatable {
             return masks
         }
         dfa = AsciiDFA(program: program, masks: asciiMasks)
+    }
+
+    /// Refuses a pattern longer than `maxPatternLength` or with groups nested deeper than
+    /// `maxGroupDepth`, by one pass over it (escapes and classes skipped) before any parsing.
+    static func checkSize(_ scalars: [Unicode.Scalar]) throws(Unsupported) {
+        guard scalars.count <= maxPatternLength else {
+            throw Unsupported(
+                offset: maxPatternLength, message: "the pattern is longer than \(maxPatternLength) characters")
+        }
+        var depth = 0
+        var index = 0
+        var inClass = false
+        while index < scalars.count {
+            switch scalars[index] {
+            case "\\": index += 1
+            case "[" where !inClass: inClass = true
+            case "]" where inClass: inClass = false
+            case "(" where !inClass:
+                depth += 1
+                if depth > maxGroupDepth {
+                    throw Unsupported(offset: index, message: "groups nested deeper than \(maxGroupDepth) levels")
+                }
+            case ")" where !inClass: depth = max(0, depth - 1)
+            default: break
+            }
+            index += 1
+        }
     }
 
     /// Whether `scalar` is in set `index`.
@@ -217,6 +250,7 @@ extension LinearRegex {
 
         mutating func parseQuantifiers(_ atom: Node, atomStart: Int) throws(Unsupported) -> Node {
             var node = atom
+            var stacked = 0
             while let scalar = peek {
                 let bounds: (Int, Int?)
                 switch scalar {
@@ -239,6 +273,9 @@ extension LinearRegex {
                     )
                 }
                 node = .repeated(node, min: bounds.0, max: bounds.1)
+                stacked += 1
+                // Each quantifier nests the node once more (and the compiler recurses once more).
+                if stacked > 3 { throw fail("more than 3 quantifiers in a row on one item", at: atomStart) }
             }
             return node
         }

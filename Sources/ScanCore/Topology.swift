@@ -69,6 +69,13 @@ public struct Topology: Sendable, Equatable {
         sites.first { $0.id == site }?.lanes.first { $0.offset(of: camera) != nil }
     }
 
+    /// The pack station a camera belongs to.
+    public func station(site: String, camera: String) -> Station? {
+        sites.first { $0.id == site }?.stations.first { $0.cameras.contains(camera) }
+    }
+
+    public func site(_ id: String) -> Site? { sites.first { $0.id == id } }
+
     public func lane(site: String, id: String) -> Lane? {
         sites.first { $0.id == site }?.lanes.first { $0.id == id }
     }
@@ -173,11 +180,6 @@ public struct Topology: Sendable, Equatable {
             reader.fail(path, "required")
             return nil
         }
-        guard let text = reader.string(value, at: path) else { return nil }
-        guard AgentConfig.isSubjectToken(text) else {
-            reader.fail(path, "'\(text)' must be letters, digits, '-' or '_' (it becomes a NATS subject token)")
-            return nil
-        }
-        return text
+        return reader.token(value, at: path)
     }
 }

@@ -4,10 +4,16 @@ extension ContractSubjects {
     /// The agents' stream as every program declares it: agents and aggregators both create or
     /// check it at start, with the same settings, so neither undoes the other's. `replicas`:
     /// copies in a JetStream cluster (nil: 1 for a new stream, an existing one keeps its own).
+    /// Size limits (docs/security.md, "Limits"): a message at most a no-read with its picture
+    /// (`EventValidator.maxNoReadBytes`) plus its headers; 4 GiB in all, and a full stream refuses
+    /// new events, which then wait in the agents' spools, rather than dropping unconsumed ones.
     public func agentStreamSpec(replicas: Int64? = nil) -> StreamSpec {
         var spec = StreamSpec(name: agentStream, subjects: agentStreamSubjects)
         spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
         spec.replicas = replicas
+        spec.maxMessageSize = Int32(EventValidator.maxNoReadBytes + 64 * 1024)
+        spec.maxBytes = 4 << 30
+        spec.refuseWhenFull = true
         return spec
     }
 
@@ -17,12 +23,17 @@ extension ContractSubjects {
         var spec = StreamSpec(name: resultsStream, subjects: resultsStreamSubjects)
         spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
         spec.replicas = replicas
+        spec.maxMessageSize = 1 << 20
+        spec.maxBytes = 1 << 30
+        spec.refuseWhenFull = true  // the results outbox in PostgreSQL keeps them until there is room
         return spec
     }
 
     public func deadLetterStreamSpec(replicas: Int64? = nil) -> StreamSpec {
         var spec = StreamSpec(name: deadLetterStream, subjects: deadLetterSubjects)
         spec.replicas = replicas
+        spec.maxMessageSize = 64 * 1024
+        spec.maxBytes = 256 << 20  // stored in PostgreSQL too: the oldest go first
         return spec
     }
 }

@@ -9,6 +9,11 @@ public struct StreamSpec: Sendable, Equatable {
     /// Oldest messages are removed past this age (0: keep until other limits).
     public var maxAgeSeconds: Int64 = 7 * 24 * 3600
     public var maxBytes: Int64 = -1
+    /// Largest message the stream takes (-1: the server's max_payload).
+    public var maxMessageSize: Int32 = -1
+    /// When the stream is full: refuse new messages (publishers keep them: the agents' spool,
+    /// the results outbox) rather than drop the oldest.
+    public var refuseWhenFull = false
     /// Copies kept by a JetStream cluster. nil: 1 when the stream is created, and an existing
     /// stream keeps what it has (so a program started without the setting never shrinks it).
     public var replicas: Int64?
@@ -76,6 +81,8 @@ public final class JetStream: @unchecked Sendable {
         config.Duplicates = spec.duplicateWindowSeconds * 1_000_000_000
         config.MaxAge = spec.maxAgeSeconds * 1_000_000_000
         config.MaxBytes = spec.maxBytes
+        config.MaxMsgSize = spec.maxMessageSize
+        config.Discard = spec.refuseWhenFull ? js_DiscardNew : js_DiscardOld
         config.Replicas = spec.replicas ?? 1
         config.Storage = spec.memoryStorage ? js_MemoryStorage : js_FileStorage
         var info: UnsafeMutablePointer<jsStreamInfo>?

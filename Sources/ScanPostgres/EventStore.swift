@@ -18,8 +18,9 @@ public struct EventStore {
     /// Inserts sightings; rows whose event id is stored already are skipped. Returns rows added.
     /// Call inside a transaction. The common case (nothing stored yet) is one plain COPY into
     /// `sightings`; when that hits a stored event id (a redelivery, a second replica, a replay)
-    /// the batch is rolled back to a savepoint, COPied into a staging table emptied at commit,
-    /// and moved with INSERT … SELECT … ON CONFLICT DO NOTHING. COPY carries values, never SQL.
+    /// the batch is rolled back to a savepoint and inserted with ON CONFLICT DO NOTHING from one
+    /// bound JSON parameter (no temporary table: program roles may not create them). Neither
+    /// path puts a value into SQL text.
     @discardableResult
     public func insertSightings(_ batch: [(record: SightingEvent, body: String)]) throws(PGError) -> Int {
         guard !batch.isEmpty else { return 0 }
@@ -43,14 +44,9 @@ public struct EventStore {
         } catch  where error.sqlState == "23505" {
             try connection.execute("ROLLBACK TO SAVEPOINT sightings_batch")
         }
-        try connection.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS sightings_stage (LIKE sightings INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
-        try connection.copyIn("COPY sightings_stage (\(columns)) FROM STDIN", rows: rows)
-        // DISTINCT ON: one batch may hold the same event twice (a republished message).
-        return try connection.execute(
-            "INSERT INTO sightings (\(columns)) SELECT DISTINCT ON (event_id, first_seen) \(columns) FROM sightings_stage"
-                + " ON CONFLICT (event_id, first_seen) DO NOTHING"
-        ).affected
+        return try Self.insertSkippingStored(
+            connection, table: "sightings", columns: Self.sightingColumns, rows: rows,
+            key: "site, camera, event_id, first_seen")
     }
 
     @discardableResult
@@ -71,7 +67,7 @@ public struct EventStore {
         }
         let sql =
             "INSERT INTO session_events (event_id, type, site, camera, session_id, event_time, reason, order_id, body) VALUES "
-            + rows.joined(separator: ",") + " ON CONFLICT (event_id, event_time) DO NOTHING"
+            + rows.joined(separator: ",") + " ON CONFLICT (site, camera, event_id, event_time) DO NOTHING"
         return try connection.query(sql, parameters).affected
     }
 
@@ -102,7 +98,7 @@ extension EventStore {
                                          frames, session_id, sharpness, image_name, image, body)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10::integer, $11,
                             $12::double precision, $13, $14::bytea, $15::jsonb)
-                    ON CONFLICT (event_id, first_seen) DO NOTHING
+                    ON CONFLICT (site, camera, event_id, first_seen) DO NOTHING
                     """,
                     [
                         .text(r.eventId), .text(r.site), .text(r.camera), .optionalText(r.lane),
@@ -115,5 +111,42 @@ extension EventStore {
                 ).affected
         }
         return added
+    }
+}
+
+extension EventStore {
+    /// Inserts `rows` (text values in `columns` order; `body` is JSON text) into `table`, skipping
+    /// those whose `key` is stored already, one of each key kept when the batch repeats it. The
+    /// rows travel as one bound jsonb array that `jsonb_populate_recordset` turns into the
+    /// table's row type: every value is a parameter, and no staging table is needed.
+    static func insertSkippingStored(
+        _ connection: PGConnection, table: String, columns: [String], rows: [[String?]], key: String
+    ) throws(PGError) -> Int {
+        let list = columns.joined(separator: ",")
+        return try connection.query(
+            "INSERT INTO \(table) (\(list)) SELECT DISTINCT ON (\(key)) \(list)"
+                + " FROM jsonb_populate_recordset(NULL::\(table), $1::jsonb) ON CONFLICT (\(key)) DO NOTHING",
+            [.text(jsonRows(columns: columns, rows: rows))]
+        ).affected
+    }
+
+    /// `[{"column": "text", …, "body": {…}}, …]`: each row an object of its columns (null for
+    /// nil); `body`, JSON already, goes in as it is.
+    static func jsonRows(columns: [String], rows: [[String?]]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, row) in rows.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var writer = JSONWriter()
+            for (column, value) in zip(columns, row) {
+                if column == "body", let value {
+                    writer.raw(column, Array(value.utf8))
+                } else {
+                    writer.field(column, value)
+                }
+            }
+            out += writer.finished()
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

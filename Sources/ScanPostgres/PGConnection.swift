@@ -91,6 +91,17 @@ public final class PGConnection {
 
     public var isHealthy: Bool { PQstatus(connection) == CONNECTION_OK }
 
+    /// The SCRAM-SHA-256 verifier of `password` for `user`, computed by libpq on this side.
+    func scramVerifier(password: String, user: String) throws(PGError) -> String {
+        guard let made = PQencryptPasswordConn(connection, password, user, "scram-sha-256") else {
+            throw PGError(
+                code: .queryFailed, function: "PQencryptPasswordConn", input: user,
+                message: Self.trimmed(PQerrorMessage(connection)))
+        }
+        defer { PQfreemem(made) }
+        return String(cString: made)
+    }
+
     /// The password libpq connected with (tests check where it came from).
     var passwordInUse: String? { PQpass(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
 

@@ -107,7 +107,7 @@ public struct Retention {
     public func plan(overrides: [String: Int] = [:]) throws(PGError) -> Plan {
         var plan = Plan(settings: try settings(), partitions: try partitions())
         for setting in plan.settings {
-            let days = overrides[setting.table] ?? setting.days
+            let days = Self.days(setting, overrides)
             guard days > 0 else { continue }
             let cutoff = try cutoffDay(days: days)
             plan.cutoff[setting.table] = cutoff
@@ -156,7 +156,7 @@ public struct Retention {
         let settings: [Setting]
         if let known { settings = known } else { settings = try self.settings() }
         for setting in settings where Self.tables.contains(setting.table) {
-            let days = overrides[setting.table] ?? setting.days
+            let days = Self.days(setting, overrides)
             let cutoff = days > 0 ? try cutoffDay(days: days) : "0001-01-01"
             let wanted = try connection.query(
                 """
@@ -190,6 +190,14 @@ public struct Retention {
         var outcome = try apply(plan)
         outcome.created = try ensurePartitions(overrides: overrides, settings: plan.settings)
         return outcome
+    }
+
+    /// The days a table keeps: an override may keep more than the stored setting (0: every
+    /// day), never less, since the maintenance functions derive what they may drop from the stored
+    /// setting themselves (migration 0009) and refuse anything newer.
+    static func days(_ setting: Setting, _ overrides: [String: Int]) -> Int {
+        guard let override = overrides[setting.table], setting.days > 0 else { return setting.days }
+        return override == 0 ? 0 : max(override, setting.days)
     }
 
     /// The first UTC day kept by a retention of `days` days.

@@ -38,12 +38,51 @@ func regexBench() {
     }
 }
 
+/// scan-bench json: time to parse hostile JSON objects of about 1 MiB, one row each (the parser is
+/// linear in the size; before, an object of many keys took seconds: a scan of the keys per key).
+func jsonBench() {
+    let clock = ContinuousClock()
+    func milliseconds(_ body: () -> Void) -> Double {
+        let (seconds, attoseconds) = clock.measure(body).components
+        return Double(seconds) * 1e3 + Double(attoseconds) * 1e-15
+    }
+    let keys = (0..<120_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+    let manyKeys = Array(("{" + keys + "}").utf8)
+    let longString = Array(("{\"v\":\"" + String(repeating: "x", count: 1 << 20) + "\"}").utf8)
+    let deepArray = Array((String(repeating: "[", count: 1 << 19) + String(repeating: "]", count: 1 << 19)).utf8)
+    let cases: [(label: String, bytes: [UInt8], maxMembers: Int)] = [
+        ("object of 120,000 keys, no member cap", manyKeys, Int.max),
+        ("object of 120,000 keys, refused at the cap (\(JSONValue.maxMembers))", manyKeys, JSONValue.maxMembers),
+        ("event check: the same object (cap \(EventValidator.maxMembers))", manyKeys, EventValidator.maxMembers),
+        ("one 1 MiB string", longString, JSONValue.maxMembers),
+        ("524,288 nested arrays, refused at depth 64", deepArray, JSONValue.maxMembers),
+    ]
+    for item in cases {
+        var outcome = ""
+        let best = (0..<5).map { _ in
+            milliseconds {
+                do {
+                    _ = try JSONValue.parse(item.bytes, maxMembers: item.maxMembers)
+                    outcome = "parsed"
+                } catch {
+                    outcome = "refused"
+                }
+            }
+        }.min() ?? 0
+        print("| \(item.label) | \(item.bytes.count) | \(outcome) | \(String(format: "%.2f", best)) ms |")
+    }
+}
+
 var tracks = 40
 var frames = 20_000
 var index = 1
 let arguments = CommandLine.arguments
 if arguments.dropFirst().first == "regex" {
     regexBench()
+    exit(0)
+}
+if arguments.dropFirst().first == "json" {
+    jsonBench()
     exit(0)
 }
 while index + 1 < arguments.count {

@@ -68,14 +68,20 @@ struct AsyncAPIDocumentTests {
     func matchesCode() throws {
         let text = try String(contentsOfFile: Self.path, encoding: .utf8)
         let subjects = ContractSubjects()
+        // Built with tokens, then the tokens named as the document's placeholders.
+        func placeholders(_ subject: String) -> String {
+            ["SITE": "{site}", "CAMERA": "{camera}", "LANE": "{lane}", "STATION": "{station}", "REASON": "{reason}",
+             "VERB": "{verb}"].reduce(subject) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        }
         let expected =
-            ["sighting", "session", "noread", "track", "status"].map {
-                subjects.agent($0, site: "{site}", camera: "{camera}")
+            try ["sighting", "session", "noread", "track", "status"].map {
+                placeholders(try subjects.agent($0, site: "SITE", camera: "CAMERA"))
             }
             + [
-                subjects.item(site: "{site}", lane: "{lane}"), subjects.pack(site: "{site}", station: "{station}"),
-                subjects.deadLetterSubjects[0].replacingOccurrences(of: ">", with: "{reason}"),
-                subjects.command(site: "{site}", camera: "{camera}", verb: "{verb}"), "null",
+                placeholders(try subjects.item(site: "SITE", lane: "LANE")),
+                placeholders(try subjects.pack(site: "SITE", station: "STATION")),
+                placeholders(try subjects.deadLetter("REASON")),
+                placeholders(try subjects.command(site: "SITE", camera: "CAMERA", verb: "VERB")), "null",
             ]
         #expect(Self.values(of: "address", in: text) == expected)
         let enums = Self.values(of: "enum", in: text)

@@ -155,7 +155,7 @@ enum AgentRunHarness {
     )
         throws -> JSONValue
     {
-        let subject = ContractSubjects(prefix: prefix).command(site: "dc1", camera: camera, verb: verb)
+        let subject = try ContractSubjects(prefix: prefix).command(site: "dc1", camera: camera, verb: verb)
         let reply = try connection.request(subject: subject, bytes: Array(body.utf8), timeoutMilliseconds: 5_000)
         return try JSONValue.parse(reply.bytes)
     }

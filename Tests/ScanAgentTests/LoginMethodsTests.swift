@@ -114,7 +114,7 @@ struct LoginMethodsTests {
     }
 }
 
-/// Each program with its own PostgreSQL role (docs/sql/roles.sql), logged in with a SCRAM password
+/// Each program with its own PostgreSQL role (migrations/roles/roles.sql), logged in with a SCRAM password
 /// from a file over TLS with `sslmode=verify-full`, as docs/security.md tells operators to run them.
 @Suite("PostgreSQL roles for every program", .enabled(if: TestEnvironment.postgresEnabled))
 struct ProgramRolesTests {

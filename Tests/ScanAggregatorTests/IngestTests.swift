@@ -174,7 +174,7 @@ struct IngestTests {
             ("\(prefix).v1.sighting.bar.cam-1", Self.sighting(101), "subject-mismatch", "bar"),
             (
                 "\(prefix).v1.sighting.dc1.cam",
-                Self.sighting(102, camera: "2026-13-45T99:99:99Z"), "subject-mismatch", "2026-13-45T99:99:99Z"
+                Self.sighting(102, camera: "2026-13-45T99:99:99Z"), "bad-token", "2026-13-45T99:99:99Z"
             ),
             (
                 "\(prefix).v1.sighting.dc1.cam-1", edited(103, #""symbology":"EAN-13""#, #""symbology":"NaN""#),

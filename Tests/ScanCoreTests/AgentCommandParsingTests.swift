@@ -38,14 +38,14 @@ struct AgentCommandParsingTests {
     }
 
     @Test("command subjects carry verbs with dots; other cameras' subjects are not ours")
-    func subjects() {
+    func subjects() throws {
         let subjects = ContractSubjects(prefix: "scantrack")
-        #expect(subjects.commands(site: "dc1", camera: "cam-07") == "scantrack.v1.cmd.dc1.cam-07.>")
-        let subject = subjects.command(site: "dc1", camera: "cam-07", verb: "session.start")
+        #expect(try subjects.commands(site: "dc1", camera: "cam-07") == "scantrack.v1.cmd.dc1.cam-07.>")
+        let subject = try subjects.command(site: "dc1", camera: "cam-07", verb: "session.start")
         #expect(subject == "scantrack.v1.cmd.dc1.cam-07.session.start")
         #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-07") == "session.start")
         #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-0") == nil)
-        #expect(subjects.agent("sighting", site: "dc1", camera: "cam-07") == "scantrack.v1.sighting.dc1.cam-07")
+        #expect(try subjects.agent("sighting", site: "dc1", camera: "cam-07") == "scantrack.v1.sighting.dc1.cam-07")
         #expect(ContractSubjects(prefix: "acme.scan").agentStream == "ACME_SCAN_AGENT")
         #expect(ContractSubjects(prefix: "acme.scan").rulesBucket == "ACME_SCAN_RULES")
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ScanPostgres
 
-/// docs/sql/roles.sql: each program's role does its work and nothing past it.
+/// migrations/roles/roles.sql: each program's role does its work and nothing past it.
 @Suite("PostgreSQL roles", .enabled(if: TestEnvironment.postgresEnabled))
 struct RolesTests {
     @Test(
@@ -20,7 +20,7 @@ struct RolesTests {
             database.drop()
         }
         // Run again after later migrations: no error.
-        try owner.execute(try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
+        try owner.execute(try String(contentsOfFile: TestEnvironment.repoRoot + "/migrations/roles/roles.sql", encoding: .utf8))
         func connect(_ login: String) throws -> PGConnection {
             try PGConnection(dsn: try logins.dsn(login), passwordFile: logins.passwordFile(login))
         }

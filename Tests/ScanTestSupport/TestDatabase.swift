@@ -43,12 +43,12 @@ public struct MigratedDatabase {
     }
 }
 
-/// docs/sql/roles.sql applied to a migrated database, and one login per program role with a
+/// migrations/roles/roles.sql applied to a migrated database, and one login per program role with a
 /// password in a file of its own, as docs/security.md sets them up. The logins are members of
 /// `scantrack_tls_login`, whom the local server lets in only with that password over TLS
 /// (scripts/servers.sh); `dsn` asks for `sslmode=verify-full` against its CA.
 public struct RoleLogins {
-    /// Login (writer, operator, reporter) → the role of docs/sql/roles.sql it is in.
+    /// Login (writer, operator, reporter) → the role of migrations/roles/roles.sql it is in.
     public static let roles = [
         "writer": "scantrack_writer", "operator": "scantrack_operator", "reporter": "scantrack_reporter",
     ]
@@ -62,7 +62,7 @@ public struct RoleLogins {
         folder = NSTemporaryDirectory() + suffix
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try database.connection.execute(
-            try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/sql/roles.sql", encoding: .utf8))
+            try String(contentsOfFile: TestEnvironment.repoRoot + "/migrations/roles/roles.sql", encoding: .utf8))
         for (login, role) in Self.roles {
             // Quote, backslash and semicolon: the password travels as written, never in SQL or a DSN.
             let password = "pw-\(login)-'\\;\(UInt32.random(in: 0..<UInt32.max))"

@@ -11,7 +11,13 @@ final class DashboardDatabase: @unchecked Sendable {
     private let connections: PGReconnecting
     private var configured: ObjectIdentifier?
 
-    init(dsn: String) { connections = PGReconnecting(dsn: dsn) }
+    /// A query running longer is cancelled by PostgreSQL (the page shows it as not updated).
+    private let statementTimeoutMilliseconds: Int
+
+    init(dsn: String, statementTimeoutMilliseconds: Int) {
+        connections = PGReconnecting(dsn: dsn)
+        self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
+    }
 
     /// Runs `body` with a live connection; a failed query drops the connection, so the next
     /// request connects again (PostgreSQL restarted, or the network came back).
@@ -45,6 +51,7 @@ final class DashboardDatabase: @unchecked Sendable {
         let connection = try connections.connection()
         if configured != ObjectIdentifier(connection) {
             _ = try connection.execute("SET default_transaction_read_only = on")
+            _ = try connection.execute("SET statement_timeout = \(statementTimeoutMilliseconds)")
             configured = ObjectIdentifier(connection)
         }
         return connection

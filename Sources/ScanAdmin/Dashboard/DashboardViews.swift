@@ -76,15 +76,15 @@ struct DashboardViews {
     // MARK: now
 
     /// Per site: the current shift's tiles, its lanes, its recent packs and its cameras.
-    func now() throws -> String {
+    func now() throws -> HTMLText {
         if sites.isEmpty {
             return
                 "<section><p>No site yet: load a topology (<code>scanadmin topology load FILE</code>) or start agents.</p></section>"
         }
-        var out = ""
+        var out: HTMLText = ""
         for site in sites {
-            out += "<section class=\"site\" data-scope=\"site:\(HTML.escape(site.site.id))\">"
-            out += "<h2>Site \(HTML.escape(site.site.id)) · \(shiftTitle(site))</h2>"
+            out += "<section class=\"site\" data-scope=\"site:\(site.site.id)\">"
+            out += "<h2>Site \(site.site.id) · \(shiftTitle(site))</h2>"
             guard let shift = site.shift else {
                 out += "<p class=\"muted\">No shift is running now.</p></section>"
                 continue
@@ -104,8 +104,8 @@ struct DashboardViews {
                     let counts =
                         figures.lanes.first { $0.site == site.site.id && $0.lane == lane }
                         ?? ReportStore.Figures.LaneCounts(site: site.site.id, lane: lane, sightings: 0, noReads: 0)
-                    out += "<tr data-scope=\"lane:\(HTML.escape(site.site.id))/\(HTML.escape(lane))\">"
-                    out += "<td><a href=\"\(lanePath(site.site.id, lane))\">\(HTML.escape(lane))</a></td>"
+                    out += "<tr data-scope=\"lane:\(site.site.id)/\(lane)\">"
+                    out += "<td><a href=\"\(lanePath(site.site.id, lane))\">\(lane)</a></td>"
                     out += figureCell("itemPasses", counts.itemPasses)
                     out += figureCell("sightings", counts.sightings)
                     out += rateCell(counts.sightings, counts.noReads)
@@ -124,14 +124,14 @@ struct DashboardViews {
         return out
     }
 
-    private func shiftTitle(_ site: SiteShift) -> String {
+    private func shiftTitle(_ site: SiteShift) -> HTMLText {
         guard let shift = site.shift else { return "no shift running" }
-        return "shift \(HTML.escape(shift.label)) \(HTML.escape(site.plan.localTime(shift.start))) – "
-            + "\(HTML.escape(site.plan.localTime(shift.end)))"
+        return "shift \(shift.label) \(site.plan.localTime(shift.start)) – "
+            + "\(site.plan.localTime(shift.end))"
     }
 
-    private func tiles(_ f: ShiftFigures, packs: Bool) -> String {
-        var out = "<div class=\"tiles\">"
+    private func tiles(_ f: ShiftFigures, packs: Bool) -> HTMLText {
+        var out: HTMLText = "<div class=\"tiles\">"
         func tile(_ name: String, _ label: String, _ value: Int) {
             out +=
                 "<div class=\"tile\"><b data-figure=\"\(name)\" data-value=\"\(value)\">\(value)</b><span>\(label)</span></div>"
@@ -162,15 +162,15 @@ struct DashboardViews {
         return rate >= 0.99 ? "rate-good" : rate >= 0.95 ? "rate-fair" : "rate-poor"
     }
 
-    private func header(_ names: [String], numeric: Bool) -> String {
-        names.map { "<th\(numeric ? " class=\"n\"" : "")>\(HTML.escape($0))</th>" }.joined()
+    private func header(_ names: [String], numeric: Bool) -> HTMLText {
+        names.map { "<th\(numeric ? " class=\"n\"" : "")>\($0)</th>" }.joined()
     }
 
-    private func figureCell(_ name: String, _ value: Int) -> String {
+    private func figureCell(_ name: String, _ value: Int) -> HTMLText {
         "<td class=\"n\" data-figure=\"\(name)\" data-value=\"\(value)\">\(value)</td>"
     }
 
-    private func rateCell(_ decoded: Int, _ noReads: Int) -> String {
+    private func rateCell(_ decoded: Int, _ noReads: Int) -> HTMLText {
         let rate = ReportStore.Figures.readRate(decoded: decoded, noReads: noReads)
         return
             "<td class=\"n \(rateClass(rate))\" data-figure=\"readRate\" data-value=\"\(rate.map { String(format: "%.4f", $0) } ?? "")\">"
@@ -181,18 +181,18 @@ struct DashboardViews {
         "/lanes/\(HTML.segment(site))/\(HTML.segment(lane))"
     }
 
-    private func packsTable(_ packs: [DashboardStore.Pack], plan: ShiftPlan) -> String {
-        var out = "<h3>Packs this shift</h3>"
+    private func packsTable(_ packs: [DashboardStore.Pack], plan: ShiftPlan) -> HTMLText {
+        var out: HTMLText = "<h3>Packs this shift</h3>"
         if packs.isEmpty { return out + "<p class=\"muted\">No pack completed yet.</p>" }
         out += "<table class=\"packs\"><thead><tr><th>completed</th><th>station</th><th>order</th><th>verdict</th>"
         out += "<th class=\"n\">items</th></tr></thead><tbody>"
         for pack in packs {
             out +=
-                "<tr data-pack=\"\(HTML.escape(pack.sessionId))\"><td>\(HTML.escape(localTime(pack.completedAt, plan)))</td>"
-            out += "<td>\(HTML.escape(pack.station))</td>"
+                "<tr data-pack=\"\(pack.sessionId)\"><td>\(localTime(pack.completedAt, plan))</td>"
+            out += "<td>\(pack.station)</td>"
             out +=
-                "<td><a href=\"/packs/\(HTML.segment(pack.sessionId))\">\(HTML.escape(pack.orderId ?? "(no order)"))</a></td>"
-            out += "<td class=\"verdict-\(HTML.escape(pack.verdict))\">\(HTML.escape(pack.verdict))</td>"
+                "<td><a href=\"/packs/\(HTML.segment(pack.sessionId))\">\(pack.orderId ?? "(no order)")</a></td>"
+            out += "<td class=\"verdict-\(pack.verdict)\">\(pack.verdict)</td>"
             out += "<td class=\"n\">\(pack.items)</td></tr>"
         }
         return out + "</tbody></table>"
@@ -203,13 +203,17 @@ struct DashboardViews {
             ?? utc
     }
 
+    /// The source states an agent reports (`source.state` of its heartbeat); anything else a
+    /// camera sends shows as "unknown".
+    static let sourceStates: Set<String> = ["streaming", "starting", "reconnecting", "ended", "paused"]
+
     /// streaming, paused, starting, reconnecting or ended while heard; silent when not heard
-    /// for `silentAfter` seconds; never heard.
+    /// for `silentAfter` seconds; never heard; unknown for a state outside that list.
     func state(_ camera: CameraStore.Camera) -> String {
         guard let ago = secondsAgo(camera) else { return "never heard" }
         if Double(ago) > settings.silentAfter { return "silent" }
         if camera.paused { return "paused" }
-        return camera.sourceState ?? "streaming"
+        return camera.sourceState.map { Self.sourceStates.contains($0) ? $0 : "unknown" } ?? "streaming"
     }
 
     /// Seconds since the camera's last heartbeat, at the dashboard's time (a fixed `--now` too).
@@ -220,8 +224,8 @@ struct DashboardViews {
         }
     }
 
-    private func camerasTable(_ cameras: [CameraStore.Camera]) -> String {
-        var out = "<h3>Cameras</h3>"
+    private func camerasTable(_ cameras: [CameraStore.Camera]) -> HTMLText {
+        var out: HTMLText = "<h3>Cameras</h3>"
         if cameras.isEmpty { return out + "<p class=\"muted\">No camera known.</p>" }
         out += "<table class=\"cameras\"><thead><tr><th>camera</th><th>place</th><th>state</th>"
         out += header(["heard s ago", "fps", "frames dropped", "live tracks", "spool"], numeric: true)
@@ -232,16 +236,16 @@ struct DashboardViews {
                 camera.station.isEmpty ? "" : "station \(camera.station)",
             ].filter { !$0.isEmpty }.joined(separator: " ")
             let state = state(camera)
-            out += "<tr data-camera=\"\(HTML.escape(camera.camera))\">"
-            out += "<td><a href=\"/cameras/\(HTML.segment(camera.camera))\">\(HTML.escape(camera.camera))</a></td>"
-            out += "<td>\(HTML.escape(place))</td>"
+            out += "<tr data-camera=\"\(camera.camera)\">"
+            out += "<td><a href=\"/cameras/\(HTML.segment(camera.camera))\">\(camera.camera)</a></td>"
+            out += "<td>\(place)</td>"
             out += "<td class=\"state-\(state.replacingOccurrences(of: " ", with: "-"))\" data-state>\(state)</td>"
             out += "<td class=\"n\">\(secondsAgo(camera).map(String.init) ?? "-")</td>"
-            out += "<td class=\"n\">\(HTML.escape(camera.fps ?? "-"))</td>"
-            out += "<td class=\"n\">\(HTML.escape(camera.framesDropped ?? "-"))</td>"
-            out += "<td class=\"n\">\(HTML.escape(camera.liveTracks ?? "-"))</td>"
-            out += "<td class=\"n\">\(HTML.escape(camera.spoolDepth ?? "-"))</td>"
-            out += "<td>\(HTML.escape(camera.nats ?? "-"))</td></tr>"
+            out += "<td class=\"n\">\(camera.fps ?? "-")</td>"
+            out += "<td class=\"n\">\(camera.framesDropped ?? "-")</td>"
+            out += "<td class=\"n\">\(camera.liveTracks ?? "-")</td>"
+            out += "<td class=\"n\">\(camera.spoolDepth ?? "-")</td>"
+            out += "<td>\(camera.nats ?? "-")</td></tr>"
         }
         return out + "</tbody></table>"
     }
@@ -273,7 +277,7 @@ struct DashboardViews {
     }
 
     /// One chart for a lane over the trend's shifts (`known`: its hours when loaded already).
-    func chart(_ site: SiteShift, lane: String, hours known: [ReportStore.Figures.Hour]? = nil) throws -> String {
+    func chart(_ site: SiteShift, lane: String, hours known: [ReportStore.Figures.Hour]? = nil) throws -> HTMLText {
         guard let (shifts, scope) = trendScope(site, lane: lane), let first = shifts.first, let last = shifts.last
         else { return "" }
         var figures: TrendChart.Figures = [:]
@@ -287,8 +291,8 @@ struct DashboardViews {
     }
 
     /// Every lane's chart, per site.
-    func trends() throws -> String {
-        var out = ""
+    func trends() throws -> HTMLText {
+        var out: HTMLText = ""
         for site in sites {
             guard let (_, scope) = trendScope(site) else { continue }
             // Every lane's hours in three grouped queries, not three a lane.
@@ -297,9 +301,9 @@ struct DashboardViews {
                 site.site.lanes.map(\.id)
                 + hours.keys.sorted().filter { lane in !site.site.lanes.contains { $0.id == lane } }
             guard !lanes.isEmpty else { continue }
-            out += "<section class=\"trends\"><h2>Trends · site \(HTML.escape(site.site.id))</h2>"
+            out += "<section class=\"trends\"><h2>Trends · site \(site.site.id)</h2>"
             for lane in lanes {
-                out += "<h3><a href=\"\(lanePath(site.site.id, lane))\">Lane \(HTML.escape(lane))</a></h3>"
+                out += "<h3><a href=\"\(lanePath(site.site.id, lane))\">Lane \(lane)</a></h3>"
                 out += try chart(site, lane: lane, hours: hours[lane] ?? [])
             }
             out += "</section>"
@@ -310,10 +314,10 @@ struct DashboardViews {
     // MARK: drill-down
 
     /// A lane's figures this shift and its recent no-reads with their pictures (nil: no such site).
-    func lane(site id: String, lane: String) throws -> String? {
+    func lane(site id: String, lane: String) throws -> HTMLText? {
         guard let site = site(id) else { return nil }
-        var out = "<section data-scope=\"lane:\(HTML.escape(id))/\(HTML.escape(lane))\">"
-        out += "<h2>Lane \(HTML.escape(lane)) · site \(HTML.escape(id)) · \(shiftTitle(site))</h2>"
+        var out: HTMLText = "<section data-scope=\"lane:\(id)/\(lane)\">"
+        out += "<h2>Lane \(lane) · site \(id) · \(shiftTitle(site))</h2>"
         if let shift = site.shift {
             out += tiles(try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane)), packs: false)
         }
@@ -328,79 +332,81 @@ struct DashboardViews {
         if noReads.isEmpty { out += "<p class=\"muted\">None in the last \(shifts.count) shift(s).</p>" }
         out += "<div class=\"noreads\">"
         for noRead in noReads {
-            out += "<figure data-noread=\"\(HTML.escape(noRead.id))\">"
+            out += "<figure data-noread=\"\(noRead.id)\">"
             if noRead.imageBytes > 0 {
-                out += "<img src=\"/noreads/\(HTML.segment(noRead.id))\" alt=\"no-read \(HTML.escape(noRead.id))\">"
+                out += "<img src=\"/noreads/\(HTML.segment(noRead.id))\" alt=\"no-read \(noRead.id)\">"
             } else {
                 out += "<p class=\"muted\">(no picture)</p>"
             }
-            out += "<figcaption>\(HTML.escape(localTime(noRead.firstSeen, site.plan))) · \(HTML.escape(noRead.camera))"
-            out += " · \(HTML.escape(noRead.family ?? "unknown")) · \(noRead.frames) frames"
-            out += noRead.itemId.map { " · item \(HTML.escape($0))" } ?? " · no other camera read it"
+            out += "<figcaption>\(localTime(noRead.firstSeen, site.plan)) · \(noRead.camera)"
+            out += " · \(noRead.family ?? "unknown") · \(noRead.frames) frames"
+            if let item = noRead.itemId { out += " · item \(item)" } else { out += " · no other camera read it" }
             out += "</figcaption></figure>"
         }
         return out + "</div></section>"
     }
 
     /// The lane page: live figures and no-reads, and the lane's chart.
-    func lanePage(site id: String, lane: String) throws -> String? {
+    func lanePage(site id: String, lane: String) throws -> HTMLText? {
         guard let live = try self.lane(site: id, lane: lane), let site = site(id) else { return nil }
         let fragment = "/fragments/lanes/\(HTML.segment(id))/\(HTML.segment(lane))"
-        let body = "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
+        let body: HTMLText = "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
         return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
     }
 
     /// A pack's counted lines against its order (nil: no such pack).
-    func pack(sessionId: String) throws -> String? {
+    func pack(sessionId: String) throws -> HTMLText? {
         guard let (pack, lines) = try DashboardStore(connection: database).pack(sessionId: sessionId) else {
             return nil
         }
         let plan =
             try site(pack.site)?.plan
             ?? PeriodOptions.plan(database, spec: settings.shiftSpec, timeZone: settings.timeZone, site: pack.site)
-        var out =
-            "<section data-scope=\"pack:\(HTML.escape(pack.sessionId))\"><h2>Pack \(HTML.escape(pack.sessionId))</h2><p>Order <b>\(HTML.escape(pack.orderId ?? "(none)"))</b>"
-        out += " · station \(HTML.escape(pack.station)) (camera \(HTML.escape(pack.camera)))"
-        out += " · completed \(HTML.escape(localTime(pack.completedAt, plan)))"
+        var out: HTMLText =
+            "<section data-scope=\"pack:\(pack.sessionId)\"><h2>Pack \(pack.sessionId)</h2><p>Order <b>\(pack.orderId ?? "(none)")</b>"
+        out += " · station \(pack.station) (camera \(pack.camera))"
+        out += " · completed \(localTime(pack.completedAt, plan))"
         out +=
-            " · verdict <b class=\"verdict-\(HTML.escape(pack.verdict))\" data-figure=\"verdict\">\(HTML.escape(pack.verdict))</b></p>"
+            " · verdict <b class=\"verdict-\(pack.verdict)\" data-figure=\"verdict\">\(pack.verdict)</b></p>"
         out += "<table><thead><tr><th class=\"n\">line</th><th>code</th>"
         out += header(["expected", "counted"], numeric: true) + "<th>verdict</th></tr></thead><tbody>"
         for line in lines {
             out +=
-                "<tr data-line><td class=\"n\">\(line.line.map(String.init) ?? "-")</td><td><code>\(HTML.escape(line.code))</code></td>"
+                "<tr data-line><td class=\"n\">\(line.line.map(String.init) ?? "-")</td><td><code>\(line.code)</code></td>"
             out += "<td class=\"n\">\(line.expected)</td><td class=\"n\">\(line.counted)</td>"
-            out += "<td class=\"verdict-\(HTML.escape(line.verdict))\">\(HTML.escape(line.verdict))</td></tr>"
+            out += "<td class=\"verdict-\(line.verdict)\">\(line.verdict)</td></tr>"
         }
         return HTML.page(title: "Pack \(pack.sessionId)", body: out + "</tbody></table></section>")
     }
 
     /// A camera's last heartbeats (nil: no such camera).
-    func camera(_ id: String) throws -> String? {
+    func camera(_ id: String) throws -> HTMLText? {
         guard let camera = try CameraStore(connection: database).cameras(site: nil).first(where: { $0.camera == id })
         else { return nil }
         let beats = try DashboardStore(connection: database).heartbeats(camera: id, limit: 60)
-        var out =
-            "<section data-scope=\"camera:\(HTML.escape(id))\"><h2>Camera \(HTML.escape(id)) · site \(HTML.escape(camera.site))</h2>"
+        var out: HTMLText =
+            "<section data-scope=\"camera:\(id)\"><h2>Camera \(id) · site \(camera.site)</h2>"
         out +=
             "<p>State <b class=\"state-\(state(camera).replacingOccurrences(of: " ", with: "-"))\" data-figure=\"state\">\(state(camera))</b>"
         out +=
             " · <span data-figure=\"heartbeats\" data-value=\"\(beats.count)\">\(beats.count)</span> heartbeat(s) shown"
-        out += camera.lastSeen.map { " · last heard \(HTML.escape($0))" } ?? ""
-        out += camera.rulesRevision.map { " · rules \(HTML.escape($0))" } ?? ""
-        out += "</p><h3>Last heartbeats</h3><table><thead><tr><th>time (UTC)</th><th>run</th><th>source</th>"
+        if let seen = camera.lastSeen { out += " · last heard \(seen)" }
+        if let revision = camera.rulesRevision { out += " · rules \(revision)" }
+        out += "</p><h3>Last heartbeats</h3><table><thead><tr><th>time (UTC)</th><th>source</th>"
         out += header(["fps in", "fps processed", "frames dropped", "live tracks", "spool"], numeric: true)
         out += "<th>nats</th></tr></thead><tbody>"
         for beat in beats {
-            out += "<tr><td>\(HTML.escape(beat.time))</td><td>\(HTML.escape(beat.runId))</td>"
-            out += "<td>\(HTML.escape(beat.paused ? "paused" : beat.sourceState ?? "-"))</td>"
-            for value in [beat.fpsIn, beat.fpsProcessed] { out += "<td class=\"n\">\(HTML.escape(value ?? "-"))</td>" }
+            // The run id is not shown: event ids are made from it, and they must not be guessable.
+            out += "<tr><td>\(beat.time)</td>"
+            let source = beat.sourceState.map { Self.sourceStates.contains($0) ? $0 : "unknown" } ?? "-"
+            out += "<td>\(beat.paused ? "paused" : source)</td>"
+            for value in [beat.fpsIn, beat.fpsProcessed] { out += "<td class=\"n\">\(value ?? "-")</td>" }
             for value in [beat.framesDropped, beat.liveTracks, beat.spoolDepth] {
                 out += "<td class=\"n\">\(value.map(String.init) ?? "-")</td>"
             }
-            out += "<td>\(HTML.escape(beat.nats ?? "-"))</td></tr>"
+            out += "<td>\(beat.nats ?? "-")</td></tr>"
         }
-        if beats.isEmpty { out += "<tr><td colspan=\"9\" class=\"muted\">No heartbeat stored.</td></tr>" }
+        if beats.isEmpty { out += "<tr><td colspan=\"8\" class=\"muted\">No heartbeat stored.</td></tr>" }
         return HTML.page(title: "Camera \(id)", body: out + "</tbody></table></section>")
     }
 }

@@ -1,3 +1,5 @@
+import ScanCore
+
 /// HTML text for the dashboard: escaping, the page frame, its style sheet and its one script
 /// (the project's own; the page loads nothing from elsewhere, so it works on an isolated network).
 enum HTML {
@@ -34,21 +36,31 @@ enum HTML {
         return out
     }
 
-    /// A whole page: `live` names the fragments the script refreshes (id → URL, seconds).
-    static func page(title: String, body: String, live: [(id: String, url: String, seconds: Double)] = []) -> String {
-        let refresh = live.map { "[\"\(escape($0.id))\",\"\(escape($0.url))\",\(Int($0.seconds * 1000))]" }
-            .joined(separator: ",")
+    /// A whole page: `live` names the fragments the script refreshes (id → URL, seconds). The page
+    /// has no inline script or style (the Content-Security-Policy allows none): the style sheet and
+    /// the script are served from /assets/, and the fragments to refresh are a data attribute.
+    static func page(title: String, body: HTMLText, live: [(id: String, url: String, seconds: Double)] = [])
+        -> HTMLText
+    {
+        let items = live.map { item in
+            var writer = JSONWriter()
+            writer.field("id", item.id)
+            writer.field("url", item.url)
+            writer.field("every", Int(item.seconds * 1000))
+            return writer.text
+        }
+        let refresh = "[" + items.joined(separator: ",") + "]"
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title)) · ScanTrack</title>
-            <style>\(style)</style></head>
-            <body data-updates="0">
-            <header><a class="brand" href="/">ScanTrack</a><span class="title">\(escape(title))</span>
+            <title>\(title) · ScanTrack</title>
+            <link rel="stylesheet" href="/assets/dashboard.css"></head>
+            <body data-updates="0" data-live="\(refresh)">
+            <header><a class="brand" href="/">ScanTrack</a><span class="title">\(title)</span>
             <span id="updated" class="muted"></span><span id="offline" class="alert" hidden></span></header>
             <main>\(body)</main>
-            <script>const LIVE = [\(refresh)];\n\(script)</script>
+            <script src="/assets/dashboard.js"></script>
             </body></html>
 
             """
@@ -86,6 +98,7 @@ enum HTML {
     /// Refreshes each live fragment in place (no reload); counts updates in `data-updates` and
     /// says when the server cannot be reached.
     static let script = """
+        const LIVE = JSON.parse(document.body.dataset.live || '[]');
         const pageId = Math.random().toString(36).slice(2);
         document.body.dataset.pageId = pageId;
         function stamp() { document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString(); }
@@ -105,7 +118,7 @@ enum HTML {
           }
         }
         stamp();
-        for (const [id, url, every] of LIVE) setInterval(() => refresh(id, url), every);
+        for (const {id, url, every} of LIVE) setInterval(() => refresh(id, url), every);
         document.body.dataset.ready = 'true';
         """
 }

@@ -21,7 +21,11 @@ struct ServeCommand: AsyncParsableCommand {
             (the lane's figures and recent no-reads with their pictures), /packs/SESSION (a pack's lines
             against its order), /cameras/CAMERA (its last heartbeats). Figures come from the queries of
             scanadmin report. Nothing on the page changes anything, and the database session is read-only.
-            Listens on loopback unless --listen says otherwise; prints its address once it listens.
+            Listens on loopback unless --listen says otherwise; prints its address once it listens. Beyond
+            loopback it needs --auth-token-file (browsers ask for it: any user name, the file's first line as
+            password) and answers only requests naming a host of --allow-host (loopback names always). Every
+            page is sent with a Content-Security-Policy that runs no inline script, and every query has
+            --statement-timeout.
             SIGTERM or SIGINT stops it. Exit codes: 0 stopped, 1 database or listening failure, 64 bad usage.
             """)
 
@@ -34,13 +38,46 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between live updates of the page.") var refreshSeconds: Double = 5
     @Option(help: "Seconds without a heartbeat after which a camera is shown silent.") var silentAfter: Double = 15
     @Option(help: "Shifts in each trend chart (the current one and those before it).") var trendShifts = 3
+    @Option(help: ArgumentHelp("A file whose first line is the dashboard's password (required beyond loopback).", valueName: "FILE"))
+    var authTokenFile: String?
+    @Option(help: ArgumentHelp("A host name browsers use to reach the dashboard (repeatable; loopback names are always allowed).", valueName: "NAME"))
+    var allowHost: [String] = []
+    @Option(help: "Seconds a query may run before PostgreSQL cancels it.") var statementTimeout: Double = 10
     @Option(help: .hidden) var now: String?
 
     func validate() throws {
-        _ = try Self.address(listen)
+        let (host, _) = try Self.address(listen)
+        if !Self.isLoopback(host) && authTokenFile == nil && ProcessInfo.processInfo.environment[Self.tokenVariable] == nil {
+            throw ValidationError(
+                "--listen \(listen) is beyond loopback: pass --auth-token-file FILE (or set \(Self.tokenVariable)) so the dashboard asks for a password"
+            )
+        }
+        if !(statementTimeout > 0 && statementTimeout <= 3600) {
+            throw ValidationError("--statement-timeout must be more than 0 and at most 3600 seconds")
+        }
         if !(refreshSeconds >= 0.2) { throw ValidationError("--refresh-seconds must be at least 0.2") }
         if !(1...30).contains(trendShifts) { throw ValidationError("--trend-shifts must be 1 to 30") }
         if let now, Timestamp(rfc3339: now) == nil { throw ValidationError("--now '\(now)' is not an RFC 3339 time") }
+    }
+
+    static let tokenVariable = "SCANTRACK_DASHBOARD_TOKEN_FILE"
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The password in `--auth-token-file` (or the file the environment names): its first line.
+    func token() throws -> String? {
+        guard let path = authTokenFile ?? ProcessInfo.processInfo.environment[Self.tokenVariable] else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("--auth-token-file \(path): cannot read the file")
+        }
+        let token = String(String(decoding: data, as: UTF8.self).split(separator: "\n").first ?? "")
+            .trimmingCharacters(in: .whitespaces)
+        guard token.count >= 12 else {
+            throw ValidationError("--auth-token-file \(path): the password must be at least 12 characters")
+        }
+        return token
     }
 
     /// `HOST:PORT` (an IPv6 host in brackets).
@@ -63,10 +100,15 @@ struct ServeCommand: AsyncParsableCommand {
         try withDatabase(connection, command: "serve") { database in
             _ = try DashboardViews(database: database, settings: settings)
         }
-        let database = DashboardDatabase(dsn: try connection.postgresDSN())
+        let database = DashboardDatabase(
+            dsn: try connection.postgresDSN(), statementTimeoutMilliseconds: Int(statementTimeout * 1000))
         let logger = Logger(label: "scanadmin.serve")
+        var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
+        if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
+        let router = Self.router(database: database, settings: settings)
+        router.add(middleware: DashboardGuard(allowedHosts: hosts, token: try token()))
         let app = Application(
-            router: Self.router(database: database, settings: settings),
+            router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "scanadmin"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
@@ -85,14 +127,16 @@ struct ServeCommand: AsyncParsableCommand {
     /// Every route is a GET: nothing the dashboard serves changes anything.
     static func router(database: DashboardDatabase, settings: DashboardSettings) -> Router<BasicRequestContext> {
         let router = Router()
-        @Sendable func html(_ text: String?, _ what: String) -> Response {
+        @Sendable func html(_ text: HTMLText?, _ what: String) -> Response {
             guard let text else {
                 return page(
-                    .notFound, HTML.page(title: "Not found", body: "<section><p>No \(HTML.escape(what)).</p></section>")
+                    .notFound, HTML.page(title: "Not found", body: "<section><p>No \(what).</p></section>")
                 )
             }
             return page(.ok, text)
         }
+        router.get("/assets/dashboard.css") { _, _ in asset(HTML.style, type: "text/css; charset=utf-8") }
+        router.get("/assets/dashboard.js") { _, _ in asset(HTML.script, type: "text/javascript; charset=utf-8") }
         @Sendable func views<T: Sendable>(_ body: @escaping @Sendable (DashboardViews) throws -> T) async throws -> T {
             try await database.read { connection in try body(DashboardViews(database: connection, settings: settings)) }
         }
@@ -121,7 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
             let lane = try context.parameters.require("lane")
             return await respond {
                 guard let text = try await views({ try $0.lane(site: site, lane: lane) }) else {
-                    return page(.notFound, "No site \(HTML.escape(site)).")
+                    return page(.notFound, "No site \(site).")
                 }
                 return page(.ok, text)
             }
@@ -139,7 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
             return await respond {
                 let image = try await database.read { try NoReadStore(connection: $0).image(id: id) }
                 guard let image, !image.isEmpty else {
-                    return page(.notFound, "No picture for no-read \(HTML.escape(id)).")
+                    return page(.notFound, "No picture for no-read \(id).")
                 }
                 return Response(
                     status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
@@ -149,9 +193,15 @@ struct ServeCommand: AsyncParsableCommand {
         return router
     }
 
-    private static func page(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    private static func page(_ status: HTTPResponse.Status, _ text: HTMLText) -> Response {
         Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text.markup)))
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "max-age=300"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
@@ -161,7 +211,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             return try await body()
         } catch {
-            return page(.serviceUnavailable, "database: \(HTML.escape(String(describing: error)))")
+            return page(.serviceUnavailable, "database: \(String(describing: error))")
         }
     }
 }

@@ -51,7 +51,7 @@ struct TrendChart {
         }
     }
 
-    func svg(title: String) -> String {
+    func svg(title: String) -> HTMLText {
         let step = max(12, min(36, 860 / Double(max(hours.count, 1))))
         let left = 44.0
         let right = 44.0
@@ -61,10 +61,10 @@ struct TrendChart {
         let height = top + plot + 34
         let peak = max(1, hours.map(\.passes).max() ?? 1)
         func y(_ fraction: Double) -> Double { top + plot * (1 - fraction) }
-        var out = """
+        var out: HTMLText = """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(Int(width)) \(Int(height))" width="\(Int(width))" \
-            role="img" aria-label="\(HTML.escape(title))" data-hours="\(hours.count)">
-            <title>\(HTML.escape(title))</title>
+            role="img" aria-label="\(title)" data-hours="\(hours.count)">
+            <title>\(title)</title>
             <rect x="\(left)" y="\(top)" width="\(width - left - right)" height="\(plot)" fill="#fbfcfe" stroke="#dde"/>
 
             """
@@ -82,12 +82,12 @@ struct TrendChart {
             let barHeight = plot * Double(hour.passes) / Double(peak)
             out += """
                 <rect x="\(left + step * Double(index) + 2)" y="\(top + plot - barHeight)" width="\(step - 4)" \
-                height="\(barHeight)" fill="#6b9ccf"><title>\(HTML.escape(hour.label)): \(hour.passes) item passes</title></rect>
+                height="\(barHeight)" fill="#6b9ccf"><title>\(hour.label): \(hour.passes) item passes</title></rect>
 
                 """
         }
         // The read rate, broken where an hour saw nothing.
-        var segment: [String] = []
+        var segment: [String] = []  // numbers only
         func flush() {
             if segment.count > 1 {
                 out +=
@@ -103,7 +103,7 @@ struct TrendChart {
             let x = left + step * (Double(index) + 0.5)
             segment.append("\(x),\(y(rate))")
             out += """
-                <circle cx="\(x)" cy="\(y(rate))" r="2.5" fill="#1b7f3b"><title>\(HTML.escape(hour.label)): read rate \
+                <circle cx="\(x)" cy="\(y(rate))" r="2.5" fill="#1b7f3b"><title>\(hour.label): read rate \
                 \(String(format: "%.1f", rate * 100))% (\(hour.decoded) decoded, \(hour.noReads) no-reads)</title></circle>
 
                 """
@@ -122,9 +122,9 @@ struct TrendChart {
     }
 
     private func text(_ x: Double, _ y: Double, _ content: String, anchor: String = "middle", fill: String = "#556")
-        -> String
+        -> HTMLText
     {
-        "<text x=\"\(x)\" y=\"\(y)\" font-size=\"11\" font-family=\"DejaVu Sans, sans-serif\" text-anchor=\"\(anchor)\" fill=\"\(fill)\">\(HTML.escape(content))</text>\n"
+        "<text x=\"\(x)\" y=\"\(y)\" font-size=\"11\" font-family=\"DejaVu Sans, sans-serif\" text-anchor=\"\(anchor)\" fill=\"\(fill)\">\(content)</text>\n"
     }
 }
 

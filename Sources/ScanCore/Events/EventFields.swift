@@ -28,6 +28,20 @@ struct EventFields {
         return try string(key, maxLength: maxLength)
     }
 
+    /// A site, camera, lane or station id: it becomes part of subjects, so it must be a `SubjectToken`.
+    func token(_ key: String) throws(DeadLetter) -> String {
+        let text = try string(key, maxLength: 4096)
+        guard SubjectToken.isValid(text) else {
+            throw DeadLetter(.badToken, SubjectTokenError(field: path + key, value: text).description)
+        }
+        return text
+    }
+
+    func optionalToken(_ key: String) throws(DeadLetter) -> String? {
+        guard let field = event[key], field != .null else { return nil }
+        return try token(key)
+    }
+
     func int(_ key: String) throws(DeadLetter) -> Int {
         guard let field = event[key] else { throw DeadLetter(.missingField, path + key) }
         guard let number = field.intValue, number >= 0 else {
@@ -115,8 +129,8 @@ struct EventFields {
         let type = try string("type", maxLength: 64)
         guard expected.contains(type) else { throw DeadLetter(.unknownType, "type '\(type)'") }
         return EventEnvelope(
-            type: type, eventId: try string("eventId", maxLength: 256), site: try string("site", maxLength: 128),
-            camera: try string("camera", maxLength: 128), time: try time("time"))
+            type: type, eventId: try string("eventId", maxLength: 256), site: try token("site"),
+            camera: try token("camera"), time: try time("time"))
     }
 }
 

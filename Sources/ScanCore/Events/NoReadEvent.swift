@@ -103,8 +103,8 @@ public struct NoReadEvent: Sendable, Equatable {
             firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
             frames: try fields.int("frames"), firstBox: boxes.first, lastBox: boxes.last)
         noRead.family = family
-        noRead.lane = try fields.optionalString("lane")
-        noRead.station = try fields.optionalString("station")
+        noRead.lane = try fields.optionalToken("lane")
+        noRead.station = try fields.optionalToken("station")
         noRead.sessionId = try fields.optionalString("sessionId")
         noRead.sharpness = try fields.optionalDouble("sharpness")
         noRead.image = try fields.optionalString("image", maxLength: 512)

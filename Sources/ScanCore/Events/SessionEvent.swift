@@ -108,7 +108,7 @@ public struct SessionEvent: Sendable, Equatable {
         var session = SessionEvent(
             kind: kind, envelope: envelope, sessionId: try fields.string("sessionId", maxLength: 256),
             trigger: try fields.optionalString("trigger", maxLength: 64), orderId: try fields.optionalString("orderId"),
-            lane: try fields.optionalString("lane"), station: try fields.optionalString("station"))
+            lane: try fields.optionalToken("lane"), station: try fields.optionalToken("station"))
         guard kind == .completed else { return session }
         guard let reason = try fields.optionalString("reason", maxLength: 64) else {
             throw DeadLetter(.missingField, "reason")

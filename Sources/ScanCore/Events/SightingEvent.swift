@@ -131,8 +131,8 @@ public struct SightingEvent: Sendable, Equatable {
             firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
             frames: try fields.int("frames"),
             decodes: try fields.int("decodes"), firstBox: boxes?.first, lastBox: boxes?.last,
-            lane: try fields.optionalString("lane"),
-            station: try fields.optionalString("station"), sessionId: try fields.optionalString("sessionId"),
+            lane: try fields.optionalToken("lane"),
+            station: try fields.optionalToken("station"), sessionId: try fields.optionalString("sessionId"),
             gs1: try fields.bool("gs1", default: false), addOn: try fields.optionalString("addOn"),
             velocity: try fields.optionalDouble("velocity"))
         sighting.aim = try fields.optionalString("aim", maxLength: 3)

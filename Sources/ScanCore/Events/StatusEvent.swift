@@ -82,7 +82,7 @@ public struct StatusEvent: Sendable, Equatable {
         status.rulesSource = try rules.string("source", maxLength: 32)
         status.rulesError = try rules.optionalString("error")
         return StatusEvent(
-            envelope: envelope, lane: try fields.optionalString("lane"), station: try fields.optionalString("station"),
+            envelope: envelope, lane: try fields.optionalToken("lane"), station: try fields.optionalToken("station"),
             status: status)
     }
 

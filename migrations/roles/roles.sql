@@ -3,13 +3,12 @@
 --                       day partitions through the maintenance functions (migration 0008)
 --   scantrack_operator  scanadmin: rules, orders, topology, retention settings and runs
 --   scantrack_reporter  reports, the dashboard, BI tools: reads only
--- Run by the owner of the schema (who runs `scanadmin migrate`), after the migrations, and again
--- after later ones:   psql "$SCANTRACK_PG" -v ON_ERROR_STOP=1 -f docs/sql/roles.sql
+-- Applied by `scanadmin migrate --roles` (and by `--login`, which also makes each program's login
+-- from a password file), run by the owner of the schema after the migrations; or by hand:
+--   psql "$SCANTRACK_PG" -v ON_ERROR_STOP=1 -f migrations/roles/roles.sql
 -- Then give each program a login of its own, with a password kept out of its DSN
--- (SCANTRACK_PG_PASSWORD_FILE, ~/.pgpass):
+-- (SCANTRACK_PG_PASSWORD_FILE, ~/.pgpass): `scanadmin migrate --login writer=aggregator:FILE …`, or
 --   CREATE ROLE aggregator LOGIN PASSWORD '…' IN ROLE scantrack_writer;
---   CREATE ROLE operator1 LOGIN PASSWORD '…' IN ROLE scantrack_operator;
---   CREATE ROLE reports LOGIN PASSWORD '…' IN ROLE scantrack_reporter;
 -- and require password authentication over TLS in pg_hba.conf (`hostssl … scram-sha-256`), the
 -- programs connecting with `sslmode=verify-full sslrootcert=…` in SCANTRACK_PG.
 
@@ -21,8 +20,13 @@ BEGIN
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = role) THEN
             EXECUTE format('CREATE ROLE %I NOLOGIN', role);
         END IF;
-        EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I TO %I', current_database(), role);
+        EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), role);
+        -- No temporary tables: one could stand in for a table of ours in a function that does not
+        -- name its schema (the maintenance functions also put pg_temp last in their search_path).
+        EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM %I', current_database(), role);
     END LOOP;
+    -- Every role has TEMPORARY through PUBLIC unless it is taken from PUBLIC too.
+    EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());
 END $$;
 
 GRANT USAGE ON SCHEMA public TO scantrack_writer, scantrack_operator, scantrack_reporter;
