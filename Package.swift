@@ -188,17 +188,19 @@ let package = Package(
             name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanTestSupport"], swiftSettings: swiftSettings),
+            name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanCore", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPostgresTests", dependencies: ["ScanPostgres", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanPostgres", "ScanTestSupport"],
+            name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanCore", "ScanPostgres", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices",
+                "ScanAggregator", "ScanAgentRuntime", "ScanCore", "ScanNATS", "ScanPostgres", "ScanReconciliation",
+                "ScanServices",
                 "ScanTestSupport", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],

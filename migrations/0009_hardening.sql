@@ -111,7 +111,36 @@ BEGIN
     RETURN total;
 END $$;
 
-ALTER FUNCTION scantrack_create_day_partition(text, date) SET search_path = pg_catalog, public, pg_temp;
-ALTER FUNCTION scantrack_default_days(text) SET search_path = pg_catalog, public, pg_temp;
-ALTER FUNCTION scantrack_set_retention(text, integer) SET search_path = pg_catalog, public, pg_temp;
+-- The partition maker, with every name it creates or reads qualified (its search_path starts with
+-- pg_catalog, where nothing may be created).
+CREATE OR REPLACE FUNCTION scantrack_create_day_partition(parent text, day date) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+    name   text := parent || '_' || to_char(day, 'YYYYMMDD');
+    col    text;
+    lower  timestamptz := day::timestamp AT TIME ZONE 'UTC';
+    upper  timestamptz := (day + 1)::timestamp AT TIME ZONE 'UTC';
+BEGIN
+    IF to_regclass('public.' || quote_ident(name)) IS NOT NULL THEN
+        RETURN false;
+    END IF;
+    SELECT time_column INTO STRICT col FROM public.retention_settings WHERE table_name = parent;
+    EXECUTE format('CREATE TABLE public.%I (LIKE public.%I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', name, parent);
+    IF to_regclass('public.' || quote_ident(parent || '_default')) IS NOT NULL THEN
+        EXECUTE format('WITH moved AS (DELETE FROM public.%I WHERE %I >= $1 AND %I < $2 RETURNING *) INSERT INTO public.%I SELECT * FROM moved',
+                       parent || '_default', col, col, name) USING lower, upper;
+    END IF;
+    EXECUTE format('ALTER TABLE public.%I ATTACH PARTITION public.%I FOR VALUES FROM (%L) TO (%L)', parent, name, lower, upper);
+    RETURN true;
+END $$;
+CREATE OR REPLACE FUNCTION scantrack_default_days(parent text) RETURNS SETOF date
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+    RETURN QUERY EXECUTE format('SELECT DISTINCT (%I AT TIME ZONE ''UTC'')::date FROM public.%I',
+                                public.scantrack_time_series(parent), parent || '_default');
+END $$;
+CREATE OR REPLACE FUNCTION scantrack_set_retention(name text, keep integer) RETURNS boolean
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    UPDATE public.retention_settings SET days = keep, updated_at = now() WHERE table_name = name RETURNING true
+$$;
 REVOKE ALL ON FUNCTION scantrack_keep_from(text) FROM PUBLIC;

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 import websocket  # websocket-client
@@ -139,11 +140,40 @@ def main():
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--drill", action="append", default=[], help="a drill-down path to open afterwards")
     parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--canary", action="store_true",
+                        help="only open --url and each --drill page, and report for each whether a page-global "
+                             "canary (window.__scantrackCanary) was set by anything on it, its text and its "
+                             "security headers")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
     browser = Browser(args.chromium, args.width, 900)
     result = {}
+    if args.canary:
+        try:
+            for path in [""] + args.drill:
+                url = args.url.rstrip("/") + path if path else args.url
+                browser.open(url)
+                time.sleep(0.5)  # an onerror or a deferred script would have run by now
+                try:
+                    with urllib.request.urlopen(url) as response:
+                        status, headers = response.status, dict(response.getheaders())
+                except urllib.error.HTTPError as error:
+                    status, headers = error.code, dict(error.headers.items())
+                headers = {name.lower(): value for name, value in headers.items()}
+                result[path or "/"] = {
+                    "status": status,
+                    "canary": browser.evaluate("window.__scantrackCanary === undefined ? null : String(window.__scantrackCanary)"),
+                    "text": browser.evaluate("document.body.innerText"),
+                    "scripts": browser.evaluate("document.scripts.length"),
+                    "headers": {k: headers.get(k) for k in ["content-security-policy", "x-content-type-options",
+                                                            "referrer-policy", "x-frame-options"]},
+                }
+        finally:
+            browser.close()
+        json.dump(result, sys.stdout, indent=1)
+        print()
+        return
     try:
         browser.open(args.url)
         before = browser.figures()

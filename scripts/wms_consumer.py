@@ -146,8 +146,10 @@ async def main():
                 where_to = place[family]
                 if tokens[3] != event.get("site") or tokens[4] != event.get(where_to):
                     problems.append(f"{where}: subject does not match site/{where_to} {event.get('site')}/{event.get(where_to)}")
-                if (msg.headers or {}).get("Nats-Msg-Id") != event.get("eventId"):
-                    problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != eventId")
+                # Agents' message ids are the subject and the event id; the aggregator's the event id.
+                expected_id = event.get("eventId") if family in ("item", "pack") else f"{msg.subject}/{event.get('eventId')}"
+                if (msg.headers or {}).get("Nats-Msg-Id") != expected_id:
+                    problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != {expected_id}")
                 if event.get("eventId") in seen:
                     problems.append(f"{where}: eventId {event.get('eventId')} delivered twice")
                 seen.add(event.get("eventId"))

@@ -80,7 +80,9 @@ func printError(_ message: String) {
 func checkSubjectFlags(_ flags: [(name: String, value: String?)], prefix: String) throws {
     for (name, value) in flags {
         if let value, !SubjectToken.isValid(value) {
-            throw ValidationError(SubjectTokenError(field: name, value: value).description)
+            throw ValidationError(
+                "\(name) '\(TerminalText.escaped(value))' is not a subject token: letters, digits, '-' and '_', 1 to \(SubjectToken.maxLength)"
+            )
         }
     }
     if !SubjectToken.isValidSubject(prefix) {

@@ -28,7 +28,8 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         options.security = NATSSecurity.fromEnvironment().overridden(
             by: NATSSecurity(
                 credsFile: config.nats.credsFile, nkeySeedFile: config.nats.nkeySeedFile, caFile: config.nats.tlsCA,
-                certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey, inboxPrefix: config.nats.inboxPrefix))
+                certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey, inboxPrefix: config.nats.inboxPrefix,
+                user: config.nats.user, passwordFile: config.nats.passwordFile, tokenFile: config.nats.tokenFile))
         if options.security.inboxPrefix == nil {
             options.security.inboxPrefix = Self.defaultInboxPrefix(config.camera)
         }

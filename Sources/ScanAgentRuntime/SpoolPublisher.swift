@@ -8,6 +8,11 @@ import ScanServices
 /// restarted server may have lost it). On `stop` it keeps sending until the sink is empty or
 /// `drain` has passed; what is left stays in the spool for the next start.
 public final class SpoolPublisher: Sendable {
+    /// The `Nats-Msg-Id` of an event. JetStream drops a repeated message id stream-wide, so the id
+    /// names the subject (the camera) too: an event id another camera sends, by chance or to
+    /// suppress this camera's event, is never taken as this one's.
+    public static func messageID(subject: String, eventId: String) -> String { subject + "/" + eventId }
+
     let sink: any DurableSink
     let bus: any EventBus
     let delivery: DeliveryState
@@ -86,7 +91,8 @@ public final class SpoolPublisher: Sendable {
                 do {
                     let sent = ContinuousClock.now
                     let duplicate = try bus.publishDurable(
-                        subject: record.subject, bytes: record.payload, messageID: record.eventId)
+                        subject: record.subject, bytes: record.payload,
+                        messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {

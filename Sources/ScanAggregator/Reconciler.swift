@@ -209,14 +209,17 @@ public final class Reconciler: @unchecked Sendable {
 
     // MARK: pack records
 
-    /// A pack's station is the topology's station for the camera that sent the session (ingest
-    /// refused a session naming another): a camera at no station makes no pack record.
+    /// A session that names a station makes a pack record. Its station is the topology's for the
+    /// camera that sent it (ingest refused a session naming another one), so a camera at no
+    /// station of a site the topology describes makes none; on a site the topology does not
+    /// describe, the station the session names (a checked token) stands.
     private func pack(_ store: PassStore, sites: SiteStore, topology: Topology, counts: inout ReconcileCounts)
         throws(PGError)
     {
         for session in try store.takeCompletedSessions(limit: 200) {
-            guard let event = session.event,
-                let station = topology.station(site: session.site, camera: session.camera)?.id
+            guard let event = session.event, let named = event.station,
+                let station = topology.site(session.site) == nil
+                    ? named : topology.station(site: session.site, camera: session.camera)?.id
             else { continue }
             let codes = event.codes.map {
                 CountedCode(value: $0.value, symbology: $0.symbology, count: $0.count, role: $0.role)
@@ -253,7 +256,11 @@ public final class Reconciler: @unchecked Sendable {
             writer.raw("cameras", Array(pass.camerasJSON.utf8))
             writer.raw("missing", Array(pass.missingJSON.utf8))
             writer.field("complete", pass.missingJSON == "[]")
-            guard let subject = subject({ () throws(SubjectTokenError) in try settings.subjects.item(site: pass.site, lane: pass.lane) }) else {
+            guard
+                let subject = subject({ () throws(SubjectTokenError) in
+                    try settings.subjects.item(site: pass.site, lane: pass.lane)
+                })
+            else {
                 try store.markPassPublished(itemId: pass.itemId, revision: pass.revision)
                 continue
             }
@@ -276,7 +283,11 @@ public final class Reconciler: @unchecked Sendable {
             writer.field("startedAt", pack.startedAt)
             writer.field("completedAt", pack.completedAt)
             writer.raw("lines", Array(pack.linesJSON.utf8))
-            guard let subject = subject({ () throws(SubjectTokenError) in try settings.subjects.pack(site: pack.site, station: pack.station) }) else {
+            guard
+                let subject = subject({ () throws(SubjectTokenError) in
+                    try settings.subjects.pack(site: pack.site, station: pack.station)
+                })
+            else {
                 try store.markPackPublished(sessionId: pack.sessionId)
                 continue
             }

@@ -150,6 +150,11 @@ public struct NATSConfig: Sendable, Equatable {
     /// Where replies to the agent's requests arrive; nil: `_INBOX.<site>.<camera id>` (over
     /// SCANTRACK_NATS_INBOX_PREFIX), so that a camera's NATS user may read its own replies only.
     public var inboxPrefix: String?
+    /// A user name with its password in a file, or a token in a file (over SCANTRACK_NATS_USER,
+    /// _PASSWORD_FILE, _TOKEN_FILE): no secret in the config or the URL.
+    public var user: String?
+    public var passwordFile: String?
+    public var tokenFile: String?
     public init() {}
 }
 
@@ -341,14 +346,19 @@ extension AgentConfig {
 
         if let nats = reader.object(
             top["nats"], at: "nats",
-            allowed: ["url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls", "inboxPrefix"])
+            allowed: [
+                "url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls", "inboxPrefix", "user", "passwordFile",
+                "tokenFile",
+            ])
         {
             if let url = reader.string(nats["url"], at: "nats.url") {
                 // One server, or a cluster's servers separated by commas.
                 let servers = url.split(separator: ",", omittingEmptySubsequences: false)
                 if let bad = servers.first(where: { !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }) {
+                    // Shown without what stands before an '@': a URL may hold a user and password.
+                    let shown = bad.lastIndex(of: "@").map { "***" + bad[$0...] } ?? String(bad)
                     reader.fail(
-                        "nats.url", "'\(bad)' is not a NATS URL (nats://host:port, several separated by commas)")
+                        "nats.url", "'\(shown)' is not a NATS URL (nats://host:port, several separated by commas)")
                 } else {
                     config.nats.url = url
                 }
@@ -360,6 +370,12 @@ extension AgentConfig {
             config.nats.credsFile = reader.string(nats["credsFile"], at: "nats.credsFile")
             config.nats.nkeySeedFile = reader.string(nats["nkeySeedFile"], at: "nats.nkeySeedFile")
             config.nats.inboxPrefix = reader.subject(nats["inboxPrefix"], at: "nats.inboxPrefix")
+            config.nats.user = reader.string(nats["user"], at: "nats.user")
+            config.nats.passwordFile = reader.string(nats["passwordFile"], at: "nats.passwordFile")
+            config.nats.tokenFile = reader.string(nats["tokenFile"], at: "nats.tokenFile")
+            if config.nats.passwordFile != nil && config.nats.user == nil {
+                reader.fail("nats.passwordFile", "goes with nats.user")
+            }
             if let tls = reader.object(nats["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
                 config.nats.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
                 config.nats.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")

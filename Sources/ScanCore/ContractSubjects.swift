@@ -31,7 +31,8 @@ public struct ContractSubjects: Sendable, Equatable {
         let parts = [("family", family), ("site", site), ("camera", camera)]
         var subject = "\(prefix).v1"
         for (field, value) in parts {
-            subject += "." + (try value.map { v throws(SubjectTokenError) in try SubjectToken(v, field: field).text } ?? "*")
+            subject +=
+                "." + (try value.map { v throws(SubjectTokenError) in try SubjectToken(v, field: field).text } ?? "*")
         }
         return subject
     }

@@ -91,7 +91,8 @@ public enum EventValidator {
                 throw DeadLetter(
                     .stationMismatch,
                     "the event names station '\(station)' but camera '\(camera)' is "
-                        + (expected.map { "at station '\($0)'" } ?? "at no station") + " of site '\(site)' in the topology")
+                        + (expected.map { "at station '\($0)'" } ?? "at no station")
+                        + " of site '\(site)' in the topology")
             }
         }
     }

@@ -64,9 +64,9 @@ extension JSONValue {
     /// Parses one JSON document (RFC 8259) in time linear in its size. Nesting deeper than
     /// `maxDepth` is refused so that hostile input cannot exhaust the stack, and so is an object
     /// with more than `maxMembers` members.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64, maxMembers: Int = maxMembers) throws(
-        JSONParseError
-    ) -> JSONValue {
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64, maxMembers: Int = maxMembers) throws(JSONParseError)
+        -> JSONValue
+    {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, maxMembers: maxMembers)
         return try parser.document()
     }

@@ -58,7 +58,7 @@ public struct SubjectTokenError: Error, Sendable, Equatable, CustomStringConvert
     public var reason: String {
         let shown = TerminalText.escaped(value.count > 80 ? String(value.prefix(80)) + "…" : value)
         return dotted
-            ? "'\(shown)' is not a subject of tokens separated by dots (letters, digits, '-' and '_', at most \(SubjectToken.maxLength) each)"
+            ? "'\(shown)' is not a subject without wildcards: tokens of letters, digits, '-' and '_' (at most \(SubjectToken.maxLength) each) separated by dots"
             : "'\(shown)' may hold only letters, digits, '-' and '_' (1 to \(SubjectToken.maxLength); it becomes part of a NATS subject)"
     }
 }

@@ -1,4 +1,5 @@
 import CNATS
+import ScanCore
 import Foundation
 
 /// How a program proves who it is to NATS and checks the server, beyond a user and password or a
@@ -20,10 +21,20 @@ public struct NATSSecurity: Sendable, Equatable {
     /// `PREFIX.<unique>.<n>` instead of `_INBOX.…`, so that a server may let each user subscribe
     /// to its own replies only (`_INBOX.dc1.cam-01.>`) and none read another's.
     public var inboxPrefix: String?
+    /// A user name, and its password or a token from a file (a mounted secret), so that neither
+    /// needs to be in the URL (and so in argv or a process listing).
+    public var user: String?
+    public var passwordFile: String?
+    public var tokenFile: String?
+    /// A password or token straight from the environment (SCANTRACK_NATS_PASSWORD, _TOKEN); never
+    /// shown.
+    public var password: String?
+    public var token: String?
 
     public init(
         credsFile: String? = nil, nkeySeedFile: String? = nil, caFile: String? = nil, certFile: String? = nil,
-        keyFile: String? = nil, inboxPrefix: String? = nil
+        keyFile: String? = nil, inboxPrefix: String? = nil, user: String? = nil, passwordFile: String? = nil,
+        tokenFile: String? = nil, password: String? = nil, token: String? = nil
     ) {
         self.credsFile = credsFile
         self.nkeySeedFile = nkeySeedFile
@@ -31,12 +42,20 @@ public struct NATSSecurity: Sendable, Equatable {
         self.certFile = certFile
         self.keyFile = keyFile
         self.inboxPrefix = inboxPrefix
+        self.user = user
+        self.passwordFile = passwordFile
+        self.tokenFile = tokenFile
+        self.password = password
+        self.token = token
     }
 
     /// The environment variables every program reads.
     public static let variables = (
         creds: "SCANTRACK_NATS_CREDS", nkey: "SCANTRACK_NATS_NKEY", ca: "SCANTRACK_NATS_CA",
-        cert: "SCANTRACK_NATS_CERT", key: "SCANTRACK_NATS_KEY", inboxPrefix: "SCANTRACK_NATS_INBOX_PREFIX"
+        cert: "SCANTRACK_NATS_CERT", key: "SCANTRACK_NATS_KEY", inboxPrefix: "SCANTRACK_NATS_INBOX_PREFIX",
+        user: "SCANTRACK_NATS_USER", passwordFile: "SCANTRACK_NATS_PASSWORD_FILE",
+        tokenFile: "SCANTRACK_NATS_TOKEN_FILE",
+        password: "SCANTRACK_NATS_PASSWORD", token: "SCANTRACK_NATS_TOKEN"
     )
 
     /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY and _INBOX_PREFIX (empty ones ignored).
@@ -46,7 +65,9 @@ public struct NATSSecurity: Sendable, Equatable {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         return NATSSecurity(
             credsFile: value(variables.creds), nkeySeedFile: value(variables.nkey), caFile: value(variables.ca),
-            certFile: value(variables.cert), keyFile: value(variables.key), inboxPrefix: value(variables.inboxPrefix))
+            certFile: value(variables.cert), keyFile: value(variables.key), inboxPrefix: value(variables.inboxPrefix),
+            user: value(variables.user), passwordFile: value(variables.passwordFile),
+            tokenFile: value(variables.tokenFile), password: value(variables.password), token: value(variables.token))
     }
 
     /// These settings with `other`'s where it has one (a config file's over the environment's).
@@ -54,7 +75,9 @@ public struct NATSSecurity: Sendable, Equatable {
         NATSSecurity(
             credsFile: other.credsFile ?? credsFile, nkeySeedFile: other.nkeySeedFile ?? nkeySeedFile,
             caFile: other.caFile ?? caFile, certFile: other.certFile ?? certFile, keyFile: other.keyFile ?? keyFile,
-            inboxPrefix: other.inboxPrefix ?? inboxPrefix)
+            inboxPrefix: other.inboxPrefix ?? inboxPrefix, user: other.user ?? user,
+            passwordFile: other.passwordFile ?? passwordFile, tokenFile: other.tokenFile ?? tokenFile,
+            password: other.password ?? password, token: other.token ?? token)
     }
 
     var usesTLS: Bool { caFile != nil || certFile != nil || keyFile != nil }
@@ -85,8 +108,27 @@ public struct NATSSecurity: Sendable, Equatable {
                 natsOptions_SetUserCredentialsFromFiles(options, credsFile, nil))
         }
         if let inboxPrefix {
+            guard SubjectToken.isValidSubject(inboxPrefix) else {
+                throw NATSError(
+                    function: "inbox prefix", input: TerminalText.escaped(inboxPrefix),
+                    message: "not a subject of tokens (letters, digits, '-' and '_') separated by dots")
+            }
             try NATSError.check(
                 "natsOptions_SetCustomInboxPrefix", inboxPrefix, natsOptions_SetCustomInboxPrefix(options, inboxPrefix))
+        }
+        if let user {
+            guard
+                let secret = try passwordFile.map({ path throws(NATSError) in try Self.secret(path, "password") })
+                    ?? password
+            else {
+                throw NATSError(
+                    function: "NATS user", input: user,
+                    message: "a user needs its password: \(Self.variables.passwordFile) (or nats.passwordFile)")
+            }
+            try NATSError.check("natsOptions_SetUserInfo", user, natsOptions_SetUserInfo(options, user, secret))
+        }
+        if let secret = try tokenFile.map({ path throws(NATSError) in try Self.secret(path, "token") }) ?? token {
+            try NATSError.check("natsOptions_SetToken", url, natsOptions_SetToken(options, secret))
         }
         if let nkeySeedFile {
             let publicKey = try Self.nkeyPublicKey(nkeySeedFile)
@@ -94,6 +136,21 @@ public struct NATSSecurity: Sendable, Equatable {
                 "natsOptions_SetNKeyFromSeed", nkeySeedFile,
                 natsOptions_SetNKeyFromSeed(options, publicKey, nkeySeedFile))
         }
+    }
+
+    /// The first line of a secret file (a password or token); the file is named in errors, its
+    /// content never.
+    static func secret(_ path: String, _ what: String) throws(NATSError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw NATSError(function: "read \(what) file", input: path, message: "cannot read the file")
+        }
+        let line =
+            String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !line.isEmpty else {
+            throw NATSError(function: "read \(what) file", input: path, message: "the file is empty")
+        }
+        return line
     }
 
     /// The public key (`U…`, 56 characters) in an NKey seed file.

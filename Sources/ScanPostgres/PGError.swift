@@ -37,19 +37,66 @@ public struct PGError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A DSN with its password replaced, for messages and logs. Handles both `key=value` strings
-/// and `postgresql://user:pass@host/db` URIs.
+/// A DSN with its secrets replaced by `***`, for messages and logs: the password in a URI's user
+/// part, `password` and `sslpassword` in a URI's query, and in `key=value` strings (spaces around
+/// `=`, quoted values with escapes). Something that cannot be read as either form is not shown.
 public func redactedDSN(_ dsn: String) -> String {
+    let secretKeys: Set<String> = ["password", "sslpassword"]
     if let schemeEnd = dsn.firstRange(of: "://") {
-        let rest = dsn[schemeEnd.upperBound...]
-        guard let at = rest.firstIndex(of: "@") else { return dsn }
-        let userInfo = rest[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return dsn }
-        return String(dsn[..<schemeEnd.upperBound]) + userInfo[..<colon] + ":***" + rest[at...]
+        var rest = Substring(dsn[schemeEnd.upperBound...])
+        var head = String(dsn[..<schemeEnd.upperBound])
+        // user:password@host — the authority ends at the first '/', '?' or '#'.
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            head += (userInfo.firstIndex(of: ":").map { String(userInfo[..<$0]) + ":***" } ?? String(userInfo))
+            rest = rest[at...]
+        }
+        guard let question = rest.firstIndex(of: "?") else { return head + rest }
+        let query = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map {
+            pair -> String in
+            let key = pair.prefix { $0 != "=" }.lowercased()
+            return secretKeys.contains(key) ? key + "=***" : String(pair)
+        }
+        return head + rest[...question] + query.joined(separator: "&")
     }
-    var parts: [String] = []
-    for part in dsn.split(separator: " ", omittingEmptySubsequences: true) {
-        if part.lowercased().hasPrefix("password=") { parts.append("password=***") } else { parts.append(String(part)) }
+    // key = value pairs; a value is a word or a single-quoted string with \' and \\ escapes.
+    var out = ""
+    var index = dsn.startIndex
+    func skipSpaces() { while index < dsn.endIndex, dsn[index].isWhitespace { index = dsn.index(after: index) } }
+    while true {
+        skipSpaces()
+        guard index < dsn.endIndex else { break }
+        let keyStart = index
+        while index < dsn.endIndex, dsn[index] != "=", !dsn[index].isWhitespace { index = dsn.index(after: index) }
+        let key = dsn[keyStart..<index].lowercased()
+        skipSpaces()
+        guard index < dsn.endIndex, dsn[index] == "=" else { return "(a connection string that cannot be shown)" }
+        index = dsn.index(after: index)
+        skipSpaces()
+        let valueStart = index
+        if index < dsn.endIndex, dsn[index] == "'" {
+            index = dsn.index(after: index)
+            var closed = false
+            while index < dsn.endIndex {
+                if dsn[index] == "\\" {
+                    index = dsn.index(after: index)
+                    if index < dsn.endIndex { index = dsn.index(after: index) }
+                    continue
+                }
+                if dsn[index] == "'" {
+                    index = dsn.index(after: index)
+                    closed = true
+                    break
+                }
+                index = dsn.index(after: index)
+            }
+            guard closed else { return "(a connection string that cannot be shown)" }
+        } else {
+            while index < dsn.endIndex, !dsn[index].isWhitespace { index = dsn.index(after: index) }
+        }
+        if !out.isEmpty { out += " " }
+        out += secretKeys.contains(key) ? key + "=***" : key + "=" + dsn[valueStart..<index]
     }
-    return parts.joined(separator: " ")
+    return out
 }

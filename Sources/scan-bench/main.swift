@@ -59,16 +59,17 @@ func jsonBench() {
     ]
     for item in cases {
         var outcome = ""
-        let best = (0..<5).map { _ in
-            milliseconds {
-                do {
-                    _ = try JSONValue.parse(item.bytes, maxMembers: item.maxMembers)
-                    outcome = "parsed"
-                } catch {
-                    outcome = "refused"
+        let best =
+            (0..<5).map { _ in
+                milliseconds {
+                    do {
+                        _ = try JSONValue.parse(item.bytes, maxMembers: item.maxMembers)
+                        outcome = "parsed"
+                    } catch {
+                        outcome = "refused"
+                    }
                 }
-            }
-        }.min() ?? 0
+            }.min() ?? 0
         print("| \(item.label) | \(item.bytes.count) | \(outcome) | \(String(format: "%.2f", best)) ms |")
     }
 }

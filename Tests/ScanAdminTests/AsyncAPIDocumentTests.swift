@@ -70,8 +70,10 @@ struct AsyncAPIDocumentTests {
         let subjects = ContractSubjects()
         // Built with tokens, then the tokens named as the document's placeholders.
         func placeholders(_ subject: String) -> String {
-            ["SITE": "{site}", "CAMERA": "{camera}", "LANE": "{lane}", "STATION": "{station}", "REASON": "{reason}",
-             "VERB": "{verb}"].reduce(subject) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+            [
+                "SITE": "{site}", "CAMERA": "{camera}", "LANE": "{lane}", "STATION": "{station}", "REASON": "{reason}",
+                "VERB": "{verb}",
+            ].reduce(subject) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
         }
         let expected =
             try ["sighting", "session", "noread", "track", "status"].map {

@@ -41,7 +41,7 @@ struct DashboardTests {
             TrendChart.Hour(label: "2026-11-25 09:00", passes: 0, decoded: 0, noReads: 0),
             TrendChart.Hour(label: "2026-11-25 10:00", passes: 2, decoded: 3, noReads: 1),
         ]
-        let svg = TrendChart(hours: hours, shifts: [(0, "2026-11-25/early")]).svg(title: "Lane <L1> & \"x\"")
+        let svg = TrendChart(hours: hours, shifts: [(0, "2026-11-25/early")]).svg(title: "Lane <L1> & \"x\"").markup
         #expect(svg.contains("data-hours=\"3\""))
         #expect(svg.components(separatedBy: "item passes</title></rect>").count - 1 == 2)
         #expect(svg.components(separatedBy: "<circle").count - 1 == 2)
@@ -89,7 +89,7 @@ struct DashboardTests {
                    ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z')
             """)
         let views = try DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
-        let now = try views.now()
+        let now = try views.now().markup
 
         // The figures, as `scanadmin report --shift current` gives them at the same time.
         let result = try seeded.run([
@@ -117,14 +117,14 @@ struct DashboardTests {
         #expect(now.contains("data-state>never heard<"), "cameras of the topology that never sent a heartbeat")
 
         // Drill-downs and unknown ids.
-        let lane = try #require(try views.lanePage(site: "dc1", lane: "L1"))
+        let lane = try #require(try views.lanePage(site: "dc1", lane: "L1")?.markup)
         #expect(lane.contains("src=\"/noreads/nr-1\""))
         #expect(lane.contains("<svg") && lane.contains("data-hours=\"24\""))
         #expect(try views.lanePage(site: "nowhere", lane: "L1") == nil)
-        let pack = try #require(try views.pack(sessionId: "s2"))
+        let pack = try #require(try views.pack(sessionId: "s2")?.markup)
         #expect(pack.contains("data-figure=\"verdict\">short<"))
         #expect(try views.pack(sessionId: "s'; DROP TABLE pack_records; --") == nil)
-        let camera = try #require(try views.camera("cam-01"))
+        let camera = try #require(try views.camera("cam-01")?.markup)
         #expect(camera.contains("data-figure=\"heartbeats\" data-value=\"3\""))
         #expect(try views.camera("cam-99") == nil)
         #expect(try db.query("SELECT count(*) AS n FROM pack_records").named("packs").first?.int("n") == 4)
@@ -137,7 +137,8 @@ struct DashboardTests {
         let seeded = try ReportCommandTests.database()
         defer { seeded.drop() }
         try ReportCommandTests.seedNight(seeded.database)
-        let database = DashboardDatabase(dsn: seeded.environment["SCANTRACK_PG"] ?? "")
+        let database = DashboardDatabase(
+            dsn: seeded.environment["SCANTRACK_PG"] ?? "", statementTimeoutMilliseconds: 10_000)
         await #expect(throws: PGError.self) {
             try await database.read { try $0.execute("DELETE FROM sightings") }
         }

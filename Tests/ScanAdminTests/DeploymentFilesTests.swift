@@ -29,26 +29,63 @@ struct DeploymentFilesTests {
         #expect(try ProcessRunner.run(tool, ["-f", broken, "config", "-q"]).status != 0)
     }
 
-    @Test("the compose file holds no password: PostgreSQL and every program read it from a mounted secret file")
-    func secretsAreFiles() throws {
-        let compose = try String(contentsOfFile: Self.docker + "/compose.yaml", encoding: .utf8)
-        #expect(
-            !compose.contains("POSTGRES_PASSWORD:") && !compose.contains("${POSTGRES_PASSWORD"), "no default password")
-        #expect(!compose.lowercased().contains("password="), "no password in a DSN")
-        #expect(compose.contains("POSTGRES_PASSWORD_FILE: /run/secrets/postgres_password"))
-        #expect(compose.contains("SCANTRACK_PG_PASSWORD_FILE: /run/secrets/postgres_password"))
-        #expect(compose.contains("file: ./secrets/postgres_password"))
-        // Each service given the DSN (the shared environment) also mounts the secret.
-        var chunks: [String] = []  // one a top-level entry or service (a line indented by two spaces)
-        for line in compose.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  ") && !line.hasPrefix("   ") || chunks.isEmpty { chunks.append("") }
-            chunks[chunks.count - 1] += line + "\n"
+    /// The compose file as it was before it was made secure by default: every rule is broken once.
+    static let insecureCompose = """
+        version: "3.8"
+        services:
+          nats:
+            image: nats:2.10
+            command: ["-js", "-sd", "/data", "-m", "8222"]
+            ports: ["4222:4222", "8222:8222"]
+          postgres:
+            image: postgres:15
+            environment: {POSTGRES_USER: scantrack, POSTGRES_HOST_AUTH_METHOD: trust, POSTGRES_PASSWORD: secret}
+            ports: ["0.0.0.0:5432:5432"]
+          aggregator:
+            image: scantrack/aggregator
+            environment:
+              SCANTRACK_NATS: nats://aggregator:pass@nats:4222
+              SCANTRACK_PG: host=postgres user=scantrack dbname=scantrack
+          agent-cam-01:
+            image: scantrack/agent
+            environment: {SCANTRACK_NATS: nats://nats:4222}
+
+        """
+
+    @Test(
+        "the compose file is secure by default (scripts/compose_policy.py passes), and the check names every rule an insecure file breaks"
+    )
+    func securePolicy() throws {
+        let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
+        let policy = TestEnvironment.repoRoot + "/scripts/compose_policy.py"
+        let shipped = try ProcessRunner.run(python, [policy, Self.docker + "/compose.yaml"])
+        #expect(shipped.status == 0, "\(shipped.stdoutText)\(shipped.stderr)")
+        #expect(shipped.stdoutText.contains("compose policy: ok"))
+
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.insecureCompose.write(toFile: dir + "/compose.yaml", atomically: true, encoding: .utf8)
+        let insecure = try ProcessRunner.run(python, [policy, dir + "/compose.yaml"])
+        #expect(insecure.status == 1)
+        for expected in [
+            "'version' key", "nats: port 4222 is published on every interface", "nats: port 8222 is published",
+            "postgres: port 5432 is published", "nats: nats-server runs without a config file",
+            "postgres: POSTGRES_HOST_AUTH_METHOD is trust", "postgres: PostgreSQL runs without ssl=on",
+            "postgres: POSTGRES_PASSWORD holds a secret in the environment",
+            "aggregator: logs into PostgreSQL as the superuser scantrack",
+            "aggregator: PostgreSQL without sslmode=verify-full", "aggregator: SCANTRACK_NATS carries credentials",
+            "aggregator: NATS without TLS", "agent-cam-01: no NATS password file",
+        ] {
+            #expect(insecure.stdoutText.contains(expected), "\(expected) in:\n\(insecure.stdoutText)")
         }
-        let services = chunks.filter { $0.contains("environment: *scantrack-env") }
-        #expect(services.count == 3)
-        for service in services { #expect(service.contains("secrets: [postgres_password]"), "\(service.prefix(40))") }
+
+        let compose = try String(contentsOfFile: Self.docker + "/compose.yaml", encoding: .utf8)
+        // The only assignments of a password are nats-server's, each read from its secret file.
+        for line in compose.split(separator: "\n") where line.lowercased().contains("password=") {
+            #expect(line.contains("_PASSWORD=\"$$(cat /run/secrets/nats_"), "\(line)")
+        }
         let ignored = try String(contentsOfFile: Self.docker + "/secrets/.gitignore", encoding: .utf8)
-        #expect(ignored.contains("postgres_password"), "the secret is kept out of git")
+        #expect(ignored.hasPrefix("# Made by scripts/compose-secrets.sh") && ignored.contains("\n*\n"))
         let dockerfile = try String(contentsOfFile: Self.docker + "/Dockerfile", encoding: .utf8)
         #expect(dockerfile.components(separatedBy: "USER scantrack").count - 1 >= 2, "runtime stages run as scantrack")
     }
@@ -77,6 +114,7 @@ struct DeploymentFilesTests {
         let agent = try #require(FileManager.default.contents(atPath: Self.docker + "/agent-cam-01.json"))
         let config = try AgentConfig.parse(Array(agent), file: "agent-cam-01.json")
         #expect(config.source.kind == .v4l2 && config.source.device == "/dev/video0")
+        #expect(config.nats.url.hasPrefix("tls://"), "the agent reaches NATS over TLS")
         #expect(config.metricsListen == "0.0.0.0:9464")
         let topology = try #require(FileManager.default.contents(atPath: Self.docker + "/topology.json"))
         #expect(try Topology.parse(Array(topology), file: "topology.json").lane(site: "dc1", camera: "cam-01") != nil)

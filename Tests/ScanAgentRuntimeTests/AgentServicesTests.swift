@@ -66,7 +66,9 @@ struct AgentServicesTests {
         }
         try await rig.agent.group(stopsOnSignals: false).run()
         let durable = rig.bus.durable
-        #expect(durable.map(\.messageID) == rig.sink.appended.map(\.eventId), "sent in spool order, each once")
+        #expect(
+            durable.map(\.messageID) == rig.sink.appended.map { $0.subject + "/" + $0.eventId },
+            "sent in spool order, each once, the message id naming the subject")
         #expect(rig.kinds(durable) == ["session.started", "sighting", "sighting", "session.completed"])
         #expect(durable.compactMap { $0.json?["value"]?.stringValue } == ["A", "B"])
         #expect(rig.sink.depth == 0)
@@ -161,7 +163,7 @@ struct SpoolPublisherTests {
         #expect(await AgentServicesTests.waitUntil { sink.depth == 0 })
         stop.stop()
         worker.wait()
-        #expect(bus.durable.map(\.messageID) == (0..<250).map { "e\($0)" })
+        #expect(bus.durable.map(\.messageID) == (0..<250).map { "st.v1.sighting.dc1.cam-1/e\($0)" })
         #expect(delivery.published == 250)
         #expect(clock.sleeps.prefix(4) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)])
         #expect(sink.cursorSaves >= 3, "the cursor is saved after every round")

@@ -115,7 +115,8 @@ enum AgentRunHarness {
         #expect(sessions.count == offline.sessionEvents, sourceLocation: sourceLocation)
         for entry in events {
             #expect(
-                entry.msgId == entry.event["eventId"]?.stringValue, "Nats-Msg-Id is the event id",
+                entry.msgId == entry.subject + "/" + (entry.event["eventId"]?.stringValue ?? "-"),
+                "Nats-Msg-Id is the subject and the event id",
                 sourceLocation: sourceLocation)
         }
     }

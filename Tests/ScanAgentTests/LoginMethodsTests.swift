@@ -22,6 +22,8 @@ struct LoginMethodsTests {
         var environment: [String: String] = [:]
         /// What the agent's config adds to its `nats` object.
         var agentNATS: String = ""
+        /// What must appear in no log line or error of the run.
+        var secrets: [String] = []
     }
 
     static func methods(in folder: String) throws -> [Method] {
@@ -31,12 +33,25 @@ struct LoginMethodsTests {
         let setup = try NATSAuthFixtures.operatorSetup(in: folder)
         try setup.serverConfig.write(toFile: folder + "/operator.conf", atomically: true, encoding: .utf8)
         let certificates = try TestCertificates(in: folder + "/tls")
+        try "f1le-pa55word\n".write(toFile: folder + "/nats-password", atomically: true, encoding: .utf8)
+        try "f1le-t0k3n\n".write(toFile: folder + "/nats-token", atomically: true, encoding: .utf8)
         return [
             Method(
                 description: "user and password", serverArguments: ["--user", "cam", "--pass", "pa55"],
-                url: { "nats://cam:pa55@127.0.0.1:\($0)" }),
+                url: { "nats://cam:pa55@127.0.0.1:\($0)" }, secrets: ["pa55"]),
             Method(
-                description: "token", serverArguments: ["--auth", "t0k3n"], url: { "nats://t0k3n@127.0.0.1:\($0)" }),
+                description: "token", serverArguments: ["--auth", "t0k3n"], url: { "nats://t0k3n@127.0.0.1:\($0)" },
+                secrets: ["t0k3n"]),
+            Method(
+                description: "user and a password file (no secret in the URL or argv)",
+                serverArguments: ["--user", "cam", "--pass", "f1le-pa55word"], url: { "nats://127.0.0.1:\($0)" },
+                environment: ["SCANTRACK_NATS_USER": "cam", "SCANTRACK_NATS_PASSWORD_FILE": folder + "/nats-password"],
+                agentNATS: #", "user": "cam", "passwordFile": "\#(folder)/nats-password""#, secrets: ["f1le-pa55word"]),
+            Method(
+                description: "a token file", serverArguments: ["--auth", "f1le-t0k3n"],
+                url: { "nats://127.0.0.1:\($0)" },
+                environment: ["SCANTRACK_NATS_TOKEN_FILE": folder + "/nats-token"],
+                agentNATS: #", "tokenFile": "\#(folder)/nats-token""#, secrets: ["f1le-t0k3n"]),
             Method(
                 description: "NKey", serverArguments: ["-c", folder + "/nkey.conf"],
                 url: { "nats://127.0.0.1:\($0)" }, environment: ["SCANTRACK_NATS_NKEY": nkey.seedFile],
@@ -110,6 +125,11 @@ struct LoginMethodsTests {
             aggregator.terminate()
             #expect(H.waitForExit(aggregator, seconds: 30))
             #expect(aggregator.terminationStatus == 0, "\(method)")
+            // No log line or error of any program holds the secret.
+            for log in ["agent.log", "aggregator.log", "tail.log", "tail.out"] {
+                let text = (try? String(contentsOfFile: folder + "/" + log, encoding: .utf8)) ?? ""
+                for secret in method.secrets { #expect(!text.contains(secret), "\(method.description): \(log)") }
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScanAgentRuntime
 import ScanCore
 import ScanNATS
 import ScanPostgres
@@ -156,6 +157,45 @@ struct IngestTests {
         var published = 0
         while try watcher.next(timeoutMilliseconds: 500) != nil { published += 1 }
         #expect(published == bad.count)
+    }
+
+    @Test(
+        "cam-01 publishes cam-02's event ids first, on its own subject: every cam-02 event is still stored, under cam-02, and cam-01's under cam-01"
+    )
+    func anotherCamerasIds() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let prefix = world.settings.prefix
+        let cam01 = "\(prefix).v1.sighting.dc1.cam-01"
+        let cam02 = "\(prefix).v1.sighting.dc1.cam-02"
+        // cam-01 sends events carrying the ids cam-02 will use, with those ids as message ids (as
+        // agents did) and with its own subject's message ids (as agents do). (Forging cam-02's
+        // message id would need cam-02's run id: 128 random bits, shown nowhere.)
+        for n in 0..<10 {
+            let stolen = String(decoding: Self.sighting(n, camera: "cam-02"), as: UTF8.self)
+                .replacingOccurrences(of: #""camera":"cam-02""#, with: #""camera":"cam-01""#)
+            _ = try world.jetStream.publish(
+                subject: cam01, bytes: Array(stolen.utf8), messageID: "cam-02-run-\(n).sighting")
+            _ = try world.jetStream.publish(
+                subject: cam01, bytes: Array(stolen.utf8),
+                messageID: SpoolPublisher.messageID(subject: cam01, eventId: "cam-02-run-\(n).sighting"))
+        }
+        // Then cam-02's own events, as its agent publishes them.
+        for n in 0..<10 {
+            let duplicate = try world.jetStream.publish(
+                subject: cam02, bytes: Self.sighting(n, camera: "cam-02"),
+                messageID: SpoolPublisher.messageID(subject: cam02, eventId: "cam-02-run-\(n).sighting")
+            ).duplicate
+            #expect(!duplicate, "JetStream took cam-02's event \(n) for another's")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        try Self.drain(ingestor) { try Self.count(world.database, "SELECT count(*) FROM sightings") >= 20 }
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings WHERE camera = 'cam-02'") == 10)
+        #expect(try Self.count(world.database, "SELECT count(*) FROM sightings WHERE camera = 'cam-01'") == 10)
+        #expect(
+            try Self.count(
+                world.database, "SELECT count(DISTINCT event_id) FROM sightings WHERE event_id LIKE 'cam-02-run-%'")
+                == 10)
     }
 
     @Test(

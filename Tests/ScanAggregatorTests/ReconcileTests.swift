@@ -323,6 +323,47 @@ struct ReconcileTests {
         try Self.wmsCheck(world, expectItems: 0, packs: cases.count)
     }
 
+    @Test(
+        "a station or lane holding CR LF, a space or protocol is a bad-token dead letter, one other than the topology's a mismatch; the good pack after them is published and the agents' stream is untouched"
+    )
+    func hostilePlaces() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        let prefix = world.settings.prefix
+        let subject = "\(prefix).v1.session.dc1.cam-10"
+        let injected = "pack-01\r\nPUB $JS.API.STREAM.DELETE.\(world.settings.agentStream) 0\r\n\r\nPUB x 0\r\n"
+        for (id, station) in [("s-inject", injected), ("s-space", "pack 01"), ("s-other", "pack-02")] {
+            _ = try world.jetStream.publish(
+                subject: subject,
+                bytes: Self.sessionCompleted(id, orderId: nil, codes: [("4006381333931", 1, nil)], station: station),
+                messageID: id)
+        }
+        // cam-01 is on lane L1: a sighting that claims L9 would move its reads into another lane's figures.
+        let moved = String(decoding: W.sighting(1, camera: "cam-01"), as: UTF8.self)
+            .replacingOccurrences(of: #""status":"#, with: #""lane":"L9","status":"#)
+        _ = try world.jetStream.publish(
+            subject: "\(prefix).v1.sighting.dc1.cam-01", bytes: Array(moved.utf8), messageID: "moved")
+        _ = try world.jetStream.publish(
+            subject: subject,
+            bytes: Self.sessionCompleted("s-good", orderId: nil, codes: [("4006381333931", 1, nil)]),
+            messageID: "good")
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM pack_records WHERE published") == 1
+                && W.count(world.database, "SELECT count(*) FROM dead_letters") == 4
+        }
+        let reasons = try world.database.query("SELECT reason, detail FROM dead_letters ORDER BY reason").rows
+        #expect(reasons.map { $0[0] ?? "" } == ["bad-token", "bad-token", "lane-mismatch", "station-mismatch"])
+        #expect(reasons.allSatisfy { !($0[1] ?? "").contains("\r\n") }, "details show the value escaped")
+        #expect(try W.count(world.database, "SELECT count(*) FROM sightings") == 0)
+        let packs = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.pack.>")
+        #expect(packs.map(\.subject) == ["\(prefix).v1.pack.dc1.pack-01"])
+        #expect(packs.first?.event["sessionId"] == .string("s-good"))
+        #expect(try world.jetStream.replicas(ofStream: world.settings.agentStream) == 1, "the agents' stream is there")
+    }
+
     /// The WMS-style consumer (Python, nats-py) reads the results and validates them against
     /// docs/schema/item.schema.json and pack.schema.json.
     static func wmsCheck(_ world: IngestTests.World, expectItems: Int, packs: Int) throws {

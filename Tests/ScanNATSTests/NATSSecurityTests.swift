@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 import ScanTestSupport
 import Testing
 
@@ -233,5 +234,71 @@ struct NATSSecurityTests {
         #expect(
             NATSSecurity.fromEnvironment(["SCANTRACK_NATS_CREDS": "/etc/scantrack/cam.creds", "SCANTRACK_NATS_CA": ""])
                 == NATSSecurity(credsFile: "/etc/scantrack/cam.creds"))
+    }
+}
+
+/// docker/nats/nats-tls.conf, what docker/compose.yaml runs, with secrets made by
+/// scripts/compose-secrets.sh: TLS and a password from a file for every program, JetStream in a
+/// capped account, and the payload limit.
+@Suite("compose NATS: TLS, password files, limits", .enabled(if: TestEnvironment.natsEnabled))
+struct ComposeNATSTests {
+    @Test(
+        "the compose NATS config takes the aggregator over TLS with its password file, refuses plain connections and wrong passwords (not echoed), holds the contract's streams and refuses an oversized message"
+    )
+    func composeConfig() throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let made = try ProcessRunner.run("/bin/bash", [TestEnvironment.repoRoot + "/scripts/compose-secrets.sh", dir])
+        try #require(made.status == 0, "\(made.stderr)")
+        func secret(_ name: String) throws -> String {
+            try String(contentsOfFile: dir + "/" + name, encoding: .utf8)
+        }
+        let server = try NATSServerProcess(
+            ["-c", TestEnvironment.repoRoot + "/docker/nats/nats-tls.conf"],
+            environment: [
+                "NATS_STORE_DIR": dir + "/js", "NATS_TLS_CERT": dir + "/nats-cert.pem",
+                "NATS_TLS_KEY": dir + "/nats-key.pem", "CAM_01_PASSWORD": try secret("nats_cam_01_password"),
+                "AGGREGATOR_PASSWORD": try secret("nats_aggregator_password"),
+                "WMS_PASSWORD": try secret("nats_wms_password"),
+                "SCANADMIN_PASSWORD": try secret("nats_scanadmin_password"),
+            ])
+        defer { server.stop() }
+        func options(user: String, passwordFile: String) -> NATSConnection.Options {
+            var options = NATSSecurityTests.once()
+            options.security = NATSSecurity(
+                caFile: dir + "/ca.pem", user: user, passwordFile: passwordFile)
+            return options
+        }
+        let aggregator = try NATSConnection(
+            url: "tls://127.0.0.1:\(server.port)",
+            options: options(user: "aggregator", passwordFile: dir + "/nats_aggregator_password"))
+        let jetStream = try aggregator.jetStream()
+        // The contract's streams with their size limits fit the account's JetStream limits.
+        let subjects = ContractSubjects()
+        try jetStream.ensureStream(subjects.agentStreamSpec())
+        try jetStream.ensureStream(subjects.resultsStreamSpec())
+        try jetStream.ensureStream(subjects.deadLetterStreamSpec())
+        // A message over max_payload (3 MB) is refused by the server.
+        #expect(throws: (any Error).self) {
+            try aggregator.publish(
+                subject: "scantrack.v1.item.dc1.L1", bytes: [UInt8](repeating: 0x41, count: 3_500_000))
+            try aggregator.flush(timeoutMilliseconds: 2_000)
+        }
+
+        var plain = NATSSecurityTests.once()
+        plain.security = NATSSecurity(user: "aggregator", passwordFile: dir + "/nats_aggregator_password")
+        #expect(throws: (any Error).self) {
+            _ = try NATSConnection(url: "nats://127.0.0.1:\(server.port)", options: plain)
+        }
+
+        try "not-the-password\n".write(toFile: dir + "/wrong", atomically: true, encoding: .utf8)
+        do {
+            _ = try NATSConnection(
+                url: "tls://127.0.0.1:\(server.port)", options: options(user: "cam-01", passwordFile: dir + "/wrong"))
+            Issue.record("a wrong password was accepted")
+        } catch {
+            #expect("\(error)".contains("Authorization"), "\(error)")
+            #expect(!"\(error)".contains("not-the-password"))
+        }
     }
 }

@@ -206,7 +206,7 @@ struct PartitionTests {
         // Stored events are still unique: a redelivery of one stores nothing.
         #expect(
             try db.query(
-                "INSERT INTO sightings SELECT * FROM sightings WHERE event_id = 'old-365' ON CONFLICT (event_id, first_seen) DO NOTHING"
+                "INSERT INTO sightings SELECT * FROM sightings WHERE event_id = 'old-365' ON CONFLICT (site, camera, event_id, first_seen) DO NOTHING"
             ).affected == 0)
     }
 

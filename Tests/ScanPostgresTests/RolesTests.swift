@@ -20,7 +20,8 @@ struct RolesTests {
             database.drop()
         }
         // Run again after later migrations: no error.
-        try owner.execute(try String(contentsOfFile: TestEnvironment.repoRoot + "/migrations/roles/roles.sql", encoding: .utf8))
+        try owner.execute(
+            try String(contentsOfFile: TestEnvironment.repoRoot + "/migrations/roles/roles.sql", encoding: .utf8))
         func connect(_ login: String) throws -> PGConnection {
             try PGConnection(dsn: try logins.dsn(login), passwordFile: logins.passwordFile(login))
         }
@@ -107,5 +108,78 @@ struct RolesTests {
         ] {
             #expect(refused(operatorDB, sql), "the operator: \(sql)")
         }
+    }
+
+    @Test(
+        "as the operator login: today's and yesterday's partitions and an infinity cutoff are refused or clamped by the stored retention, no temporary table can be made, and a temporary shadow of retention_settings changes nothing"
+    )
+    func maintenanceTrustsNoCaller() throws {
+        let database = try MigratedDatabase(prefix: "st_maint")
+        let owner = database.connection
+        let logins = try RoleLogins(database)
+        defer {
+            logins.drop()
+            database.drop()
+        }
+        let operatorDB = try PGConnection(
+            dsn: try logins.dsn("operator"), passwordFile: logins.passwordFile("operator"))
+        func refused(_ sql: String) -> String? {
+            do {
+                try operatorDB.execute(sql)
+                return nil
+            } catch {
+                return error.sqlState
+            }
+        }
+        // Today's and yesterday's partitions exist (made by the migration) and hold a row each.
+        try owner.execute(
+            """
+            INSERT INTO dead_letters (subject, reason, detail, payload, received_at)
+            VALUES ('s', 'r', 'today', '\\x00', now()), ('s', 'r', 'yesterday', '\\x00', now() - interval '1 day'),
+                   ('s', 'r', 'future', '\\x00', now() + interval '400 days');
+            """)
+        for day in [
+            "(now() AT TIME ZONE 'UTC')::date", "(now() AT TIME ZONE 'UTC')::date - 1",
+            "(now() AT TIME ZONE 'UTC')::date + 1", "(now() AT TIME ZONE 'UTC')::date - 29",
+        ] {
+            #expect(
+                refused("SELECT scantrack_drop_day_partition('dead_letters', \(day))") == "42501",
+                "dead_letters keeps 30 days: \(day)")
+        }
+        // 'infinity' is clamped to the stored retention: the default partition's future row stays.
+        #expect(refused("SELECT scantrack_expire_default('dead_letters', 'infinity', true)") == nil)
+        #expect(refused("SELECT scantrack_expire_rollups('infinity', true)") == nil)
+        #expect(try W.count(owner, "SELECT count(*) FROM dead_letters") == 3, "nothing current was deleted")
+
+        // No temporary tables for program roles.
+        #expect(
+            refused("CREATE TEMP TABLE retention_settings (table_name text, time_column text, days integer)") == "42501"
+        )
+        // With TEMPORARY given back, a shadow of retention_settings still changes nothing: the
+        // functions look in pg_temp last.
+        try owner.execute("GRANT TEMPORARY ON DATABASE \(database.name) TO \(logins.user("operator"))")
+        try operatorDB.execute(
+            """
+            CREATE TEMP TABLE retention_settings (table_name text, time_column text, days integer, updated_at timestamptz);
+            INSERT INTO retention_settings VALUES ('dead_letters', 'received_at', 0, now()), ('rollups', 'bucket', 0, now());
+            """)
+        #expect(
+            refused("SELECT scantrack_drop_day_partition('dead_letters', (now() AT TIME ZONE 'UTC')::date - 3)")
+                == "42501")
+        #expect(refused("SELECT scantrack_expire_default('dead_letters', 'infinity', true)") == nil)
+        #expect(try W.count(owner, "SELECT count(*) FROM dead_letters") == 3)
+        #expect(
+            try owner.query("SELECT days FROM public.retention_settings WHERE table_name = 'dead_letters'").rows.first?[
+                0]
+                == "30")
+    }
+
+    typealias W = Counting
+}
+
+/// `SELECT count(*) …` as an Int.
+enum Counting {
+    static func count(_ database: PGConnection, _ sql: String) throws -> Int {
+        Int(try database.query(sql).rows.first?.first??.description ?? "0") ?? -1
     }
 }

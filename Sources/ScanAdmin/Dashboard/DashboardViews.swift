@@ -350,7 +350,8 @@ struct DashboardViews {
     func lanePage(site id: String, lane: String) throws -> HTMLText? {
         guard let live = try self.lane(site: id, lane: lane), let site = site(id) else { return nil }
         let fragment = "/fragments/lanes/\(HTML.segment(id))/\(HTML.segment(lane))"
-        let body: HTMLText = "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
+        let body: HTMLText =
+            "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
         return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
     }
 

@@ -38,16 +38,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between live updates of the page.") var refreshSeconds: Double = 5
     @Option(help: "Seconds without a heartbeat after which a camera is shown silent.") var silentAfter: Double = 15
     @Option(help: "Shifts in each trend chart (the current one and those before it).") var trendShifts = 3
-    @Option(help: ArgumentHelp("A file whose first line is the dashboard's password (required beyond loopback).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "A file whose first line is the dashboard's password (required beyond loopback).", valueName: "FILE"))
     var authTokenFile: String?
-    @Option(help: ArgumentHelp("A host name browsers use to reach the dashboard (repeatable; loopback names are always allowed).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "A host name browsers use to reach the dashboard (repeatable; loopback names are always allowed).",
+            valueName: "NAME"))
     var allowHost: [String] = []
     @Option(help: "Seconds a query may run before PostgreSQL cancels it.") var statementTimeout: Double = 10
     @Option(help: .hidden) var now: String?
 
     func validate() throws {
         let (host, _) = try Self.address(listen)
-        if !Self.isLoopback(host) && authTokenFile == nil && ProcessInfo.processInfo.environment[Self.tokenVariable] == nil {
+        if !Self.isLoopback(host) && authTokenFile == nil
+            && ProcessInfo.processInfo.environment[Self.tokenVariable] == nil
+        {
             throw ValidationError(
                 "--listen \(listen) is beyond loopback: pass --auth-token-file FILE (or set \(Self.tokenVariable)) so the dashboard asks for a password"
             )
@@ -105,8 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "scanadmin.serve")
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
-        let router = Self.router(database: database, settings: settings)
-        router.add(middleware: DashboardGuard(allowedHosts: hosts, token: try token()))
+        let router = Self.router(
+            database: database, settings: settings,
+            guard: DashboardGuard(allowedHosts: hosts, token: try token()))
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "scanadmin"),
@@ -125,8 +133,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Every route is a GET: nothing the dashboard serves changes anything.
-    static func router(database: DashboardDatabase, settings: DashboardSettings) -> Router<BasicRequestContext> {
+    /// `guard` comes first: Hummingbird applies a middleware to the routes added after it.
+    static func router(
+        database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>
+    ) -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: check)
         @Sendable func html(_ text: HTMLText?, _ what: String) -> Response {
             guard let text else {
                 return page(
@@ -156,13 +168,13 @@ struct ServeCommand: AsyncParsableCommand {
         router.get("/fragments/now") { _, _ in await respond { page(.ok, try await views { try $0.now() }) } }
         router.get("/fragments/trends") { _, _ in await respond { page(.ok, try await views { try $0.trends() }) } }
         router.get("/lanes/:site/:lane") { _, context in
-            let site = try context.parameters.require("site")
-            let lane = try context.parameters.require("lane")
+            let site = try Self.parameter(context, "site")
+            let lane = try Self.parameter(context, "lane")
             return await respond { html(try await views { try $0.lanePage(site: site, lane: lane) }, "site \(site)") }
         }
         router.get("/fragments/lanes/:site/:lane") { _, context in
-            let site = try context.parameters.require("site")
-            let lane = try context.parameters.require("lane")
+            let site = try Self.parameter(context, "site")
+            let lane = try Self.parameter(context, "lane")
             return await respond {
                 guard let text = try await views({ try $0.lane(site: site, lane: lane) }) else {
                     return page(.notFound, "No site \(site).")
@@ -171,15 +183,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         router.get("/packs/:session") { _, context in
-            let session = try context.parameters.require("session")
+            let session = try Self.parameter(context, "session")
             return await respond { html(try await views { try $0.pack(sessionId: session) }, "pack \(session)") }
         }
         router.get("/cameras/:camera") { _, context in
-            let camera = try context.parameters.require("camera")
+            let camera = try Self.parameter(context, "camera")
             return await respond { html(try await views { try $0.camera(camera) }, "camera \(camera)") }
         }
         router.get("/noreads/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter(context, "id")
             return await respond {
                 let image = try await database.read { try NoReadStore(connection: $0).image(id: id) }
                 guard let image, !image.isEmpty else {
@@ -191,6 +203,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         return router
+    }
+
+    /// A path parameter, percent-decoded (links percent-encode ids, which may hold any character).
+    static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
     }
 
     private static func page(_ status: HTTPResponse.Status, _ text: HTMLText) -> Response {
