@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "ScanServices",
             dependencies: [
+                "ScanCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

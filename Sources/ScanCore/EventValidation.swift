@@ -71,29 +71,23 @@ public enum EventValidator {
 
     /// The lane and station an event names must be the topology's for its camera: a camera cannot
     /// move its reads into another lane's figures or its sessions to another station. A site the
-    /// topology does not describe has nothing to check against (its events make no passes or packs).
+    /// topology does not describe has nothing to check against (its events make no item passes;
+    /// its sessions keep the station they name).
     public static func checkPlace(site: String, camera: String, lane: String?, station: String?, topology: Topology)
         throws(DeadLetter)
     {
         guard topology.site(site) != nil else { return }
-        if let lane {
-            let expected = topology.lane(site: site, camera: camera)?.id
-            guard lane == expected else {
-                throw DeadLetter(
-                    .laneMismatch,
-                    "the event names lane '\(lane)' but camera '\(camera)' is "
-                        + (expected.map { "on lane '\($0)'" } ?? "on no lane") + " of site '\(site)' in the topology")
-            }
-        }
-        if let station {
-            let expected = topology.station(site: site, camera: camera)?.id
-            guard station == expected else {
-                throw DeadLetter(
-                    .stationMismatch,
-                    "the event names station '\(station)' but camera '\(camera)' is "
-                        + (expected.map { "at station '\($0)'" } ?? "at no station")
-                        + " of site '\(site)' in the topology")
-            }
+        let places: [(named: String?, expected: String?, reason: DeadLetterReason, kind: String, on: String)] = [
+            (lane, topology.lane(site: site, camera: camera)?.id, .laneMismatch, "lane", "on"),
+            (station, topology.station(site: site, camera: camera)?.id, .stationMismatch, "station", "at"),
+        ]
+        for place in places {
+            guard let named = place.named, named != place.expected else { continue }
+            throw DeadLetter(
+                place.reason,
+                "the event names \(place.kind) '\(named)' but camera '\(camera)' is "
+                    + (place.expected.map { "\(place.on) \(place.kind) '\($0)'" } ?? "\(place.on) no \(place.kind)")
+                    + " of site '\(site)' in the topology")
         }
     }
 }

@@ -148,6 +148,22 @@ struct DashboardTests {
         #expect(count == 7)
     }
 
+    @Test(
+        "a query past the statement timeout is cancelled by PostgreSQL, and the next request is answered",
+        .enabled(if: TestEnvironment.postgresEnabled))
+    func statementTimeout() async throws {
+        let seeded = try ReportCommandTests.database()
+        defer { seeded.drop() }
+        let database = DashboardDatabase(
+            dsn: seeded.environment["SCANTRACK_PG"] ?? "", statementTimeoutMilliseconds: 200)
+        let error = await #expect(throws: PGError.self) {
+            try await database.read { try $0.execute("SELECT pg_sleep(5)") }
+        }
+        #expect(error?.sqlState == "57014", "query_canceled: \(String(describing: error))")
+        let one = try await database.read { try $0.query("SELECT 1 AS n").named("one").first?.int("n") }
+        #expect(one == 1)
+    }
+
     static var releaseBinary: String { TestEnvironment.repoRoot + "/.build/release/scanadmin" }
 
     /// Starts `scanadmin serve` and waits for the address it prints.

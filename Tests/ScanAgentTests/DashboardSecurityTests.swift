@@ -15,6 +15,33 @@ struct DashboardSecurityTests {
         "code": "<img src=x onerror=window.__scantrackCanary='code'>",
     ]
 
+    static func environment(dsn: String) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(["SCANTRACK_PG": dsn, "SCANTRACK_CONFIG": ""]) { _, new in new }
+    }
+
+    /// `scanadmin serve` with `arguments`, and the address it prints once it listens.
+    static func serve(_ arguments: [String], dsn: String, dir: String) throws -> (Process, String) {
+        let serve = try ProcessRunner.start(
+            TestEnvironment.productsDirectory + "/scanadmin", ["serve"] + arguments, environment: environment(dsn: dsn),
+            log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
+        var url = ""
+        _ = Polling.until(seconds: 30) {
+            let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
+            guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else {
+                return false
+            }
+            url = String(line.dropFirst("dashboard: ".count))
+            return true
+        }
+        guard !url.isEmpty else {
+            serve.terminate()
+            throw TestFailure(
+                "scanadmin serve did not start: \((try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "")"
+            )
+        }
+        return (serve, url)
+    }
+
     @Test(
         "a camera state, camera id, order id and decoded value carrying <script> and <img onerror> show as text and do not run; every page has the security headers"
     )
@@ -47,28 +74,12 @@ struct DashboardSecurityTests {
 
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let environment = ProcessInfo.processInfo.environment.merging([
-            "SCANTRACK_PG": migrated.dsn, "SCANTRACK_CONFIG": "",
-        ]) { _, new in new }
-        let serve = try ProcessRunner.start(
-            TestEnvironment.productsDirectory + "/scanadmin",
-            ["serve", "--listen", "127.0.0.1:0", "--refresh-seconds", "0.5"], environment: environment,
-            log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
+        let (serve, url) = try Self.serve(
+            ["--listen", "127.0.0.1:0", "--refresh-seconds", "0.5"], dsn: migrated.dsn, dir: dir)
         defer {
             serve.terminate()
             serve.waitUntilExit()
         }
-        var url = ""
-        #expect(
-            Polling.until(seconds: 30) {
-                let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
-                guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else {
-                    return false
-                }
-                url = String(line.dropFirst("dashboard: ".count))
-                return true
-            })
-        try #require(!url.isEmpty, "\((try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "")")
         let cameraPath = "/cameras/" + (camera.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let result = try ProcessRunner.run(
             python,
@@ -108,7 +119,7 @@ struct DashboardSecurityTests {
         #expect(misdirected.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "421")
         let beyond = try ProcessRunner.run(
             TestEnvironment.productsDirectory + "/scanadmin", ["serve", "--listen", "0.0.0.0:0"],
-            environment: environment)
+            environment: Self.environment(dsn: migrated.dsn))
         #expect(beyond.status == 64 && beyond.stderr.contains("--auth-token-file"), "\(beyond.stderr)")
     }
 
@@ -120,25 +131,14 @@ struct DashboardSecurityTests {
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "correct-horse-battery\n".write(toFile: dir + "/token", atomically: true, encoding: .utf8)
-        let serve = try ProcessRunner.start(
-            TestEnvironment.productsDirectory + "/scanadmin",
-            ["serve", "--listen", "0.0.0.0:0", "--auth-token-file", dir + "/token", "--allow-host", "scan.example"],
-            environment: ProcessInfo.processInfo.environment.merging([
-                "SCANTRACK_PG": migrated.dsn, "SCANTRACK_CONFIG": "",
-            ]) {
-                _, new in new
-            }, log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
+        let (serve, url) = try Self.serve(
+            ["--listen", "0.0.0.0:0", "--auth-token-file", dir + "/token", "--allow-host", "scan.example"],
+            dsn: migrated.dsn, dir: dir)
         defer {
             serve.terminate()
             serve.waitUntilExit()
         }
-        var port = ""
-        #expect(
-            Polling.until(seconds: 30) {
-                let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
-                port = out.split(separator: ":").last.map { String($0.prefix { $0.isNumber }) } ?? ""
-                return !port.isEmpty
-            })
+        let port = url.split(separator: ":").last.map { String($0.prefix { $0.isNumber }) } ?? ""
         func status(host: String, authorization: String?) throws -> String {
             let header = authorization.map { ", 'Authorization': '\($0)'" } ?? ""
             let result = try ProcessRunner.run(
