@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "scan-aggregator", targets: ["scan-aggregator"]),
         .executable(name: "scanadmin", targets: ["scanadmin"]),
         .executable(name: "scan-synth", targets: ["scan-synth"]),
+        .executable(name: "scan-fake-camera", targets: ["scan-fake-camera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // GenICam cameras (GigE Vision, USB3 Vision) through Aravis 0.8.
+        .systemLibrary(name: "CAravis", pkgConfig: "aravis-0.8", providers: [.apt(["libaravis-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
@@ -58,6 +61,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanJPEG", dependencies: ["CTurboJPEG", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanGenICam", dependencies: ["CAravis", "ScanCore"], swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
         .target(
@@ -99,7 +103,8 @@ let package = Package(
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanNATS",
+                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanGenICam",
+                "ScanNATS",
                 "ScanPNG", "ScanJPEG", "ScanMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,6 +136,9 @@ let package = Package(
         ),
         .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(name: "scan-bench", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        // A GigE Vision camera that shows a clip (Aravis's fake camera): tests and demonstrations.
+        .executableTarget(
+            name: "scan-fake-camera", dependencies: ["ScanGenICam", "ScanCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-bench-ingest",
             dependencies: [
@@ -211,7 +219,7 @@ let package = Package(
             dependencies: [
                 "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth",
                 "ScanZBar",
-                "ScanZXing", "ScanPNG", "ScanJPEG", "ScanTestSupport",
+                "ScanZXing", "ScanPNG", "ScanJPEG", "ScanGenICam", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -13,6 +13,8 @@ packages=(
   imagemagick           # converts the shared corpus to grayscale for tests
   libpng-dev            # PNG still images (scan-agent decode)
   libturbojpeg0-dev     # JPEG still images (scan-agent decode), libjpeg-turbo's TurboJPEG API
+  libaravis-dev libusb-1.0-0-dev  # GenICam cameras (GigE Vision, USB3 Vision) through Aravis 0.8
+  aravis-tools          # Aravis's fake GigE Vision camera (arv-fake-gv-camera-0.8) for the camera tests
   libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)

@@ -114,6 +114,9 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             checkpoint = ClipCheckpoint(directory: agentConfig.spool.dir, clip: path, runId: runId, start: start)
+        case .genicam:
+            source = GenICamSource(
+                camera: agentConfig.source.camera, controls: agentConfig.source.controls, clock: clock, logger: logger)
         case .v4l2:
             source = CameraSource(
                 request: CaptureRequest(

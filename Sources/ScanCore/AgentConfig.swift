@@ -23,9 +23,14 @@ public struct AgentConfig: Sendable, Equatable {
 }
 
 public struct SourceConfig: Sendable, Equatable {
-    public enum Kind: String, Sendable { case v4l2, clip }
+    public enum Kind: String, Sendable { case v4l2, clip, genicam }
     public var kind: Kind = .v4l2
     public var device: String = "/dev/video0"
+    /// A GenICam camera (GigE Vision, USB3 Vision) by Aravis id, serial, user id or address; nil:
+    /// the first one found.
+    public var camera: String?
+    /// What is set on the camera at start and after each reconnect.
+    public var controls = CameraControls()
     public var width: Int = 1280
     public var height: Int = 720
     public var fps: Int = 30
@@ -196,9 +201,9 @@ extension AgentConfig {
 
         if let source = reader.object(
             top["source"], at: "source",
-            allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate"])
+            allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls"])
         {
-            if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip"]) {
+            if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip", "genicam"]) {
                 config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
             }
             if let device = reader.string(source["device"], at: "source.device") { config.source.device = device }
@@ -210,6 +215,10 @@ extension AgentConfig {
             }
             if let fps = reader.int(source["fps"], at: "source.fps", range: 1...240) { config.source.fps = fps }
             config.source.path = reader.string(source["path"], at: "source.path")
+            config.source.camera = reader.string(source["camera"], at: "source.camera")
+            if let controls = CameraControls.parse(source["controls"], at: "source.controls", reader: &reader) {
+                config.source.controls = controls
+            }
             if let realtime = reader.bool(source["realtime"], at: "source.realtime") {
                 config.source.realtime = realtime
             }

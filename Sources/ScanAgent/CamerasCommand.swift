@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanGenICam
+
+/// `scan-agent cameras [ID --controls] [--format table|json]`: the first command on a new line.
+struct CamerasCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cameras",
+        abstract: "List the cameras this machine sees (V4L2 devices and GenICam cameras), or one camera's controls.",
+        discussion: """
+            Without ID: every V4L2 device (/dev/video*) and every GenICam camera Aravis finds (GigE Vision on
+            the networks of this machine, USB3 Vision): interface, id, vendor, model, serial and address. The id
+            is what source.camera takes (a serial, a user id or an IP address work too). With ID and --controls:
+            the camera's controls with their current values and ranges (exposure, gain, frame rate, region,
+            binning, pixel format, trigger). Exit codes: 0 listed, 1 the camera cannot be opened, 64 bad usage.
+            """)
+
+    @Argument(help: "A GenICam camera (id, serial, user id or address) whose controls to show.") var id: String?
+    @Flag(help: "Show the camera's controls (with ID).") var controls = false
+    @Option(help: "table or json.") var format = "table"
+    @Flag(help: .hidden) var fake = false
+
+    func validate() throws {
+        guard ["table", "json"].contains(format) else {
+            throw ValidationError("--format '\(format)': use table or json")
+        }
+        if controls && id == nil {
+            throw ValidationError("--controls needs a camera ID (scan-agent cameras lists them)")
+        }
+    }
+
+    func run() throws {
+        if let id {
+            let camera: GenICamCamera
+            do {
+                camera = try GenICamCamera(id: id)
+            } catch {
+                writeStandardError("scan-agent cameras: cannot open \(TerminalText.escaped(id)): \(error)")
+                throw ExitCode.failure
+            }
+            let readings = camera.readings()
+            if format == "json" {
+                let items = readings.map { reading -> String in
+                    var writer = JSONWriter()
+                    writer.field("name", reading.name)
+                    writer.field("value", reading.value)
+                    writer.field("range", reading.range)
+                    return writer.text
+                }
+                var writer = JSONWriter()
+                writer.field("id", id)
+                writer.field("vendor", camera.vendor)
+                writer.field("model", camera.model)
+                writer.field("serial", camera.serial)
+                writer.raw("controls", Array(("[" + items.joined(separator: ",") + "]").utf8))
+                print(writer.text)
+            } else {
+                print(TerminalText.escaped("\(camera.vendor) \(camera.model), serial \(camera.serial)"))
+                print(table(["control", "value", "range"], readings.map { [$0.name, $0.value, $0.range ?? ""] }))
+            }
+            return
+        }
+        var rows: [[String]] = []
+        let devices = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
+        for name in devices.filter({ $0.hasPrefix("video") }).sorted() {
+            rows.append(["v4l2", "/dev/" + name, "", "", "", "/dev/" + name])
+        }
+        for camera in GenICamDevices.list(fake: fake) {
+            rows.append([camera.interface, camera.id, camera.vendor, camera.model, camera.serial, camera.address])
+        }
+        let columns = ["interface", "id", "vendor", "model", "serial", "address"]
+        if format == "json" {
+            let items = rows.map { row -> String in
+                var writer = JSONWriter()
+                for (column, value) in zip(columns, row) { writer.field(column, value) }
+                return writer.text
+            }
+            print("[" + items.joined(separator: ",\n ") + "]")
+        } else if rows.isEmpty {
+            print("no camera found (V4L2: no /dev/video*; GenICam: none answered on this machine's networks or USB)")
+        } else {
+            print(table(columns, rows))
+        }
+    }
+
+    /// An aligned table; cells that came from a camera are shown escaped.
+    func table(_ columns: [String], _ rows: [[String]]) -> String {
+        let cells = rows.map { $0.map(TerminalText.escaped) }
+        var widths = columns.map(\.count)
+        for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        return ([line(columns.map { $0.uppercased() })] + cells.map(line)).joined(separator: "\n")
+    }
+}

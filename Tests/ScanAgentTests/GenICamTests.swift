@@ -1,0 +1,132 @@
+import Foundation
+import ScanCore
+import ScanGenICam
+import ScanNATS
+import ScanTestSupport
+import Testing
+
+/// GenICam cameras against Aravis's fake GigE Vision camera (real GVCP and GVSP over UDP on
+/// loopback), showing rendered clips through `scan-fake-camera`.
+@Suite("GenICam cameras over GigE Vision", .serialized)
+struct GenICamTests {
+    typealias H = AgentRunHarness
+
+    /// A fake camera showing `clip`, on its own loopback address (GVCP's port is fixed), and the
+    /// address: tests of this suite run one at a time.
+    static func fakeCamera(_ clip: String, address: String, serial: String, fps: Double, dir: String) throws -> Process
+    {
+        let process = try ProcessRunner.start(
+            TestEnvironment.productsDirectory + "/scan-fake-camera",
+            [clip, "--address", address, "--serial", serial, "--fps", "\(fps)"],
+            environment: ProcessInfo.processInfo.environment, log: dir + "/camera-\(serial).log",
+            stdoutFile: dir + "/camera-\(serial).out")
+        let up = Polling.until(seconds: 10) {
+            ((try? String(contentsOfFile: dir + "/camera-\(serial).out", encoding: .utf8)) ?? "").contains(
+                "fake camera:")
+        }
+        guard up else {
+            process.terminate()
+            throw TestFailure(
+                "scan-fake-camera did not start: \((try? String(contentsOfFile: dir + "/camera-\(serial).log", encoding: .utf8)) ?? "")"
+            )
+        }
+        return process
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s.
+    static func stop(_ process: Process) {
+        process.terminate()
+        if !Polling.until(seconds: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    @Test(
+        "controls are set and read back by GenICam name over GVCP; a value outside the camera's range is refused naming the key, the camera and the range, or clamped when asked"
+    )
+    func controls() throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = try H.flowClip(frames: 30, seed: 3)
+        let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVCTL", fps: 20, dir: dir)
+        defer { Self.stop(fake) }
+        let camera = try GenICamCamera(id: "127.0.0.1")
+        #expect(camera.serial == "GVCTL")
+        var controls = CameraControls()
+        controls.exposureMicroseconds = 2_000
+        controls.gainDecibels = 3
+        controls.frameRate = 12
+        let (taken, warnings) = try camera.apply(controls)
+        #expect(warnings.isEmpty)
+        let values = Dictionary(uniqueKeysWithValues: taken.map { ($0.name, $0.value) })
+        #expect(values["ExposureTime"] == "2000", "\(taken)")
+        #expect(values["Gain"] == "3", "\(taken)")
+        #expect(values["Width"] == "640" && values["Height"] == "360", "the clip's size: \(taken)")
+        #expect(try camera.standard(.exposure) == 2_000)
+
+        controls.gainDecibels = 40
+        let refused = #expect(throws: GenICamError.self) { try camera.apply(controls) }
+        #expect(refused?.input == "gainDecibels", "\(String(describing: refused))")
+        #expect(
+            refused?.message.contains("source.controls.gainDecibels: 40 is outside 127.0.0.1's Gain range 0…10")
+                == true,
+            "\(String(describing: refused))")
+        controls.clampOutOfRange = true
+        let (clamped, clampWarnings) = try camera.apply(controls)
+        #expect(clampWarnings.count == 1 && clampWarnings[0].contains("set to 10"), "\(clampWarnings)")
+        #expect(clamped.first { $0.name == "Gain" }?.value == "10")
+
+        // The first command on a new line shows the same controls.
+        let shown = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-agent",
+            ["cameras", "127.0.0.1", "--controls", "--format", "json"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let document = try JSONValue.parse(shown.stdoutText)
+        #expect(document["serial"] == .string("GVCTL"))
+        guard case .array(let listed)? = document["controls"] else {
+            Issue.record("no controls: \(shown.stdoutText)")
+            return
+        }
+        #expect(
+            listed.contains { $0["name"] == .string("ExposureTime") && $0["range"]?.stringValue?.contains("…") == true }
+        )
+        let missing = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-agent", ["cameras", "127.0.0.99", "--controls"])
+        #expect(missing.status == 1 && missing.stderr.contains("cannot open 127.0.0.99"), "\(missing.stderr)")
+    }
+
+    @Test(
+        "a rendered conveyor clip shown by a GigE Vision camera reaches a running agent: its sightings are the replay's of the same clip",
+        .enabled(if: TestEnvironment.natsEnabled))
+    func clipThroughCamera() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = 150
+        let clip = try H.flowClip(frames: frames, seed: 12)
+        let expected = try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
+        #expect(!expected.isEmpty)
+        let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
+        defer { Self.stop(fake) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let jetStream = try NATSConnection(url: natsURL).jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let config = try H.config(
+            in: dir,
+            source:
+                #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"exposureMicroseconds": 500, "frameRate": 15}}"#,
+            natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        // The clip's frames at 15 per second, then blank frames until every track has ended.
+        Thread.sleep(forTimeInterval: Double(frames) / 15 + 3)
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+        #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
+        let sightings = try H.streamEvents(jetStream, prefix: prefix).filter {
+            $0.event["type"]?.stringValue == "sighting"
+        }
+        let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
+        #expect(values == expected, "camera \(values) replay \(expected)")
+    }
+}
