@@ -23,12 +23,16 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     private let counters = Counters()
     var state: String { stateWord.current }
     /// Frames delivered incomplete since the start, over every connection.
-    var incompleteFrames: Int { counters.incomplete.withLock { $0 } }
-    var reconnects: Int { counters.reconnects.withLock { $0 } }
+    var health: SourceHealth {
+        SourceHealth(
+            incompleteFrames: counters.incomplete.withLock { $0 }, reconnects: counters.reconnects.withLock { $0 },
+            controls: counters.controls.withLock { $0 })
+    }
 
     final class Counters: Sendable {
         let incomplete = Mutex(0)
         let reconnects = Mutex(0)
+        let controls = Mutex<[AgentStatus.SourceControl]>([])
     }
 
     init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
@@ -43,6 +47,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
         let camera = try GenICamCamera(id: cameraId)
         let (taken, warnings) = try camera.apply(controls)
         for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
+        counters.controls.withLock { $0 = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) } }
         logger.info(
             "camera controls",
             metadata: Dictionary(uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
@@ -69,7 +74,10 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 continue
             }
             connections += 1
-            if connections > 1 { counters.reconnects.withLock { $0 += 1 } }
+            if connections > 1 {
+                counters.reconnects.withLock { $0 += 1 }
+                logger.info("camera back", metadata: ["reconnects": "\(connections - 1)"])
+            }
             logger.info(
                 "camera streaming",
                 metadata: [

@@ -359,6 +359,10 @@ public final class AgentLoop: @unchecked Sendable {
     public func snapshot() -> AgentStatus {
         var status = board.current
         status.sourceState = source.state
+        let health = source.health
+        status.sourceIncompleteFrames = health.incompleteFrames
+        status.sourceReconnects = health.reconnects
+        status.sourceControls = health.controls
         status.framesIn = queue.received
         status.framesProcessed = framesProcessed
         status.framesDropped = queue.dropped

@@ -8,6 +8,8 @@ public struct AgentMetrics: Sendable {
     let framesReceived: Counter
     let framesDecoded: Counter
     let framesDropped: Counter
+    let incompleteFrames: Counter
+    let reconnects: Counter
     let decode: Timer
     let accepted: Counter
     let rejected: Counter
@@ -25,6 +27,8 @@ public struct AgentMetrics: Sendable {
         framesReceived = Counter(label: "scantrack_agent_frames_received_total", dimensions: labels)
         framesDecoded = Counter(label: "scantrack_agent_frames_decoded_total", dimensions: labels)
         framesDropped = Counter(label: "scantrack_agent_frames_dropped_total", dimensions: labels)
+        incompleteFrames = Counter(label: "scantrack_agent_source_incomplete_frames_total", dimensions: labels)
+        reconnects = Counter(label: "scantrack_agent_source_reconnects_total", dimensions: labels)
         decode = Timer(label: "scantrack_agent_decode_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
         accepted = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "accepted")])
         rejected = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "rejected")])
@@ -48,6 +52,9 @@ public struct AgentMetrics: Sendable {
         framesReceived.increment(by: max(0, status.framesIn - (previous?.framesIn ?? 0)))
         framesDecoded.increment(by: max(0, status.framesProcessed - (previous?.framesProcessed ?? 0)))
         framesDropped.increment(by: max(0, status.framesDropped - (previous?.framesDropped ?? 0)))
+        incompleteFrames.increment(
+            by: max(0, status.sourceIncompleteFrames - (previous?.sourceIncompleteFrames ?? 0)))
+        reconnects.increment(by: max(0, status.sourceReconnects - (previous?.sourceReconnects ?? 0)))
         for seconds in latencies { decode.recordSeconds(seconds) }
         liveTracks.record(status.liveTracks)
         spoolEvents.record(status.spoolDepth)

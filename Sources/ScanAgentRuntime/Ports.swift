@@ -19,6 +19,26 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Runs on a thread of its own: puts frames into `queue` until `stop` or the end of the
     /// stream, and finishes the queue at the end of the stream (not on `stop`).
     func capture(into queue: FrameQueue, stop: StopToken)
+    /// What the heartbeat says of the source beyond its state: frames it received incomplete,
+    /// reconnects, the controls the camera took. Read from the heartbeat's thread.
+    var health: SourceHealth { get }
+}
+
+/// A source's counters and settings as the heartbeat reports them.
+public struct SourceHealth: Sendable, Equatable {
+    public var incompleteFrames = 0
+    public var reconnects = 0
+    public var controls: [AgentStatus.SourceControl] = []
+    public init(incompleteFrames: Int = 0, reconnects: Int = 0, controls: [AgentStatus.SourceControl] = []) {
+        self.incompleteFrames = incompleteFrames
+        self.reconnects = reconnects
+        self.controls = controls
+    }
+}
+
+extension FrameSource {
+    /// Sources without counters of their own (clips, V4L2 for now, tests' fakes).
+    public var health: SourceHealth { SourceHealth() }
 }
 
 /// Turns one frame into detections. Used by the decoding thread only.

@@ -5,6 +5,21 @@ public struct AgentStatus: Sendable, Equatable {
     public var sourceType: String = ""
     /// `streaming`, `reconnecting`, `ended`.
     public var sourceState: String = "starting"
+    /// A camera's frames that arrived incomplete (GVSP packets lost) and were not decoded, and the
+    /// times it was opened again after it went away, since the start.
+    public var sourceIncompleteFrames = 0
+    public var sourceReconnects = 0
+    /// The controls as the camera took them (GenICam names), when the source sets any.
+    public var sourceControls: [SourceControl] = []
+
+    public struct SourceControl: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
     public var fpsIn: Double = 0
     public var fpsProcessed: Double = 0
     public var framesIn: Int = 0
@@ -60,6 +75,13 @@ public struct AgentStatus: Sendable, Equatable {
         var source = JSONWriter()
         source.field("type", sourceType)
         source.field("state", sourceState)
+        source.field("incompleteFrames", sourceIncompleteFrames)
+        source.field("reconnects", sourceReconnects)
+        if !sourceControls.isEmpty {
+            var controls = JSONWriter()
+            for control in sourceControls { controls.field(control.name, control.value) }
+            source.raw("controls", controls.finished())
+        }
         writer.raw("source", source.finished())
         writer.field("fpsIn", fpsIn, decimals: 1)
         writer.field("fpsProcessed", fpsProcessed, decimals: 1)

@@ -129,4 +129,62 @@ struct GenICamTests {
         let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
         #expect(values == expected, "camera \(values) replay \(expected)")
     }
+
+    @Test(
+        "the camera stopped and started again mid-run: the agent says reconnecting in its heartbeat, opens it again with its controls, and delivers both clips' sightings, each once",
+        .enabled(if: TestEnvironment.natsEnabled))
+    func reconnect() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try H.flowClip(frames: 60, seed: 31)
+        let second = try H.flowClip(frames: 60, seed: 32)
+        let expected = (try H.offline(first).sightings + H.offline(second).sightings).map {
+            String($0.split(separator: "@")[0])
+        }.sorted()
+        let prefix = TestEnvironment.uniqueName("st")
+        let connection = try NATSConnection(url: natsURL)
+        let jetStream = try connection.jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
+        try connection.flush()
+        var camera = try Self.fakeCamera(first, address: "127.0.0.1", serial: "GVRE1", fps: 15, dir: dir)
+        let config = try H.config(
+            in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"gainDecibels": 2}}"#,
+            natsURL: natsURL, prefix: prefix, extra: #", "tracking": {"maxMissedFrames": 5}"#)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        Thread.sleep(forTimeInterval: 60.0 / 15 + 1.5)
+        // The cable pulled: the camera is gone for 3 s, then back (a reboot), showing the second clip.
+        kill(camera.processIdentifier, SIGKILL)
+        camera.waitUntilExit()
+        Thread.sleep(forTimeInterval: 5)
+        camera = try Self.fakeCamera(second, address: "127.0.0.1", serial: "GVRE2", fps: 15, dir: dir)
+        defer { Self.stop(camera) }
+        Thread.sleep(forTimeInterval: 60.0 / 15 + 3)
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+        #expect(log.contains("camera back"), "\(log)")
+
+        var states: [String] = []
+        var reconnects = 0
+        var gain: String?
+        while let message = try heartbeats.next(timeoutMilliseconds: 100) {
+            let status = try StatusEvent.parse(try JSONValue.parse(message.bytes))
+            states.append(status.status.sourceState)
+            reconnects = max(reconnects, status.status.sourceReconnects)
+            gain = status.status.sourceControls.first { $0.name == "Gain" }?.value ?? gain
+        }
+        #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
+        #expect(reconnects == 1, "\(states)")
+        #expect(gain == "2", "the controls applied again and reported")
+        let sightings = try H.streamEvents(jetStream, prefix: prefix).filter {
+            $0.event["type"]?.stringValue == "sighting"
+        }
+        let ids = sightings.compactMap { $0.event["eventId"]?.stringValue }
+        #expect(Set(ids).count == ids.count, "no event twice")
+        let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
+        #expect(values == expected, "camera \(values) replays \(expected)")
+    }
 }

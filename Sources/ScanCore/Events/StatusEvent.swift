@@ -44,6 +44,18 @@ public struct StatusEvent: Sendable, Equatable {
         let source = try object(event, "source")
         status.sourceType = try source.string("type", maxLength: 32)
         status.sourceState = try source.string("state", maxLength: 32)
+        if source.event["incompleteFrames"] != nil {
+            status.sourceIncompleteFrames = try source.int("incompleteFrames")
+        }
+        if source.event["reconnects"] != nil { status.sourceReconnects = try source.int("reconnects") }
+        if case .object(let controls)? = source.event["controls"] {
+            for (name, value) in controls.prefix(64) {
+                guard case .string(let text) = value, text.utf8.count <= 256, name.utf8.count <= 128 else {
+                    throw DeadLetter(.badValue, "source.controls.\(name) is not a short string")
+                }
+                status.sourceControls.append(AgentStatus.SourceControl(name: name, value: text))
+            }
+        }
         status.fpsIn = try number(fields, "fpsIn")
         status.fpsProcessed = try number(fields, "fpsProcessed")
         status.framesIn = try fields.int("framesIn")
