@@ -20,6 +20,11 @@ static const guint32 scantrack_arv_fake_width = ARV_FAKE_CAMERA_REGISTER_WIDTH;
 static const guint32 scantrack_arv_fake_height = ARV_FAKE_CAMERA_REGISTER_HEIGHT;
 static const guint32 scantrack_arv_fake_frame_period_us = ARV_FAKE_CAMERA_REGISTER_ACQUISITION_FRAME_PERIOD_US;
 
+// The fake camera's share of GVSP packets it does not send (0…1): a lossy network, for tests.
+static inline void scantrack_arv_fake_set_lost_ratio(ArvGvFakeCamera *camera, double ratio) {
+    g_object_set(camera, "gvsp-lost-ratio", ratio, NULL);
+}
+
 // The buffer's bytes, writable: a fill-pattern callback paints into them (their size is stamped
 // only after the callback; the fake camera's payload bounds them).
 static inline void *scantrack_arv_buffer_bytes(ArvBuffer *buffer) {

@@ -16,7 +16,10 @@ public final class ClipCamera {
 
     /// `address`: where it listens (127.0.0.1 for tests); `serial`: its serial number (its
     /// Aravis id is then `Aravis-<serial>`); `framesPerSecond`: its default frame rate.
-    public init(clip: [GrayImage], address: String, serial: String, framesPerSecond: Double) throws(GenICamError) {
+    /// `lostRatio`: the share of GVSP packets it leaves out (0…1), a lossy network for tests.
+    public init(
+        clip: [GrayImage], address: String, serial: String, framesPerSecond: Double, lostRatio: Double = 0
+    ) throws(GenICamError) {
         guard let first = clip.first else {
             throw GenICamError(function: "clip camera", input: serial, message: "the clip has no frame")
         }
@@ -31,6 +34,7 @@ public final class ClipCamera {
                 function: "arv_gv_fake_camera_new", input: "\(address) \(serial)",
                 message: "not running (the address is not this machine's, or GVCP's port 3956 is taken)")
         }
+        if lostRatio > 0 { scantrack_arv_fake_set_lost_ratio(gvCamera, min(1, lostRatio)) }
         let fake = arv_gv_fake_camera_get_fake_camera(gvCamera)
         for (register, value) in [
             (scantrack_arv_fake_sensor_width, first.width), (scantrack_arv_fake_sensor_height, first.height),

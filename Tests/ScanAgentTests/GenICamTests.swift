@@ -187,4 +187,46 @@ struct GenICamTests {
         let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
         #expect(values == expected, "camera \(values) replays \(expected)")
     }
+
+    @Test(
+        "GVSP packets lost on the way: incomplete frames are counted in the heartbeat and never decoded, and no sighting is of a code the clip does not hold",
+        .enabled(if: TestEnvironment.natsEnabled))
+    func packetLoss() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = try H.flowClip(frames: 90, seed: 41)
+        let onLabels = Set(try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) })
+        let camera = try ProcessRunner.start(
+            TestEnvironment.productsDirectory + "/scan-fake-camera",
+            [clip, "--address", "127.0.0.1", "--serial", "GVLOSS", "--fps", "15", "--gvsp-lost-ratio", "5"],
+            environment: ProcessInfo.processInfo.environment, log: dir + "/camera.log", stdoutFile: dir + "/camera.out")
+        defer { Self.stop(camera) }
+        #expect(Polling.until(seconds: 10) { FileManager.default.fileExists(atPath: dir + "/camera.out") })
+        let prefix = TestEnvironment.uniqueName("st")
+        let connection = try NATSConnection(url: natsURL)
+        let jetStream = try connection.jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
+        try connection.flush()
+        let config = try H.config(
+            in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1"}"#, natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        Thread.sleep(forTimeInterval: 90.0 / 15 + 2)
+        agent.terminate()
+        #expect(H.waitForExit(agent, seconds: 30))
+        var incomplete = 0
+        var framesIn = 0
+        while let message = try heartbeats.next(timeoutMilliseconds: 100) {
+            let status = try StatusEvent.parse(try JSONValue.parse(message.bytes)).status
+            incomplete = max(incomplete, status.sourceIncompleteFrames)
+            framesIn = max(framesIn, status.framesIn)
+        }
+        #expect(incomplete > 0, "packets were lost: some frames arrived incomplete")
+        #expect(framesIn + incomplete > 60, "the camera sent its frames: \(framesIn) whole, \(incomplete) incomplete")
+        let values = try H.streamEvents(jetStream, prefix: prefix).filter {
+            $0.event["type"]?.stringValue == "sighting"
+        }.compactMap { $0.event["value"]?.stringValue }
+        #expect(values.allSatisfy(onLabels.contains), "no phantom: \(values) against \(onLabels)")
+    }
 }
