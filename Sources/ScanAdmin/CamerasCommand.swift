@@ -27,9 +27,9 @@ struct CamerasCommand: ParsableCommand {
         var listing = Listing(
             columns: [
                 "camera", "site", "place", "state", "lastHeartbeat", "agoSeconds", "fps", "dropped", "tracks", "spool",
-                "nats", "rules",
+                "nats", "rules", "incomplete", "reconnects", "controls",
             ])
-        listing.numeric = ["agoSeconds", "dropped", "tracks", "spool"]
+        listing.numeric = ["agoSeconds", "dropped", "tracks", "spool", "incomplete", "reconnects"]
         var silent = 0
         for camera in cameras {
             let ago = camera.secondsAgo
@@ -45,7 +45,8 @@ struct CamerasCommand: ParsableCommand {
                 camera.camera, camera.site, place, state, camera.lastSeen ?? "", ago.map(String.init) ?? "",
                 camera.fps ?? "",
                 camera.framesDropped ?? "", camera.liveTracks ?? "", camera.spoolDepth ?? "", camera.nats ?? "",
-                camera.rulesRevision ?? "",
+                camera.rulesRevision ?? "", camera.incompleteFrames ?? "", camera.reconnects ?? "",
+                camera.controls ?? "",
             ])
         }
         print(listing.render(format), terminator: "")

@@ -22,6 +22,11 @@ public struct CameraStore {
         public var sourceState: String?
         /// The agent said it was paused (`scanadmin agent pause`).
         public var paused = false
+        /// A camera's incomplete frames and reconnects since the agent started, and the controls
+        /// it took (`Name=value …`), from the last heartbeat.
+        public var incompleteFrames: String?
+        public var reconnects: String?
+        public var controls: String?
     }
 
     /// Every known camera of `site` (all sites when nil), by site and camera.
@@ -41,7 +46,12 @@ public struct CameraStore {
                    c.last_status->>'liveTracks' AS live_tracks, c.last_status->'spool'->>'depth' AS spool_depth,
                    c.last_status->>'nats' AS nats, c.last_status->'rules'->>'revision' AS rules_revision,
                    c.last_status->'source'->>'state' AS source_state,
-                   coalesce(c.last_status->>'paused', 'false') = 'true' AS paused
+                   coalesce(c.last_status->>'paused', 'false') = 'true' AS paused,
+                   c.last_status->'source'->>'incompleteFrames' AS incomplete_frames,
+                   c.last_status->'source'->>'reconnects' AS reconnects,
+                   (SELECT string_agg(key || '=' || value, ' ' ORDER BY key)
+                    FROM jsonb_each_text(CASE WHEN jsonb_typeof(c.last_status->'source'->'controls') = 'object'
+                                              THEN c.last_status->'source'->'controls' END)) AS controls
             FROM (SELECT DISTINCT ON (camera) camera, site FROM known ORDER BY camera, site) k
             LEFT JOIN cameras c ON c.camera = k.camera
             LEFT JOIN lane_cameras l ON l.camera = k.camera AND l.site = k.site
@@ -59,7 +69,9 @@ public struct CameraStore {
                     liveTracks: try row.optionalText("live_tracks"),
                     spoolDepth: try row.optionalText("spool_depth"), nats: try row.optionalText("nats"),
                     rulesRevision: try row.optionalText("rules_revision"),
-                    sourceState: try row.optionalText("source_state"), paused: try row.bool("paused")))
+                    sourceState: try row.optionalText("source_state"), paused: try row.bool("paused"),
+                    incompleteFrames: try row.optionalText("incomplete_frames"),
+                    reconnects: try row.optionalText("reconnects"), controls: try row.optionalText("controls")))
         }
         return cameras
     }

@@ -124,7 +124,7 @@ struct RulesCommandTests {
         try seeded.database.query(
             """
             INSERT INTO cameras (camera, site, lane, last_status, last_seen) VALUES
-              ('cam-01', 'dc1', 'L1', '{"fpsProcessed": 29.5, "framesDropped": 3, "liveTracks": 2, "spool": {"depth": 0}, "nats": "connected", "rules": {"revision": "7"}, "source": {"state": "streaming"}}', now()),
+              ('cam-01', 'dc1', 'L1', '{"fpsProcessed": 29.5, "framesDropped": 3, "liveTracks": 2, "spool": {"depth": 0}, "nats": "connected", "rules": {"revision": "7"}, "source": {"state": "streaming", "type": "genicam", "incompleteFrames": 4, "reconnects": 1, "controls": {"Gain": "6", "ExposureTime": "80"}}}', now()),
               ('cam-02', 'dc1', 'L1', '{"fpsProcessed": 30.0, "framesDropped": 0, "liveTracks": 0, "spool": {"depth": 120}, "nats": "disconnected", "rules": {"revision": "6"}}', now() - interval '5 minutes')
             """)
         let result = try ProcessRunner.run(
@@ -138,6 +138,9 @@ struct RulesCommandTests {
         #expect(
             cameras[0]["state"] == .string("streaming") && cameras[0]["rules"] == .string("7")
                 && cameras[0]["dropped"] == .number(3))
+        #expect(
+            cameras[0]["incomplete"] == .number(4) && cameras[0]["reconnects"] == .number(1)
+                && cameras[0]["controls"] == .string("ExposureTime=80 Gain=6"), "the values the camera took")
         #expect(cameras[1]["state"] == .string("SILENT") && cameras[1]["spool"] == .number(120))
         #expect(cameras[2]["state"] == .string("never heard") && cameras[2]["place"] == .string("station pack-01"))
         let check = try ProcessRunner.run(R.scanadmin, ["cameras", "--check"], environment: seeded.environment)
