@@ -19,6 +19,11 @@ struct AgentControlCommand: ParsableCommand {
     @Option(help: "The camera's id.") var camera: String
     @Option(help: "The camera's site.") var site: String = "default"
     @Option(help: "Order id for session.start.") var orderId: String?
+    @Option(
+        help: ArgumentHelp(
+            "For set-controls: a JSON object of exposureMicroseconds, gainDecibels, frameRate, region.",
+            valueName: "JSON"))
+    var controls: String?
     @Option(help: "Subject prefix.") var prefix: String = "scantrack"
     @Option(help: "Seconds to wait for the reply.") var timeout: Double = 5
 
@@ -29,11 +34,14 @@ struct AgentControlCommand: ParsableCommand {
         if orderId != nil && verb != "session.start" {
             throw ValidationError("--order-id goes with session.start only")
         }
+        if (controls != nil) != (verb == "set-controls") {
+            throw ValidationError("set-controls takes --controls '{\"exposureMicroseconds\": 80}', and only it does")
+        }
         try checkSubjectFlags([("--camera", camera), ("--site", site)], prefix: prefix)
     }
 
     func run() throws {
-        var body: [UInt8] = []
+        var body: [UInt8] = controls.map { Array($0.utf8) } ?? []
         if let orderId {
             var writer = JSONWriter()
             writer.field("orderId", orderId)

@@ -16,7 +16,11 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     let kind = "genicam"
     let blocking = false
     let cameraId: String?
-    let controls: CameraControls
+    /// The controls applied at every (re)connect: the config's, with what `set-controls` changed.
+    private let current: Mutex<CameraControls>
+    var controls: CameraControls { current.withLock { $0 } }
+    /// A `set-controls` waiting for the capture thread, and its outcome.
+    private let mailbox = Mailbox()
     let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
@@ -29,6 +33,40 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
             controls: counters.controls.withLock { $0 })
     }
 
+    /// One request at a time from the decoding thread to the capture thread, with a deadline.
+    final class Mailbox: @unchecked Sendable {
+        // @unchecked: every field is touched under `condition`.
+        private let condition = NSCondition()
+        private var request: CameraControls?
+        private var outcome: Result<[AgentStatus.SourceControl], CommandError>?
+
+        /// Posts `controls` and waits (at most `seconds`) for the capture thread's answer.
+        func ask(_ controls: CameraControls, seconds: Double) -> Result<[AgentStatus.SourceControl], CommandError> {
+            condition.lock()
+            defer { condition.unlock() }
+            request = controls
+            outcome = nil
+            let deadline = Date().addingTimeInterval(seconds)
+            while outcome == nil, condition.wait(until: deadline) {}
+            request = nil
+            return outcome
+                ?? .failure(CommandError(verb: "set-controls", message: "the camera is not streaming (reconnecting?)"))
+        }
+
+        /// The capture thread: a waiting request, answered by `answer`.
+        func serve(_ answer: (CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>) {
+            condition.lock()
+            defer { condition.unlock() }
+            guard let controls = request, outcome == nil else { return }
+            outcome = answer(controls)
+            condition.broadcast()
+        }
+    }
+
+    func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
+        mailbox.ask(controls, seconds: 3)
+    }
+
     final class Counters: Sendable {
         let incomplete = Mutex(0)
         let reconnects = Mutex(0)
@@ -37,7 +75,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
 
     init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
         self.cameraId = camera
-        self.controls = controls
+        self.current = Mutex(controls)
         self.clock = clock
         self.logger = logger
     }
@@ -52,6 +90,34 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
             "camera controls",
             metadata: Dictionary(uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
         return (camera, try GenICamStream(camera: camera))
+    }
+
+    /// Applies a `set-controls` request on the capture thread; the merged controls are applied
+    /// again after any reconnect.
+    private func change(_ camera: GenICamCamera, by change: CameraControls) -> Result<
+        [AgentStatus.SourceControl], CommandError
+    > {
+        var merged = controls
+        merged.exposureMicroseconds = change.exposureMicroseconds ?? merged.exposureMicroseconds
+        merged.gainDecibels = change.gainDecibels ?? merged.gainDecibels
+        merged.frameRate = change.frameRate ?? merged.frameRate
+        merged.clampOutOfRange = change.clampOutOfRange || merged.clampOutOfRange
+        var live = CameraControls()
+        live.exposureMicroseconds = change.exposureMicroseconds
+        live.gainDecibels = change.gainDecibels
+        live.frameRate = change.frameRate
+        live.clampOutOfRange = merged.clampOutOfRange
+        do {
+            let (taken, warnings) = try camera.apply(live)
+            for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
+            if let region = change.region { merged.region = region }
+            current.withLock { $0 = merged }
+            let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
+            counters.controls.withLock { $0 = reported }
+            return .success(reported)
+        } catch {
+            return .failure(CommandError(verb: "set-controls", message: "\(error)"))
+        }
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
@@ -88,6 +154,16 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
             var quiet = 0
             var seenIncomplete = 0
             while !stop.isStopped {
+                var restart = false
+                mailbox.serve { change in
+                    // A new region needs the stream stopped; exposure, gain and rate are taken live.
+                    restart = change.region != nil
+                    return self.change(camera, by: change)
+                }
+                if restart {
+                    logger.info("camera region changed; restarting its stream")
+                    break
+                }
                 let frame: GenICamStream.Frame?
                 do {
                     frame = try stream.next(timeoutMicroseconds: 1_000_000)

@@ -352,6 +352,19 @@ public final class AgentLoop: @unchecked Sendable {
         case .status:
             let status = snapshot()
             return commandReply(verb: "status", camera: camera) { status.fields(&$0) }
+        case .setControls(let controls):
+            switch source.setControls(controls) {
+            case .failure(let error): return error.reply(camera: camera)
+            case .success(let taken):
+                logger.info(
+                    "camera controls changed",
+                    metadata: Dictionary(uniqueKeysWithValues: taken.map { ($0.name, .string($0.value)) }))
+                return commandReply(verb: "set-controls", camera: camera) { writer in
+                    var values = JSONWriter()
+                    for control in taken { values.field(control.name, control.value) }
+                    writer.raw("controls", values.finished())
+                }
+            }
         }
     }
 

@@ -22,6 +22,9 @@ public protocol FrameSource: AnyObject, Sendable {
     /// What the heartbeat says of the source beyond its state: frames it received incomplete,
     /// reconnects, the controls the camera took. Read from the heartbeat's thread.
     var health: SourceHealth { get }
+    /// Applies new controls while streaming (the `set-controls` command); called from the
+    /// decoding thread, it waits for the capture thread to apply them.
+    func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>
 }
 
 /// A source's counters and settings as the heartbeat reports them.
@@ -39,6 +42,11 @@ public struct SourceHealth: Sendable, Equatable {
 extension FrameSource {
     /// Sources without counters of their own (clips, V4L2 for now, tests' fakes).
     public var health: SourceHealth { SourceHealth() }
+
+    /// Applies `controls` to the camera while it streams and returns what it took, or why not.
+    public func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
+        .failure(CommandError(verb: "set-controls", message: "the \(kind) source takes no controls at run time"))
+    }
 }
 
 /// Turns one frame into detections. Used by the decoding thread only.

@@ -6,8 +6,10 @@ public enum AgentCommand: Sendable, Equatable {
     case pause
     case resume
     case status
+    /// New exposure, gain, frame rate or region for the camera, without a restart.
+    case setControls(CameraControls)
 
-    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status"]
+    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status", "set-controls"]
 
     public var verb: String {
         switch self {
@@ -16,8 +18,12 @@ public enum AgentCommand: Sendable, Equatable {
         case .pause: "pause"
         case .resume: "resume"
         case .status: "status"
+        case .setControls: "set-controls"
         }
     }
+
+    /// The controls `set-controls` may change while the camera streams.
+    public static let liveControls = ["exposureMicroseconds", "gainDecibels", "frameRate", "region", "clampOutOfRange"]
 
     /// Parses a request; the error says what is wrong in words a WMS developer can act on.
     public static func parse(verb: String, body: [UInt8]) -> Result<AgentCommand, CommandError> {
@@ -39,7 +45,8 @@ public enum AgentCommand: Sendable, Equatable {
             }
             for (key, value) in members { fields[key] = value }
         }
-        let allowed: Set<String> = verb == "session.start" ? ["orderId"] : []
+        let allowed: Set<String> =
+            verb == "session.start" ? ["orderId"] : verb == "set-controls" ? Set(liveControls) : []
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             let known = allowed.isEmpty ? "it takes none" : "it takes: " + allowed.sorted().joined(separator: ", ")
             return .failure(CommandError(verb: verb, message: "unknown key '\(unknown)' for \(verb); \(known)"))
@@ -57,6 +64,22 @@ public enum AgentCommand: Sendable, Equatable {
         case "session.stop": return .success(.sessionStop)
         case "pause": return .success(.pause)
         case "resume": return .success(.resume)
+        case "set-controls":
+            var reader = ConfigReader()
+            guard fields.isEmpty == false,
+                let controls = CameraControls.parse(
+                    .object(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }), at: "controls",
+                    reader: &reader),
+                reader.issues.isEmpty
+            else {
+                let problems = reader.issues.map(\.description).joined(separator: "; ")
+                return .failure(
+                    CommandError(
+                        verb: verb,
+                        message: problems.isEmpty
+                            ? "name at least one of \(liveControls.joined(separator: ", "))" : problems))
+            }
+            return .success(.setControls(controls))
         default: return .success(.status)
         }
     }

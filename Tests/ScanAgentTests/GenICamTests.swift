@@ -116,13 +116,31 @@ struct GenICamTests {
                 #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"exposureMicroseconds": 500, "frameRate": 15}}"#,
             natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
+        // Changed at run time through the command subject, answered with the values taken.
+        let commands = try NATSConnection(url: natsURL)
+        var changed = JSONValue.null
+        #expect(
+            H.eventually(seconds: 10) {
+                changed =
+                    (try? H.command(
+                        commands, prefix: prefix, "set-controls", #"{"exposureMicroseconds": 1000, "gainDecibels": 4}"#))
+                    ?? .null
+                return changed["ok"] == .bool(true)
+            }, "\(changed)")
+        #expect(changed["controls"]?["ExposureTime"] == .string("1000") && changed["controls"]?["Gain"] == .string("4"))
+        let refused = try H.command(commands, prefix: prefix, "set-controls", #"{"gainDecibels": 40}"#)
+        #expect(refused["ok"] == .bool(false))
+        #expect(refused["error"]?.stringValue?.contains("gainDecibels: 40 is outside") == true, "\(refused)")
+        let status = try H.command(commands, prefix: prefix, "status")
+        #expect(status["source"]?["controls"]?["ExposureTime"] == .string("1000"), "\(status)")
         // The clip's frames at 15 per second, then blank frames until every track has ended.
-        Thread.sleep(forTimeInterval: Double(frames) / 15 + 3)
+        Thread.sleep(forTimeInterval: Double(frames) / 15 + 1)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
+        #expect(log.contains("camera controls changed"), "the change is logged")
         let sightings = try H.streamEvents(jetStream, prefix: prefix).filter {
             $0.event["type"]?.stringValue == "sighting"
         }

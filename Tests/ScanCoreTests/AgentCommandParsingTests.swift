@@ -77,4 +77,27 @@ struct AgentCommandParsingTests {
         #expect(json["decodeMs"]?["avg"] != nil)
         #expect(json["liveTracks"]?.intValue == 0)
     }
+
+    @Test("set-controls takes exposure, gain, frame rate and region, and refuses the rest by name")
+    func setControls() {
+        guard
+            case .success(.setControls(let controls)) = AgentCommand.parse(
+                verb: "set-controls",
+                body: Array(#"{"exposureMicroseconds": 80, "region": {"width": 640, "height": 200}}"#.utf8))
+        else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(controls.exposureMicroseconds == 80 && controls.region?.height == 200)
+        for (body, words) in [
+            ("{}", "name at least one"), (#"{"pixelFormat": "Mono8"}"#, "unknown key 'pixelFormat'"),
+            (#"{"gainDecibels": "high"}"#, "controls.gainDecibels"),
+        ] {
+            guard case .failure(let error) = AgentCommand.parse(verb: "set-controls", body: Array(body.utf8)) else {
+                Issue.record("\(body) accepted")
+                continue
+            }
+            #expect(error.message.contains(words), "\(body): \(error.message)")
+        }
+    }
 }
