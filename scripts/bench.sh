@@ -357,3 +357,4 @@ echo "|---|---|---|---|---|"
 echo "| $(value latency_rate) sightings/s | $(value latency_events) | $(value latency_p50_ms) ms | $(value latency_p99_ms) ms | $(value latency_max_ms) ms |"
 echo
 scripts/bench/dashboard.sh "$bin"
+scripts/bench/camera.sh "$bin"

@@ -18,6 +18,11 @@ struct CamerasCommand: ParsableCommand {
 
     @Argument(help: "A GenICam camera (id, serial, user id or address) whose controls to show.") var id: String?
     @Flag(help: "Show the camera's controls (with ID).") var controls = false
+    @Option(
+        help: ArgumentHelp(
+            "With ID: take frames for SECONDS and print what capture costs (frames/s, incomplete frames, CPU per frame).",
+            valueName: "SECONDS"))
+    var measure: Double?
     @Option(help: "table or json.") var format = "table"
     @Flag(help: .hidden) var fake = false
 
@@ -38,6 +43,10 @@ struct CamerasCommand: ParsableCommand {
             } catch {
                 writeStandardError("scan-agent cameras: cannot open \(TerminalText.escaped(id)): \(error)")
                 throw ExitCode.failure
+            }
+            if let measure {
+                try measureCapture(camera, seconds: measure)
+                return
             }
             let readings = camera.readings()
             if format == "json" {
@@ -81,6 +90,57 @@ struct CamerasCommand: ParsableCommand {
             print("no camera found (V4L2: no /dev/video*; GenICam: none answered on this machine's networks or USB)")
         } else {
             print(table(columns, rows))
+        }
+    }
+
+    /// Takes frames for `seconds` on this thread and prints what capture cost: the thread's CPU
+    /// time per frame (Aravis's own receiving thread is counted in the process time beside it).
+    func measureCapture(_ camera: GenICamCamera, seconds: Double) throws {
+        func cpu(_ clock: clockid_t) -> Double {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        let stream: GenICamStream
+        do {
+            stream = try GenICamStream(camera: camera)
+        } catch {
+            writeStandardError("scan-agent cameras: \(error)")
+            throw ExitCode.failure
+        }
+        var frames = 0
+        var size = (0, 0)
+        let started = ContinuousClock.now
+        let threadStart = cpu(CLOCK_THREAD_CPUTIME_ID)
+        let processStart = cpu(CLOCK_PROCESS_CPUTIME_ID)
+        while ContinuousClock.now - started < .seconds(seconds) {
+            guard let frame = try stream.next(timeoutMicroseconds: 500_000) else { continue }
+            frames += 1
+            size = (frame.image.width, frame.image.height)
+        }
+        let wall =
+            Double((ContinuousClock.now - started).components.seconds)
+            + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+        let thread = cpu(CLOCK_THREAD_CPUTIME_ID) - threadStart
+        let process = cpu(CLOCK_PROCESS_CPUTIME_ID) - processStart
+        let perFrame = frames > 0 ? thread / Double(frames) * 1e6 : 0
+        let processPerFrame = frames > 0 ? process / Double(frames) * 1e6 : 0
+        if format == "json" {
+            var writer = JSONWriter()
+            writer.field("width", size.0)
+            writer.field("height", size.1)
+            writer.field("frames", frames)
+            writer.field("incomplete", stream.incomplete)
+            writer.field("fps", Double(frames) / wall, decimals: 1)
+            writer.field("captureMicrosecondsPerFrame", perFrame, decimals: 1)
+            writer.field("processMicrosecondsPerFrame", processPerFrame, decimals: 1)
+            print(writer.text)
+        } else {
+            print(
+                "\(size.0)x\(size.1): \(frames) frames in \(JSONWriter.format(wall, decimals: 1)) s "
+                    + "(\(JSONWriter.format(Double(frames) / wall, decimals: 1)) frames/s), \(stream.incomplete) incomplete; "
+                    + "capture \(JSONWriter.format(perFrame, decimals: 1)) µs a frame on this thread, "
+                    + "\(JSONWriter.format(processPerFrame, decimals: 1)) µs with Aravis's receiving thread")
         }
     }
 

@@ -17,13 +17,15 @@ public final class ClipCamera {
     /// `address`: where it listens (127.0.0.1 for tests); `serial`: its serial number (its
     /// Aravis id is then `Aravis-<serial>`); `framesPerSecond`: its default frame rate.
     /// `lostRatio`: the share of GVSP packets it leaves out (0…1), a lossy network for tests.
+    /// `loop`: show the clip again and again (measurements) instead of once.
     public init(
-        clip: [GrayImage], address: String, serial: String, framesPerSecond: Double, lostRatio: Double = 0
+        clip: [GrayImage], address: String, serial: String, framesPerSecond: Double, lostRatio: Double = 0,
+        loop: Bool = false
     ) throws(GenICamError) {
         guard let first = clip.first else {
             throw GenICamError(function: "clip camera", input: serial, message: "the clip has no frame")
         }
-        painter = Painter(frames: clip, payload: first.width * first.height)
+        painter = Painter(frames: clip, payload: first.width * first.height, loop: loop)
         guard let made = arv_gv_fake_camera_new(address, serial) else {
             throw GenICamError(function: "arv_gv_fake_camera_new", input: "\(address) \(serial)", message: "not made")
         }
@@ -58,17 +60,19 @@ public final class ClipCamera {
         let frames: [GrayImage]
         /// Bytes a buffer holds: the clip's frame (Mono8, the camera's full size).
         let payload: Int
+        let loop: Bool
         let shown = Mutex(0)
 
-        init(frames: [GrayImage], payload: Int) {
+        init(frames: [GrayImage], payload: Int, loop: Bool) {
             self.frames = frames
             self.payload = payload
+            self.loop = loop
         }
 
         func paint(_ buffer: OpaquePointer) {
             let index = shown.withLock { count in
                 defer { count += 1 }
-                return count
+                return loop ? count % frames.count : count
             }
             guard let bytes = scantrack_arv_buffer_bytes(buffer) else { return }
             let frame = index < frames.count ? frames[index] : frames[0]

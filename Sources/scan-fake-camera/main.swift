@@ -6,7 +6,7 @@ import ScanGenICam
     import Glibc
 #endif
 
-/// scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25] [--gvsp-lost-ratio N]
+/// scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25] [--gvsp-lost-ratio N] [--loop]
 /// A GigE Vision camera on this machine that shows a recorded clip (Aravis's fake camera, real
 /// GVCP and GVSP over UDP): each frame once, then white frames. Its Aravis id is `Aravis-<serial>`,
 /// or use the address. Runs until SIGTERM or SIGINT. For tests and demonstrations.
@@ -22,6 +22,9 @@ let serial = option("--serial", "GV01", in: &arguments)
 let fps = Double(option("--fps", "25", in: &arguments)) ?? 25
 /// GVSP packets left out, per thousand (as arv-fake-gv-camera's --gvsp-lost-ratio).
 let lostPerThousand = Double(option("--gvsp-lost-ratio", "0", in: &arguments)) ?? 0
+/// Show the clip again and again (measurements) instead of once.
+let loop = arguments.contains("--loop")
+arguments.removeAll { $0 == "--loop" }
 guard let path = arguments.first, let data = FileManager.default.contents(atPath: path) else {
     FileHandle.standardError.write(
         Data("usage: scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25]\n".utf8))
@@ -39,7 +42,8 @@ do {
 let camera: ClipCamera
 do {
     camera = try ClipCamera(
-        clip: frames, address: address, serial: serial, framesPerSecond: fps, lostRatio: lostPerThousand / 1000)
+        clip: frames, address: address, serial: serial, framesPerSecond: fps, lostRatio: lostPerThousand / 1000,
+        loop: loop)
 } catch {
     FileHandle.standardError.write(Data("scan-fake-camera: \(error)\n".utf8))
     exit(1)
