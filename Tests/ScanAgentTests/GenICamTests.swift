@@ -33,6 +33,31 @@ struct GenICamTests {
         return process
     }
 
+    /// The values of the sightings in the agents' stream under `prefix`, sorted, and their event ids.
+    static func sightings(_ jetStream: JetStream, prefix: String) throws -> (values: [String], ids: [String]) {
+        let events = try H.streamEvents(jetStream, prefix: prefix).filter {
+            $0.event["type"]?.stringValue == "sighting"
+        }
+        return (
+            events.compactMap { $0.event["value"]?.stringValue }.sorted(),
+            events.compactMap { $0.event["eventId"]?.stringValue }
+        )
+    }
+
+    /// Every heartbeat waiting on `subscription`, parsed.
+    static func heartbeats(_ subscription: NATSSubscription) throws -> [AgentStatus] {
+        var statuses: [AgentStatus] = []
+        while let message = try subscription.next(timeoutMilliseconds: 100) {
+            statuses.append(try StatusEvent.parse(try JSONValue.parse(message.bytes)).status)
+        }
+        return statuses
+    }
+
+    /// The replay's sighting values of `clip`, sorted.
+    static func replayValues(_ clip: String) throws -> [String] {
+        try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
+    }
+
     /// SIGTERM, then SIGKILL after 5 s.
     static func stop(_ process: Process) {
         process.terminate()
@@ -103,7 +128,7 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = 150
         let clip = try H.flowClip(frames: frames, seed: 12)
-        let expected = try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
+        let expected = try Self.replayValues(clip)
         #expect(!expected.isEmpty)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
         defer { Self.stop(fake) }
@@ -141,10 +166,7 @@ struct GenICamTests {
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
         #expect(log.contains("camera controls changed"), "the change is logged")
-        let sightings = try H.streamEvents(jetStream, prefix: prefix).filter {
-            $0.event["type"]?.stringValue == "sighting"
-        }
-        let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
+        let values = try Self.sightings(jetStream, prefix: prefix).values
         #expect(values == expected, "camera \(values) replay \(expected)")
     }
 
@@ -157,9 +179,7 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let first = try H.flowClip(frames: 60, seed: 31)
         let second = try H.flowClip(frames: 60, seed: 32)
-        let expected = (try H.offline(first).sightings + H.offline(second).sightings).map {
-            String($0.split(separator: "@")[0])
-        }.sorted()
+        let expected = (try Self.replayValues(first) + Self.replayValues(second)).sorted()
         let prefix = TestEnvironment.uniqueName("st")
         let connection = try NATSConnection(url: natsURL)
         let jetStream = try connection.jetStream()
@@ -185,24 +205,14 @@ struct GenICamTests {
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera back"), "\(log)")
 
-        var states: [String] = []
-        var reconnects = 0
-        var gain: String?
-        while let message = try heartbeats.next(timeoutMilliseconds: 100) {
-            let status = try StatusEvent.parse(try JSONValue.parse(message.bytes))
-            states.append(status.status.sourceState)
-            reconnects = max(reconnects, status.status.sourceReconnects)
-            gain = status.status.sourceControls.first { $0.name == "Gain" }?.value ?? gain
-        }
+        let statuses = try Self.heartbeats(heartbeats)
+        let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
-        #expect(reconnects == 1, "\(states)")
+        #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
+        let gain = statuses.last { !$0.sourceControls.isEmpty }?.sourceControls.first { $0.name == "Gain" }?.value
         #expect(gain == "2", "the controls applied again and reported")
-        let sightings = try H.streamEvents(jetStream, prefix: prefix).filter {
-            $0.event["type"]?.stringValue == "sighting"
-        }
-        let ids = sightings.compactMap { $0.event["eventId"]?.stringValue }
+        let (values, ids) = try Self.sightings(jetStream, prefix: prefix)
         #expect(Set(ids).count == ids.count, "no event twice")
-        let values = sightings.compactMap { $0.event["value"]?.stringValue }.sorted()
         #expect(values == expected, "camera \(values) replays \(expected)")
     }
 
@@ -214,7 +224,7 @@ struct GenICamTests {
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try H.flowClip(frames: 90, seed: 41)
-        let onLabels = Set(try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) })
+        let onLabels = Set(try Self.replayValues(clip))
         let camera = try ProcessRunner.start(
             TestEnvironment.productsDirectory + "/scan-fake-camera",
             [clip, "--address", "127.0.0.1", "--serial", "GVLOSS", "--fps", "15", "--gvsp-lost-ratio", "5"],
@@ -233,18 +243,12 @@ struct GenICamTests {
         Thread.sleep(forTimeInterval: 90.0 / 15 + 2)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
-        var incomplete = 0
-        var framesIn = 0
-        while let message = try heartbeats.next(timeoutMilliseconds: 100) {
-            let status = try StatusEvent.parse(try JSONValue.parse(message.bytes)).status
-            incomplete = max(incomplete, status.sourceIncompleteFrames)
-            framesIn = max(framesIn, status.framesIn)
-        }
+        let statuses = try Self.heartbeats(heartbeats)
+        let incomplete = statuses.map(\.sourceIncompleteFrames).max() ?? 0
+        let framesIn = statuses.map(\.framesIn).max() ?? 0
         #expect(incomplete > 0, "packets were lost: some frames arrived incomplete")
         #expect(framesIn + incomplete > 60, "the camera sent its frames: \(framesIn) whole, \(incomplete) incomplete")
-        let values = try H.streamEvents(jetStream, prefix: prefix).filter {
-            $0.event["type"]?.stringValue == "sighting"
-        }.compactMap { $0.event["value"]?.stringValue }
+        let values = try Self.sightings(jetStream, prefix: prefix).values
         #expect(values.allSatisfy(onLabels.contains), "no phantom: \(values) against \(onLabels)")
     }
 }
