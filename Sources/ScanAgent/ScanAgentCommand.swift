@@ -6,7 +6,10 @@ public struct ScanAgentCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan-agent",
         abstract: "Read barcodes from one camera or clip, track them, and publish events.",
-        subcommands: [RunCommand.self, ReplayCommand.self, DecodeCommand.self, RulesCommand.self, CamerasCommand.self]
+        subcommands: [
+            RunCommand.self, ReplayCommand.self, DecodeCommand.self, RulesCommand.self, CamerasCommand.self,
+            TuneCommand.self,
+        ]
     )
 
     public init() {}
