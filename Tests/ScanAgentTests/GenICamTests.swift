@@ -11,13 +11,14 @@ import Testing
 struct GenICamTests {
     typealias H = AgentRunHarness
 
-    /// A fake camera showing `clip`, on its own loopback address (GVCP's port is fixed), and the
-    /// address: tests of this suite run one at a time.
-    static func fakeCamera(_ clip: String, address: String, serial: String, fps: Double, dir: String) throws -> Process
-    {
+    /// A fake camera showing `clip` on `address` (`extra`: more of scan-fake-camera's options).
+    /// GVCP's port is fixed, so the tests of this suite run one at a time.
+    static func fakeCamera(
+        _ clip: String, address: String, serial: String, fps: Double, dir: String, extra: [String] = []
+    ) throws -> Process {
         let process = try ProcessRunner.start(
             TestEnvironment.productsDirectory + "/scan-fake-camera",
-            [clip, "--address", address, "--serial", serial, "--fps", "\(fps)"],
+            [clip, "--address", address, "--serial", serial, "--fps", "\(fps)"] + extra,
             environment: ProcessInfo.processInfo.environment, log: dir + "/camera-\(serial).log",
             stdoutFile: dir + "/camera-\(serial).out")
         let up = Polling.until(seconds: 10) {
@@ -31,6 +32,16 @@ struct GenICamTests {
             )
         }
         return process
+    }
+
+    /// A subject prefix of the test's own on the bus, its JetStream (the caller deletes the
+    /// agents' stream), and a subscription to cam-01's heartbeats.
+    static func bus(_ natsURL: String) throws -> (prefix: String, jetStream: JetStream, heartbeats: NATSSubscription) {
+        let prefix = TestEnvironment.uniqueName("st")
+        let connection = try NATSConnection(url: natsURL)
+        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
+        try connection.flush()
+        return (prefix, try connection.jetStream(), heartbeats)
     }
 
     /// The values of the sightings in the agents' stream under `prefix`, sorted, and their event ids.
@@ -132,8 +143,7 @@ struct GenICamTests {
         #expect(!expected.isEmpty)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
         defer { Self.stop(fake) }
-        let prefix = TestEnvironment.uniqueName("st")
-        let jetStream = try NATSConnection(url: natsURL).jetStream()
+        let (prefix, jetStream, _) = try Self.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         let config = try H.config(
             in: dir,
@@ -180,12 +190,8 @@ struct GenICamTests {
         let first = try H.flowClip(frames: 60, seed: 31)
         let second = try H.flowClip(frames: 60, seed: 32)
         let expected = (try Self.replayValues(first) + Self.replayValues(second)).sorted()
-        let prefix = TestEnvironment.uniqueName("st")
-        let connection = try NATSConnection(url: natsURL)
-        let jetStream = try connection.jetStream()
+        let (prefix, jetStream, heartbeats) = try Self.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
-        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
-        try connection.flush()
         var camera = try Self.fakeCamera(first, address: "127.0.0.1", serial: "GVRE1", fps: 15, dir: dir)
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"gainDecibels": 2}}"#,
@@ -225,18 +231,11 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try H.flowClip(frames: 90, seed: 41)
         let onLabels = Set(try Self.replayValues(clip))
-        let camera = try ProcessRunner.start(
-            TestEnvironment.productsDirectory + "/scan-fake-camera",
-            [clip, "--address", "127.0.0.1", "--serial", "GVLOSS", "--fps", "15", "--gvsp-lost-ratio", "5"],
-            environment: ProcessInfo.processInfo.environment, log: dir + "/camera.log", stdoutFile: dir + "/camera.out")
+        let camera = try Self.fakeCamera(
+            clip, address: "127.0.0.1", serial: "GVLOSS", fps: 15, dir: dir, extra: ["--gvsp-lost-ratio", "5"])
         defer { Self.stop(camera) }
-        #expect(Polling.until(seconds: 10) { FileManager.default.fileExists(atPath: dir + "/camera.out") })
-        let prefix = TestEnvironment.uniqueName("st")
-        let connection = try NATSConnection(url: natsURL)
-        let jetStream = try connection.jetStream()
+        let (prefix, jetStream, heartbeats) = try Self.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
-        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
-        try connection.flush()
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1"}"#, natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
