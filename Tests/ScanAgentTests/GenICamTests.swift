@@ -196,7 +196,8 @@ struct GenICamTests {
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"gainDecibels": 2}}"#,
             natsURL: natsURL, prefix: prefix, extra: #", "tracking": {"maxMissedFrames": 5}"#)
-        let agent = try H.start(config: config, log: dir + "/agent.log")
+        // The release build (what users run): reconnects are timing- and lifetime-sensitive.
+        let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
         Thread.sleep(forTimeInterval: 60.0 / 15 + 1.5)
         // The cable pulled: the camera is gone for 3 s, then back (a reboot), showing the second clip.
         kill(camera.processIdentifier, SIGKILL)
