@@ -251,4 +251,30 @@ struct GenICamTests {
         let values = try Self.sightings(jetStream, prefix: prefix).values
         #expect(values.allSatisfy(onLabels.contains), "no phantom: \(values) against \(onLabels)")
     }
+
+    @Test(
+        "Aravis's in-process Fake interface: discovery lists its camera with vendor, model and serial, and it opens, streams whole Mono8 frames and takes controls"
+    )
+    func inProcessFake() throws {
+        let fake = try #require(GenICamDevices.list(fake: true).first { $0.interface == "Fake" })
+        #expect(!fake.id.isEmpty && fake.vendor == "Aravis" && !fake.serial.isEmpty, "\(fake)")
+        let camera = try GenICamCamera(id: fake.id)
+        var controls = CameraControls()
+        controls.exposureMicroseconds = 1_000
+        controls.frameRate = 20
+        let (taken, _) = try camera.apply(controls)
+        #expect(taken.contains { $0.name == "ExposureTime" && $0.value == "1000" }, "\(taken)")
+        let stream = try GenICamStream(camera: camera, buffers: 4)
+        var frames: [GenICamStream.Frame] = []
+        for _ in 0..<40 where frames.count < 3 {
+            if let frame = try stream.next(timeoutMicroseconds: 500_000) { frames.append(frame) }
+        }
+        #expect(frames.count == 3, "whole frames: \(frames.count), incomplete \(stream.incomplete)")
+        let width = try camera.integer("Width")
+        #expect(
+            frames.allSatisfy {
+                Int64($0.image.width) == width && $0.image.pixels.count == $0.image.width * $0.image.height
+            })
+        #expect(Set(frames.map(\.frameId)).count == frames.count, "each frame once")
+    }
 }
