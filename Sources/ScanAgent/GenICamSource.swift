@@ -123,19 +123,17 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     func capture(into queue: FrameQueue, stop: StopToken) {
         defer { stateWord.set("ended") }
         var index = 0
-        var lastError = ""
         var connections = 0
+        var retry = RetryLog("camera unavailable; retrying every second", logger: logger)
         while !stop.isStopped {
             let camera: GenICamCamera
             let stream: GenICamStream
             do {
                 (camera, stream) = try open()
+                retry.succeeded("camera opened again")
             } catch {
                 stateWord.set("reconnecting")
-                if error.description != lastError {
-                    logger.error("camera unavailable; retrying every second", metadata: ["error": "\(error)"])
-                    lastError = error.description
-                }
+                retry.failed(error)
                 stop.sleep(for: .seconds(1))
                 continue
             }
@@ -149,7 +147,6 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 metadata: [
                     "camera": "\(camera.vendor) \(camera.model) \(camera.serial)", "connection": "\(connections)",
                 ])
-            lastError = ""
             stateWord.set("streaming")
             var quiet = 0
             var seenIncomplete = 0
@@ -169,7 +166,6 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     frame = try stream.next(timeoutMicroseconds: 1_000_000)
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    lastError = error.description
                     break
                 }
                 if stream.incomplete > seenIncomplete {
