@@ -38,6 +38,10 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // GenICam cameras (GigE Vision, USB3 Vision) through Aravis 0.8.
         .systemLibrary(name: "CAravis", pkgConfig: "aravis-0.8", providers: [.apt(["libaravis-dev"])]),
+        // RTSP cameras through FFmpeg 5.1's libavformat and libavcodec (docs/cameras.md says why not GStreamer).
+        .systemLibrary(
+            name: "CAVCodec", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
@@ -62,6 +66,7 @@ let package = Package(
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanJPEG", dependencies: ["CTurboJPEG", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanGenICam", dependencies: ["CAravis", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanRTSP", dependencies: ["CAVCodec", "ScanCore"], swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
         .target(
@@ -104,7 +109,7 @@ let package = Package(
             name: "ScanAgent",
             dependencies: [
                 "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanGenICam",
-                "ScanNATS",
+                "ScanRTSP", "ScanNATS",
                 "ScanPNG", "ScanJPEG", "ScanMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -15,6 +15,9 @@ packages=(
   libturbojpeg0-dev     # JPEG still images (scan-agent decode), libjpeg-turbo's TurboJPEG API
   libaravis-dev libusb-1.0-0-dev  # GenICam cameras (GigE Vision, USB3 Vision) through Aravis 0.8
   aravis-tools          # Aravis's fake GigE Vision camera (arv-fake-gv-camera-0.8) for the camera tests
+  libavformat-dev libavcodec-dev libswscale-dev  # RTSP cameras (FFmpeg: RTSP/RTP, H.264/H.265/MJPEG decoding)
+  gir1.2-gst-rtsp-server-1.0 python3-gi gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad  # an RTSP camera for tests: GStreamer's RTSP server, x264/x265/JPEG
   libzint-dev           # renders barcodes for the synthetic conveyor (tests, benchmarks, demo)
   python3
   cmake g++             # build zxing-cpp from its pinned source (scripts/build-zxing.sh)

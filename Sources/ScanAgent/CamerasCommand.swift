@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanGenICam
+import ScanRTSP
 
 /// `scan-agent cameras [ID --controls] [--format table|json]`: the first command on a new line.
 struct CamerasCommand: ParsableCommand {
@@ -13,10 +14,13 @@ struct CamerasCommand: ParsableCommand {
             the networks of this machine, USB3 Vision): interface, id, vendor, model, serial and address. The id
             is what source.camera takes (a serial, a user id or an IP address work too). With ID and --controls:
             the camera's controls with their current values and ranges (exposure, gain, frame rate, region,
-            binning, pixel format, trigger). Exit codes: 0 listed, 1 the camera cannot be opened, 64 bad usage.
+            binning, pixel format, trigger). With an rtsp:// or rtsps:// URL as ID: the stream's codec, size and
+            frame rate (an IP camera's settings are its own web page's or ONVIF's, not RTSP's). Exit codes: 0
+            listed, 1 the camera cannot be opened, 64 bad usage.
             """)
 
-    @Argument(help: "A GenICam camera (id, serial, user id or address) whose controls to show.") var id: String?
+    @Argument(help: "A GenICam camera (id, serial, user id or address) whose controls to show, or an RTSP URL.")
+    var id: String?
     @Flag(help: "Show the camera's controls (with ID).") var controls = false
     @Option(
         help: ArgumentHelp(
@@ -36,6 +40,10 @@ struct CamerasCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let id, id.lowercased().hasPrefix("rtsp") {
+            try showStream(id)
+            return
+        }
         if let id {
             let camera: GenICamCamera
             do {
@@ -93,14 +101,47 @@ struct CamerasCommand: ParsableCommand {
         }
     }
 
-    /// Takes frames for `seconds` on this thread and prints what capture cost: the thread's CPU
-    /// time per frame (Aravis's own receiving thread is counted in the process time beside it).
-    func measureCapture(_ camera: GenICamCamera, seconds: Double) throws {
-        func cpu(_ clock: clockid_t) -> Double {
-            var time = timespec()
-            clock_gettime(clock, &time)
-            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    /// An RTSP camera: its stream's codec, size and frame rate, or (`--measure`) what taking
+    /// and decoding its frames costs.
+    func showStream(_ url: String) throws {
+        let stream: RTSPStream
+        do {
+            stream = try RTSPStream(address: try RTSPAddress(url))
+        } catch {
+            writeStandardError("scan-agent cameras: cannot open \(TerminalText.escaped(redactedURL(url))): \(error)")
+            throw ExitCode.failure
         }
+        if let measure {
+            try measureCapture(seconds: measure, incomplete: { stream.damaged }) {
+                try stream.next()?.image
+            }
+            return
+        }
+        if format == "json" {
+            var writer = JSONWriter()
+            writer.field("url", stream.address.redacted)
+            writer.field("codec", stream.codec)
+            writer.field("width", stream.width)
+            writer.field("height", stream.height)
+            writer.field("fps", stream.frameRate, decimals: 2)
+            print(writer.text)
+        } else {
+            print(
+                TerminalText.escaped(
+                    "\(stream.address.redacted): \(stream.codec) \(stream.width)x\(stream.height), "
+                        + "\(JSONWriter.format(stream.frameRate, decimals: 2)) frames/s"))
+        }
+    }
+
+    /// A URL for an error line: without its password even when it does not parse.
+    func redactedURL(_ url: String) -> String {
+        if let address = try? RTSPAddress(url) { return address.redacted }
+        guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") else { return url }
+        return String(url[..<scheme.upperBound]) + "***" + String(url[at...])
+    }
+
+    /// Takes a GenICam camera's frames for `seconds`; see the other `measureCapture`.
+    func measureCapture(_ camera: GenICamCamera, seconds: Double) throws {
         let stream: GenICamStream
         do {
             stream = try GenICamStream(camera: camera)
@@ -108,15 +149,37 @@ struct CamerasCommand: ParsableCommand {
             writeStandardError("scan-agent cameras: \(error)")
             throw ExitCode.failure
         }
+        try measureCapture(seconds: seconds, incomplete: { stream.incomplete }) {
+            try stream.next(timeoutMicroseconds: 500_000)?.image
+        }
+    }
+
+    /// Takes frames from `next` for `seconds` on this thread and prints what capture cost: the
+    /// thread's CPU time per frame (a library's own receiving threads are counted in the process
+    /// time beside it).
+    func measureCapture(seconds: Double, incomplete: () -> Int, next: () throws -> GrayImage?) throws {
+        func cpu(_ clock: clockid_t) -> Double {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
         var frames = 0
         var size = (0, 0)
         let started = ContinuousClock.now
         let threadStart = cpu(CLOCK_THREAD_CPUTIME_ID)
         let processStart = cpu(CLOCK_PROCESS_CPUTIME_ID)
         while ContinuousClock.now - started < .seconds(seconds) {
-            guard let frame = try stream.next(timeoutMicroseconds: 500_000) else { continue }
+            let image: GrayImage?
+            do {
+                image = try next()
+            } catch {
+                writeStandardError("scan-agent cameras: \(error)")
+                if frames == 0 { throw ExitCode.failure }
+                break  // what was taken until then is measured
+            }
+            guard let image else { continue }
             frames += 1
-            size = (frame.image.width, frame.image.height)
+            size = (image.width, image.height)
         }
         let wall =
             Double((ContinuousClock.now - started).components.seconds)
@@ -130,7 +193,7 @@ struct CamerasCommand: ParsableCommand {
             writer.field("width", size.0)
             writer.field("height", size.1)
             writer.field("frames", frames)
-            writer.field("incomplete", stream.incomplete)
+            writer.field("incomplete", incomplete())
             writer.field("fps", Double(frames) / wall, decimals: 1)
             writer.field("captureMicrosecondsPerFrame", perFrame, decimals: 1)
             writer.field("processMicrosecondsPerFrame", processPerFrame, decimals: 1)
@@ -138,9 +201,9 @@ struct CamerasCommand: ParsableCommand {
         } else {
             print(
                 "\(size.0)x\(size.1): \(frames) frames in \(JSONWriter.format(wall, decimals: 1)) s "
-                    + "(\(JSONWriter.format(Double(frames) / wall, decimals: 1)) frames/s), \(stream.incomplete) incomplete; "
+                    + "(\(JSONWriter.format(Double(frames) / wall, decimals: 1)) frames/s), \(incomplete()) incomplete; "
                     + "capture \(JSONWriter.format(perFrame, decimals: 1)) µs a frame on this thread, "
-                    + "\(JSONWriter.format(processPerFrame, decimals: 1)) µs with Aravis's receiving thread")
+                    + "\(JSONWriter.format(processPerFrame, decimals: 1)) µs for the whole process")
         }
     }
 

@@ -7,8 +7,7 @@ import ScanServices
 import Synchronization
 
 /// A GenICam camera (GigE Vision, USB3 Vision) through Aravis, reopened when it goes away (a
-/// cable pulled, the camera rebooted): state `reconnecting` while it is missing or failing, one log
-/// line per distinct error, a retry every second with the controls applied again. Frames the
+/// cable pulled, the camera rebooted; see `Reconnecting`) with the controls applied again. Frames the
 /// camera delivered incomplete (GVSP packets lost) are counted, logged and never decoded.
 final class GenICamSource: FrameSource, @unchecked Sendable {
     // @unchecked: the camera and stream live on the capture thread only; the counters and the
@@ -24,14 +23,9 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
-    private let counters = Counters()
+    private let counters = SourceCounters()
     var state: String { stateWord.current }
-    /// Frames delivered incomplete since the start, over every connection.
-    var health: SourceHealth {
-        SourceHealth(
-            incompleteFrames: counters.incomplete.withLock { $0 }, reconnects: counters.reconnects.withLock { $0 },
-            controls: counters.controls.withLock { $0 })
-    }
+    var health: SourceHealth { counters.health }
 
     /// One request at a time from the decoding thread to the capture thread, with a deadline.
     final class Mailbox: @unchecked Sendable {
@@ -65,12 +59,6 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
 
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
         mailbox.ask(controls, seconds: 3)
-    }
-
-    final class Counters: Sendable {
-        let incomplete = Mutex(0)
-        let reconnects = Mutex(0)
-        let controls = Mutex<[AgentStatus.SourceControl]>([])
     }
 
     init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
@@ -123,31 +111,15 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     func capture(into queue: FrameQueue, stop: StopToken) {
         defer { stateWord.set("ended") }
         var index = 0
-        var connections = 0
-        var retry = RetryLog("camera unavailable; retrying every second", logger: logger)
-        while !stop.isStopped {
-            let camera: GenICamCamera
-            let stream: GenICamStream
-            do {
-                (camera, stream) = try open()
-                retry.succeeded("camera opened again")
-            } catch {
-                stateWord.set("reconnecting")
-                retry.failed(error)
-                stop.sleep(for: .seconds(1))
-                continue
-            }
-            connections += 1
-            if connections > 1 {
-                counters.reconnects.withLock { $0 += 1 }
-                logger.info("camera back", metadata: ["reconnects": "\(connections - 1)"])
-            }
+        Reconnecting<(GenICamCamera, GenICamStream)>(state: stateWord, counters: counters, logger: logger).run(
+            stop: stop, open: open
+        ) { opened, connection in
+            let (camera, stream) = opened
             logger.info(
                 "camera streaming",
                 metadata: [
-                    "camera": "\(camera.vendor) \(camera.model) \(camera.serial)", "connection": "\(connections)",
+                    "camera": "\(camera.vendor) \(camera.model) \(camera.serial)", "connection": "\(connection)",
                 ])
-            stateWord.set("streaming")
             var quiet = 0
             var seenIncomplete = 0
             while !stop.isStopped {
@@ -159,14 +131,14 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 }
                 if restart {
                     logger.info("camera region changed; restarting its stream")
-                    break
+                    return
                 }
                 let frame: GenICamStream.Frame?
                 do {
                     frame = try stream.next(timeoutMicroseconds: 1_000_000)
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    break
+                    return
                 }
                 if stream.incomplete > seenIncomplete {
                     let lost = stream.incomplete - seenIncomplete
@@ -179,7 +151,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     quiet += 1
                     if quiet >= 3 && (controls.trigger ?? .freeRun) == .freeRun {
                         logger.error("camera sends no frames; reopening")
-                        break
+                        return
                     }
                     continue
                 }
@@ -187,8 +159,6 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 queue.put(CapturedFrame(image: frame.image, index: index, time: clock.now))
                 index += 1
             }
-            stateWord.set("reconnecting")
-            _ = (camera, stream)
         }
     }
 }

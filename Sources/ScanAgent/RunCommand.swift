@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScanAgentRuntime
 import ScanCore
+import ScanRTSP
 import ScanMetrics
 import ScanNATS
 import ScanServices
@@ -117,6 +118,22 @@ struct RunCommand: AsyncParsableCommand {
         case .genicam:
             source = GenICamSource(
                 camera: agentConfig.source.camera, controls: agentConfig.source.controls, clock: clock, logger: logger)
+        case .rtsp:
+            guard let address = agentConfig.source.url else { throw ExitCode(2) }  // the config requires it
+            var url: String?
+            if let file = agentConfig.source.passwordFile {
+                guard let data = FileManager.default.contents(atPath: file), let password = SecretText.firstLine(data)
+                else {
+                    writeStandardError(
+                        "scan-agent run: source.passwordFile \(TerminalText.escaped(file)): cannot be read, or empty")
+                    throw ExitCode(2)
+                }
+                url = address.withCredentials(user: address.user ?? "", password: password)
+            }
+            source = RTSPSource(
+                address: address, url: url,
+                transport: RTSPStream.Transport(rawValue: agentConfig.source.transport) ?? .tcp, clock: clock,
+                logger: logger)
         case .v4l2:
             source = CameraSource(
                 request: CaptureRequest(

@@ -23,12 +23,18 @@ public struct AgentConfig: Sendable, Equatable {
 }
 
 public struct SourceConfig: Sendable, Equatable {
-    public enum Kind: String, Sendable { case v4l2, clip, genicam }
+    public enum Kind: String, Sendable, CaseIterable { case v4l2, clip, genicam, rtsp }
     public var kind: Kind = .v4l2
     public var device: String = "/dev/video0"
     /// A GenICam camera (GigE Vision, USB3 Vision) by Aravis id, serial, user id or address; nil:
     /// the first one found.
     public var camera: String?
+    /// An RTSP camera's stream (`rtsp://` or `rtsps://`; a password in it is never logged).
+    public var url: RTSPAddress?
+    /// RTP over `tcp` (interleaved, no loss: the default) or `udp` (lowest latency).
+    public var transport = "tcp"
+    /// A file holding the RTSP camera's password (the URL names the user), kept out of the config.
+    public var passwordFile: String?
     /// What is set on the camera at start and after each reconnect.
     public var controls = CameraControls()
     public var width: Int = 1280
@@ -201,9 +207,14 @@ extension AgentConfig {
 
         if let source = reader.object(
             top["source"], at: "source",
-            allowed: ["type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls"])
+            allowed: [
+                "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
+                "transport", "passwordFile",
+            ])
         {
-            if let kind = reader.choice(source["type"], at: "source.type", allowed: ["v4l2", "clip", "genicam"]) {
+            if let kind = reader.choice(
+                source["type"], at: "source.type", allowed: SourceConfig.Kind.allCases.map(\.rawValue))
+            {
                 config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
             }
             if let device = reader.string(source["device"], at: "source.device") { config.source.device = device }
@@ -227,6 +238,22 @@ extension AgentConfig {
             }
             if config.source.kind == .clip && config.source.path == nil {
                 reader.fail("source.path", "required when source.type is \"clip\"")
+            }
+            if let url = reader.string(source["url"], at: "source.url") {
+                do {
+                    config.source.url = try RTSPAddress(url)
+                } catch {
+                    reader.fail("source.url", "\(error)")
+                }
+            } else if config.source.kind == .rtsp {
+                reader.fail("source.url", "required when source.type is \"rtsp\": rtsp://host[:port]/path")
+            }
+            if let transport = reader.choice(source["transport"], at: "source.transport", allowed: ["tcp", "udp"]) {
+                config.source.transport = transport
+            }
+            config.source.passwordFile = reader.string(source["passwordFile"], at: "source.passwordFile")
+            if config.source.passwordFile != nil && config.source.url?.user == nil {
+                reader.fail("source.passwordFile", "needs the user in source.url: rtsp://user@host/path")
             }
         }
 

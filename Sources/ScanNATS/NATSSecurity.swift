@@ -144,10 +144,7 @@ public struct NATSSecurity: Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw NATSError(function: "read \(what) file", input: path, message: "cannot read the file")
         }
-        let line =
-            String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard !line.isEmpty else {
+        guard let line = SecretText.firstLine(data) else {
             throw NATSError(function: "read \(what) file", input: path, message: "the file is empty")
         }
         return line

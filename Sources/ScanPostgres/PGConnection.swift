@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import ScanCore
 
 /// A bound parameter. Values are always sent separately from the SQL text: never interpolated.
 public enum PGValue: Sendable, Equatable {
@@ -79,10 +80,7 @@ public final class PGConnection {
                 code: .connectionFailed, function: "read password file", input: path,
                 message: "cannot read the file (\(passwordFileVariable))")
         }
-        let text = String(decoding: data, as: UTF8.self)
-        let password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
-        guard !password.isEmpty else {
+        guard let password = SecretText.firstLine(data) else {
             throw PGError(
                 code: .connectionFailed, function: "read password file", input: path, message: "the file is empty")
         }

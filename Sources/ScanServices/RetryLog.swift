@@ -28,6 +28,15 @@ public struct RetryLog {
         logger.warning("\(what)", metadata: fields)
     }
 
+    /// How long to wait before the next try: `first` after the first failure, doubling with each
+    /// one after it, never more than `limit` (a camera rebooting is back within seconds; a camera
+    /// gone for good is not hammered).
+    public func backoff(first: Duration = .milliseconds(250), limit: Duration = .seconds(2)) -> Duration {
+        var delay = first
+        for _ in 1..<max(1, min(failures, 16)) where delay < limit { delay *= 2 }
+        return min(delay, limit)
+    }
+
     /// Notes a success; after failures, logs that it works again.
     public mutating func succeeded(_ message: String) {
         guard failures > 0 else { return }

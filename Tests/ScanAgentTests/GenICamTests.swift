@@ -34,48 +34,6 @@ struct GenICamTests {
         return process
     }
 
-    /// A subject prefix of the test's own on the bus, its JetStream (the caller deletes the
-    /// agents' stream), and a subscription to cam-01's heartbeats.
-    static func bus(_ natsURL: String) throws -> (prefix: String, jetStream: JetStream, heartbeats: NATSSubscription) {
-        let prefix = TestEnvironment.uniqueName("st")
-        let connection = try NATSConnection(url: natsURL)
-        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
-        try connection.flush()
-        return (prefix, try connection.jetStream(), heartbeats)
-    }
-
-    /// The values of the sightings in the agents' stream under `prefix`, sorted, and their event ids.
-    static func sightings(_ jetStream: JetStream, prefix: String) throws -> (values: [String], ids: [String]) {
-        let events = try H.streamEvents(jetStream, prefix: prefix).filter {
-            $0.event["type"]?.stringValue == "sighting"
-        }
-        return (
-            events.compactMap { $0.event["value"]?.stringValue }.sorted(),
-            events.compactMap { $0.event["eventId"]?.stringValue }
-        )
-    }
-
-    /// Every heartbeat waiting on `subscription`, parsed.
-    static func heartbeats(_ subscription: NATSSubscription) throws -> [AgentStatus] {
-        var statuses: [AgentStatus] = []
-        while let message = try subscription.next(timeoutMilliseconds: 100) {
-            statuses.append(try StatusEvent.parse(try JSONValue.parse(message.bytes)).status)
-        }
-        return statuses
-    }
-
-    /// The replay's sighting values of `clip`, sorted.
-    static func replayValues(_ clip: String) throws -> [String] {
-        try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
-    }
-
-    /// SIGTERM, then SIGKILL after 5 s.
-    static func stop(_ process: Process) {
-        process.terminate()
-        if !Polling.until(seconds: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
     @Test(
         "controls are set and read back by GenICam name over GVCP; a value outside the camera's range is refused naming the key, the camera and the range, or clamped when asked"
     )
@@ -84,7 +42,7 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try H.flowClip(frames: 30, seed: 3)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVCTL", fps: 20, dir: dir)
-        defer { Self.stop(fake) }
+        defer { CameraHarness.stop(fake) }
         let camera = try GenICamCamera(id: "127.0.0.1")
         #expect(camera.serial == "GVCTL")
         var controls = CameraControls()
@@ -139,11 +97,11 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = 150
         let clip = try H.flowClip(frames: frames, seed: 12)
-        let expected = try Self.replayValues(clip)
+        let expected = try CameraHarness.replayValues(clip)
         #expect(!expected.isEmpty)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
-        defer { Self.stop(fake) }
-        let (prefix, jetStream, _) = try Self.bus(natsURL)
+        defer { CameraHarness.stop(fake) }
+        let (prefix, jetStream, _) = try CameraHarness.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         let config = try H.config(
             in: dir,
@@ -176,7 +134,7 @@ struct GenICamTests {
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
         #expect(log.contains("camera controls changed"), "the change is logged")
-        let values = try Self.sightings(jetStream, prefix: prefix).values
+        let values = try CameraHarness.sightings(jetStream, prefix: prefix).values
         #expect(values == expected, "camera \(values) replay \(expected)")
     }
 
@@ -189,8 +147,8 @@ struct GenICamTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let first = try H.flowClip(frames: 60, seed: 31)
         let second = try H.flowClip(frames: 60, seed: 32)
-        let expected = (try Self.replayValues(first) + Self.replayValues(second)).sorted()
-        let (prefix, jetStream, heartbeats) = try Self.bus(natsURL)
+        let expected = (try CameraHarness.replayValues(first) + CameraHarness.replayValues(second)).sorted()
+        let (prefix, jetStream, heartbeats) = try CameraHarness.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         var camera = try Self.fakeCamera(first, address: "127.0.0.1", serial: "GVRE1", fps: 15, dir: dir)
         let config = try H.config(
@@ -204,7 +162,7 @@ struct GenICamTests {
         camera.waitUntilExit()
         Thread.sleep(forTimeInterval: 5)
         camera = try Self.fakeCamera(second, address: "127.0.0.1", serial: "GVRE2", fps: 15, dir: dir)
-        defer { Self.stop(camera) }
+        defer { CameraHarness.stop(camera) }
         Thread.sleep(forTimeInterval: 60.0 / 15 + 3)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
@@ -212,13 +170,13 @@ struct GenICamTests {
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera back"), "\(log)")
 
-        let statuses = try Self.heartbeats(heartbeats)
+        let statuses = try CameraHarness.heartbeats(heartbeats)
         let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
         #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
         let gain = statuses.last { !$0.sourceControls.isEmpty }?.sourceControls.first { $0.name == "Gain" }?.value
         #expect(gain == "2", "the controls applied again and reported")
-        let (values, ids) = try Self.sightings(jetStream, prefix: prefix)
+        let (values, ids) = try CameraHarness.sightings(jetStream, prefix: prefix)
         #expect(Set(ids).count == ids.count, "no event twice")
         #expect(values == expected, "camera \(values) replays \(expected)")
     }
@@ -231,11 +189,11 @@ struct GenICamTests {
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try H.flowClip(frames: 90, seed: 41)
-        let onLabels = Set(try Self.replayValues(clip))
+        let onLabels = Set(try CameraHarness.replayValues(clip))
         let camera = try Self.fakeCamera(
             clip, address: "127.0.0.1", serial: "GVLOSS", fps: 15, dir: dir, extra: ["--gvsp-lost-ratio", "5"])
-        defer { Self.stop(camera) }
-        let (prefix, jetStream, heartbeats) = try Self.bus(natsURL)
+        defer { CameraHarness.stop(camera) }
+        let (prefix, jetStream, heartbeats) = try CameraHarness.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1"}"#, natsURL: natsURL, prefix: prefix)
@@ -243,12 +201,12 @@ struct GenICamTests {
         Thread.sleep(forTimeInterval: 90.0 / 15 + 2)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 30))
-        let statuses = try Self.heartbeats(heartbeats)
+        let statuses = try CameraHarness.heartbeats(heartbeats)
         let incomplete = statuses.map(\.sourceIncompleteFrames).max() ?? 0
         let framesIn = statuses.map(\.framesIn).max() ?? 0
         #expect(incomplete > 0, "packets were lost: some frames arrived incomplete")
         #expect(framesIn + incomplete > 60, "the camera sent its frames: \(framesIn) whole, \(incomplete) incomplete")
-        let values = try Self.sightings(jetStream, prefix: prefix).values
+        let values = try CameraHarness.sightings(jetStream, prefix: prefix).values
         #expect(values.allSatisfy(onLabels.contains), "no phantom: \(values) against \(onLabels)")
     }
 

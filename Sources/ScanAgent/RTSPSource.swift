@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import ScanAgentRuntime
+import ScanCore
+import ScanRTSP
+import ScanServices
+
+/// An IP camera's RTSP stream through libavformat and libavcodec, decoded to luma on the capture
+/// thread. Latency stays low: the stream is read as it comes and each decoded frame goes to the
+/// frame queue at once, where the newest replaces a waiting one (counted as dropped) when
+/// decoding falls behind. Frames the decoder marks damaged are counted as incomplete, never
+/// decoded. Reopened when the camera goes away (see `Reconnecting`); no data for 5 s counts as
+/// gone. An RTSP camera's exposure and gain are its own settings (its web page, ONVIF): this
+/// source takes none.
+final class RTSPSource: FrameSource, @unchecked Sendable {
+    // @unchecked: the stream lives on the capture thread only; the counters and the state word
+    // are thread-safe.
+    let kind = "rtsp"
+    let blocking = false
+    let address: RTSPAddress
+    /// The URL with the password from `source.passwordFile`, when there is one.
+    private let url: String?
+    let transport: RTSPStream.Transport
+    let clock: any AgentClock
+    let logger: Logger
+    private let stateWord = SourceState()
+    private let counters = SourceCounters()
+    var state: String { stateWord.current }
+    var health: SourceHealth { counters.health }
+
+    init(
+        address: RTSPAddress, url: String?, transport: RTSPStream.Transport, clock: any AgentClock, logger: Logger
+    ) {
+        self.address = address
+        self.url = url
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+    }
+
+    func capture(into queue: FrameQueue, stop: StopToken) {
+        defer { stateWord.set("ended") }
+        var index = 0
+        Reconnecting<RTSPStream>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
+            try RTSPStream(address: address, url: url, transport: transport) { stop.isStopped }
+        } stream: { stream, connection in
+            logger.info(
+                "camera streaming",
+                metadata: [
+                    "camera": "\(address.redacted)", "codec": "\(stream.codec)",
+                    "size": "\(stream.width)x\(stream.height)", "transport": "\(transport.rawValue)",
+                    "connection": "\(connection)",
+                ])
+            var counted = 0
+            while !stop.isStopped {
+                let frame: RTSPStream.Frame?
+                do {
+                    frame = try stream.next()
+                } catch {
+                    logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
+                    return
+                }
+                if stream.damaged > counted {
+                    counters.incomplete.withLock { $0 += stream.damaged - counted }
+                    logger.debug("damaged frames dropped", metadata: ["frames": "\(stream.damaged - counted)"])
+                    counted = stream.damaged
+                }
+                guard let frame else { return }
+                queue.put(CapturedFrame(image: frame.image, index: index, time: clock.now))
+                index += 1
+            }
+        }
+    }
+}

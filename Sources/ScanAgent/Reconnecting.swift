@@ -1,0 +1,56 @@
+import Logging
+import ScanAgentRuntime
+import ScanCore
+import ScanServices
+import Synchronization
+
+/// The loop a camera source runs until the agent stops: open the camera, stream from it until it
+/// fails, open it again. While it is missing or failing the state is `reconnecting` (the
+/// heartbeat's gap), each new error is logged once and the next try waits with a backoff
+/// (RetryLog's: 0.25 s doubling to 2 s); every connection after the first counts as a reconnect
+/// and is logged ("camera back").
+struct Reconnecting<Connection> {
+    let state: SourceState
+    let counters: SourceCounters
+    let logger: Logger
+
+    func run(stop: StopToken, open: () throws -> Connection, stream: (Connection, _ number: Int) -> Void) {
+        var retry = RetryLog("camera unavailable; retrying with backoff", logger: logger)
+        var connections = 0
+        while !stop.isStopped {
+            let connection: Connection
+            do {
+                connection = try open()
+                retry.succeeded("camera opened again")
+            } catch {
+                state.set("reconnecting")
+                retry.failed(error)
+                stop.sleep(for: retry.backoff())
+                continue
+            }
+            connections += 1
+            if connections > 1 {
+                counters.reconnects.withLock { $0 += 1 }
+                logger.info("camera back", metadata: ["reconnects": "\(connections - 1)"])
+            }
+            state.set("streaming")
+            stream(connection, connections)
+            state.set("reconnecting")
+        }
+    }
+}
+
+/// What a camera source counts for the heartbeat, over every connection.
+final class SourceCounters: Sendable {
+    /// Frames that arrived incomplete or damaged, never decoded.
+    let incomplete = Mutex(0)
+    let reconnects = Mutex(0)
+    /// The controls the camera took, as last read back.
+    let controls = Mutex<[AgentStatus.SourceControl]>([])
+
+    var health: SourceHealth {
+        SourceHealth(
+            incompleteFrames: incomplete.withLock { $0 }, reconnects: reconnects.withLock { $0 },
+            controls: controls.withLock { $0 })
+    }
+}
