@@ -2,8 +2,8 @@
 """An RTSP camera for tests, benchmarks and the demo: GStreamer's RTSP server (Debian's
 gir1.2-gst-rtsp-server-1.0) serving a rendered clip, encoded beforehand.
 
-  rtsp_server.py encode CLIP.y4m OUT.mkv --codec h264|h265|mjpeg [--quality Q] [--repeat N]
-                 [--tail-seconds S]
+  rtsp_server.py encode CLIP.y4m OUT.mkv --codec h264|h265|mjpeg [--quality Q | --bitrate KBPS]
+                 [--repeat N] [--tail-seconds S]
       Encodes a YUV4MPEG2 clip (mono or 4:2:0, as scan-synth writes them) with x264, x265 or
       JPEG into Matroska: key frame every second, no B-frames, one slice a frame (a camera's
       low-latency profile); --repeat: the clip N times over (a longer stream for benchmarks);
@@ -71,10 +71,16 @@ def encode(args):
     quality = args.quality if args.quality is not None else DEFAULT_QUALITY[args.codec]
     encoder, parser, _ = ENCODERS[args.codec]
     key = max(1, round(num / den))
+    encoder = encoder.format(key=key, q=quality)
+    if args.bitrate:
+        # A camera's constant bitrate instead of a constant quality.
+        encoder = {"h264": encoder.replace(f"pass=quant quantizer={quality}", f"pass=cbr bitrate={args.bitrate}"),
+                   "h265": encoder.replace(f"qp={quality}", f"bitrate={args.bitrate}"),
+                   "mjpeg": encoder}[args.codec]
     Gst.init(None)
     pipeline = Gst.parse_launch(
         f"appsrc name=src format=time ! videoconvert ! video/x-raw,format=I420 ! "
-        f"{encoder.format(key=key, q=quality)} ! {parser} ! matroskamux ! filesink name=sink")
+        f"{encoder} ! {parser} ! matroskamux ! filesink name=sink")
     pipeline.get_by_name("sink").set_property("location", args.out)
     source = pipeline.get_by_name("src")
     source.set_property("caps", Gst.Caps.from_string(
@@ -147,6 +153,7 @@ def main():
     encoding.add_argument("out")
     encoding.add_argument("--codec", choices=sorted(ENCODERS), default="h264")
     encoding.add_argument("--quality", type=int)
+    encoding.add_argument("--bitrate", type=int, help="kbit/s, constant (H.264, H.265) instead of --quality")
     encoding.add_argument("--repeat", type=int, default=1, help="the clip this many times over")
     encoding.add_argument("--tail-seconds", type=float, default=0, help="then this long an empty belt")
     serving = commands.add_parser("serve")
