@@ -57,6 +57,39 @@ static inline void *scantrack_v4l2_mmap(int fd, size_t length, int64_t offset) {
 static inline int scantrack_v4l2_munmap(void *start, size_t length) { return v4l2_munmap(start, length); }
 static inline ssize_t scantrack_v4l2_read(int fd, void *buffer, size_t n) { return v4l2_read(fd, buffer, n); }
 
+static inline int scantrack_v4l2_g_parm(int fd, struct v4l2_streamparm *parm) {
+    return v4l2_ioctl(fd, VIDIOC_G_PARM, parm);
+}
+static inline int scantrack_v4l2_queryctrl(int fd, struct v4l2_queryctrl *query) {
+    return v4l2_ioctl(fd, VIDIOC_QUERYCTRL, query);
+}
+static inline int scantrack_v4l2_querymenu(int fd, struct v4l2_querymenu *menu) {
+    return v4l2_ioctl(fd, VIDIOC_QUERYMENU, menu);
+}
+static inline int scantrack_v4l2_g_ctrl(int fd, struct v4l2_control *control) {
+    return v4l2_ioctl(fd, VIDIOC_G_CTRL, control);
+}
+static inline int scantrack_v4l2_s_ctrl(int fd, struct v4l2_control *control) {
+    return v4l2_ioctl(fd, VIDIOC_S_CTRL, control);
+}
+static inline uint32_t scantrack_v4l2_ctrl_flag_next(void) { return V4L2_CTRL_FLAG_NEXT_CTRL; }
+static inline uint32_t scantrack_v4l2_ctrl_flag_disabled(void) { return V4L2_CTRL_FLAG_DISABLED; }
+static inline uint32_t scantrack_v4l2_ctrl_flag_read_only(void) { return V4L2_CTRL_FLAG_READ_ONLY; }
+static inline uint32_t scantrack_v4l2_ctrl_flag_inactive(void) { return V4L2_CTRL_FLAG_INACTIVE; }
+static inline uint32_t scantrack_v4l2_cap_timeperframe(void) { return V4L2_CAP_TIMEPERFRAME; }
+/* The controls the agent maps its own keys onto. */
+static inline uint32_t scantrack_v4l2_cid_exposure_auto(void) { return V4L2_CID_EXPOSURE_AUTO; }
+static inline uint32_t scantrack_v4l2_cid_exposure_absolute(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
+static inline uint32_t scantrack_v4l2_cid_exposure_auto_priority(void) { return V4L2_CID_EXPOSURE_AUTO_PRIORITY; }
+static inline uint32_t scantrack_v4l2_cid_autogain(void) { return V4L2_CID_AUTOGAIN; }
+static inline uint32_t scantrack_v4l2_cid_focus_auto(void) { return V4L2_CID_FOCUS_AUTO; }
+static inline uint32_t scantrack_v4l2_cid_focus_absolute(void) { return V4L2_CID_FOCUS_ABSOLUTE; }
+static inline uint32_t scantrack_v4l2_exposure_manual(void) { return V4L2_EXPOSURE_MANUAL; }
+static inline uint32_t scantrack_v4l2_exposure_aperture_priority(void) { return V4L2_EXPOSURE_APERTURE_PRIORITY; }
+static inline uint32_t scantrack_v4l2_ctrl_type_integer(void) { return V4L2_CTRL_TYPE_INTEGER; }
+static inline uint32_t scantrack_v4l2_ctrl_type_boolean(void) { return V4L2_CTRL_TYPE_BOOLEAN; }
+static inline uint32_t scantrack_v4l2_ctrl_type_menu(void) { return V4L2_CTRL_TYPE_MENU; }
+static inline uint32_t scantrack_v4l2_ctrl_type_integer_menu(void) { return V4L2_CTRL_TYPE_INTEGER_MENU; }
 static inline uint32_t scantrack_v4l2_fourcc(char a, char b, char c, char d) { return v4l2_fourcc(a, b, c, d); }
 static inline uint32_t scantrack_v4l2_pix_fmt_grey(void) { return V4L2_PIX_FMT_GREY; }
 static inline uint32_t scantrack_v4l2_pix_fmt_yuyv(void) { return V4L2_PIX_FMT_YUYV; }

@@ -4,57 +4,85 @@ import ScanAgentRuntime
 import ScanCore
 import ScanServices
 import ScanV4L2
+import Synchronization
 
-/// A V4L2 camera through libv4l2, reopened when it goes away: state `reconnecting` while the
-/// device is missing or failing, one log line per distinct error, a retry every second.
+/// A V4L2 camera through libv4l2, with `source.controls` set on it (exposure, frame rate, focus,
+/// driver controls by name) at every open, and reopened when it goes away (see `Reconnecting`).
 final class CameraSource: FrameSource, @unchecked Sendable {
-    // @unchecked: the capture object lives on the capture thread only; `stateWord` is thread-safe.
+    // @unchecked: the capture object lives on the capture thread only; the counters, the state
+    // word and the controls are thread-safe.
     let kind = "v4l2"
     let blocking = false
     let request: CaptureRequest
+    /// The config's controls, with what `set-controls` changed: applied at every (re)open.
+    private let current: Mutex<CameraControls>
+    var controls: CameraControls { current.withLock { $0 } }
+    private let mailbox = ControlsMailbox()
     let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
+    private let counters = SourceCounters()
     var state: String { stateWord.current }
+    var health: SourceHealth { counters.health }
 
-    init(request: CaptureRequest, clock: any AgentClock, logger: Logger) {
+    init(request: CaptureRequest, controls: CameraControls = CameraControls(), clock: any AgentClock, logger: Logger) {
         self.request = request
+        self.current = Mutex(controls)
         self.clock = clock
         self.logger = logger
     }
 
-    func capture(into queue: FrameQueue, stop: StopToken) {
-        defer {
-            stateWord.set("ended")
-            if !stop.isStopped { queue.finish() }  // the end of the stream, not a shutdown
+    func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
+        mailbox.ask(controls, seconds: 3)
+    }
+
+    /// Sets `controls` on the open device, logs what it took and reports it in the heartbeat.
+    private func apply(_ controls: CameraControls, to device: V4L2Device) throws(V4L2Error) -> [AgentStatus
+        .SourceControl]
+    {
+        let (taken, warnings) = try V4L2Controls.apply(controls, to: device)
+        for warning in warnings { logger.warning("control adjusted", metadata: ["control": "\(warning)"]) }
+        let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
+        counters.controls.withLock { $0 = reported }
+        if !taken.isEmpty {
+            logger.info(
+                "camera controls",
+                metadata: Dictionary(
+                    uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
         }
+        return reported
+    }
+
+    func capture(into queue: FrameQueue, stop: StopToken) {
+        defer { stateWord.set("ended") }
         var index = 0
-        var lastError = ""
-        while !stop.isStopped {
-            let capture: V4L2Capture
-            do {
-                capture = try V4L2Capture(request)
-            } catch {
-                stateWord.set("reconnecting")
-                if error.description != lastError {
-                    logger.error("camera unavailable; retrying every second", metadata: ["error": "\(error)"])
-                    lastError = error.description
-                }
-                stop.sleep(for: .seconds(1))
-                continue
-            }
-            logger.info("camera streaming", metadata: ["device": "\(request.device)", "format": "\(capture.format)"])
-            lastError = ""
-            stateWord.set("streaming")
+        Reconnecting<V4L2Capture>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
+            let capture = try V4L2Capture(request)
+            if !controls.isEmpty { _ = try apply(controls, to: capture.device) }
+            return capture
+        } stream: { capture, connection in
+            logger.info(
+                "camera streaming",
+                metadata: [
+                    "device": "\(request.device)", "format": "\(capture.format)", "connection": "\(connection)",
+                ])
             var image = GrayImage(width: capture.format.width, height: capture.format.height, fill: 0)
             while !stop.isStopped {
+                mailbox.serve { change in
+                    let (now, merged) = controls.changed(by: change)
+                    do {
+                        let reported = try apply(now, to: capture.device)
+                        current.withLock { $0 = merged }
+                        return .success(reported)
+                    } catch {
+                        return .failure(CommandError(verb: "set-controls", message: "\(error)"))
+                    }
+                }
                 do {
                     guard try capture.nextFrame(into: &image, timeoutMilliseconds: 1000) else { continue }
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    lastError = error.description
-                    stateWord.set("reconnecting")
-                    break
+                    return
                 }
                 queue.put(CapturedFrame(image: image, index: index, time: clock.now))
                 index += 1

@@ -3,6 +3,7 @@ import Foundation
 import ScanCore
 import ScanGenICam
 import ScanRTSP
+import ScanV4L2
 
 /// `scan-agent cameras [ID --controls] [--format table|json]`: the first command on a new line.
 struct CamerasCommand: ParsableCommand {
@@ -10,8 +11,9 @@ struct CamerasCommand: ParsableCommand {
         commandName: "cameras",
         abstract: "List the cameras this machine sees (V4L2 devices and GenICam cameras), or one camera's controls.",
         discussion: """
-            Without ID: every V4L2 device (/dev/video*) and every GenICam camera Aravis finds (GigE Vision on
-            the networks of this machine, USB3 Vision): interface, id, vendor, model, serial and address. The id
+            Without ID: every V4L2 device (/dev/video*: driver and card name) and every GenICam camera Aravis
+            finds (GigE Vision on the networks of this machine, USB3 Vision): interface, id, vendor, model,
+            serial and address. With a /dev/videoN: its V4L2 controls (value and range of each, the frame rate). The id
             is what source.camera takes (a serial, a user id or an IP address work too). With ID and --controls:
             the camera's controls with their current values and ranges (exposure, gain, frame rate, region,
             binning, pixel format, trigger). With an rtsp:// or rtsps:// URL as ID: the stream's codec, size and
@@ -19,7 +21,10 @@ struct CamerasCommand: ParsableCommand {
             listed, 1 the camera cannot be opened, 64 bad usage.
             """)
 
-    @Argument(help: "A GenICam camera (id, serial, user id or address) whose controls to show, or an RTSP URL.")
+    @Argument(
+        help:
+            "A GenICam camera (id, serial, user id or address) or a V4L2 device whose controls to show, or an RTSP URL."
+    )
     var id: String?
     @Flag(help: "Show the camera's controls (with ID).") var controls = false
     @Option(
@@ -44,6 +49,20 @@ struct CamerasCommand: ParsableCommand {
             try showStream(id)
             return
         }
+        if let id, id.hasPrefix("/dev/") {
+            let device: V4L2Device
+            do {
+                device = try V4L2Device(path: id)
+            } catch {
+                writeStandardError("scan-agent cameras: cannot open \(TerminalText.escaped(id)): \(error)")
+                throw ExitCode.failure
+            }
+            let capabilities = try? device.capabilities()
+            show(
+                id: id, vendor: capabilities?.driver ?? "", model: capabilities?.card ?? "", serial: "",
+                readings: V4L2Controls.readings(device))
+            return
+        }
         if let id {
             let camera: GenICamCamera
             do {
@@ -56,32 +75,18 @@ struct CamerasCommand: ParsableCommand {
                 try measureCapture(camera, seconds: measure)
                 return
             }
-            let readings = camera.readings()
-            if format == "json" {
-                let items = readings.map { reading -> String in
-                    var writer = JSONWriter()
-                    writer.field("name", reading.name)
-                    writer.field("value", reading.value)
-                    writer.field("range", reading.range)
-                    return writer.text
-                }
-                var writer = JSONWriter()
-                writer.field("id", id)
-                writer.field("vendor", camera.vendor)
-                writer.field("model", camera.model)
-                writer.field("serial", camera.serial)
-                writer.raw("controls", Array(("[" + items.joined(separator: ",") + "]").utf8))
-                print(writer.text)
-            } else {
-                print(TerminalText.escaped("\(camera.vendor) \(camera.model), serial \(camera.serial)"))
-                print(table(["control", "value", "range"], readings.map { [$0.name, $0.value, $0.range ?? ""] }))
-            }
+            show(
+                id: id, vendor: camera.vendor, model: camera.model, serial: camera.serial, readings: camera.readings())
             return
         }
         var rows: [[String]] = []
         let devices = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
         for name in devices.filter({ $0.hasPrefix("video") }).sorted() {
-            rows.append(["v4l2", "/dev/" + name, "", "", "", "/dev/" + name])
+            // Driver and card name; a device that is busy or not a camera shows without them.
+            let capabilities = try? V4L2Device(path: "/dev/" + name).capabilities()
+            rows.append([
+                "v4l2", "/dev/" + name, capabilities?.driver ?? "", capabilities?.card ?? "", "", "/dev/" + name,
+            ])
         }
         for camera in GenICamDevices.list(fake: fake) {
             rows.append([camera.interface, camera.id, camera.vendor, camera.model, camera.serial, camera.address])
@@ -98,6 +103,29 @@ struct CamerasCommand: ParsableCommand {
             print("no camera found (V4L2: no /dev/video*; GenICam: none answered on this machine's networks or USB)")
         } else {
             print(table(columns, rows))
+        }
+    }
+
+    /// One camera's controls, as a table or JSON; what the camera sent is shown escaped.
+    func show(id: String, vendor: String, model: String, serial: String, readings: [ControlReading]) {
+        if format == "json" {
+            let items = readings.map { reading -> String in
+                var writer = JSONWriter()
+                writer.field("name", reading.name)
+                writer.field("value", reading.value)
+                writer.field("range", reading.range)
+                return writer.text
+            }
+            var writer = JSONWriter()
+            writer.field("id", id)
+            writer.field("vendor", vendor)
+            writer.field("model", model)
+            writer.field("serial", serial)
+            writer.raw("controls", Array(("[" + items.joined(separator: ",") + "]").utf8))
+            print(writer.text)
+        } else {
+            print(TerminalText.escaped("\(vendor) \(model)" + (serial.isEmpty ? "" : ", serial \(serial)")))
+            print(table(["control", "value", "range"], readings.map { [$0.name, $0.value, $0.range ?? ""] }))
         }
     }
 

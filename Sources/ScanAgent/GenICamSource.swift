@@ -19,43 +19,13 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     private let current: Mutex<CameraControls>
     var controls: CameraControls { current.withLock { $0 } }
     /// A `set-controls` waiting for the capture thread, and its outcome.
-    private let mailbox = Mailbox()
+    private let mailbox = ControlsMailbox()
     let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
     private let counters = SourceCounters()
     var state: String { stateWord.current }
     var health: SourceHealth { counters.health }
-
-    /// One request at a time from the decoding thread to the capture thread, with a deadline.
-    final class Mailbox: @unchecked Sendable {
-        // @unchecked: every field is touched under `condition`.
-        private let condition = NSCondition()
-        private var request: CameraControls?
-        private var outcome: Result<[AgentStatus.SourceControl], CommandError>?
-
-        /// Posts `controls` and waits (at most `seconds`) for the capture thread's answer.
-        func ask(_ controls: CameraControls, seconds: Double) -> Result<[AgentStatus.SourceControl], CommandError> {
-            condition.lock()
-            defer { condition.unlock() }
-            request = controls
-            outcome = nil
-            let deadline = Date().addingTimeInterval(seconds)
-            while outcome == nil, condition.wait(until: deadline) {}
-            request = nil
-            return outcome
-                ?? .failure(CommandError(verb: "set-controls", message: "the camera is not streaming (reconnecting?)"))
-        }
-
-        /// The capture thread: a waiting request, answered by `answer`.
-        func serve(_ answer: (CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>) {
-            condition.lock()
-            defer { condition.unlock() }
-            guard let controls = request, outcome == nil else { return }
-            outcome = answer(controls)
-            condition.broadcast()
-        }
-    }
 
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
         mailbox.ask(controls, seconds: 3)
@@ -85,20 +55,10 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     private func change(_ camera: GenICamCamera, by change: CameraControls) -> Result<
         [AgentStatus.SourceControl], CommandError
     > {
-        var merged = controls
-        merged.exposureMicroseconds = change.exposureMicroseconds ?? merged.exposureMicroseconds
-        merged.gainDecibels = change.gainDecibels ?? merged.gainDecibels
-        merged.frameRate = change.frameRate ?? merged.frameRate
-        merged.clampOutOfRange = change.clampOutOfRange || merged.clampOutOfRange
-        var live = CameraControls()
-        live.exposureMicroseconds = change.exposureMicroseconds
-        live.gainDecibels = change.gainDecibels
-        live.frameRate = change.frameRate
-        live.clampOutOfRange = merged.clampOutOfRange
+        let (live, merged) = controls.changed(by: change)
         do {
             let (taken, warnings) = try camera.apply(live)
             for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
-            if let region = change.region { merged.region = region }
             current.withLock { $0 = merged }
             let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
             counters.controls.withLock { $0 = reported }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ScanAgentRuntime
 import ScanCore
@@ -52,5 +53,35 @@ final class SourceCounters: Sendable {
         SourceHealth(
             incompleteFrames: incomplete.withLock { $0 }, reconnects: reconnects.withLock { $0 },
             controls: controls.withLock { $0 })
+    }
+}
+
+/// One request at a time from the decoding thread to the capture thread, with a deadline.
+final class ControlsMailbox: @unchecked Sendable {
+    // @unchecked: every field is touched under `condition`.
+    private let condition = NSCondition()
+    private var request: CameraControls?
+    private var outcome: Result<[AgentStatus.SourceControl], CommandError>?
+
+    /// Posts `controls` and waits (at most `seconds`) for the capture thread's answer.
+    func ask(_ controls: CameraControls, seconds: Double) -> Result<[AgentStatus.SourceControl], CommandError> {
+        condition.lock()
+        defer { condition.unlock() }
+        request = controls
+        outcome = nil
+        let deadline = Date().addingTimeInterval(seconds)
+        while outcome == nil, condition.wait(until: deadline) {}
+        request = nil
+        return outcome
+            ?? .failure(CommandError(verb: "set-controls", message: "the camera is not streaming (reconnecting?)"))
+    }
+
+    /// The capture thread: a waiting request, answered by `answer`.
+    func serve(_ answer: (CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let controls = request, outcome == nil else { return }
+        outcome = answer(controls)
+        condition.broadcast()
     }
 }

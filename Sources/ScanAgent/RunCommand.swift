@@ -140,7 +140,7 @@ struct RunCommand: AsyncParsableCommand {
                     device: agentConfig.source.device, width: agentConfig.source.width,
                     height: agentConfig.source.height,
                     fps: agentConfig.source.fps),
-                clock: clock, logger: logger)
+                controls: agentConfig.source.controls, clock: clock, logger: logger)
         }
         logger[metadataKey: LogKey.run] = "\(runId)"
 

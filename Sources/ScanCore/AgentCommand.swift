@@ -6,7 +6,7 @@ public enum AgentCommand: Sendable, Equatable {
     case pause
     case resume
     case status
-    /// New exposure, gain, frame rate or region for the camera, without a restart.
+    /// New exposure, gain, frame rate, focus or region for the camera, without a restart.
     case setControls(CameraControls)
 
     public static let verbs = ["session.start", "session.stop", "pause", "resume", "status", "set-controls"]
@@ -23,7 +23,9 @@ public enum AgentCommand: Sendable, Equatable {
     }
 
     /// The controls `set-controls` may change while the camera streams.
-    public static let liveControls = ["exposureMicroseconds", "gainDecibels", "frameRate", "region", "clampOutOfRange"]
+    public static let liveControls = [
+        "exposureMicroseconds", "gainDecibels", "frameRate", "focus", "region", "clampOutOfRange",
+    ]
 
     /// Parses a request; the error says what is wrong in words a WMS developer can act on.
     public static func parse(verb: String, body: [UInt8]) -> Result<AgentCommand, CommandError> {

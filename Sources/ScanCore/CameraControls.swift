@@ -8,6 +8,10 @@ public struct CameraControls: Sendable, Equatable {
     /// Analogue gain in dB.
     public var gainDecibels: Double?
     public var frameRate: Double?
+    /// Lens focus in the camera's own units (V4L2 `focus_absolute`, GenICam `FocusPos`); auto
+    /// focus is switched off unless `focusAuto`.
+    public var focus: Double?
+    public var focusAuto = false
     /// A GenICam pixel format name (`Mono8`).
     public var pixelFormat: String?
     /// The sensor region read out, in pixels.
@@ -45,9 +49,32 @@ public struct CameraControls: Sendable, Equatable {
 
     public var isEmpty: Bool { self == CameraControls() }
 
+    /// A `set-controls` change over these controls: what to set on the streaming camera now (the
+    /// changed exposure, gain, frame rate and focus; a region needs the stream restarted), and
+    /// these controls with the change, applied at every later (re)connect.
+    public func changed(by change: CameraControls) -> (now: CameraControls, merged: CameraControls) {
+        var merged = self
+        merged.exposureMicroseconds = change.exposureMicroseconds ?? merged.exposureMicroseconds
+        merged.gainDecibels = change.gainDecibels ?? merged.gainDecibels
+        merged.frameRate = change.frameRate ?? merged.frameRate
+        merged.focus = change.focus ?? merged.focus
+        merged.region = change.region ?? merged.region
+        merged.clampOutOfRange = change.clampOutOfRange || merged.clampOutOfRange
+        var now = CameraControls()
+        now.exposureMicroseconds = change.exposureMicroseconds
+        now.gainDecibels = change.gainDecibels
+        now.frameRate = change.frameRate
+        now.focus = change.focus
+        now.exposureAuto = exposureAuto
+        now.focusAuto = focusAuto
+        now.clampOutOfRange = merged.clampOutOfRange
+        return (now, merged)
+    }
+
     public static func == (a: CameraControls, b: CameraControls) -> Bool {
         a.exposureMicroseconds == b.exposureMicroseconds && a.exposureAuto == b.exposureAuto
-            && a.gainDecibels == b.gainDecibels && a.frameRate == b.frameRate && a.pixelFormat == b.pixelFormat
+            && a.gainDecibels == b.gainDecibels && a.frameRate == b.frameRate && a.focus == b.focus
+            && a.focusAuto == b.focusAuto && a.pixelFormat == b.pixelFormat
             && a.region == b.region && a.binning?.horizontal == b.binning?.horizontal
             && a.binning?.vertical == b.binning?.vertical && a.trigger == b.trigger
             && a.features.elementsEqual(b.features) { $0.name == $1.name && $0.value == $1.value }
@@ -55,8 +82,8 @@ public struct CameraControls: Sendable, Equatable {
     }
 
     static let keys = [
-        "exposureMicroseconds", "exposureAuto", "gainDecibels", "frameRate", "pixelFormat", "region", "binning",
-        "trigger", "features", "clampOutOfRange",
+        "exposureMicroseconds", "exposureAuto", "gainDecibels", "frameRate", "focus", "focusAuto", "pixelFormat",
+        "region", "binning", "trigger", "features", "clampOutOfRange",
     ]
 
     /// Reads `source.controls`, every problem by path.
@@ -68,6 +95,8 @@ public struct CameraControls: Sendable, Equatable {
         controls.exposureAuto = reader.bool(members["exposureAuto"], at: path + ".exposureAuto") ?? false
         controls.gainDecibels = reader.double(members["gainDecibels"], at: path + ".gainDecibels", range: -20...60)
         controls.frameRate = reader.double(members["frameRate"], at: path + ".frameRate", range: 0.1...1000)
+        controls.focus = reader.double(members["focus"], at: path + ".focus", range: 0...1_000_000)
+        controls.focusAuto = reader.bool(members["focusAuto"], at: path + ".focusAuto") ?? false
         controls.pixelFormat = reader.string(members["pixelFormat"], at: path + ".pixelFormat")
         controls.clampOutOfRange = reader.bool(members["clampOutOfRange"], at: path + ".clampOutOfRange") ?? false
         if let region = reader.object(members["region"], at: path + ".region", allowed: ["x", "y", "width", "height"]) {
@@ -119,5 +148,17 @@ public struct CameraControls: Sendable, Equatable {
             }
         }
         return controls
+    }
+}
+
+/// One control as a camera holds it: its name (GenICam's, or the V4L2 driver's), value and range.
+public struct ControlReading: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public var range: String?
+    public init(name: String, value: String, range: String? = nil) {
+        self.name = name
+        self.value = value
+        self.range = range
     }
 }

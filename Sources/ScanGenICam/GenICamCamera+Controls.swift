@@ -1,18 +1,6 @@
 import CAravis
 import ScanCore
 
-/// One control as the camera holds it: its GenICam name, value and range.
-public struct ControlReading: Sendable, Equatable {
-    public var name: String
-    public var value: String
-    public var range: String?
-    public init(name: String, value: String, range: String? = nil) {
-        self.name = name
-        self.value = value
-        self.range = range
-    }
-}
-
 extension GenICamCamera {
     /// The standard controls a conveyor camera is set up with, as the camera holds them now
     /// (those it does not have are left out).
@@ -25,7 +13,7 @@ extension GenICamCamera {
                     name: control.rawValue, value: Self.format(value),
                     range: "\(Self.format(range.lowerBound))…\(Self.format(range.upperBound))"))
         }
-        for feature in ["Width", "Height", "OffsetX", "OffsetY", "BinningHorizontal", "BinningVertical"]
+        for feature in ["Width", "Height", "OffsetX", "OffsetY", "BinningHorizontal", "BinningVertical", "FocusPos"]
         where isAvailable(feature) {
             guard let value = try? integer(feature) else { continue }
             let range = (try? integerBounds(feature)).map { "\($0.lowerBound)…\($0.upperBound)" }
@@ -88,6 +76,27 @@ extension GenICamCamera {
         }
         if let rate = controls.frameRate {
             try setStandard(.frameRate, try bounded("frameRate", .frameRate, rate))
+        }
+        if isAvailable("FocusAuto") && (controls.focus != nil || controls.focusAuto) {
+            try setString("FocusAuto", controls.focusAuto ? "Continuous" : "Off")
+        }
+        if let focus = controls.focus {
+            guard isAvailable("FocusPos") else {
+                throw GenICamError(
+                    function: "source.controls", input: "focus",
+                    message:
+                        "source.controls.focus: \(name) has no FocusPos feature; a lens controller's own feature goes in source.controls.features"
+                )
+            }
+            let range = try integerBounds("FocusPos")
+            guard range.contains(Int64(focus)) || controls.clampOutOfRange else {
+                throw GenICamError(
+                    function: "source.controls", input: "focus",
+                    message:
+                        "source.controls.focus: \(Self.format(focus)) is outside \(name)'s FocusPos range \(range.lowerBound)…\(range.upperBound)"
+                )
+            }
+            try setInteger("FocusPos", min(max(Int64(focus), range.lowerBound), range.upperBound))
         }
         switch controls.trigger {
         case nil: break

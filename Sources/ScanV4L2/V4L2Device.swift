@@ -53,7 +53,7 @@ public final class V4L2Device {
         }
     }
 
-    private static func string<T>(from tuple: T) -> String {
+    static func string<T>(from tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in
             let bytes = raw.prefix { $0 != 0 }
             return String(decoding: bytes, as: UTF8.self)

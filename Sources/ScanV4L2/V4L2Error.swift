@@ -11,6 +11,8 @@ public struct V4L2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case formatUnsupported
         case mapFailed
         case readFailed
+        /// A control the config asks for that the camera refuses or does not have.
+        case controlRefused
     }
 
     public var code: Code
@@ -36,6 +38,7 @@ public struct V4L2Error: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        reason.isEmpty ? "\(operation) \(device) failed" : "\(operation) \(device): \(reason)"
+        if code == .controlRefused { return "\(operation): \(reason)" }
+        return reason.isEmpty ? "\(operation) \(device) failed" : "\(operation) \(device): \(reason)"
     }
 }

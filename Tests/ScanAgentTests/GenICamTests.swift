@@ -68,6 +68,10 @@ struct GenICamTests {
         let (clamped, clampWarnings) = try camera.apply(controls)
         #expect(clampWarnings.count == 1 && clampWarnings[0].contains("set to 10"), "\(clampWarnings)")
         #expect(clamped.first { $0.name == "Gain" }?.value == "10")
+        var focus = CameraControls()
+        focus.focus = 10
+        let noFocus = #expect(throws: GenICamError.self) { try camera.apply(focus) }
+        #expect(noFocus?.message.contains("source.controls.focus: 127.0.0.1 has no FocusPos feature") == true)
 
         // The first command on a new line shows the same controls.
         let shown = try ProcessRunner.run(

@@ -26,6 +26,27 @@ struct CameraControlsTests {
             Array(#"{"camera": {"id": "c"}, "source": {"type": "genicam", "controls": {"trigger": "software"}}}"#.utf8),
             file: "b.json")
         #expect(software.source.controls.trigger == .software && software.source.camera == nil)
+        let focused = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c"}, "source": {"type": "v4l2", "controls": {"focus": 120}}}"#.utf8),
+            file: "c.json")
+        #expect(focused.source.controls.focus == 120 && !focused.source.controls.focusAuto)
+    }
+
+    @Test("a set-controls change is applied alone now, and merged into the controls applied at every reconnect")
+    func changed() {
+        var config = CameraControls()
+        config.exposureMicroseconds = 80
+        config.gainDecibels = 6
+        config.features = [("GevSCPD", .number(1000))]
+        var change = CameraControls()
+        change.exposureMicroseconds = 60
+        change.focus = 40
+        change.region = .init(x: 0, y: 100, width: 640, height: 200)
+        let (now, merged) = config.changed(by: change)
+        #expect(now.exposureMicroseconds == 60 && now.focus == 40 && now.gainDecibels == nil)
+        #expect(now.region == nil && now.features.isEmpty, "a region restarts the stream; features stay as they are")
+        #expect(merged.exposureMicroseconds == 60 && merged.gainDecibels == 6 && merged.focus == 40)
+        #expect(merged.region == change.region && merged.features.count == 1)
     }
 
     @Test("a bad control is refused by its path")
