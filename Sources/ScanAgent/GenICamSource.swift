@@ -82,6 +82,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 ])
             var quiet = 0
             var seenIncomplete = 0
+            var timeline = CameraTimeline()
             while !stop.isStopped {
                 var restart = false
                 mailbox.serve { change in
@@ -116,7 +117,10 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     continue
                 }
                 quiet = 0
-                queue.put(CapturedFrame(image: frame.image, index: index, time: clock.now))
+                // Event times from the camera's exposure stamps (0: a camera that stamps nothing).
+                let stamp = frame.cameraTimestamp > 0 ? Int64(clamping: frame.cameraTimestamp) : nil
+                let time = timeline.time(cameraNanoseconds: stamp, arrival: clock.now)
+                queue.put(CapturedFrame(image: frame.image, index: index, time: time))
                 index += 1
             }
         }

@@ -52,6 +52,7 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
                     "connection": "\(connection)",
                 ])
             var counted = 0
+            var timeline = CameraTimeline()
             while !stop.isStopped {
                 let frame: RTSPStream.Frame?
                 do {
@@ -66,7 +67,10 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
                     counted = stream.damaged
                 }
                 guard let frame else { return }
-                queue.put(CapturedFrame(image: frame.image, index: index, time: clock.now))
+                // Event times from the stream's presentation times, which the camera stamps at capture.
+                let time = timeline.time(
+                    cameraNanoseconds: frame.seconds.map { Int64($0 * 1e9) }, arrival: clock.now)
+                queue.put(CapturedFrame(image: frame.image, index: index, time: time))
                 index += 1
             }
         }

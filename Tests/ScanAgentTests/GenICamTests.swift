@@ -238,5 +238,7 @@ struct GenICamTests {
                 Int64($0.image.width) == width && $0.image.pixels.count == $0.image.width * $0.image.height
             })
         #expect(Set(frames.map(\.frameId)).count == frames.count, "each frame once")
+        let stamps = frames.map(\.cameraTimestamp)
+        #expect(stamps.allSatisfy { $0 > 0 } && stamps == stamps.sorted(), "exposure stamps kept: \(stamps)")
     }
 }
