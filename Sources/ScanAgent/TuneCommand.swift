@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanServices
 
 /// `scan-agent tune CLIP [--write FILE]`: the set-up step for a new line (docs/cameras.md).
 struct TuneCommand: ParsableCommand {
@@ -14,10 +15,16 @@ struct TuneCommand: ParsableCommand {
             frame they crossed. It suggests the longest exposure that keeps motion blur under half a module at that
             speed (blur in modules = speed × exposure ÷ module size), the symbologies to enable, the region of
             interest and noread.minFrames. --write FILE writes the suggestion as an agent config (source: the clip).
-            Exit codes: 0 measured, 1 nothing was read, 2 an unreadable clip, 64 bad usage.
+            With --camera ID --seconds N instead of CLIP: records N seconds of what the camera (a GenICam id, a
+            /dev/videoN or an RTSP URL) sees into --record FILE (default tune-recording.y4m), measures that, and the
+            written config reads the camera with the exposure bound set.
+            Exit codes: 0 measured, 1 nothing was read or the camera sent nothing, 2 an unreadable clip, 64 bad usage.
             """)
 
-    @Argument(help: "A YUV4MPEG2 clip recorded on the line (ffmpeg -i in.mp4 -pix_fmt gray out.y4m).") var clip: String
+    @Argument(help: "A YUV4MPEG2 clip recorded on the line (ffmpeg -i in.mp4 -pix_fmt gray out.y4m).") var clip: String?
+    @Option(help: "Record from this camera instead (GenICam id, /dev/videoN or RTSP URL).") var camera: String?
+    @Option(help: "With --camera: seconds to record.") var seconds: Double = 10
+    @Option(help: "With --camera: where the recording goes.") var record = "tune-recording.y4m"
     @Option(help: "Write the suggested agent config to FILE.") var write: String?
     @Option(help: "The camera id in the written config.") var cameraId = "cam-01"
     @Option(help: "text or json.") var format = "text"
@@ -30,12 +37,29 @@ struct TuneCommand: ParsableCommand {
 
     func validate() throws {
         guard ["text", "json"].contains(format) else { throw ValidationError("--format '\(format)': use text or json") }
+        guard (clip == nil) != (camera == nil) else { throw ValidationError("give a CLIP or --camera ID, one of them") }
+        guard seconds > 0 && seconds <= 600 else { throw ValidationError("--seconds: from more than 0 to 600") }
         if !SubjectToken.isValid(cameraId) {
             throw ValidationError(SubjectTokenError(field: "--camera-id", value: cameraId).description)
         }
     }
 
     func run() throws {
+        var cameraSource: JSONWriter?
+        var clip = self.clip ?? record
+        if let id = camera {
+            let logger = ScanLogging.logger("scan-agent", level: .warning)
+            do {
+                let opened = try TuneRecording.camera(id, logger: logger)
+                let frames = try TuneRecording.record(opened, seconds: seconds, to: record, logger: logger)
+                if format == "text" { print("recorded \(frames) frames into \(TerminalText.escaped(record))") }
+                cameraSource = opened.source
+                clip = record
+            } catch {
+                writeStandardError("scan-agent tune: \(error)")
+                throw ExitCode.failure
+            }
+        }
         let reader: ClipReader
         do {
             reader = try ClipReader(path: clip)
@@ -85,7 +109,7 @@ struct TuneCommand: ParsableCommand {
             writeStandardError("scan-agent tune: no code was read in \(frame) frames of \(clip)")
             throw ExitCode.failure
         }
-        let suggested = Self.config(setup, cameraId: cameraId, clip: clip)
+        let suggested = Self.config(setup, cameraId: cameraId, clip: clip, recordedFrom: cameraSource)
         if let write {
             do {
                 try Data(suggested.utf8).write(to: URL(fileURLWithPath: write))
@@ -124,8 +148,9 @@ struct TuneCommand: ParsableCommand {
     }
 
     /// The suggestion as an agent config: the symbologies seen, the band they crossed, no-reads
-    /// after a third of the frames a code is in view; the clip as its source.
-    static func config(_ setup: LineSetup, cameraId: String, clip: String) -> String {
+    /// after a third of the frames a code is in view; the clip as its source, or the camera it was
+    /// recorded from with the exposure bound (not for RTSP, whose exposure is the camera's page's).
+    static func config(_ setup: LineSetup, cameraId: String, clip: String, recordedFrom: JSONWriter? = nil) -> String {
         var decoder = JSONWriter()
         decoder.strings("symbologies", setup.symbologies.map(\.rawValue))
         var region = JSONWriter()
@@ -140,9 +165,18 @@ struct TuneCommand: ParsableCommand {
         var camera = JSONWriter()
         camera.field("id", cameraId)
         var source = JSONWriter()
-        source.field("type", "clip")
-        source.field("path", clip)
-        source.field("realtime", false)
+        if var recorded = recordedFrom {
+            if let exposure = setup.longestExposureMicroseconds, !recorded.text.contains("\"rtsp\"") {
+                var controls = JSONWriter()
+                controls.field("exposureMicroseconds", max(1, exposure.rounded(.down)), decimals: 0)
+                recorded.raw("controls", controls.finished())
+            }
+            source = recorded
+        } else {
+            source.field("type", "clip")
+            source.field("path", clip)
+            source.field("realtime", false)
+        }
         var noread = JSONWriter()
         noread.field("minFrames", max(2, min(setup.framesInView / 3, 30)))
         var top = JSONWriter()

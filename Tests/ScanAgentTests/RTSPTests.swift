@@ -150,6 +150,46 @@ struct RTSPTests {
         #expect(phantoms.isEmpty && missed.count <= 1, "RTSP \(values) replays \(expected)")
     }
 
+    @Test(
+        "scan-agent tune --camera records what an RTSP camera sees and measures it: symbologies, speed and module size of the rendered belt, and a config reading that camera",
+        arguments: [UInt64(1), 2])
+    func tuneFromCamera(seed: UInt64) throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let speed = 8.0
+        let module = 3
+        let (clip, expected) = try ReplayHarness.clip(
+            of: TuneTests.scene(
+                speed: speed, module: module, symbology: .ean13, values: ["400638133393", "590123412345"], seed: seed),
+            name: "tune-rtsp")
+        let encoded = try Self.encode(clip, codec: "h264", tailSeconds: 10, dir: dir)
+        let (server, url) = try Self.server(encoded, dir: dir, name: "tune")
+        defer { C.stop(server) }
+        let recording = dir + "/recorded.y4m"
+        let written = dir + "/camera.json"
+        let result = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-agent",
+            [
+                "tune", "--camera", url, "--seconds", "5", "--record", recording, "--write", written, "--format",
+                "json",
+            ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let report = try JSONValue.parse(result.stdoutText)
+        #expect(report["symbologies"] == .array([.string("EAN-13")]), "\(report)")
+        let measuredSpeed = report["pixelsPerFrame"]?.doubleValue ?? 0
+        let measuredModule = report["modulePixels"]?.doubleValue ?? 0
+        #expect(abs(measuredSpeed - speed) <= speed * 0.1, "speed \(measuredSpeed) for \(speed)")
+        #expect(abs(measuredModule - Double(module)) <= Double(module) * 0.15, "module \(measuredModule)")
+        let frames = report["frames"]?.doubleValue ?? 0
+        #expect(frames >= 5 * 30 * 0.8, "the recording holds what the camera sent in 5 s: \(frames)")
+        let header = String(
+            decoding: (FileManager.default.contents(atPath: recording) ?? Data()).prefix(40), as: UTF8.self)
+        #expect(header.hasPrefix("YUV4MPEG2 W640 H400 "), "\(header)")
+        let config = try AgentConfig.parse(Array(try Data(contentsOf: URL(fileURLWithPath: written))), file: written)
+        #expect(config.source.kind == .rtsp && config.source.url?.url == url, "the config reads the camera")
+        #expect(expected.count == 2)
+    }
+
     @Test("scan-agent cameras describes an RTSP stream (codec, size, rate) and says why one cannot be opened")
     func describe() throws {
         let dir = try TestEnvironment.temporaryDirectory()

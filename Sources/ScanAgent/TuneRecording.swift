@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import ScanAgentRuntime
+import ScanCore
+import ScanRTSP
+import ScanServices
+import ScanV4L2
+
+/// `scan-agent tune --camera ID --seconds N`: records what a camera sees into a YUV4MPEG2 clip,
+/// which `tune` then measures like any recording.
+struct TuneRecording {
+    /// The camera as `source` config keys and as a frame source.
+    struct Camera {
+        var source: JSONWriter
+        var frames: any FrameSource
+    }
+
+    /// A GenICam id, a V4L2 device (`/dev/videoN`) or an RTSP URL, opened with the camera's own
+    /// settings (what tune measures is what the camera does now).
+    static func camera(_ id: String, logger: Logger) throws -> Camera {
+        var source = JSONWriter()
+        let clock = SystemClock()
+        if id.lowercased().hasPrefix("rtsp") {
+            let address: RTSPAddress
+            do {
+                address = try RTSPAddress(id)
+            } catch {
+                throw TuneFailure("--camera \(TerminalText.escaped(id)): \(error)")
+            }
+            source.field("type", "rtsp")
+            source.field("url", address.redacted)
+            return Camera(
+                source: source,
+                frames: RTSPSource(address: address, url: nil, transport: .tcp, clock: clock, logger: logger))
+        }
+        if id.hasPrefix("/dev/") {
+            source.field("type", "v4l2")
+            source.field("device", id)
+            return Camera(
+                source: source,
+                frames: CameraSource(
+                    request: CaptureRequest(device: id, width: 1280, height: 720, fps: 30), clock: clock,
+                    logger: logger))
+        }
+        source.field("type", "genicam")
+        source.field("camera", id)
+        return Camera(
+            source: source,
+            frames: GenICamSource(camera: id, controls: CameraControls(), clock: clock, logger: logger))
+    }
+
+    /// Takes `seconds` of frames from `camera` into `path`; returns the frames written. The clip's
+    /// frame rate is the one measured; a frame of another size (the camera reconfigured) ends it.
+    static func record(_ camera: Camera, seconds: Double, to path: String, logger: Logger) throws -> Int {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let file = FileHandle(forWritingAtPath: path)
+        else { throw TuneFailure("cannot write the recording \(TerminalText.escaped(path))") }
+        defer { try? file.close() }
+        let queue = FrameQueue(capacity: 256, blocking: false)
+        let stop = StopToken()
+        let done = DispatchSemaphore(value: 0)
+        let source = camera.frames
+        Thread.detachNewThread {
+            source.capture(into: queue, stop: stop)
+            done.signal()
+        }
+        defer {
+            stop.stop()
+            queue.stopProducing()
+            done.wait()
+        }
+        var frames: [GrayImage] = []
+        var first: ContinuousClock.Instant?
+        var last = ContinuousClock.now
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000)) + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let first, ContinuousClock.now - first >= .milliseconds(Int64(seconds * 1000)) { break }
+            guard case .frame(let frame) = queue.take(timeout: .milliseconds(200)) else { continue }
+            if let size = frames.first, size.width != frame.image.width || size.height != frame.image.height {
+                logger.warning("the camera changed its frame size; the recording ends here")
+                break
+            }
+            if first == nil { first = ContinuousClock.now }
+            last = ContinuousClock.now
+            frames.append(frame.image)
+        }
+        guard let size = frames.first, let first, frames.count > 1 else {
+            throw TuneFailure("the camera sent \(frames.count) frame(s) in \(seconds) s; is it streaming?")
+        }
+        let elapsed = Double((last - first).components.attoseconds) / 1e18 + Double((last - first).components.seconds)
+        let rate = max(1, Int((Double(frames.count - 1) / max(elapsed, 0.001) * 1000).rounded()))
+        let header = Y4MHeader(
+            width: size.width, height: size.height, frameRateNumerator: rate, frameRateDenominator: 1000, chroma: .mono)
+        file.write(Data(header.line.utf8))
+        for image in frames {
+            file.write(Data("FRAME\n".utf8))
+            file.write(image.pixels.withUnsafeBufferPointer { Data(buffer: $0) })
+        }
+        if queue.dropped > 0 {
+            logger.warning("frames dropped while recording", metadata: ["frames": "\(queue.dropped)"])
+        }
+        return frames.count
+    }
+}
+
+struct TuneFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
