@@ -33,7 +33,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
     }
 
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
-        mailbox.ask(controls, seconds: 3)
+        mailbox.ask(.controls(controls))
     }
 
     /// Sets `controls` on the open device, logs what it took and reports it in the heartbeat.
@@ -68,7 +68,10 @@ final class CameraSource: FrameSource, @unchecked Sendable {
                 ])
             var image = GrayImage(width: capture.format.width, height: capture.format.height, fill: 0)
             while !stop.isStopped {
-                mailbox.serve { change in
+                mailbox.serve { request in
+                    guard case .controls(let change) = request else {
+                        return .failure(CommandError(verb: request.verb, message: "V4L2 cameras have no trigger"))
+                    }
                     let (now, merged) = controls.changed(by: change)
                     do {
                         let reported = try apply(now, to: capture.device)

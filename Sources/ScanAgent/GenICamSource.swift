@@ -28,7 +28,11 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     var health: SourceHealth { counters.health }
 
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
-        mailbox.ask(controls, seconds: 3)
+        mailbox.ask(.controls(controls))
+    }
+
+    func trigger() -> Result<Void, CommandError> {
+        mailbox.ask(.trigger).map { _ in () }
     }
 
     init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
@@ -57,6 +61,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     > {
         let (live, merged) = controls.changed(by: change)
         do {
+            if let region = change.region { try camera.checkRegion(region) }
             let (taken, warnings) = try camera.apply(live)
             for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
             current.withLock { $0 = merged }
@@ -85,10 +90,26 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
             var timeline = CameraTimeline()
             while !stop.isStopped {
                 var restart = false
-                mailbox.serve { change in
-                    // A new region needs the stream stopped; exposure, gain and rate are taken live.
-                    restart = change.region != nil
-                    return self.change(camera, by: change)
+                mailbox.serve { request in
+                    switch request {
+                    case .controls(let change):
+                        // A new region needs the stream stopped; exposure, gain and rate are taken live.
+                        restart = change.region != nil
+                        return self.change(camera, by: change)
+                    case .trigger:
+                        guard controls.trigger == .software else {
+                            return .failure(
+                                CommandError(
+                                    verb: "trigger",
+                                    message: "the camera is not in software trigger mode (source.controls.trigger)"))
+                        }
+                        do {
+                            try camera.execute("TriggerSoftware")
+                            return .success([])
+                        } catch {
+                            return .failure(CommandError(verb: "trigger", message: "\(error)"))
+                        }
+                    }
                 }
                 if restart {
                     logger.info("camera region changed; restarting its stream")

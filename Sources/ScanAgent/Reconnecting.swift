@@ -56,28 +56,43 @@ final class SourceCounters: Sendable {
     }
 }
 
+/// What the decoding thread asks of the camera, which only the capture thread touches.
+enum CameraRequest: Sendable {
+    /// `set-controls`.
+    case controls(CameraControls)
+    /// `trigger`: fire the software trigger.
+    case trigger
+
+    var verb: String {
+        switch self {
+        case .controls: "set-controls"
+        case .trigger: "trigger"
+        }
+    }
+}
+
 /// One request at a time from the decoding thread to the capture thread, with a deadline.
 final class ControlsMailbox: @unchecked Sendable {
     // @unchecked: every field is touched under `condition`.
     private let condition = NSCondition()
-    private var request: CameraControls?
+    private var request: CameraRequest?
     private var outcome: Result<[AgentStatus.SourceControl], CommandError>?
 
-    /// Posts `controls` and waits (at most `seconds`) for the capture thread's answer.
-    func ask(_ controls: CameraControls, seconds: Double) -> Result<[AgentStatus.SourceControl], CommandError> {
+    /// Posts `request` and waits (at most `seconds`) for the capture thread's answer.
+    func ask(_ request: CameraRequest, seconds: Double = 3) -> Result<[AgentStatus.SourceControl], CommandError> {
         condition.lock()
         defer { condition.unlock() }
-        request = controls
+        self.request = request
         outcome = nil
         let deadline = Date().addingTimeInterval(seconds)
         while outcome == nil, condition.wait(until: deadline) {}
-        request = nil
+        self.request = nil
         return outcome
-            ?? .failure(CommandError(verb: "set-controls", message: "the camera is not streaming (reconnecting?)"))
+            ?? .failure(CommandError(verb: request.verb, message: "the camera is not streaming (reconnecting?)"))
     }
 
     /// The capture thread: a waiting request, answered by `answer`.
-    func serve(_ answer: (CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>) {
+    func serve(_ answer: (CameraRequest) -> Result<[AgentStatus.SourceControl], CommandError>) {
         condition.lock()
         defer { condition.unlock() }
         guard let controls = request, outcome == nil else { return }

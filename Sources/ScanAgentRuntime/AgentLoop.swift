@@ -365,6 +365,11 @@ public final class AgentLoop: @unchecked Sendable {
                     writer.raw("controls", values.finished())
                 }
             }
+        case .trigger:
+            switch source.trigger() {
+            case .failure(let error): return error.reply(camera: camera)
+            case .success: return commandReply(verb: "trigger", camera: camera) { $0.field("triggered", true) }
+            }
         }
     }
 

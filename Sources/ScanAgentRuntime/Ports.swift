@@ -25,6 +25,8 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Applies new controls while streaming (the `set-controls` command); called from the
     /// decoding thread, it waits for the capture thread to apply them.
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError>
+    /// Fires the camera's software trigger (the `trigger` command): one frame.
+    func trigger() -> Result<Void, CommandError>
 }
 
 /// A source's counters and settings as the heartbeat reports them.
@@ -46,6 +48,10 @@ extension FrameSource {
     /// Applies `controls` to the camera while it streams and returns what it took, or why not.
     public func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
         .failure(CommandError(verb: "set-controls", message: "the \(kind) source takes no controls at run time"))
+    }
+
+    public func trigger() -> Result<Void, CommandError> {
+        .failure(CommandError(verb: "trigger", message: "the \(kind) source has no software trigger"))
     }
 }
 

@@ -8,8 +8,10 @@ public enum AgentCommand: Sendable, Equatable {
     case status
     /// New exposure, gain, frame rate, focus or region for the camera, without a restart.
     case setControls(CameraControls)
+    /// One frame from a camera in software trigger mode (a photo-eye's PLC, a pack station's button).
+    case trigger
 
-    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status", "set-controls"]
+    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status", "set-controls", "trigger"]
 
     public var verb: String {
         switch self {
@@ -19,6 +21,7 @@ public enum AgentCommand: Sendable, Equatable {
         case .resume: "resume"
         case .status: "status"
         case .setControls: "set-controls"
+        case .trigger: "trigger"
         }
     }
 
@@ -82,6 +85,7 @@ public enum AgentCommand: Sendable, Equatable {
                             ? "name at least one of \(liveControls.joined(separator: ", "))" : problems))
             }
             return .success(.setControls(controls))
+        case "trigger": return .success(.trigger)
         default: return .success(.status)
         }
     }

@@ -129,6 +129,32 @@ extension GenICamCamera {
         return (readings(), warnings)
     }
 
+    /// Whether `region` fits the sensor, checked before a `set-controls` restarts the stream with
+    /// it (a region the camera refuses would otherwise keep it from opening again): an error
+    /// naming the key and the sensor's size.
+    public func checkRegion(_ region: CameraControls.Region) throws(GenICamError) {
+        func limit(_ features: [String], _ fallback: String) throws(GenICamError) -> Int64 {
+            for feature in features where isAvailable(feature) {
+                if let value = try? integer(feature) { return value }
+            }
+            return try integerBounds(fallback).upperBound
+        }
+        let width = try limit(["SensorWidth", "WidthMax"], "Width")
+        let height = try limit(["SensorHeight", "HeightMax"], "Height")
+        let smallest = (try? integerBounds("Width").lowerBound) ?? 1
+        let lowest = (try? integerBounds("Height").lowerBound) ?? 1
+        for (key, start, size, sensor, minimum) in [
+            ("region.width", region.x, region.width, width, smallest),
+            ("region.height", region.y, region.height, height, lowest),
+        ] where Int64(size) < minimum || Int64(start + size) > sensor {
+            throw GenICamError(
+                function: "source.controls", input: key,
+                message:
+                    "source.controls.\(key): \(size) from \(start) does not fit \(name)'s sensor (\(width)x\(height), at least \(smallest)x\(lowest))"
+            )
+        }
+    }
+
     static func format(_ value: Double) -> String { JSONWriter.format(value, decimals: 3) }
 
     /// Exposure, gain and frame rate, which cameras name in more than one way (`ExposureTime` or

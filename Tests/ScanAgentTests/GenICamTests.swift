@@ -143,6 +143,54 @@ struct GenICamTests {
     }
 
     @Test(
+        "software trigger: no frame until the trigger command, one frame a trigger; a region that does not fit the sensor is refused before the stream restarts",
+        .enabled(if: TestEnvironment.natsEnabled))
+    func softwareTrigger() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = try H.flowClip(frames: 30, seed: 8)
+        let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVTRG", fps: 20, dir: dir)
+        defer { CameraHarness.stop(fake) }
+        let (prefix, jetStream, _) = try CameraHarness.bus(natsURL)
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let config = try H.config(
+            in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"trigger": "software"}}"#,
+            natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(config: config, log: dir + "/agent.log")
+        defer {
+            agent.terminate()
+            _ = H.waitForExit(agent, seconds: 30)
+        }
+        let commands = try NATSConnection(url: natsURL)
+        var status = JSONValue.null
+        #expect(
+            H.eventually(seconds: 10) {
+                status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
+                return status["source"]?["state"] == .string("streaming")
+            }, "\(status)")
+        Thread.sleep(forTimeInterval: 1.5)
+        status = try H.command(commands, prefix: prefix, "status")
+        #expect(status["framesIn"] == .number(0), "no frame without a trigger: \(status)")
+        for _ in 0..<3 {
+            let fired = try H.command(commands, prefix: prefix, "trigger")
+            #expect(fired["ok"] == .bool(true) && fired["triggered"] == .bool(true), "\(fired)")
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(
+            H.eventually(seconds: 5) {
+                status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
+                return status["framesIn"] == .number(3)
+            }, "one frame a trigger: \(status)")
+        let region = try H.command(
+            commands, prefix: prefix, "set-controls", #"{"region": {"x": 0, "y": 0, "width": 60000, "height": 10}}"#)
+        #expect(region["ok"] == .bool(false), "\(region)")
+        #expect(region["error"]?.stringValue?.contains("region.width: 60000 from 0 does not fit") == true, "\(region)")
+        status = try H.command(commands, prefix: prefix, "status")
+        #expect(status["source"]?["state"] == .string("streaming"), "the camera kept streaming: \(status)")
+    }
+
+    @Test(
         "the camera stopped and started again mid-run: the agent says reconnecting in its heartbeat, opens it again with its controls, and delivers both clips' sightings, each once",
         .enabled(if: TestEnvironment.natsEnabled))
     func reconnect() throws {

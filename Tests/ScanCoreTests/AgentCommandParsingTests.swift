@@ -100,4 +100,25 @@ struct AgentCommandParsingTests {
             #expect(error.message.contains(words), "\(body): \(error.message)")
         }
     }
+
+    @Test("trigger takes no arguments; focus is a live control")
+    func trigger() {
+        guard case .success(.trigger) = AgentCommand.parse(verb: "trigger", body: []) else {
+            Issue.record("trigger not parsed")
+            return
+        }
+        guard case .failure(let error) = AgentCommand.parse(verb: "trigger", body: Array(#"{"count": 2}"#.utf8)) else {
+            Issue.record("an argument accepted")
+            return
+        }
+        #expect(error.message.contains("unknown key 'count'"), "\(error.message)")
+        guard
+            case .success(.setControls(let controls)) = AgentCommand.parse(
+                verb: "set-controls", body: Array(#"{"focus": 120}"#.utf8))
+        else {
+            Issue.record("focus not parsed")
+            return
+        }
+        #expect(controls.focus == 120)
+    }
 }
