@@ -8,7 +8,7 @@ import Synchronization
 /// The loop a camera source runs until the agent stops: open the camera, stream from it until it
 /// fails, open it again. While it is missing or failing the state is `reconnecting` (the
 /// heartbeat's gap), each new error is logged once and the next try waits with a backoff
-/// (RetryLog's: 0.25 s doubling to 2 s); every connection after the first counts as a reconnect
+/// (RetryPolicy.backoff: 0.25 s doubling to 2 s, with jitter); every connection after the first counts as a reconnect
 /// and is logged ("camera back").
 struct Reconnecting<Connection> {
     let state: SourceState
@@ -25,8 +25,7 @@ struct Reconnecting<Connection> {
                 retry.succeeded("camera opened again")
             } catch {
                 state.set("reconnecting")
-                retry.failed(error)
-                stop.sleep(for: retry.backoff())
+                retry.failedAndWait(error, stop: stop)
                 continue
             }
             connections += 1

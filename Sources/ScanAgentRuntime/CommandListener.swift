@@ -28,8 +28,7 @@ public struct CommandListener: Sendable {
                 incoming = try feed.next(timeout: .milliseconds(250))
                 retry.succeeded("listening for commands")
             } catch {
-                retry.failed(error)
-                clock.sleep(for: .seconds(1), stop: stop)
+                retry.failedAndWait(error, stop: stop, sleeper: clock)
                 continue
             }
             guard let incoming else { continue }
@@ -77,7 +76,10 @@ public struct RulesWatcher: Sendable {
 
     public func run(stop: StopToken) {
         var seen: UInt64 = cache?.revision ?? 0
-        var retry = RetryLog("cannot read the rules bucket", logger: logger, repeatEvery: 1_000)
+        // Paced by `interval` whatever happens: the policy only sets how often a failure is logged.
+        var retry = RetryLog(
+            "cannot read the rules bucket", logger: logger,
+            policy: RetryPolicy(first: interval, limit: interval, jitter: 0, logEvery: 1_000))
         while !stop.isStopped {
             do {
                 if let rules = try feed.current(), rules.revision != seen {

@@ -175,7 +175,7 @@ public protocol RulesFeed: AnyObject, Sendable {
 
 /// Time as the runtime sees it: wall time for events, a monotonic count for intervals, and
 /// waits that a stop cuts short.
-public protocol AgentClock: Sendable {
+public protocol AgentClock: RetrySleeper {
     /// Wall time (event times of cameras, heartbeats).
     var now: Timestamp { get }
     /// Monotonic time since an arbitrary origin (heartbeat intervals, rates, backoff, drains).

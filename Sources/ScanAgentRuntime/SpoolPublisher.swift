@@ -44,7 +44,6 @@ public final class SpoolPublisher: Sendable {
     public func run(stop: StopToken) {
         stop.whenStopped { [sink] in sink.wake() }
         var streamReady = false
-        var backoff = Duration.milliseconds(250)
         var drainDeadline: Duration?
         var retry = RetryLog("JetStream unavailable; events wait in the spool", logger: logger)
         /// True once the drain should end: stopped, and the sink empty or the drain time over.
@@ -55,8 +54,7 @@ public final class SpoolPublisher: Sendable {
             return sink.depth == 0 || clock.elapsed >= deadline
         }
         func pause() {
-            clock.sleep(for: stop.isStopped ? .milliseconds(100) : backoff, stop: stop)
-            backoff = min(backoff * 2, .seconds(2))
+            clock.sleep(for: stop.isStopped ? .milliseconds(100) : retry.backoff(), stop: stop)
         }
         func failed(_ error: any Error) {
             let wasUp = delivery.failed()
@@ -109,8 +107,6 @@ public final class SpoolPublisher: Sendable {
                 streamReady = false
                 if drainOver() { break }
                 pause()
-            } else {
-                backoff = .milliseconds(250)
             }
         }
         sink.saveCursor()

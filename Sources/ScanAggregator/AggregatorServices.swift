@@ -109,7 +109,7 @@ public final class AggregatorServices: Sendable {
             let reconciler = try untilJetStreamReady(
                 "reconciliation", stop: stop, logger: logger, { try Reconciler(settings: settings, logger: logger) })
         else { return }
-        var retry = RetryLog("reconciliation paused", logger: logger)
+        var retry = RetryLog("reconciliation paused", logger: logger, policy: .poll)
         let reconciliationLag = AggregatorMetrics().reconciliationLag
         while !stop.isStopped {
             do {
@@ -118,8 +118,7 @@ public final class AggregatorServices: Sendable {
                 if let lag = try? reconciler.lagSeconds() { reconciliationLag.record(lag) }
                 if counts.sightings < reconciler.batchSize { stop.sleep(for: .milliseconds(250)) }
             } catch {
-                retry.failed(error)
-                stop.sleep(for: .milliseconds(250))
+                retry.failedAndWait(error, stop: stop)
             }
         }
         let totals = reconciler.totals
@@ -137,7 +136,7 @@ public final class AggregatorServices: Sendable {
     /// and then every `maintenanceInterval`; replicas take turns through an advisory lock.
     static func maintainPartitions(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) {
         let database = PGReconnecting(dsn: settings.postgresDSN)
-        var retry = RetryLog("partition maintenance failed", logger: logger)
+        var retry = RetryLog("partition maintenance failed", logger: logger, policy: .slow)
         while !stop.isStopped {
             var wait = settings.maintenanceInterval
             do {
@@ -156,7 +155,7 @@ public final class AggregatorServices: Sendable {
             } catch {
                 database.reset()
                 retry.failed(error)
-                wait = .seconds(30)
+                wait = retry.backoff()
             }
             _ = stop.sleep(for: wait)
         }

@@ -69,8 +69,8 @@ public final class Ingestor: @unchecked Sendable {
     private let logger: Logger
     private let jetStream: JetStream
     private var events: PullSubscription
-    private var fetchFailures = 0
-    private var lastFetchError = ""
+    /// Fetching while JetStream cannot deliver: a poll every 0.25 s, each new error logged once.
+    private var fetchRetry: RetryLog
     /// Acknowledgements that did not reach the server (the messages come again after the ack
     /// wait and are recognised by their event ids).
     public private(set) var acksLost = 0
@@ -95,6 +95,7 @@ public final class Ingestor: @unchecked Sendable {
     public init(settings: IngestSettings, logger: Logger, store: (any SightingStore)? = nil) throws {
         self.settings = settings
         self.logger = logger
+        fetchRetry = RetryLog("JetStream not delivering; ingest paused", logger: logger, policy: .poll)
         storage = store ?? PostgresSightingStore(dsn: settings.postgresDSN)
         var options = NATSConnection.Options()
         options.name = "scan-aggregator"
@@ -121,24 +122,13 @@ public final class Ingestor: @unchecked Sendable {
         do {
             let messages = try events.fetch(
                 batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
-            if fetchFailures > 0 {
-                logger.info("JetStream delivers again; ingest resumed", metadata: ["failures": "\(fetchFailures)"])
-                fetchFailures = 0
-                lastFetchError = ""
-            }
+            fetchRetry.succeeded("JetStream delivers again; ingest resumed")
             readiness?.set("consumer", ok: true, detail: "bound to \(settings.durable) on \(settings.agentStream)")
             return messages
         } catch {
             readiness?.set("consumer", ok: false, detail: "\(error)")
-            fetchFailures += 1
-            if error.description != lastFetchError || fetchFailures % 40 == 0 {
-                lastFetchError = error.description
-                logger.warning(
-                    "JetStream not delivering; ingest paused",
-                    metadata: ["error": "\(error)", "failures": "\(fetchFailures)"])
-            }
-            stop.sleep(for: .milliseconds(250))
-            if fetchFailures % 20 == 0, let again = try? Self.subscribe(jetStream, settings) { events = again }
+            fetchRetry.failedAndWait(error, stop: stop)
+            if fetchRetry.failures % 20 == 0, let again = try? Self.subscribe(jetStream, settings) { events = again }
             return []
         }
     }
@@ -307,7 +297,9 @@ public final class Ingestor: @unchecked Sendable {
         var counts = IngestCounts(messages: batch.messages.count)
         let started = ContinuousClock.now
         // Store until it works: PostgreSQL restarting pauses ingest, it loses nothing.
-        var attempt = 0
+        var retry = RetryLog(
+            "PostgreSQL unavailable, ingest paused", logger: logger,
+            policy: RetryPolicy(first: .milliseconds(250), limit: .milliseconds(250), jitter: 0.2, logEvery: 20))
         while true {
             do {
                 let refused = batch.refused.map { message, letter in
@@ -318,19 +310,14 @@ public final class Ingestor: @unchecked Sendable {
                 (counts.sightingsStored, counts.sessionEventsStored, counts.noReadsStored) = try storage.store(
                     sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads, refused: refused)
                 readiness?.set("postgres", ok: true, detail: "storing")
+                retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
             } catch {
                 metrics.postgresErrors.increment()
                 readiness?.set("postgres", ok: false, detail: "\(error)")
-                attempt += 1
-                guard storage.isTransient(error), attempt < 600, !stop.isStopped else { throw error }
-                if attempt == 1 || attempt % 20 == 0 {
-                    logger.warning(
-                        "PostgreSQL unavailable, ingest paused",
-                        metadata: ["error": "\(error)", "attempt": "\(attempt)"])
-                }
+                guard storage.isTransient(error), retry.failures < 599, !stop.isStopped else { throw error }
                 storage.reset()
-                stop.sleep(for: .milliseconds(250))
+                retry.failedAndWait(error, stop: stop)
             }
         }
         onCommit?(batch.sightings.map(\.record.time))

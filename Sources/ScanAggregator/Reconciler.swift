@@ -4,6 +4,7 @@ import ScanCore
 import ScanReconciliation
 import ScanNATS
 import ScanPostgres
+import ScanServices
 
 /// What one reconciliation round did.
 public struct ReconcileCounts: Sendable, Equatable {
@@ -33,7 +34,8 @@ public final class Reconciler: @unchecked Sendable {
     private let logger: Logger
     private let jetStream: JetStream
     private let database: PGReconnecting
-    private var publishFailing = false
+    /// Publishing while JetStream is away: one warning, then one line when it acknowledges again.
+    private var publishRetry: RetryLog
     public var batchSize = 2_000
     /// Closed passes stay candidates for late sightings this long (wall time).
     public var lateMinutes = 10
@@ -42,6 +44,9 @@ public final class Reconciler: @unchecked Sendable {
     public init(settings: IngestSettings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
+        publishRetry = RetryLog(
+            "results not published; they are kept and sent later", logger: logger,
+            policy: RetryPolicy(first: .zero, limit: .zero, jitter: 0, logEvery: .max))
         database = PGReconnecting(dsn: settings.postgresDSN)
         var options = NATSConnection.Options()
         options.name = "scan-aggregator reconciler"
@@ -314,16 +319,11 @@ public final class Reconciler: @unchecked Sendable {
     private func send(subject: String, bytes: [UInt8], id: String) -> Bool {
         do {
             _ = try jetStream.publish(subject: subject, bytes: bytes, messageID: id)
-            if publishFailing {
-                publishFailing = false
-                logger.info("JetStream acknowledges results again")
-            }
+            publishRetry.succeeded("JetStream acknowledges results again")
             return true
         } catch {
-            if !publishFailing {
-                publishFailing = true
-                logger.warning("results not published; they are kept and sent later", metadata: ["error": "\(error)"])
-            }
+            // No wait here: the round ends and the next one (the reconcile loop's pace) tries again.
+            publishRetry.failed(error)
             return false
         }
     }

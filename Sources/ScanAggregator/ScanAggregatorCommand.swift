@@ -152,25 +152,13 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
 /// a stop was asked for first. No server answering at all is an error at once (a wrong URL
 /// should not look like a slow start).
 func untilJetStreamReady<T>(_ what: String, stop: StopToken, logger: Logger, _ body: () throws -> T) throws -> T? {
-    var last = ""
-    var attempts = 0
-    while !stop.isStopped {
-        do {
-            let value = try body()
-            if attempts > 0 {
-                logger.info("JetStream ready", metadata: ["for": "\(what)", "attempts": "\(attempts + 1)"])
-            }
-            return value
-        } catch let error as NATSError where error.code != .connectionFailed && error.code != .authorization {
-            attempts += 1
-            if error.description != last || attempts % 20 == 0 {
-                last = error.description
-                logger.warning("JetStream not ready; retrying", metadata: ["for": "\(what)", "error": "\(error)"])
-            }
-            stop.sleep(for: .milliseconds(500))
-        }
-    }
-    return nil
+    var retry = RetryLog("JetStream not ready; retrying", logger: logger, policy: .backoff)
+    return try retry.run(
+        stop: stop, recovered: "JetStream ready for \(what)",
+        retryable: { error in
+            guard let error = error as? NATSError else { return false }
+            return error.code != .connectionFailed && error.code != .authorization
+        }, body)
 }
 
 /// Reads and checks a topology file (errors by JSON path).

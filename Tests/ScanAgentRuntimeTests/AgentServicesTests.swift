@@ -149,7 +149,7 @@ struct SpoolPublisherTests {
         return sink
     }
 
-    @Test("failures are retried with a doubling backoff; every event goes out once, in spool order")
+    @Test("failures are retried with a doubling backoff (with jitter); every event goes out once, in spool order")
     func retriesInOrder() async throws {
         let sink = Self.filled(250)
         let bus = RecordingBus()
@@ -165,7 +165,13 @@ struct SpoolPublisherTests {
         worker.wait()
         #expect(bus.durable.map(\.messageID) == (0..<250).map { "st.v1.sighting.dc1.cam-1/e\($0)" })
         #expect(delivery.published == 250)
-        #expect(clock.sleeps.prefix(4) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)])
+        // 0.25, 0.5, 1 and 2 s, each moved by up to ±20 % (RetryPolicy.backoff's jitter).
+        let expected: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)]
+        let waits = Array(clock.sleeps.prefix(4))
+        #expect(waits.count == 4, "\(clock.sleeps)")
+        for (wait, nominal) in zip(waits, expected) {
+            #expect(wait >= nominal * 0.8 && wait <= nominal * 1.2, "\(waits)")
+        }
         #expect(sink.cursorSaves >= 3, "the cursor is saved after every round")
     }
 
