@@ -87,18 +87,20 @@ struct TailCommand: ParsableCommand {
         var parts = [time, who, type]
         switch type {
         case "item":
-            let cameras: Int = if case .array(let list)? = event["cameras"] { list.count } else { 0 }
+            guard let pass = try? ItemPassEvent.parse(event) else {
+                parts.append("(not a valid item result)")
+                break
+            }
             parts += [
-                event["symbology"]?.stringValue ?? "", event["value"]?.stringValue ?? "",
-                "cameras=\(cameras)/\(event["camerasExpected"]?.intValue ?? 0)",
-                "rev=\(event["revision"]?.intValue ?? 0)",
-                event["itemId"]?.stringValue ?? "",
+                pass.symbology, pass.value, "cameras=\(pass.cameras.count)/\(pass.camerasExpected)",
+                "rev=\(pass.revision)", pass.itemId,
             ]
         case "pack":
-            parts += [
-                event["orderId"]?.stringValue ?? "(no order)", event["verdict"]?.stringValue ?? "",
-                "items=\(event["items"]?.intValue ?? 0)", event["sessionId"]?.stringValue ?? "",
-            ]
+            guard let pack = try? PackRecordEvent.parse(event) else {
+                parts.append("(not a valid pack record)")
+                break
+            }
+            parts += [pack.orderId ?? "(no order)", pack.verdict, "items=\(pack.items)", pack.sessionId]
         case "status":
             let fps = event["fpsProcessed"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "?"
             parts += [

@@ -329,16 +329,13 @@ public final class Ingestor: @unchecked Sendable {
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: ContinuousClock.now - started)
         for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.
-            var payload = JSONWriter()
-            payload.field("reason", letter.reason.rawValue)
-            payload.field("detail", letter.detail)
-            payload.field("subject", message.subject)
-            payload.field("payload", Base64.encode(Array(message.bytes.prefix(4096))))
+            let deadLetter = DeadLetterEvent(
+                reason: letter.reason, detail: letter.detail, subject: message.subject, payload: message.bytes)
             if let sequence = try? message.metadata().streamSequence,
                 let subject = try? settings.subjects.deadLetter(letter.reason.rawValue)
             {
                 _ = try? jetStream.publish(
-                    subject: subject, bytes: payload.finished(),
+                    subject: subject, bytes: deadLetter.json,
                     messageID: "deadletter-\(settings.agentStream)-\(sequence)")
             }
         }

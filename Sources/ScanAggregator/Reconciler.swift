@@ -243,24 +243,6 @@ public final class Reconciler: @unchecked Sendable {
 
     private func publish(_ store: PassStore, counts: inout ReconcileCounts) throws(PGError) {
         for pass in try store.unpublishedPasses(limit: 500) {
-            var writer = JSONWriter()
-            let eventId = "\(pass.itemId).r\(pass.revision)"
-            writer.field("type", "item")
-            writer.field("eventId", eventId)
-            writer.field("itemId", pass.itemId)
-            writer.field("site", pass.site)
-            writer.field("lane", pass.lane)
-            writer.field("time", pass.lastSeen)
-            writer.field("symbology", pass.symbology)
-            writer.field("value", pass.value)
-            if pass.valueEncoding == "base64" { writer.field("valueEncoding", "base64") }
-            writer.field("firstSeen", pass.firstSeen)
-            writer.field("lastSeen", pass.lastSeen)
-            writer.field("revision", pass.revision)
-            writer.field("camerasExpected", pass.camerasExpected)
-            writer.raw("cameras", Array(pass.camerasJSON.utf8))
-            writer.raw("missing", Array(pass.missingJSON.utf8))
-            writer.field("complete", pass.missingJSON == "[]")
             guard
                 let subject = subject({ () throws(SubjectTokenError) in
                     try settings.subjects.item(site: pass.site, lane: pass.lane)
@@ -269,25 +251,11 @@ public final class Reconciler: @unchecked Sendable {
                 try store.markPassPublished(itemId: pass.itemId, revision: pass.revision)
                 continue
             }
-            guard send(subject: subject, bytes: writer.finished(), id: eventId) else { return }
+            guard send(subject: subject, bytes: pass.json, id: pass.eventId) else { return }
             try store.markPassPublished(itemId: pass.itemId, revision: pass.revision)
             counts.itemsPublished += 1
         }
         for pack in try store.unpublishedPacks(limit: 500) {
-            var writer = JSONWriter()
-            writer.field("type", "pack")
-            writer.field("eventId", "\(pack.sessionId).pack")
-            writer.field("site", pack.site)
-            writer.field("station", pack.station)
-            writer.field("camera", pack.camera)
-            writer.field("time", pack.completedAt)
-            writer.field("sessionId", pack.sessionId)
-            writer.field("orderId", pack.orderId)
-            writer.field("verdict", pack.verdict)
-            writer.field("items", pack.items)
-            writer.field("startedAt", pack.startedAt)
-            writer.field("completedAt", pack.completedAt)
-            writer.raw("lines", Array(pack.linesJSON.utf8))
             guard
                 let subject = subject({ () throws(SubjectTokenError) in
                     try settings.subjects.pack(site: pack.site, station: pack.station)
@@ -296,7 +264,7 @@ public final class Reconciler: @unchecked Sendable {
                 try store.markPackPublished(sessionId: pack.sessionId)
                 continue
             }
-            guard send(subject: subject, bytes: writer.finished(), id: "\(pack.sessionId).pack") else { return }
+            guard send(subject: subject, bytes: pack.json, id: pack.eventId) else { return }
             try store.markPackPublished(sessionId: pack.sessionId)
             counts.packsPublished += 1
         }

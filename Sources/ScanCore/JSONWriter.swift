@@ -56,6 +56,17 @@ public struct JSONWriter: Sendable {
     }
 
     public func finished() -> [UInt8] { bytes + [UInt8(ascii: "}")] }
+
+    /// A JSON array of values already written (objects from `finished()`).
+    public static func array(_ values: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += value
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
     public var text: String { String(decoding: finished(), as: UTF8.self) }
 
     public static func format(_ value: Double, decimals: Int) -> String {

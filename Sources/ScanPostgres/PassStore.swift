@@ -367,49 +367,47 @@ public struct PassStore {
 
     // MARK: results to publish
 
-    /// A closed (or changed) pass whose revision the WMS has not received yet.
-    public struct UnpublishedPass: Sendable {
-        public var itemId: String
-        public var site: String
-        public var lane: String
-        public var symbology: String
-        public var value: String
-        public var valueEncoding: String
-        public var revision: Int
-        public var camerasExpected: Int
-        /// JSON arrays, as the result event carries them.
-        public var missingJSON: String
-        public var camerasJSON: String
-        public var firstSeen: String
-        public var lastSeen: String
-    }
-
-    public func unpublishedPasses(limit: Int) throws(PGError) -> [UnpublishedPass] {
-        var result: [UnpublishedPass] = []
+    /// Closed (or changed) passes whose revision the WMS has not received yet, oldest first, as
+    /// the `item` results they become: typed rows, the JSON is the event's own.
+    public func unpublishedPasses(limit: Int) throws(PGError) -> [ItemPassEvent] {
+        var passes: [ItemPassEvent] = []
         for row in try connection.query(
             """
-            SELECT p.item_id, p.site, p.lane, p.symbology, p.value, p.value_encoding, p.revision, p.cameras_expected,
-                   coalesce(array_to_json(p.missing)::text, '[]') AS missing,
-                   to_char(p.first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen,
-                   to_char(p.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen,
-                   coalesce((SELECT json_agg(json_build_object('camera', s.camera, 'trackId', s.track_id, 'eventId', s.event_id,
-                        'firstSeen', to_char(s.first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                        'lastSeen', to_char(s.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                        'late', s.late) ORDER BY s.first_seen)::text FROM item_sightings s WHERE s.item_id = p.item_id), '[]')
-                     AS cameras
-            FROM item_passes p WHERE p.published_revision < p.revision ORDER BY p.closed_at LIMIT $1
+            WITH p AS (
+                SELECT item_id, site, lane, symbology, value, value_encoding, revision, cameras_expected, closed_at,
+                       array_to_string(missing, ' ') AS missing,
+                       floor(extract(epoch FROM first_seen) * 1000)::bigint AS first_seen,
+                       floor(extract(epoch FROM last_seen) * 1000)::bigint AS last_seen
+                FROM item_passes WHERE published_revision < revision ORDER BY closed_at, item_id LIMIT $1)
+            SELECT p.*, s.camera, s.track_id, s.event_id, s.late,
+                   floor(extract(epoch FROM s.first_seen) * 1000)::bigint AS camera_first_seen,
+                   floor(extract(epoch FROM s.last_seen) * 1000)::bigint AS camera_last_seen
+            FROM p LEFT JOIN item_sightings s ON s.item_id = p.item_id
+            ORDER BY p.closed_at, p.item_id, s.first_seen, s.event_id
             """, [.int(limit)]
         ).named("passes to publish") {
-            result.append(
-                UnpublishedPass(
-                    itemId: try row.text("item_id"), site: try row.text("site"), lane: try row.text("lane"),
-                    symbology: try row.text("symbology"), value: try row.text("value"),
-                    valueEncoding: try row.text("value_encoding"), revision: try row.int("revision"),
-                    camerasExpected: try row.int("cameras_expected"), missingJSON: try row.text("missing"),
-                    camerasJSON: try row.text("cameras"), firstSeen: try row.text("first_seen"),
-                    lastSeen: try row.text("last_seen")))
+            let itemId = try row.text("item_id")
+            if passes.last?.itemId != itemId {
+                let encoding = try row.text("value_encoding")
+                passes.append(
+                    ItemPassEvent(
+                        itemId: itemId, site: try row.text("site"), lane: try row.text("lane"),
+                        symbology: try row.text("symbology"), value: try row.text("value"),
+                        valueEncoding: encoding == "text" ? nil : encoding,
+                        firstSeen: try row.milliseconds("first_seen"), lastSeen: try row.milliseconds("last_seen"),
+                        revision: try row.int("revision"), camerasExpected: try row.int("cameras_expected"),
+                        cameras: [],
+                        // Camera ids are subject tokens: no spaces.
+                        missing: try row.text("missing").split(separator: " ").map(String.init)))
+            }
+            guard let camera = try row.optionalText("camera") else { continue }  // a pass without sightings
+            passes[passes.count - 1].cameras.append(
+                ItemPassEvent.CameraSighting(
+                    camera: camera, trackId: try row.text("track_id"), eventId: try row.text("event_id"),
+                    firstSeen: try row.milliseconds("camera_first_seen"),
+                    lastSeen: try row.milliseconds("camera_last_seen"), late: try row.bool("late")))
         }
-        return result
+        return passes
     }
 
     public func markPassPublished(itemId: String, revision: Int) throws(PGError) {
@@ -417,43 +415,40 @@ public struct PassStore {
             "UPDATE item_passes SET published_revision = $2 WHERE item_id = $1", [.text(itemId), .int(revision)])
     }
 
-    /// A pack record the WMS has not received yet.
-    public struct UnpublishedPack: Sendable {
-        public var sessionId: String
-        public var site: String
-        public var station: String
-        public var camera: String
-        public var orderId: String?
-        public var verdict: String
-        public var items: Int
-        public var startedAt: String
-        public var completedAt: String
-        /// A JSON array, as the result event carries it.
-        public var linesJSON: String
-    }
-
-    public func unpublishedPacks(limit: Int) throws(PGError) -> [UnpublishedPack] {
-        var result: [UnpublishedPack] = []
+    /// Pack records the WMS has not received yet, oldest first, as the `pack` results they become.
+    public func unpublishedPacks(limit: Int) throws(PGError) -> [PackRecordEvent] {
+        var packs: [PackRecordEvent] = []
         for row in try connection.query(
             """
-            SELECT r.session_id, r.site, r.station, r.camera, r.order_id, r.verdict, r.items,
-                   to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
-                   to_char(r.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS completed_at,
-                   coalesce((SELECT json_agg(json_strip_nulls(json_build_object('line', l.line, 'code', l.code,
-                        'symbology', l.symbology, 'expected', l.expected, 'counted', l.counted, 'verdict', l.verdict))
-                        ORDER BY l.position)::text FROM pack_lines l WHERE l.session_id = r.session_id), '[]') AS lines
-            FROM pack_records r WHERE NOT r.published ORDER BY r.created_at LIMIT $1
+            WITH r AS (
+                SELECT session_id, site, station, camera, order_id, verdict, items, created_at,
+                       floor(extract(epoch FROM started_at) * 1000)::bigint AS started_at,
+                       floor(extract(epoch FROM completed_at) * 1000)::bigint AS completed_at
+                FROM pack_records WHERE NOT published ORDER BY created_at, session_id LIMIT $1)
+            SELECT r.*, l.line, l.code, l.symbology, l.expected, l.counted, l.verdict AS line_verdict
+            FROM r LEFT JOIN pack_lines l ON l.session_id = r.session_id
+            ORDER BY r.created_at, r.session_id, l.position
             """, [.int(limit)]
         ).named("packs to publish") {
-            result.append(
-                UnpublishedPack(
-                    sessionId: try row.text("session_id"), site: try row.text("site"), station: try row.text("station"),
-                    camera: try row.text("camera"), orderId: try row.optionalText("order_id"),
-                    verdict: try row.text("verdict"),
-                    items: try row.int("items"), startedAt: try row.text("started_at"),
-                    completedAt: try row.text("completed_at"), linesJSON: try row.text("lines")))
+            let sessionId = try row.text("session_id")
+            if packs.last?.sessionId != sessionId {
+                packs.append(
+                    PackRecordEvent(
+                        sessionId: sessionId, site: try row.text("site"), station: try row.text("station"),
+                        camera: try row.text("camera"), orderId: try row.optionalText("order_id"),
+                        verdict: try row.text("verdict"), items: try row.int("items"),
+                        startedAt: try row.milliseconds("started_at"),
+                        completedAt: try row.milliseconds("completed_at"),
+                        lines: []))
+            }
+            guard let code = try row.optionalText("code") else { continue }  // a record without lines
+            packs[packs.count - 1].lines.append(
+                PackRecordEvent.Line(
+                    line: try row.optionalInt("line"), code: code, symbology: try row.optionalText("symbology"),
+                    expected: try row.int("expected"), counted: try row.int("counted"),
+                    verdict: try row.text("line_verdict")))
         }
-        return result
+        return packs
     }
 
     public func markPackPublished(sessionId: String) throws(PGError) {
