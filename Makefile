@@ -47,10 +47,12 @@ fuzz: deps
 format:
 	swift format --in-place --recursive Sources Tests Package.swift
 
-# Formatting and the style rules in .swift-format (120 columns, no force unwraps or try!); a
-# violation fails `make test`, as a compiler warning does (Package.swift: warnings are errors).
+# Formatting and the style rules in .swift-format (120 columns, no force unwraps or try!), and the
+# pure modules free of I/O (scripts/check-pure.sh); a violation fails `make test`, as a compiler
+# warning does (Package.swift: warnings are errors).
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
+	scripts/check-pure.sh
 
 clean:
 	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.
