@@ -11,7 +11,7 @@ import Synchronization
 final class CameraSource: FrameSource, @unchecked Sendable {
     // @unchecked: the capture object lives on the capture thread only; the counters, the state
     // word and the controls are thread-safe.
-    let kind = "v4l2"
+    let kind = SourceConfig.Kind.v4l2
     let blocking = false
     let request: CaptureRequest
     /// The config's controls, with what `set-controls` changed: applied at every (re)open.
@@ -22,7 +22,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
     let logger: Logger
     private let stateWord = SourceState()
     private let counters = SourceCounters()
-    var state: String { stateWord.current }
+    var state: SourceStatus { stateWord.current }
     var health: SourceHealth { counters.health }
 
     init(request: CaptureRequest, controls: CameraControls = CameraControls(), clock: any AgentClock, logger: Logger) {
@@ -54,7 +54,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
-        defer { stateWord.set("ended") }
+        defer { stateWord.set(.ended) }
         var index = 0
         Reconnecting<V4L2Capture>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
             let capture = try V4L2Capture(request)

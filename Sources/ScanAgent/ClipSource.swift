@@ -9,9 +9,9 @@ import ScanV4L2
 final class SourceState: @unchecked Sendable {
     // @unchecked: guarded by the lock.
     private let lock = NSLock()
-    private var value = "starting"
-    var current: String { lock.withLock { value } }
-    func set(_ state: String) { lock.withLock { value = state } }
+    private var value = SourceStatus.starting
+    var current: SourceStatus { lock.withLock { value } }
+    func set(_ state: SourceStatus) { lock.withLock { value = state } }
 }
 
 /// A YUV4MPEG2 clip played as a camera would deliver it: paced at the clip's frame rate
@@ -22,7 +22,7 @@ final class SourceState: @unchecked Sendable {
 /// at the damage, with an error naming file and frame.
 final class ClipSource: FrameSource, @unchecked Sendable {
     // @unchecked: the reader is used by the capture thread only; `stateWord` is thread-safe.
-    let kind = "clip"
+    let kind = SourceConfig.Kind.clip
     let blocking: Bool
     let reader: ClipReader
     let realtime: Bool
@@ -30,7 +30,7 @@ final class ClipSource: FrameSource, @unchecked Sendable {
     let resumeFrame: Int
     let logger: Logger
     private let stateWord = SourceState()
-    var state: String { stateWord.current }
+    var state: SourceStatus { stateWord.current }
 
     init(path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger)
         throws(ClipError)
@@ -45,10 +45,10 @@ final class ClipSource: FrameSource, @unchecked Sendable {
 
     func capture(into queue: FrameQueue, stop: StopToken) {
         defer {
-            stateWord.set("ended")
+            stateWord.set(.ended)
             if !stop.isStopped { queue.finish() }  // the end of the stream, not a shutdown
         }
-        stateWord.set("streaming")
+        stateWord.set(.streaming)
         let header = reader.header
         let origin = ContinuousClock.now
         var index = 0

@@ -12,7 +12,7 @@ import Synchronization
 final class GenICamSource: FrameSource, @unchecked Sendable {
     // @unchecked: the camera and stream live on the capture thread only; the counters and the
     // state word are thread-safe.
-    let kind = "genicam"
+    let kind = SourceConfig.Kind.genicam
     let blocking = false
     let cameraId: String?
     /// The controls applied at every (re)connect: the config's, with what `set-controls` changed.
@@ -24,7 +24,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     let logger: Logger
     private let stateWord = SourceState()
     private let counters = SourceCounters()
-    var state: String { stateWord.current }
+    var state: SourceStatus { stateWord.current }
     var health: SourceHealth { counters.health }
 
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
@@ -74,7 +74,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
-        defer { stateWord.set("ended") }
+        defer { stateWord.set(.ended) }
         var index = 0
         Reconnecting<(GenICamCamera, GenICamStream)>(state: stateWord, counters: counters, logger: logger).run(
             stop: stop, open: open

@@ -15,7 +15,7 @@ import ScanServices
 final class RTSPSource: FrameSource, @unchecked Sendable {
     // @unchecked: the stream lives on the capture thread only; the counters and the state word
     // are thread-safe.
-    let kind = "rtsp"
+    let kind = SourceConfig.Kind.rtsp
     let blocking = false
     let address: RTSPAddress
     /// The URL with the password from `source.passwordFile`, when there is one.
@@ -25,7 +25,7 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
     let logger: Logger
     private let stateWord = SourceState()
     private let counters = SourceCounters()
-    var state: String { stateWord.current }
+    var state: SourceStatus { stateWord.current }
     var health: SourceHealth { counters.health }
 
     init(
@@ -39,7 +39,7 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
-        defer { stateWord.set("ended") }
+        defer { stateWord.set(.ended) }
         var index = 0
         Reconnecting<RTSPStream>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
             try RTSPStream(address: address, url: url, transport: transport) { stop.isStopped }

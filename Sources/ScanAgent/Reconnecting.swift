@@ -24,7 +24,7 @@ struct Reconnecting<Connection> {
                 connection = try open()
                 retry.succeeded("camera opened again")
             } catch {
-                state.set("reconnecting")
+                state.set(.reconnecting)
                 retry.failedAndWait(error, stop: stop)
                 continue
             }
@@ -33,9 +33,9 @@ struct Reconnecting<Connection> {
                 counters.reconnects.withLock { $0 += 1 }
                 logger.info("camera back", metadata: ["reconnects": "\(connections - 1)"])
             }
-            state.set("streaming")
+            state.set(.streaming)
             stream(connection, connections)
-            state.set("reconnecting")
+            state.set(.reconnecting)
         }
     }
 }

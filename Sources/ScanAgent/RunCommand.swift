@@ -171,7 +171,7 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "scan-agent running",
             metadata: [
-                "site": "\(agentConfig.camera.site)", "source": "\(source.kind)", "nats": "\(link.address)",
+                "site": "\(agentConfig.camera.site)", "source": "\(source.kind.rawValue)", "nats": "\(link.address)",
                 "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
             ])
         var services = agent.services

@@ -60,8 +60,8 @@ public final class DeliveryState: @unchecked Sendable {
 
     /// `connected`; `degraded` (connected, but JetStream does not acknowledge); `disconnected`.
     public func linkState(connected: Bool) -> String {
-        guard connected else { return "disconnected" }
-        return lock.withLock { acknowledging || !failing } ? "connected" : "degraded"
+        guard connected else { return LinkState.disconnected.rawValue }
+        return (lock.withLock { acknowledging || !failing } ? LinkState.connected : .degraded).rawValue
     }
 
     /// One acknowledgement; true when the link was down before it.
@@ -182,7 +182,7 @@ public final class AgentLoop: @unchecked Sendable {
         self.window = (0, 0, start)
         board.update {
             $0.runId = settings.runId
-            $0.sourceType = source.kind
+            $0.sourceType = source.kind.rawValue
             $0.rulesRevision = ruleset.revision
             $0.rulesSource = settings.rulesSource
         }
@@ -197,7 +197,7 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// Event time now: a clip's last frame time, a camera's wall clock.
     private var eventTime: Timestamp {
-        if source.kind == "clip", let lastFrameTime { return lastFrameTime }
+        if source.kind == .clip, let lastFrameTime { return lastFrameTime }
         return clock.now
     }
 
@@ -237,7 +237,7 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// No frame came for a while: a camera's session timers still run (a clip's time stands still).
     public func idle() {
-        if source.kind != "clip" { route(pipeline.tick(time: clock.now)) }
+        if source.kind != .clip { route(pipeline.tick(time: clock.now)) }
     }
 
     /// A heartbeat when the interval has passed.
@@ -376,7 +376,7 @@ public final class AgentLoop: @unchecked Sendable {
     /// The status now (without the heartbeat window's rates).
     public func snapshot() -> AgentStatus {
         var status = board.current
-        status.sourceState = source.state
+        status.sourceState = source.state.rawValue
         let health = source.health
         status.sourceIncompleteFrames = health.incompleteFrames
         status.sourceReconnects = health.reconnects

@@ -30,8 +30,12 @@ public struct AgentMetrics: Sendable {
         incompleteFrames = Counter(label: "scantrack_agent_source_incomplete_frames_total", dimensions: labels)
         reconnects = Counter(label: "scantrack_agent_source_reconnects_total", dimensions: labels)
         decode = Timer(label: "scantrack_agent_decode_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
-        accepted = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "accepted")])
-        rejected = Counter(label: "scantrack_agent_sightings_total", dimensions: labels + [("status", "rejected")])
+        accepted = Counter(
+            label: "scantrack_agent_sightings_total",
+            dimensions: labels + [("status", SightingStatus.accepted.rawValue)])
+        rejected = Counter(
+            label: "scantrack_agent_sightings_total",
+            dimensions: labels + [("status", SightingStatus.rejected.rawValue)])
         noReads = Counter(label: "scantrack_agent_noreads_total", dimensions: labels)
         liveTracks = Gauge(label: "scantrack_agent_live_tracks", dimensions: labels)
         spoolEvents = Gauge(label: "scantrack_agent_spool_events", dimensions: labels)
@@ -42,8 +46,8 @@ public struct AgentMetrics: Sendable {
         publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
     }
 
-    func sighting(status: String?) {
-        (status == "rejected" ? rejected : accepted).increment()
+    func sighting(status: SightingStatus?) {
+        (status == .rejected ? rejected : accepted).increment()
     }
 
     /// A heartbeat's status: counters by what changed since the last one (`previous`), gauges
@@ -60,7 +64,7 @@ public struct AgentMetrics: Sendable {
         spoolEvents.record(status.spoolDepth)
         spoolBytes.record(status.spoolBytes)
         spoolDropped.record(status.spoolDropped)
-        natsConnected.record(status.nats == "connected" ? 1 : 0)
+        natsConnected.record(status.nats == LinkState.connected.rawValue ? 1 : 0)
         paused.record(status.paused ? 1 : 0)
     }
 }

@@ -9,10 +9,9 @@ import ScanServices
 
 /// Where frames come from: a camera or a recorded clip.
 public protocol FrameSource: AnyObject, Sendable {
-    /// `v4l2`, `clip` (event times come from the frames, not the wall clock) or a test's name.
-    var kind: String { get }
-    /// `starting`, `streaming`, `reconnecting` or `ended`.
-    var state: String { get }
+    /// What it is (`clip`: event times come from the frames, not the wall clock).
+    var kind: SourceConfig.Kind { get }
+    var state: SourceStatus { get }
     /// True when the queue should make the source wait rather than drop frames (a clip replayed
     /// as fast as decoding goes).
     var blocking: Bool { get }
@@ -47,11 +46,12 @@ extension FrameSource {
 
     /// Applies `controls` to the camera while it streams and returns what it took, or why not.
     public func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
-        .failure(CommandError(verb: "set-controls", message: "the \(kind) source takes no controls at run time"))
+        .failure(
+            CommandError(verb: "set-controls", message: "the \(kind.rawValue) source takes no controls at run time"))
     }
 
     public func trigger() -> Result<Void, CommandError> {
-        .failure(CommandError(verb: "trigger", message: "the \(kind) source has no software trigger"))
+        .failure(CommandError(verb: "trigger", message: "the \(kind.rawValue) source has no software trigger"))
     }
 }
 

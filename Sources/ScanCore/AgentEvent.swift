@@ -21,7 +21,7 @@ public struct AgentEvent: Sendable, Equatable {
     /// the agent turns it into PNG, writes the file and renders the event again with both.
     public var unsavedNoRead: UnsavedNoRead?
     /// A sighting's `status` (accepted or rejected), for the agent's metrics.
-    public var sightingStatus: String?
+    public var sightingStatus: SightingStatus?
 
     public init(kind: Kind, eventId: String, time: Timestamp, json: [UInt8], unsavedNoRead: UnsavedNoRead? = nil) {
         self.kind = kind

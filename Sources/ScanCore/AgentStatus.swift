@@ -122,3 +122,15 @@ public struct AgentStatus: Sendable, Equatable {
         writer.raw("rules", rules.finished())
     }
 }
+
+/// A frame source's state as the heartbeat's `source.state` carries it. The wire type keeps the
+/// text (a newer agent may send a state this one does not know); sources and views use these.
+public enum SourceStatus: String, Sendable, CaseIterable {
+    case starting, streaming, reconnecting, ended
+}
+
+/// The agent's NATS link as the heartbeat's `nats` carries it: `degraded` while connected but
+/// JetStream does not acknowledge.
+public enum LinkState: String, Sendable, CaseIterable {
+    case connected, degraded, disconnected
+}

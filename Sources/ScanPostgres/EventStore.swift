@@ -28,7 +28,8 @@ public struct EventStore {
         let rows: [[String?]] = batch.map { item in
             let r = item.record
             return [
-                r.eventId, r.site, r.camera, r.trackId, r.symbology, r.value, r.valueEncoding, r.status, r.ruleId,
+                r.eventId, r.site, r.camera, r.trackId, r.symbology, r.value, r.valueEncoding, r.status.rawValue,
+                r.ruleId,
                 r.role, r.lane,
                 r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description,
                 r.lastSeen.description,

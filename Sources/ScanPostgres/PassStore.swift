@@ -50,7 +50,8 @@ public struct PassStore {
                     eventId: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
                     trackId: try row.text("track_id"), symbology: try row.text("symbology"),
                     value: try row.text("value"),
-                    valueEncoding: try row.text("value_encoding"), accepted: try row.text("status") == "accepted",
+                    valueEncoding: try row.text("value_encoding"),
+                    accepted: try row.text("status") == SightingStatus.accepted.rawValue,
                     firstSeen: try row.milliseconds("first_seen_ms"), lastSeen: try row.milliseconds("last_seen_ms")))
         }
         return result

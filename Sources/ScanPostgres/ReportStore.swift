@@ -210,7 +210,7 @@ public struct ReportStore {
                 figures.sightings += count
                 counts.sightings += count
                 laneCounts?.sightings += count
-                if status == "accepted" {
+                if status == SightingStatus.accepted.rawValue {
                     figures.accepted += count
                     counts.accepted += count
                 } else {
@@ -348,7 +348,7 @@ public struct ReportStore {
                 let count = try row.int("n")
                 switch try row.text("status") {
                 case "noread": figures.noReads += count
-                case "accepted":
+                case SightingStatus.accepted.rawValue:
                     figures.sightings += count
                     figures.decoded += count
                 default: figures.decoded += count

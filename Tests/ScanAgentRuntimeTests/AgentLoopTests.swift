@@ -23,7 +23,7 @@ struct AgentLoopTests {
         let images = MemoryNoReadImages()
 
         init(
-            kind: String = "v4l2", session: SessionConfig = SessionConfig(), ruleset: Ruleset = .acceptAll,
+            kind: SourceConfig.Kind = .v4l2, session: SessionConfig = SessionConfig(), ruleset: Ruleset = .acceptAll,
             regions: @escaping (Int) -> [Box] = { _ in [] }, script: @escaping (Int) -> [Detection]
         ) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "in-1"))
@@ -177,7 +177,7 @@ struct AgentLoopTests {
         var session = SessionConfig()
         session.start = .command
         session.stopAfter = .seconds(30)
-        let rig = Rig(kind: "clip", session: session) { _ in [] }
+        let rig = Rig(kind: .clip, session: session) { _ in [] }
         rig.play(0..<3)
         rig.loop.inbox.post(.sessionStart(orderId: nil), reply: { _ in })
         rig.loop.applyInbox()

@@ -24,7 +24,7 @@ struct AgentServicesTests {
         init(frames: Int, endsStream: Bool, drain: Duration = .seconds(5), script: @escaping (Int) -> [Detection]) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1"))
             config.tracking.maxMissedFrames = 3
-            source = ScriptedFrameSource(kind: "clip", count: frames, start: clock.now, endsStream: endsStream)
+            source = ScriptedFrameSource(kind: .clip, count: frames, start: clock.now, endsStream: endsStream)
             decoder = ScriptedDecoder(script)
             let parts = AgentParts(
                 source: source, sink: sink, bus: bus, commands: commands, rules: rules, clock: clock, ruleCache: nil)
@@ -101,7 +101,7 @@ struct AgentServicesTests {
         #expect(
             sighting < lastHeartbeat, "the publisher drained what decoding wrote at the end before the last heartbeat")
         #expect(published[lastHeartbeat].json?["spool"]?["depth"]?.intValue == 0)
-        #expect(rig.source.state == "ended")
+        #expect(rig.source.state == .ended)
     }
 
     @Test("commands reach the decoding thread through the command service and are answered")

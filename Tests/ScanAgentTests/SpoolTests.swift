@@ -209,7 +209,7 @@ struct ClipSourceTests {
         #expect(frames[7].image.pixels.allSatisfy { $0 == 7 })
         // Pacing holds frames back: 20 frames at 20 fps cannot all arrive in under 0.9 s.
         #expect(elapsed >= .milliseconds(900))
-        #expect(source.state == "ended")
+        #expect(source.state == .ended)
     }
 
     @Test("resumed: frames before the checkpoint are replayed unpaced, with the same times")

@@ -20,17 +20,17 @@ public enum ScriptedFrames {
 /// stream (a clip) or waits until stopped (a camera).
 public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     // @unchecked: `stateWord` is guarded by the lock; the rest is immutable.
-    public let kind: String
+    public let kind: SourceConfig.Kind
     public let blocking = true
     public let count: Int
     public let start: Timestamp
     public let interval: Duration
     public let endsStream: Bool
     private let lock = NSLock()
-    private var stateWord = "starting"
+    private var stateWord = SourceStatus.starting
 
     public init(
-        kind: String = "clip", count: Int, start: Timestamp, interval: Duration = .milliseconds(100),
+        kind: SourceConfig.Kind = .clip, count: Int, start: Timestamp, interval: Duration = .milliseconds(100),
         endsStream: Bool = true
     ) {
         self.kind = kind
@@ -40,7 +40,7 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
         self.endsStream = endsStream
     }
 
-    public var state: String { lock.withLock { stateWord } }
+    public var state: SourceStatus { lock.withLock { stateWord } }
 
     public func frame(_ index: Int) -> CapturedFrame {
         let offset = Int64((interval.seconds * 1000).rounded()) * Int64(index)
@@ -48,17 +48,17 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     }
 
     public func capture(into queue: FrameQueue, stop: StopToken) {
-        lock.withLock { stateWord = "streaming" }
+        lock.withLock { stateWord = .streaming }
         for index in 0..<count where !stop.isStopped {
             guard queue.put(frame(index)) else { break }
         }
         if endsStream && !stop.isStopped {
-            lock.withLock { stateWord = "ended" }
+            lock.withLock { stateWord = .ended }
             queue.finish()
             return
         }
         while !stop.sleep(for: .milliseconds(20)) {}
-        lock.withLock { stateWord = "ended" }
+        lock.withLock { stateWord = .ended }
     }
 }
 

@@ -205,7 +205,7 @@ struct DashboardViews {
 
     /// The source states an agent reports (`source.state` of its heartbeat); anything else a
     /// camera sends shows as "unknown".
-    static let sourceStates: Set<String> = ["streaming", "starting", "reconnecting", "ended", "paused"]
+    static let sourceStates = Set(SourceStatus.allCases.map(\.rawValue) + ["paused"])
 
     /// streaming, paused, starting, reconnecting or ended while heard; silent when not heard
     /// for `silentAfter` seconds; never heard; unknown for a state outside that list.

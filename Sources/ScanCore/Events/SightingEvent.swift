@@ -8,7 +8,7 @@ public struct SightingEvent: Sendable, Equatable {
     public var value: String
     public var valueEncoding: String
     /// `accepted` or `rejected`.
-    public var status: String
+    public var status: SightingStatus
     public var ruleId: String?
     public var role: String?
     public var firstSeen: Timestamp
@@ -48,7 +48,7 @@ public struct SightingEvent: Sendable, Equatable {
         symbology = track.symbology.rawValue
         self.value = value.eventString
         valueEncoding = value.encoding
-        status = decision.accepted ? "accepted" : "rejected"
+        status = SightingStatus(decision)
         ruleId = decision.ruleId
         role = decision.role
         firstSeen = track.firstSeen
@@ -78,7 +78,7 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("symbology", symbology)
         writer.field("value", value)
         if valueEncoding != "text" { writer.field("valueEncoding", valueEncoding) }
-        writer.field("status", status)
+        writer.field("status", status.rawValue)
         writer.field("ruleId", ruleId)
         writer.field("role", role)
         writer.field("firstSeen", firstSeen.description)
@@ -111,9 +111,9 @@ public struct SightingEvent: Sendable, Equatable {
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> SightingEvent {
         let fields = EventFields(event)
         let envelope = try fields.envelope(type: ["sighting"])
-        let status = try fields.string("status")
-        guard status == "accepted" || status == "rejected" else {
-            throw DeadLetter(.badValue, "status '\(status)' is not accepted or rejected")
+        let name = try fields.string("status")
+        guard let status = SightingStatus(rawValue: name) else {
+            throw DeadLetter(.badValue, "status '\(name)' is not accepted or rejected")
         }
         let encoding = try fields.optionalString("valueEncoding") ?? "text"
         guard encoding == "text" || encoding == "base64" else {
@@ -151,7 +151,7 @@ public struct SightingEvent: Sendable, Equatable {
 
     init(
         envelope: EventEnvelope, trackId: String, symbology: String, value: String, valueEncoding: String,
-        status: String,
+        status: SightingStatus,
         ruleId: String?, role: String?, firstSeen: Timestamp, lastSeen: Timestamp, firstFrame: Int, lastFrame: Int,
         frames: Int, decodes: Int, firstBox: [Point]?, lastBox: [Point]?, lane: String?, station: String?,
         sessionId: String?, gs1: Bool, addOn: String?, velocity: Double?
@@ -179,4 +179,11 @@ public struct SightingEvent: Sendable, Equatable {
         self.addOn = addOn
         self.velocity = velocity
     }
+}
+
+/// What the rules decided of a code: the `status` of sightings and ended tracks.
+public enum SightingStatus: String, Sendable, CaseIterable {
+    case accepted, rejected
+
+    public init(_ decision: TrackDecision) { self = decision.accepted ? .accepted : .rejected }
 }

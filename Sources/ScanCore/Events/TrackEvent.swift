@@ -14,7 +14,7 @@ public struct TrackEvent: Sendable, Equatable {
     public var value: String
     public var valueEncoding: String
     /// Once the track is decided.
-    public var status: String?
+    public var status: SightingStatus?
     public var ruleId: String?
     public var frame: Int
     public var box: [Point]
@@ -43,7 +43,7 @@ public struct TrackEvent: Sendable, Equatable {
         symbology = track.symbology.rawValue
         self.value = value.eventString
         valueEncoding = value.encoding
-        status = track.decision.map { $0.accepted ? "accepted" : "rejected" }
+        status = track.decision.map { SightingStatus($0) }
         ruleId = track.decision?.ruleId
         frame = track.lastFrame
         box = track.lastBox.corners
@@ -57,7 +57,7 @@ public struct TrackEvent: Sendable, Equatable {
         writer.field("symbology", symbology)
         writer.field("value", value)
         if valueEncoding != "text" { writer.field("valueEncoding", valueEncoding) }
-        writer.field("status", status)
+        writer.field("status", status?.rawValue)
         writer.field("ruleId", ruleId)
         writer.field("frame", frame)
         writer.raw("box", JSONWriter.points(box))
@@ -80,10 +80,9 @@ public struct TrackEvent: Sendable, Equatable {
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> TrackEvent {
         let fields = EventFields(event)
         let envelope = try fields.envelope(type: Set(Kind.allCases.map(\.rawValue)))
-        let status = try fields.optionalString("status")
-        if let status, status != "accepted" && status != "rejected" {
-            throw DeadLetter(.badValue, "status '\(status)' is not accepted or rejected")
-        }
+        let name = try fields.optionalString("status")
+        let status = name.flatMap(SightingStatus.init(rawValue:))
+        if let name, status == nil { throw DeadLetter(.badValue, "status '\(name)' is not accepted or rejected") }
         return TrackEvent(
             kind: Kind(rawValue: envelope.type) ?? .updated, envelope: envelope,
             trackId: try fields.string("trackId", maxLength: 256),
@@ -97,7 +96,7 @@ public struct TrackEvent: Sendable, Equatable {
 
     init(
         kind: Kind, envelope: EventEnvelope, trackId: String, symbology: String, value: String, valueEncoding: String,
-        status: String?, ruleId: String?, frame: Int, box: [Point], velocity: Double?, mergedInto: String?
+        status: SightingStatus?, ruleId: String?, frame: Int, box: [Point], velocity: Double?, mergedInto: String?
     ) {
         self.kind = kind
         self.envelope = envelope
