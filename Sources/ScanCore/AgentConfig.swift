@@ -204,235 +204,14 @@ extension AgentConfig {
         camera.lane = reader.token(cameraKeys?["lane"], at: "camera.lane")
         camera.station = reader.token(cameraKeys?["station"], at: "camera.station")
         var config = AgentConfig(camera: camera)
-
-        if let source = reader.object(
-            top["source"], at: "source",
-            allowed: [
-                "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
-                "transport", "passwordFile",
-            ])
-        {
-            if let kind = reader.choice(
-                source["type"], at: "source.type", allowed: SourceConfig.Kind.allCases.map(\.rawValue))
-            {
-                config.source.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
-            }
-            if let device = reader.string(source["device"], at: "source.device") { config.source.device = device }
-            if let width = reader.int(source["width"], at: "source.width", range: 16...8192) {
-                config.source.width = width
-            }
-            if let height = reader.int(source["height"], at: "source.height", range: 16...8192) {
-                config.source.height = height
-            }
-            if let fps = reader.int(source["fps"], at: "source.fps", range: 1...240) { config.source.fps = fps }
-            config.source.path = reader.string(source["path"], at: "source.path")
-            config.source.camera = reader.string(source["camera"], at: "source.camera")
-            if let controls = CameraControls.parse(source["controls"], at: "source.controls", reader: &reader) {
-                config.source.controls = controls
-            }
-            if let realtime = reader.bool(source["realtime"], at: "source.realtime") {
-                config.source.realtime = realtime
-            }
-            if let dropLate = reader.bool(source["dropLate"], at: "source.dropLate") {
-                config.source.dropLate = dropLate
-            }
-            if config.source.kind == .clip && config.source.path == nil {
-                reader.fail("source.path", "required when source.type is \"clip\"")
-            }
-            if let url = reader.string(source["url"], at: "source.url") {
-                do {
-                    config.source.url = try RTSPAddress(url)
-                } catch {
-                    reader.fail("source.url", "\(error)")
-                }
-            } else if config.source.kind == .rtsp {
-                reader.fail("source.url", "required when source.type is \"rtsp\": rtsp://host[:port]/path")
-            }
-            if let transport = reader.choice(source["transport"], at: "source.transport", allowed: ["tcp", "udp"]) {
-                config.source.transport = transport
-            }
-            config.source.passwordFile = reader.string(source["passwordFile"], at: "source.passwordFile")
-            if config.source.passwordFile != nil && config.source.url?.user == nil {
-                reader.fail("source.passwordFile", "needs the user in source.url: rtsp://user@host/path")
-            }
-        }
-
-        if let decoder = reader.object(
-            top["decoder"], at: "decoder",
-            allowed: [
-                "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion",
-                "zxingSweep",
-                "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
-            ])
-        {
-            if let mode = reader.choice(
-                decoder["mode"], at: "decoder.mode", allowed: DecoderConfig.Mode.allCases.map(\.rawValue))
-            {
-                config.decoder.mode = DecoderConfig.Mode(rawValue: mode) ?? .guided
-            }
-            if let threads = reader.int(decoder["threads"], at: "decoder.threads", range: 1...64) {
-                config.decoder.threads = threads
-            }
-            if let frames = reader.int(decoder["sweepFrames"], at: "decoder.sweepFrames", range: 0...120) {
-                config.decoder.sweepFrames = frames
-            }
-            if let step = reader.int(decoder["sweepDensity"], at: "decoder.sweepDensity", range: 1...32) {
-                config.decoder.sweepDensity = step
-            }
-            if let overlap = reader.int(decoder["sweepOverlap"], at: "decoder.sweepOverlap", range: 0...4096) {
-                config.decoder.sweepOverlap = overlap
-            }
-            if let step = reader.int(decoder["trackedDensity"], at: "decoder.trackedDensity", range: 1...16) {
-                config.decoder.trackedDensity = step
-            }
-            if let every = reader.int(decoder["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
-                config.decoder.zxingEveryNthFrame = every
-            }
-            if let second = reader.bool(decoder["secondOpinion"], at: "decoder.secondOpinion") {
-                config.decoder.secondOpinion = second
-            }
-            if let symbologies = reader.symbologies(decoder["symbologies"], at: "decoder.symbologies") {
-                if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
-                config.decoder.symbologies = symbologies
-            }
-            if let sweep = reader.symbologies(decoder["zxingSweep"], at: "decoder.zxingSweep") {
-                for (index, symbology) in sweep.enumerated() where !config.decoder.symbologies.contains(symbology) {
-                    reader.fail("decoder.zxingSweep[\(index)]", "'\(symbology.rawValue)' is not in decoder.symbologies")
-                }
-                config.decoder.zxingSweep = sweep
-            }
-            if let density = reader.int(decoder["density"], at: "decoder.density", range: 1...8) {
-                config.decoder.density = density
-            }
-            if let upc = reader.bool(decoder["upcAsEAN13"], at: "decoder.upcAsEAN13") {
-                config.decoder.upcAsEAN13 = upc
-            }
-            if let roi = reader.object(
-                decoder["regionOfInterest"], at: "decoder.regionOfInterest", allowed: ["x", "y", "width", "height"])
-            {
-                let path = "decoder.regionOfInterest"
-                var region = RegionOfInterest()
-                if let x = reader.double(roi["x"], at: path + ".x", range: 0...1) { region.x = x }
-                if let y = reader.double(roi["y"], at: path + ".y", range: 0...1) { region.y = y }
-                if let w = reader.double(roi["width"], at: path + ".width", range: 0.01...1) { region.width = w }
-                if let h = reader.double(roi["height"], at: path + ".height", range: 0.01...1) { region.height = h }
-                if region.x + region.width > 1.0001 {
-                    reader.fail(path, "x + width must not exceed 1 (fractions of the frame)")
-                }
-                if region.y + region.height > 1.0001 {
-                    reader.fail(path, "y + height must not exceed 1 (fractions of the frame)")
-                }
-                config.decoder.regionOfInterest = region
-            }
-        }
-
-        if let tracking = reader.object(
-            top["tracking"], at: "tracking", allowed: ["maxMissedFrames", "minDecodes", "updateIntervalMs"])
-        {
-            if let value = reader.int(tracking["maxMissedFrames"], at: "tracking.maxMissedFrames", range: 0...1000) {
-                config.tracking.maxMissedFrames = value
-            }
-            if let value = reader.int(tracking["minDecodes"], at: "tracking.minDecodes", range: 1...100) {
-                config.tracking.minDecodes = value
-            }
-            if let value = reader.int(tracking["updateIntervalMs"], at: "tracking.updateIntervalMs", range: 0...60_000)
-            {
-                config.tracking.updateIntervalMilliseconds = value
-            }
-        }
-
-        if let noread = reader.object(
-            top["noread"], at: "noread", allowed: ["enabled", "minFrames", "maxImages", "maxImageBytes", "imageDir"])
-        {
-            if let enabled = reader.bool(noread["enabled"], at: "noread.enabled") { config.noread.enabled = enabled }
-            if let frames = reader.int(noread["minFrames"], at: "noread.minFrames", range: 1...1000) {
-                config.noread.minFrames = frames
-            }
-            if let count = reader.int(noread["maxImages"], at: "noread.maxImages", range: 0...1_000_000) {
-                config.noread.maxImages = count
-            }
-            if let bytes = reader.int(noread["maxImageBytes"], at: "noread.maxImageBytes", range: 0...1 << 40) {
-                config.noread.maxImageBytes = bytes
-            }
-            config.noread.imageDir = reader.string(noread["imageDir"], at: "noread.imageDir")
-        }
-
-        if let session = reader.object(
-            top["session"], at: "session",
-            allowed: ["start", "stopAfterCodes", "stopAfterSeconds", "stopAfterIdleSeconds", "startDelaySeconds"])
-        {
-            if let start = reader.choice(
-                session["start"], at: "session.start", allowed: SessionConfig.Start.allCases.map(\.rawValue))
-            {
-                config.session.start = SessionConfig.Start(rawValue: start) ?? .continuous
-            }
-            config.session.stopAfterCodes = reader.int(
-                session["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
-            config.session.stopAfter = reader.double(
-                session["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400
-            ).map { .seconds($0) }
-            config.session.stopAfterIdle = reader.double(
-                session["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400
-            ).map { .seconds($0) }
-            if let delay = reader.double(session["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600)
-            {
-                config.session.startDelay = .seconds(delay)
-            }
-        }
-
-        if let nats = reader.object(
-            top["nats"], at: "nats",
-            allowed: [
-                "url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls", "inboxPrefix", "user", "passwordFile",
-                "tokenFile",
-            ])
-        {
-            if let url = reader.string(nats["url"], at: "nats.url") {
-                // One server, or a cluster's servers separated by commas.
-                let servers = url.split(separator: ",", omittingEmptySubsequences: false)
-                if let bad = servers.first(where: { !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }) {
-                    // Shown without what stands before an '@': a URL may hold a user and password.
-                    let shown = bad.lastIndex(of: "@").map { "***" + bad[$0...] } ?? String(bad)
-                    reader.fail(
-                        "nats.url", "'\(shown)' is not a NATS URL (nats://host:port, several separated by commas)")
-                } else {
-                    config.nats.url = url
-                }
-            }
-            if let prefix = reader.subject(nats["prefix"], at: "nats.prefix") { config.nats.prefix = prefix }
-            if let replicas = reader.int(nats["replicas"], at: "nats.replicas", range: 1...5) {
-                config.nats.replicas = replicas
-            }
-            config.nats.credsFile = reader.string(nats["credsFile"], at: "nats.credsFile")
-            config.nats.nkeySeedFile = reader.string(nats["nkeySeedFile"], at: "nats.nkeySeedFile")
-            config.nats.inboxPrefix = reader.subject(nats["inboxPrefix"], at: "nats.inboxPrefix")
-            config.nats.user = reader.string(nats["user"], at: "nats.user")
-            config.nats.passwordFile = reader.string(nats["passwordFile"], at: "nats.passwordFile")
-            config.nats.tokenFile = reader.string(nats["tokenFile"], at: "nats.tokenFile")
-            if config.nats.passwordFile != nil && config.nats.user == nil {
-                reader.fail("nats.passwordFile", "goes with nats.user")
-            }
-            if let tls = reader.object(nats["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
-                config.nats.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
-                config.nats.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")
-                config.nats.tlsKey = reader.string(tls["key"], at: "nats.tls.key")
-                if (config.nats.tlsCert == nil) != (config.nats.tlsKey == nil) {
-                    reader.fail("nats.tls", "cert and key go together (mutual TLS)")
-                }
-            }
-        }
-
-        if let spool = reader.object(top["spool"], at: "spool", allowed: ["dir", "maxBytes", "whenFull"]) {
-            if let policy = reader.choice(
-                spool["whenFull"], at: "spool.whenFull", allowed: SpoolConfig.WhenFull.allCases.map(\.rawValue))
-            {
-                config.spool.whenFull = SpoolConfig.WhenFull(rawValue: policy) ?? .dropOldest
-            }
-            if let dir = reader.string(spool["dir"], at: "spool.dir") { config.spool.dir = dir }
-            if let maxBytes = reader.int(spool["maxBytes"], at: "spool.maxBytes", range: 1 << 16...1 << 40) {
-                config.spool.maxBytes = maxBytes
-            }
-        }
+        // Each part reads its own keys (below), over its defaults.
+        config.source.read(top["source"], at: "source", reader: &reader)
+        config.decoder.read(top["decoder"], at: "decoder", reader: &reader)
+        config.tracking.read(top["tracking"], at: "tracking", reader: &reader)
+        config.noread.read(top["noread"], at: "noread", reader: &reader)
+        config.session.read(top["session"], at: "session", reader: &reader)
+        config.nats.read(top["nats"], at: "nats", reader: &reader)
+        config.spool.read(top["spool"], at: "spool", reader: &reader)
         if let metrics = reader.object(top["metrics"], at: "metrics", allowed: ["listen"]),
             let listen = reader.string(metrics["listen"], at: "metrics.listen")
         {
@@ -449,5 +228,258 @@ extension AgentConfig {
 
         guard reader.issues.isEmpty else { throw ConfigErrors(file: file, issues: reader.issues) }
         return config
+    }
+}
+
+extension SourceConfig {
+    static let keys = [
+        "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
+        "transport", "passwordFile",
+    ]
+
+    /// Reads the `source` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let kind = reader.choice(
+            members["type"], at: "source.type", allowed: SourceConfig.Kind.allCases.map(\.rawValue))
+        {
+            self.kind = SourceConfig.Kind(rawValue: kind) ?? .v4l2
+        }
+        if let device = reader.string(members["device"], at: "source.device") { self.device = device }
+        if let width = reader.int(members["width"], at: "source.width", range: 16...8192) {
+            self.width = width
+        }
+        if let height = reader.int(members["height"], at: "source.height", range: 16...8192) {
+            self.height = height
+        }
+        if let fps = reader.int(members["fps"], at: "source.fps", range: 1...240) { self.fps = fps }
+        self.path = reader.string(members["path"], at: "source.path")
+        self.camera = reader.string(members["camera"], at: "source.camera")
+        if let controls = CameraControls.parse(members["controls"], at: "source.controls", reader: &reader) {
+            self.controls = controls
+        }
+        if let realtime = reader.bool(members["realtime"], at: "source.realtime") {
+            self.realtime = realtime
+        }
+        if let dropLate = reader.bool(members["dropLate"], at: "source.dropLate") {
+            self.dropLate = dropLate
+        }
+        if self.kind == .clip && self.path == nil {
+            reader.fail("source.path", "required when source.type is \"clip\"")
+        }
+        if let url = reader.string(members["url"], at: "source.url") {
+            do {
+                self.url = try RTSPAddress(url)
+            } catch {
+                reader.fail("source.url", "\(error)")
+            }
+        } else if self.kind == .rtsp {
+            reader.fail("source.url", "required when source.type is \"rtsp\": rtsp://host[:port]/path")
+        }
+        if let transport = reader.choice(members["transport"], at: "source.transport", allowed: ["tcp", "udp"]) {
+            self.transport = transport
+        }
+        self.passwordFile = reader.string(members["passwordFile"], at: "source.passwordFile")
+        if self.passwordFile != nil && self.url?.user == nil {
+            reader.fail("source.passwordFile", "needs the user in source.url: rtsp://user@host/path")
+        }
+    }
+}
+
+extension DecoderConfig {
+    static let keys = [
+        "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion",
+        "zxingSweep",
+        "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
+    ]
+
+    /// Reads the `decoder` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let mode = reader.choice(
+            members["mode"], at: "decoder.mode", allowed: DecoderConfig.Mode.allCases.map(\.rawValue))
+        {
+            self.mode = DecoderConfig.Mode(rawValue: mode) ?? .guided
+        }
+        if let threads = reader.int(members["threads"], at: "decoder.threads", range: 1...64) {
+            self.threads = threads
+        }
+        if let frames = reader.int(members["sweepFrames"], at: "decoder.sweepFrames", range: 0...120) {
+            self.sweepFrames = frames
+        }
+        if let step = reader.int(members["sweepDensity"], at: "decoder.sweepDensity", range: 1...32) {
+            self.sweepDensity = step
+        }
+        if let overlap = reader.int(members["sweepOverlap"], at: "decoder.sweepOverlap", range: 0...4096) {
+            self.sweepOverlap = overlap
+        }
+        if let step = reader.int(members["trackedDensity"], at: "decoder.trackedDensity", range: 1...16) {
+            self.trackedDensity = step
+        }
+        if let every = reader.int(members["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
+            self.zxingEveryNthFrame = every
+        }
+        if let second = reader.bool(members["secondOpinion"], at: "decoder.secondOpinion") {
+            self.secondOpinion = second
+        }
+        if let symbologies = reader.symbologies(members["symbologies"], at: "decoder.symbologies") {
+            if symbologies.isEmpty { reader.fail("decoder.symbologies", "enable at least one symbology") }
+            self.symbologies = symbologies
+        }
+        if let sweep = reader.symbologies(members["zxingSweep"], at: "decoder.zxingSweep") {
+            for (index, symbology) in sweep.enumerated() where !self.symbologies.contains(symbology) {
+                reader.fail("decoder.zxingSweep[\(index)]", "'\(symbology.rawValue)' is not in decoder.symbologies")
+            }
+            self.zxingSweep = sweep
+        }
+        if let density = reader.int(members["density"], at: "decoder.density", range: 1...8) {
+            self.density = density
+        }
+        if let upc = reader.bool(members["upcAsEAN13"], at: "decoder.upcAsEAN13") {
+            self.upcAsEAN13 = upc
+        }
+        if let roi = reader.object(
+            members["regionOfInterest"], at: "decoder.regionOfInterest", allowed: ["x", "y", "width", "height"])
+        {
+            let path = "decoder.regionOfInterest"
+            var region = RegionOfInterest()
+            if let x = reader.double(roi["x"], at: path + ".x", range: 0...1) { region.x = x }
+            if let y = reader.double(roi["y"], at: path + ".y", range: 0...1) { region.y = y }
+            if let w = reader.double(roi["width"], at: path + ".width", range: 0.01...1) { region.width = w }
+            if let h = reader.double(roi["height"], at: path + ".height", range: 0.01...1) { region.height = h }
+            if region.x + region.width > 1.0001 {
+                reader.fail(path, "x + width must not exceed 1 (fractions of the frame)")
+            }
+            if region.y + region.height > 1.0001 {
+                reader.fail(path, "y + height must not exceed 1 (fractions of the frame)")
+            }
+            self.regionOfInterest = region
+        }
+    }
+}
+
+extension TrackingConfig {
+    static let keys = ["maxMissedFrames", "minDecodes", "updateIntervalMs"]
+
+    /// Reads the `tracking` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let value = reader.int(members["maxMissedFrames"], at: "tracking.maxMissedFrames", range: 0...1000) {
+            self.maxMissedFrames = value
+        }
+        if let value = reader.int(members["minDecodes"], at: "tracking.minDecodes", range: 1...100) {
+            self.minDecodes = value
+        }
+        if let value = reader.int(members["updateIntervalMs"], at: "tracking.updateIntervalMs", range: 0...60_000) {
+            self.updateIntervalMilliseconds = value
+        }
+    }
+}
+
+extension NoReadConfig {
+    static let keys = ["enabled", "minFrames", "maxImages", "maxImageBytes", "imageDir"]
+
+    /// Reads the `noread` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let enabled = reader.bool(members["enabled"], at: "noread.enabled") { self.enabled = enabled }
+        if let frames = reader.int(members["minFrames"], at: "noread.minFrames", range: 1...1000) {
+            self.minFrames = frames
+        }
+        if let count = reader.int(members["maxImages"], at: "noread.maxImages", range: 0...1_000_000) {
+            self.maxImages = count
+        }
+        if let bytes = reader.int(members["maxImageBytes"], at: "noread.maxImageBytes", range: 0...1 << 40) {
+            self.maxImageBytes = bytes
+        }
+        self.imageDir = reader.string(members["imageDir"], at: "noread.imageDir")
+    }
+}
+
+extension SessionConfig {
+    static let keys = ["start", "stopAfterCodes", "stopAfterSeconds", "stopAfterIdleSeconds", "startDelaySeconds"]
+
+    /// Reads the `session` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let start = reader.choice(
+            members["start"], at: "session.start", allowed: SessionConfig.Start.allCases.map(\.rawValue))
+        {
+            self.start = SessionConfig.Start(rawValue: start) ?? .continuous
+        }
+        self.stopAfterCodes = reader.int(
+            members["stopAfterCodes"], at: "session.stopAfterCodes", range: 1...100_000)
+        self.stopAfter = reader.double(
+            members["stopAfterSeconds"], at: "session.stopAfterSeconds", range: 0.001...86_400
+        ).map { .seconds($0) }
+        self.stopAfterIdle = reader.double(
+            members["stopAfterIdleSeconds"], at: "session.stopAfterIdleSeconds", range: 0.001...86_400
+        ).map { .seconds($0) }
+        if let delay = reader.double(members["startDelaySeconds"], at: "session.startDelaySeconds", range: 0...3600) {
+            self.startDelay = .seconds(delay)
+        }
+    }
+}
+
+extension NATSConfig {
+    static let keys = [
+        "url", "prefix", "replicas", "credsFile", "nkeySeedFile", "tls", "inboxPrefix", "user", "passwordFile",
+        "tokenFile",
+    ]
+
+    /// Reads the `nats` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let url = reader.string(members["url"], at: "nats.url") {
+            // One server, or a cluster's servers separated by commas.
+            let servers = url.split(separator: ",", omittingEmptySubsequences: false)
+            if let bad = servers.first(where: { !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }) {
+                // Shown without what stands before an '@': a URL may hold a user and password.
+                let shown = bad.lastIndex(of: "@").map { "***" + bad[$0...] } ?? String(bad)
+                reader.fail(
+                    "nats.url", "'\(shown)' is not a NATS URL (nats://host:port, several separated by commas)")
+            } else {
+                self.url = url
+            }
+        }
+        if let prefix = reader.subject(members["prefix"], at: "nats.prefix") { self.prefix = prefix }
+        if let replicas = reader.int(members["replicas"], at: "nats.replicas", range: 1...5) {
+            self.replicas = replicas
+        }
+        self.credsFile = reader.string(members["credsFile"], at: "nats.credsFile")
+        self.nkeySeedFile = reader.string(members["nkeySeedFile"], at: "nats.nkeySeedFile")
+        self.inboxPrefix = reader.subject(members["inboxPrefix"], at: "nats.inboxPrefix")
+        self.user = reader.string(members["user"], at: "nats.user")
+        self.passwordFile = reader.string(members["passwordFile"], at: "nats.passwordFile")
+        self.tokenFile = reader.string(members["tokenFile"], at: "nats.tokenFile")
+        if self.passwordFile != nil && self.user == nil {
+            reader.fail("nats.passwordFile", "goes with nats.user")
+        }
+        if let tls = reader.object(members["tls"], at: "nats.tls", allowed: ["ca", "cert", "key"]) {
+            self.tlsCA = reader.string(tls["ca"], at: "nats.tls.ca")
+            self.tlsCert = reader.string(tls["cert"], at: "nats.tls.cert")
+            self.tlsKey = reader.string(tls["key"], at: "nats.tls.key")
+            if (self.tlsCert == nil) != (self.tlsKey == nil) {
+                reader.fail("nats.tls", "cert and key go together (mutual TLS)")
+            }
+        }
+    }
+}
+
+extension SpoolConfig {
+    static let keys = ["dir", "maxBytes", "whenFull"]
+
+    /// Reads the `spool` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let policy = reader.choice(
+            members["whenFull"], at: "spool.whenFull", allowed: SpoolConfig.WhenFull.allCases.map(\.rawValue))
+        {
+            self.whenFull = SpoolConfig.WhenFull(rawValue: policy) ?? .dropOldest
+        }
+        if let dir = reader.string(members["dir"], at: "spool.dir") { self.dir = dir }
+        if let maxBytes = reader.int(members["maxBytes"], at: "spool.maxBytes", range: 1 << 16...1 << 40) {
+            self.maxBytes = maxBytes
+        }
     }
 }
