@@ -24,6 +24,7 @@ struct Reconnecting<Connection> {
                 connection = try open()
                 retry.succeeded("camera opened again")
             } catch {
+                if stop.isStopped { break }  // the open was cut short by the shutdown: nothing to report
                 state.set(.reconnecting)
                 retry.failedAndWait(error, stop: stop)
                 continue
