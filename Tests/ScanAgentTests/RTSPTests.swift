@@ -93,6 +93,8 @@ struct RTSPTests {
         let (values, ids) = try C.sightings(jetStream, prefix: prefix)
         #expect(Set(ids).count == ids.count, "no event twice")
         let (phantoms, missed) = Self.difference(values, expected)
+        // The difference lossy encoding made, for the log of `make test`.
+        print("RTSP \(codec) seed \(seed): \(values.count) sightings, replay \(expected.count), missed \(missed)")
         #expect(phantoms.isEmpty, "\(codec): sightings the replay does not have: \(phantoms)")
         #expect(missed.count <= 1, "\(codec): missed \(missed) of \(expected.count)")
         let statuses = try C.heartbeats(heartbeats)
