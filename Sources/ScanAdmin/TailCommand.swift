@@ -11,7 +11,7 @@ struct TailCommand: ParsableCommand {
         abstract: "Print live agent and aggregator events from NATS until interrupted.",
         discussion: """
             Subscribes to <prefix>.v1.<family>.<site>.<camera> (core NATS: what is published from
-            now on). --type takes a family (sighting, session, track, status; item and pack from
+            now on). --type takes a family (sighting, session, track, noread, status; item and pack from
             the aggregator, whose last token is the lane or station, matched by --camera) or an
             event type (track.added, session.completed …). Text output is one line an event; --format json
             prints each event's JSON unchanged, one a line.
@@ -27,7 +27,7 @@ struct TailCommand: ParsableCommand {
     @Option(help: "Stop after this many events.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
 
-    static let families = ["sighting", "session", "track", "status", "item", "pack"]
+    static let families = (SubjectFamily.agent + SubjectFamily.results).map(\.rawValue)
 
     func validate() throws {
         if let type {

@@ -115,7 +115,7 @@ public final class AgentLoop: @unchecked Sendable {
     private let subjects: ContractSubjects
     /// This camera's subject of each event family, built once through the checked builder (the
     /// config's ids were checked as tokens when it was read, so none is missing in practice).
-    private let ownSubjects: [String: String]
+    private let ownSubjects: [SubjectFamily: String]
     private let source: any FrameSource
     private let queue: FrameQueue
     private let decoder: any FrameDecoding
@@ -157,7 +157,7 @@ public final class AgentLoop: @unchecked Sendable {
         let subjects = ContractSubjects(prefix: config.nats.prefix)
         self.subjects = subjects
         self.ownSubjects = Dictionary(
-            uniqueKeysWithValues: ["sighting", "session", "track", "noread", "status"].compactMap { family in
+            uniqueKeysWithValues: SubjectFamily.agent.compactMap { family in
                 (try? subjects.agent(family, site: config.camera.site, camera: config.camera.id)).map { (family, $0) }
             })
         self.source = source
@@ -425,7 +425,7 @@ public final class AgentLoop: @unchecked Sendable {
         lastHeartbeatStatus = status
         window = (0, received, clock.elapsed)
         let event = pipeline.factory.status(status, time: clock.now, sequence: sequence)
-        if let subject = ownSubjects["status"] { try? bus.publishCore(subject: subject, bytes: event.json) }
+        if let subject = ownSubjects[.status] { try? bus.publishCore(subject: subject, bytes: event.json) }
     }
 
     /// The q-quantile (0…1) of the values, nearest rank; 0 for none.

@@ -55,7 +55,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         guard !Ingestor.holdsEscapedNUL(bytes), let event = try? EventValidator.parse(bytes),
             let heartbeat = try? StatusEvent.parse(event),
             (try? EventValidator.checkSender(
-                site: heartbeat.site, camera: heartbeat.camera, subject: subject, family: "status", subjects: subjects))
+                site: heartbeat.site, camera: heartbeat.camera, subject: subject, family: .status, subjects: subjects))
                 != nil
         else { return nil }
         let status = heartbeat.status

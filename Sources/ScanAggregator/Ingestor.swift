@@ -253,7 +253,7 @@ public final class Ingestor: @unchecked Sendable {
         for message in messages {
             let bytes = message.bytes
             do {
-                let noRead = message.subject.hasPrefix(settings.prefix + ".v1.noread.")
+                let noRead = message.subject.hasPrefix(settings.prefix + ".v1.\(SubjectFamily.noread.rawValue).")
                 let event = try EventValidator.parse(
                     bytes, maxBytes: noRead ? EventValidator.maxNoReadBytes : EventValidator.maxBytes)
                 // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
@@ -261,7 +261,7 @@ public final class Ingestor: @unchecked Sendable {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
                 let body = String(decoding: bytes, as: UTF8.self)
-                func check(_ site: String, _ camera: String, _ family: String, lane: String?, station: String?)
+                func check(_ site: String, _ camera: String, _ family: SubjectFamily, lane: String?, station: String?)
                     throws(DeadLetter)
                 {
                     try EventValidator.checkSender(
@@ -271,16 +271,16 @@ public final class Ingestor: @unchecked Sendable {
                 }
                 if noRead {
                     let event = try NoReadEvent.parse(event)
-                    try check(event.site, event.camera, "noread", lane: event.lane, station: event.station)
+                    try check(event.site, event.camera, .noread, lane: event.lane, station: event.station)
                     batch.noReads.append(event)
                 } else if message.subject.hasPrefix(settings.prefix + ".v1.sighting.") {
                     let event = try SightingEvent.parse(event)
-                    try check(event.site, event.camera, "sighting", lane: event.lane, station: event.station)
+                    try check(event.site, event.camera, .sighting, lane: event.lane, station: event.station)
                     batch.sightings.append((event, body))
                 } else {
                     let event = try SessionEvent.parse(event)
                     try check(
-                        event.envelope.site, event.envelope.camera, "session", lane: event.lane,
+                        event.envelope.site, event.envelope.camera, .session, lane: event.lane,
                         station: event.station)
                     batch.sessions.append((event, body))
                 }

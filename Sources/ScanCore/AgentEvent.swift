@@ -38,13 +38,13 @@ public struct AgentEvent: Sendable, Equatable {
     }
 
     /// NATS subject family: `sighting`, `session`, `track`, `noread` or `status`.
-    public var subjectFamily: String {
+    public var subjectFamily: SubjectFamily {
         switch kind {
-        case .sighting: "sighting"
-        case .sessionStarted, .sessionCompleted: "session"
-        case .trackAdded, .trackUpdated, .trackRemoved: "track"
-        case .noread: "noread"
-        case .status: "status"
+        case .sighting: .sighting
+        case .sessionStarted, .sessionCompleted: .session
+        case .trackAdded, .trackUpdated, .trackRemoved: .track
+        case .noread: .noread
+        case .status: .status
         }
     }
 

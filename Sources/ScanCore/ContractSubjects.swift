@@ -4,25 +4,37 @@
 /// Every subject built from data goes through the builders here, and each builder checks every
 /// token it is given (`SubjectToken`): a value with a dot, wildcard, space, CR or LF never
 /// becomes a subject, whatever let it in upstream.
+/// The second token of every subject: what kind of message it carries.
+public enum SubjectFamily: String, Sendable, CaseIterable {
+    case sighting, session, track, noread, status, item, pack, deadletter, cmd
+
+    /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
+    public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status]
+    /// The agents' durable families (JetStream, the aggregator stores them).
+    public static let durable: [SubjectFamily] = [.sighting, .session, .noread]
+    /// The aggregator's results for the WMS.
+    public static let results: [SubjectFamily] = [.item, .pack]
+}
+
 public struct ContractSubjects: Sendable, Equatable {
     public var prefix: String
 
     public init(prefix: String = "scantrack") { self.prefix = prefix }
 
     /// `<prefix>.v1.` with the prefix checked.
-    private func head(_ family: String) throws(SubjectTokenError) -> String {
+    private func head(_ family: SubjectFamily) throws(SubjectTokenError) -> String {
         try SubjectToken.subject(prefix, field: "subject prefix")
-        return "\(prefix).v1.\(try SubjectToken(family, field: "subject family").text)."
+        return "\(prefix).v1.\(family.rawValue)."
     }
 
     /// `<prefix>.v1.<family>.<site>.<camera>` for `sighting`, `session`, `noread`, `track` and `status`.
-    public func agent(_ family: String, site: String, camera: String) throws(SubjectTokenError) -> String {
+    public func agent(_ family: SubjectFamily, site: String, camera: String) throws(SubjectTokenError) -> String {
         try head(family) + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
     }
 
     /// The pattern of one family's agent subjects, `<prefix>.v1.<family>.<site>.<camera>`, for
     /// documents and messages (the placeholders are not tokens).
-    public func agentPattern(_ family: String) -> String { "\(prefix).v1.\(family).{site}.{camera}" }
+    public func agentPattern(_ family: SubjectFamily) -> String { "\(prefix).v1.\(family.rawValue).{site}.{camera}" }
 
     /// What `scanadmin tail` subscribes to: `<prefix>.v1.<family>.<site>.<camera>`, each part
     /// left out (nil) a `*` wildcard.
@@ -39,13 +51,13 @@ public struct ContractSubjects: Sendable, Equatable {
 
     /// `<prefix>.v1.deadletter.<reason>`.
     public func deadLetter(_ reason: String) throws(SubjectTokenError) -> String {
-        try head("deadletter") + SubjectToken(reason, field: "dead-letter reason").text
+        try head(.deadletter) + SubjectToken(reason, field: "dead-letter reason").text
     }
 
     /// The site and camera of an agent subject `<prefix>.v1.<family>.<site>.<camera>`; nil when the
     /// subject is not one of that family.
-    public func sender(ofAgentSubject subject: String, family: String) -> (site: String, camera: String)? {
-        let head = "\(prefix).v1.\(family)."
+    public func sender(ofAgentSubject subject: String, family: SubjectFamily) -> (site: String, camera: String)? {
+        let head = "\(prefix).v1.\(family.rawValue)."
         guard subject.hasPrefix(head) else { return nil }
         let tokens = subject.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false)
         guard tokens.count == 2, !tokens[0].isEmpty, !tokens[1].isEmpty else { return nil }
@@ -54,19 +66,19 @@ public struct ContractSubjects: Sendable, Equatable {
 
     /// Where one agent listens for commands: `<prefix>.v1.cmd.<site>.<camera>.>`.
     public func commands(site: String, camera: String) throws(SubjectTokenError) -> String {
-        try head("cmd") + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
+        try head(.cmd) + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
             + ".>"
     }
 
     /// The subject a command is sent to; `verb` may hold a dot (`session.start`).
     public func command(site: String, camera: String, verb: String) throws(SubjectTokenError) -> String {
-        try head("cmd") + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
+        try head(.cmd) + SubjectToken(site, field: "site").text + "." + SubjectToken(camera, field: "camera").text
             + "." + SubjectToken.subject(verb, field: "command verb")
     }
 
     /// The verb of a command subject, or nil when the subject is not a command for this camera.
     public func verb(ofCommandSubject subject: String, site: String, camera: String) -> String? {
-        let head = "\(prefix).v1.cmd.\(site).\(camera)."
+        let head = "\(prefix).v1.\(SubjectFamily.cmd.rawValue).\(site).\(camera)."
         guard subject.hasPrefix(head), subject.count > head.count else { return nil }
         return String(subject.dropFirst(head.count))
     }
@@ -75,20 +87,18 @@ public struct ContractSubjects: Sendable, Equatable {
 
     /// The stream of sightings, session events and no-reads (agents write, the aggregator reads).
     public var agentStream: String { streamStem + "_AGENT" }
-    public var agentStreamSubjects: [String] {
-        ["\(prefix).v1.sighting.>", "\(prefix).v1.session.>", "\(prefix).v1.noread.>"]
-    }
+    public var agentStreamSubjects: [String] { SubjectFamily.durable.map { "\(prefix).v1.\($0.rawValue).>" } }
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }
-    public var resultsStreamSubjects: [String] { ["\(prefix).v1.item.>", "\(prefix).v1.pack.>"] }
+    public var resultsStreamSubjects: [String] { SubjectFamily.results.map { "\(prefix).v1.\($0.rawValue).>" } }
     public func item(site: String, lane: String) throws(SubjectTokenError) -> String {
-        try head("item") + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+        try head(.item) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func pack(site: String, station: String) throws(SubjectTokenError) -> String {
-        try head("pack") + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text
+        try head(.pack) + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text
     }
-    public var deadLetterSubjects: [String] { ["\(prefix).v1.deadletter.>"] }
+    public var deadLetterSubjects: [String] { ["\(prefix).v1.\(SubjectFamily.deadletter.rawValue).>"] }
 
     /// The key-value bucket `scanadmin rules` writes and agents read; one key holds the ruleset.
     public var rulesBucket: String { streamStem + "_RULES" }

@@ -54,7 +54,7 @@ public enum EventValidator {
     /// An event is taken only from the subject of the site and camera it names: with per-camera
     /// permissions on the bus, the subject says who sent it.
     public static func checkSender(
-        site: String, camera: String, subject: String, family: String, subjects: ContractSubjects
+        site: String, camera: String, subject: String, family: SubjectFamily, subjects: ContractSubjects
     ) throws(DeadLetter) {
         guard let sender = subjects.sender(ofAgentSubject: subject, family: family) else {
             throw DeadLetter(

@@ -73,17 +73,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// check against the subject the event's own site and camera give (which must pass).
     static func events(_ bytes: [UInt8]) {
         guard let event = try? EventValidator.parse(bytes, maxBytes: EventValidator.maxNoReadBytes) else { return }
-        var sender: (family: String, site: String, camera: String)?
+        var sender: (family: SubjectFamily, site: String, camera: String)?
         if let sighting = try? SightingEvent.parse(event) {
-            sender = ("sighting", sighting.site, sighting.camera)
+            sender = (.sighting, sighting.site, sighting.camera)
         } else if let session = try? SessionEvent.parse(event) {
-            sender = ("session", session.envelope.site, session.envelope.camera)
+            sender = (.session, session.envelope.site, session.envelope.camera)
         } else if let noRead = try? NoReadEvent.parse(event) {
-            sender = ("noread", noRead.site, noRead.camera)
+            sender = (.noread, noRead.site, noRead.camera)
         } else if let status = try? StatusEvent.parse(event) {
-            sender = ("status", status.site, status.camera)
+            sender = (.status, status.site, status.camera)
         } else if let track = try? TrackEvent.parse(event) {
-            sender = ("track", track.envelope.site, track.envelope.camera)
+            sender = (.track, track.envelope.site, track.envelope.camera)
         }
         guard let sender else { return }
         let subjects = ContractSubjects()

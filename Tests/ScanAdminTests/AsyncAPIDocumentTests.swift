@@ -76,7 +76,7 @@ struct AsyncAPIDocumentTests {
             ].reduce(subject) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
         }
         let expected =
-            try ["sighting", "session", "noread", "track", "status"].map {
+            try [SubjectFamily.sighting, .session, .noread, .track, .status].map {
                 placeholders(try subjects.agent($0, site: "SITE", camera: "CAMERA"))
             }
             + [

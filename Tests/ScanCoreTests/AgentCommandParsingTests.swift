@@ -45,7 +45,7 @@ struct AgentCommandParsingTests {
         #expect(subject == "scantrack.v1.cmd.dc1.cam-07.session.start")
         #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-07") == "session.start")
         #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-0") == nil)
-        #expect(try subjects.agent("sighting", site: "dc1", camera: "cam-07") == "scantrack.v1.sighting.dc1.cam-07")
+        #expect(try subjects.agent(.sighting, site: "dc1", camera: "cam-07") == "scantrack.v1.sighting.dc1.cam-07")
         #expect(ContractSubjects(prefix: "acme.scan").agentStream == "ACME_SCAN_AGENT")
         #expect(ContractSubjects(prefix: "acme.scan").rulesBucket == "ACME_SCAN_RULES")
     }

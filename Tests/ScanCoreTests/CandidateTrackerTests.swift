@@ -108,7 +108,7 @@ struct CandidateTrackerTests {
                 located: LocatedRegions(regions: regions, area: Self.area, image: Self.frame))
         }
         let noRead = try #require(events.first { $0.kind == .noread })
-        #expect(noRead.isDurable && noRead.subjectFamily == "noread")
+        #expect(noRead.isDurable && noRead.subjectFamily == .noread)
         let unsaved = try #require(noRead.unsavedNoRead)
         #expect(unsaved.picture != nil)
         let parsed = try NoReadEvent.parse(try JSONValue.parse(noRead.json))

@@ -30,7 +30,7 @@ struct HostileInputTests {
         for bad in Self.hostile {
             #expect(throws: SubjectTokenError.self) { try subjects.pack(site: "dc1", station: bad) }
             #expect(throws: SubjectTokenError.self) { try subjects.item(site: "dc1", lane: bad) }
-            #expect(throws: SubjectTokenError.self) { try subjects.agent("sighting", site: bad, camera: "cam-1") }
+            #expect(throws: SubjectTokenError.self) { try subjects.agent(.sighting, site: bad, camera: "cam-1") }
             #expect(throws: SubjectTokenError.self) { try subjects.command(site: "dc1", camera: bad, verb: "pause") }
             #expect(throws: SubjectTokenError.self) { try subjects.commands(site: bad, camera: "cam-1") }
             #expect(throws: SubjectTokenError.self) { try subjects.deadLetter(bad) }
