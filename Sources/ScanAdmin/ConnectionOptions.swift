@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanServices
 
 /// Server settings shared by every subcommand: flag, then environment, then a config file
 /// (`--config`, else `$SCANTRACK_CONFIG`, else `~/.config/scantrack/scanadmin.json`, if it
@@ -24,7 +25,7 @@ struct ConnectionOptions: ParsableArguments {
     /// Copies of the rules bucket when scanadmin creates it in a JetStream cluster
     /// (`$SCANTRACK_NATS_REPLICAS`, 1 to 5; else 1).
     static var streamReplicas: Int {
-        let value = ProcessInfo.processInfo.environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) } ?? 1
+        let value = (try? SettingResolver().int(variable: "SCANTRACK_NATS_REPLICAS"))??.value ?? 1
         return min(max(value, 1), 5)
     }
 
@@ -52,20 +53,18 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func postgresDSN() throws -> String {
-        if let postgres, !postgres.isEmpty { return postgres }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_PG"], !fromEnvironment.isEmpty {
-            return fromEnvironment
+        let resolver = SettingResolver(file: try fileSettings())
+        guard let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG", key: "pg") else {
+            throw ValidationError(
+                "no PostgreSQL connection: pass --pg, set SCANTRACK_PG or put \"pg\" in the config file")
         }
-        if let fromFile = try fileSettings()["pg"] { return fromFile }
-        throw ValidationError("no PostgreSQL connection: pass --pg, set SCANTRACK_PG or put \"pg\" in the config file")
+        return dsn.value
     }
 
     var natsURL: String {
-        if let nats { return nats }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
-        return (try? fileSettings()["nats"]) ?? "nats://127.0.0.1:4222"
+        let resolver = SettingResolver(file: (try? fileSettings()) ?? [:])
+        return resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS", key: "nats")?.value
+            ?? "nats://127.0.0.1:4222"
     }
 }
 

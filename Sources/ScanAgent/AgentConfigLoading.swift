@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanServices
 import ScanZXing
 
 /// Reads a config file from disk, applying `SCANTRACK_NATS` over the file's NATS URL.
@@ -15,7 +16,8 @@ enum AgentConfigLoader {
                 path: "decoder.zxingSweep[\($0.offset)]", message: "zxing-cpp does not read \($0.element.rawValue)")
         }
         if !unreadable.isEmpty { throw ConfigErrors(file: path, issues: unreadable) }
-        if let url = ProcessInfo.processInfo.environment["SCANTRACK_NATS"], !url.isEmpty { config.nats.url = url }
+        // The environment over the file (the programs' one order: flag, environment, file).
+        if let url = SettingResolver().string(variable: "SCANTRACK_NATS") { config.nats.url = url.value }
         return config
     }
 }

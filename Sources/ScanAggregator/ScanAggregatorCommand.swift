@@ -69,12 +69,21 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             }
         }
 
+        /// A whole number from its flag or variable; one that is not a number is a usage error naming where.
+        static func number(_ resolver: SettingResolver, flag: (String, Int?), variable: String) throws -> Int? {
+            do {
+                return try resolver.int(flag: flag, variable: variable)?.value
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
         func run() async throws {
-            let environment = ProcessInfo.processInfo.environment
-            guard let natsURL = nats ?? environment["SCANTRACK_NATS"], !natsURL.isEmpty else {
+            let resolver = SettingResolver()
+            guard let natsURL = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS")?.value else {
                 throw ValidationError("no NATS server: pass --nats or set SCANTRACK_NATS")
             }
-            guard let dsn = postgres ?? environment["SCANTRACK_PG"], !dsn.isEmpty else {
+            guard let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG")?.value else {
                 throw ValidationError("no PostgreSQL: pass --pg or set SCANTRACK_PG")
             }
             let logger = ScanLogging.logger("scan-aggregator", level: (try? ScanLogging.level(logLevel)) ?? .info)
@@ -102,14 +111,18 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             settings.prefix = prefix
             settings.durable = durable
             settings.batchSize = batch
-            if let days = noreadRetentionDays ?? environment["SCANTRACK_NOREAD_RETENTION_DAYS"].flatMap({ Int($0) }) {
+            let days = try Self.number(
+                resolver, flag: ("noread-retention-days", noreadRetentionDays),
+                variable: "SCANTRACK_NOREAD_RETENTION_DAYS")
+            if let days {
                 guard days >= 0 else {
                     throw ValidationError("--noread-retention-days must be 0 (keep) or more, not \(days)")
                 }
                 settings.retentionOverrides["noreads"] = days
             }
-            let replicas = streamReplicas ?? environment["SCANTRACK_NATS_REPLICAS"].flatMap { Int($0) }
-            if let replicas {
+            if let replicas = try Self.number(
+                resolver, flag: ("stream-replicas", streamReplicas), variable: "SCANTRACK_NATS_REPLICAS")
+            {
                 guard (1...5).contains(replicas) else {
                     throw ValidationError(
                         "--stream-replicas must be 1 to 5 (a JetStream cluster keeps at most 5 copies), not \(replicas)"
@@ -118,7 +131,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 settings.replicas = Int64(replicas)
             }
             var metrics: (host: String, port: Int)?
-            if let listen = metricsListen ?? environment["SCANTRACK_METRICS_LISTEN"].flatMap({ $0.isEmpty ? nil : $0 })
+            if let listen = resolver.string(
+                flag: ("metrics-listen", metricsListen), variable: "SCANTRACK_METRICS_LISTEN")?
+                .value
             {
                 guard let address = ListenAddress.parse(listen) else {
                     throw ValidationError("SCANTRACK_METRICS_LISTEN '\(listen)' is not HOST:PORT")
