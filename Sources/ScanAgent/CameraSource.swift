@@ -85,11 +85,12 @@ final class CameraSource: FrameSource, @unchecked Sendable {
                     guard try capture.nextFrame(into: &image, timeoutMilliseconds: 1000) else { continue }
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    return
+                    return "\(error)"
                 }
                 queue.put(CapturedFrame(image: image, index: index, time: clock.now))
                 index += 1
             }
+            return nil
         }
     }
 }

@@ -113,14 +113,14 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 }
                 if restart {
                     logger.info("camera region changed; restarting its stream")
-                    return
+                    return nil
                 }
                 let frame: GenICamStream.Frame?
                 do {
                     frame = try stream.next(timeoutMicroseconds: 1_000_000)
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    return
+                    return "\(error)"
                 }
                 if stream.incomplete > seenIncomplete {
                     let lost = stream.incomplete - seenIncomplete
@@ -133,7 +133,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     quiet += 1
                     if quiet >= 3 && (controls.trigger ?? .freeRun) == .freeRun {
                         logger.error("camera sends no frames; reopening")
-                        return
+                        return "no frame for 3 s"
                     }
                     continue
                 }
@@ -144,6 +144,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 queue.put(CapturedFrame(image: frame.image, index: index, time: time))
                 index += 1
             }
+            return nil
         }
     }
 }

@@ -59,20 +59,21 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
                     frame = try stream.next()
                 } catch {
                     logger.error("camera failed; reopening", metadata: ["error": "\(error)"])
-                    return
+                    return "\(error)"
                 }
                 if stream.damaged > counted {
                     counters.incomplete.withLock { $0 += stream.damaged - counted }
                     logger.debug("damaged frames dropped", metadata: ["frames": "\(stream.damaged - counted)"])
                     counted = stream.damaged
                 }
-                guard let frame else { return }
+                guard let frame else { return nil }
                 // Event times from the stream's presentation times, which the camera stamps at capture.
                 let time = timeline.time(
                     cameraNanoseconds: frame.seconds.map { Int64($0 * 1e9) }, arrival: clock.now)
                 queue.put(CapturedFrame(image: frame.image, index: index, time: time))
                 index += 1
             }
+            return nil
         }
     }
 }

@@ -15,7 +15,8 @@ struct Reconnecting<Connection> {
     let counters: SourceCounters
     let logger: Logger
 
-    func run(stop: StopToken, open: () throws -> Connection, stream: (Connection, _ number: Int) -> Void) {
+    /// `stream` returns why the stream ended (nil: a stop or a planned restart).
+    func run(stop: StopToken, open: () throws -> Connection, stream: (Connection, _ number: Int) -> String?) {
         var retry = RetryLog("camera unavailable; retrying with backoff", logger: logger)
         var connections = 0
         while !stop.isStopped {
@@ -26,6 +27,7 @@ struct Reconnecting<Connection> {
             } catch {
                 if stop.isStopped { break }  // the open was cut short by the shutdown: nothing to report
                 state.set(.reconnecting)
+                counters.error.withLock { $0 = "\(error)" }
                 retry.failedAndWait(error, stop: stop)
                 continue
             }
@@ -35,8 +37,10 @@ struct Reconnecting<Connection> {
                 logger.info("camera back", metadata: ["reconnects": "\(connections - 1)"])
             }
             state.set(.streaming)
-            stream(connection, connections)
+            counters.error.withLock { $0 = nil }
+            let ended = stream(connection, connections)
             state.set(.reconnecting)
+            counters.error.withLock { $0 = ended }
         }
     }
 }
@@ -48,11 +52,13 @@ final class SourceCounters: Sendable {
     let reconnects = Mutex(0)
     /// The controls the camera took, as last read back.
     let controls = Mutex<[AgentStatus.SourceControl]>([])
+    /// Why the camera is not streaming now.
+    let error = Mutex<String?>(nil)
 
     var health: SourceHealth {
         SourceHealth(
             incompleteFrames: incomplete.withLock { $0 }, reconnects: reconnects.withLock { $0 },
-            controls: controls.withLock { $0 })
+            controls: controls.withLock { $0 }, error: error.withLock { $0 })
     }
 }
 

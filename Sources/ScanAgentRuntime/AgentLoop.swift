@@ -381,6 +381,7 @@ public final class AgentLoop: @unchecked Sendable {
         status.sourceIncompleteFrames = health.incompleteFrames
         status.sourceReconnects = health.reconnects
         status.sourceControls = health.controls
+        status.sourceError = health.error.map { String($0.prefix(1024)) }
         status.framesIn = queue.received
         status.framesProcessed = framesProcessed
         status.framesDropped = queue.dropped

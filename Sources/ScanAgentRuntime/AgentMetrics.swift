@@ -10,6 +10,8 @@ public struct AgentMetrics: Sendable {
     let framesDropped: Counter
     let incompleteFrames: Counter
     let reconnects: Counter
+    /// 1 while the camera streams, 0 while it is starting, reconnecting or ended.
+    let sourceStreaming: Gauge
     let decode: Timer
     let accepted: Counter
     let rejected: Counter
@@ -29,6 +31,7 @@ public struct AgentMetrics: Sendable {
         framesDropped = Counter(label: "scantrack_agent_frames_dropped_total", dimensions: labels)
         incompleteFrames = Counter(label: "scantrack_agent_source_incomplete_frames_total", dimensions: labels)
         reconnects = Counter(label: "scantrack_agent_source_reconnects_total", dimensions: labels)
+        sourceStreaming = Gauge(label: "scantrack_agent_source_streaming", dimensions: labels)
         decode = Timer(label: "scantrack_agent_decode_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
         accepted = Counter(
             label: "scantrack_agent_sightings_total",
@@ -66,5 +69,6 @@ public struct AgentMetrics: Sendable {
         spoolDropped.record(status.spoolDropped)
         natsConnected.record(status.nats == LinkState.connected.rawValue ? 1 : 0)
         paused.record(status.paused ? 1 : 0)
+        sourceStreaming.record(status.sourceState == SourceStatus.streaming.rawValue ? 1 : 0)
     }
 }

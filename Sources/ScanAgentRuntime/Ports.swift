@@ -33,10 +33,16 @@ public struct SourceHealth: Sendable, Equatable {
     public var incompleteFrames = 0
     public var reconnects = 0
     public var controls: [AgentStatus.SourceControl] = []
-    public init(incompleteFrames: Int = 0, reconnects: Int = 0, controls: [AgentStatus.SourceControl] = []) {
+    /// Why the camera is not streaming now (its last error); nil while it streams.
+    public var error: String?
+    public init(
+        incompleteFrames: Int = 0, reconnects: Int = 0, controls: [AgentStatus.SourceControl] = [],
+        error: String? = nil
+    ) {
         self.incompleteFrames = incompleteFrames
         self.reconnects = reconnects
         self.controls = controls
+        self.error = error
     }
 }
 

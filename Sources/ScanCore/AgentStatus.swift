@@ -9,6 +9,8 @@ public struct AgentStatus: Sendable, Equatable {
     /// times it was opened again after it went away, since the start.
     public var sourceIncompleteFrames = 0
     public var sourceReconnects = 0
+    /// Why the source is not streaming (the camera's last error), while it is not.
+    public var sourceError: String?
     /// The controls as the camera took them (GenICam names), when the source sets any.
     public var sourceControls: [SourceControl] = []
 
@@ -77,6 +79,7 @@ public struct AgentStatus: Sendable, Equatable {
         source.field("state", sourceState)
         source.field("incompleteFrames", sourceIncompleteFrames)
         source.field("reconnects", sourceReconnects)
+        source.field("error", sourceError)
         if !sourceControls.isEmpty {
             var controls = JSONWriter()
             for control in sourceControls { controls.field(control.name, control.value) }

@@ -226,6 +226,9 @@ struct GenICamTests {
         let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
         #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
+        #expect(
+            statuses.contains { $0.sourceState == "reconnecting" && !($0.sourceError ?? "").isEmpty },
+            "the heartbeat says why: \(statuses.map { $0.sourceError ?? "-" })")
         let gain = statuses.last { !$0.sourceControls.isEmpty }?.sourceControls.first { $0.name == "Gain" }?.value
         #expect(gain == "2", "the controls applied again and reported")
         let (values, ids) = try CameraHarness.sightings(jetStream, prefix: prefix)

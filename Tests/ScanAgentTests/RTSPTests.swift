@@ -146,6 +146,10 @@ struct RTSPTests {
         let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
         #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
+        // The heartbeat says why, without the password; streaming again, no error.
+        let why = statuses.compactMap(\.sourceError)
+        #expect(why.contains { $0.contains("operator:***@") } && !why.contains { $0.contains(secret) }, "\(why)")
+        #expect(statuses.last?.sourceState != "streaming" || statuses.last?.sourceError == nil)
         let (values, ids) = try C.sightings(jetStream, prefix: prefix)
         #expect(Set(ids).count == ids.count, "no event twice")
         let (phantoms, missed) = Self.difference(values, expected)

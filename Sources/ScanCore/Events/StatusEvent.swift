@@ -48,6 +48,7 @@ public struct StatusEvent: Sendable, Equatable {
             status.sourceIncompleteFrames = try source.int("incompleteFrames")
         }
         if source.event["reconnects"] != nil { status.sourceReconnects = try source.int("reconnects") }
+        status.sourceError = try source.optionalString("error", maxLength: 1024)
         if case .object(let controls)? = source.event["controls"] {
             for (name, value) in controls.prefix(64) {
                 guard case .string(let text) = value, text.utf8.count <= 256, name.utf8.count <= 128 else {
