@@ -15,8 +15,8 @@ final class CameraSource: FrameSource, @unchecked Sendable {
     let blocking = false
     let request: CaptureRequest
     /// The config's controls, with what `set-controls` changed: applied at every (re)open.
-    private let current: Mutex<CameraControls>
-    var controls: CameraControls { current.withLock { $0 } }
+    private let controlState: CameraControlState
+    var controls: CameraControls { controlState.controls }
     private let mailbox = ControlsMailbox()
     let clock: any AgentClock
     let logger: Logger
@@ -27,7 +27,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
 
     init(request: CaptureRequest, controls: CameraControls = CameraControls(), clock: any AgentClock, logger: Logger) {
         self.request = request
-        self.current = Mutex(controls)
+        self.controlState = CameraControlState(controls, counters: counters, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -36,29 +36,15 @@ final class CameraSource: FrameSource, @unchecked Sendable {
         mailbox.ask(.controls(controls))
     }
 
-    /// Sets `controls` on the open device, logs what it took and reports it in the heartbeat.
-    private func apply(_ controls: CameraControls, to device: V4L2Device) throws(V4L2Error) -> [AgentStatus
-        .SourceControl]
-    {
-        let (taken, warnings) = try V4L2Controls.apply(controls, to: device)
-        for warning in warnings { logger.warning("control adjusted", metadata: ["control": "\(warning)"]) }
-        let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
-        counters.controls.withLock { $0 = reported }
-        if !taken.isEmpty {
-            logger.info(
-                "camera controls",
-                metadata: Dictionary(
-                    uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
-        }
-        return reported
-    }
-
     func capture(into queue: FrameQueue, stop: StopToken) {
         defer { stateWord.set(.ended) }
         var index = 0
         Reconnecting<V4L2Capture>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
             let capture = try V4L2Capture(request)
-            if !controls.isEmpty { _ = try apply(controls, to: capture.device) }
+            if !controls.isEmpty {
+                let (taken, warnings) = try V4L2Controls.apply(controls, to: capture.device)
+                controlState.report(taken, warnings: warnings, log: true)
+            }
             return capture
         } stream: { capture, connection in
             logger.info(
@@ -72,14 +58,7 @@ final class CameraSource: FrameSource, @unchecked Sendable {
                     guard case .controls(let change) = request else {
                         return .failure(CommandError(verb: request.verb, message: "V4L2 cameras have no trigger"))
                     }
-                    let (now, merged) = controls.changed(by: change)
-                    do {
-                        let reported = try apply(now, to: capture.device)
-                        current.withLock { $0 = merged }
-                        return .success(reported)
-                    } catch {
-                        return .failure(CommandError(verb: "set-controls", message: "\(error)"))
-                    }
+                    return controlState.change(by: change) { try V4L2Controls.apply($0, to: capture.device) }
                 }
                 do {
                     guard try capture.nextFrame(into: &image, timeoutMilliseconds: 1000) else { continue }

@@ -210,8 +210,7 @@ struct CamerasCommand: ParsableCommand {
             size = (image.width, image.height)
         }
         let wall =
-            Double((ContinuousClock.now - started).components.seconds)
-            + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+            (ContinuousClock.now - started).seconds
         let thread = cpu(CLOCK_THREAD_CPUTIME_ID) - threadStart
         let process = cpu(CLOCK_PROCESS_CPUTIME_ID) - processStart
         let perFrame = frames > 0 ? thread / Double(frames) * 1e6 : 0

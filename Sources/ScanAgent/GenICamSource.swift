@@ -16,8 +16,8 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     let blocking = false
     let cameraId: String?
     /// The controls applied at every (re)connect: the config's, with what `set-controls` changed.
-    private let current: Mutex<CameraControls>
-    var controls: CameraControls { current.withLock { $0 } }
+    private let controlState: CameraControlState
+    var controls: CameraControls { controlState.controls }
     /// A `set-controls` waiting for the capture thread, and its outcome.
     private let mailbox = ControlsMailbox()
     let clock: any AgentClock
@@ -37,7 +37,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
 
     init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
         self.cameraId = camera
-        self.current = Mutex(controls)
+        self.controlState = CameraControlState(controls, counters: counters, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -46,31 +46,8 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     func open() throws(GenICamError) -> (GenICamCamera, GenICamStream) {
         let camera = try GenICamCamera(id: cameraId)
         let (taken, warnings) = try camera.apply(controls)
-        for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
-        counters.controls.withLock { $0 = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) } }
-        logger.info(
-            "camera controls",
-            metadata: Dictionary(uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
+        controlState.report(taken, warnings: warnings, log: true)
         return (camera, try GenICamStream(camera: camera))
-    }
-
-    /// Applies a `set-controls` request on the capture thread; the merged controls are applied
-    /// again after any reconnect.
-    private func change(_ camera: GenICamCamera, by change: CameraControls) -> Result<
-        [AgentStatus.SourceControl], CommandError
-    > {
-        let (live, merged) = controls.changed(by: change)
-        do {
-            if let region = change.region { try camera.checkRegion(region) }
-            let (taken, warnings) = try camera.apply(live)
-            for warning in warnings { logger.warning("control clamped", metadata: ["control": "\(warning)"]) }
-            current.withLock { $0 = merged }
-            let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
-            counters.controls.withLock { $0 = reported }
-            return .success(reported)
-        } catch {
-            return .failure(CommandError(verb: "set-controls", message: "\(error)"))
-        }
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
@@ -95,7 +72,10 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     case .controls(let change):
                         // A new region needs the stream stopped; exposure, gain and rate are taken live.
                         restart = change.region != nil
-                        return self.change(camera, by: change)
+                        return controlState.change(by: change) { now in
+                            if let region = change.region { try camera.checkRegion(region) }
+                            return try camera.apply(now)
+                        }
                     case .trigger:
                         guard controls.trigger == .software else {
                             return .failure(

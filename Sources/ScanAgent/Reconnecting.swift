@@ -106,3 +106,51 @@ final class ControlsMailbox: @unchecked Sendable {
         condition.broadcast()
     }
 }
+
+/// The controls a camera source applies at every (re)open — the config's, with what
+/// `set-controls` changed — and the one way it reports what the camera took: a warning per value
+/// clamped or adjusted, the values in the heartbeat (`counters`).
+final class CameraControlState: Sendable {
+    private let current: Mutex<CameraControls>
+    let counters: SourceCounters
+    let logger: Logger
+
+    init(_ controls: CameraControls, counters: SourceCounters, logger: Logger) {
+        current = Mutex(controls)
+        self.counters = counters
+        self.logger = logger
+    }
+
+    var controls: CameraControls { current.withLock { $0 } }
+
+    /// Reports what the camera took; `log` writes the values too (at open: a change is logged
+    /// by the command's own line).
+    @discardableResult
+    func report(_ taken: [ControlReading], warnings: [String], log: Bool) -> [AgentStatus.SourceControl] {
+        for warning in warnings { logger.warning("control adjusted", metadata: ["control": "\(warning)"]) }
+        let reported = taken.map { AgentStatus.SourceControl(name: $0.name, value: $0.value) }
+        counters.controls.withLock { $0 = reported }
+        if log && !taken.isEmpty {
+            logger.info(
+                "camera controls",
+                metadata: Dictionary(
+                    uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
+        }
+        return reported
+    }
+
+    /// A `set-controls` change on the capture thread: `apply` sets what changes now on the open
+    /// camera; once it took them, the merged controls are the ones applied at every later open.
+    func change(
+        by change: CameraControls, apply: (CameraControls) throws -> (taken: [ControlReading], warnings: [String])
+    ) -> Result<[AgentStatus.SourceControl], CommandError> {
+        let (now, merged) = controls.changed(by: change)
+        do {
+            let (taken, warnings) = try apply(now)
+            current.withLock { $0 = merged }
+            return .success(report(taken, warnings: warnings, log: false))
+        } catch {
+            return .failure(CommandError(verb: "set-controls", message: "\(error)"))
+        }
+    }
+}

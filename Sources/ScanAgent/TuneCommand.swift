@@ -45,7 +45,7 @@ struct TuneCommand: ParsableCommand {
     }
 
     func run() throws {
-        var cameraSource: JSONWriter?
+        var recordedFrom: TuneRecording.Camera?
         var clip = self.clip ?? record
         if let id = camera {
             let logger = ScanLogging.logger("scan-agent", level: .warning)
@@ -53,7 +53,7 @@ struct TuneCommand: ParsableCommand {
                 let opened = try TuneRecording.camera(id, logger: logger)
                 let frames = try TuneRecording.record(opened, seconds: seconds, to: record, logger: logger)
                 if format == "text" { print("recorded \(frames) frames into \(TerminalText.escaped(record))") }
-                cameraSource = opened.source
+                recordedFrom = opened
                 clip = record
             } catch {
                 writeStandardError("scan-agent tune: \(error)")
@@ -109,7 +109,7 @@ struct TuneCommand: ParsableCommand {
             writeStandardError("scan-agent tune: no code was read in \(frame) frames of \(clip)")
             throw ExitCode.failure
         }
-        let suggested = Self.config(setup, cameraId: cameraId, clip: clip, recordedFrom: cameraSource)
+        let suggested = Self.config(setup, cameraId: cameraId, clip: clip, recordedFrom: recordedFrom)
         if let write {
             do {
                 try Data(suggested.utf8).write(to: URL(fileURLWithPath: write))
@@ -150,7 +150,9 @@ struct TuneCommand: ParsableCommand {
     /// The suggestion as an agent config: the symbologies seen, the band they crossed, no-reads
     /// after a third of the frames a code is in view; the clip as its source, or the camera it was
     /// recorded from with the exposure bound (not for RTSP, whose exposure is the camera's page's).
-    static func config(_ setup: LineSetup, cameraId: String, clip: String, recordedFrom: JSONWriter? = nil) -> String {
+    static func config(_ setup: LineSetup, cameraId: String, clip: String, recordedFrom: TuneRecording.Camera? = nil)
+        -> String
+    {
         var decoder = JSONWriter()
         decoder.strings("symbologies", setup.symbologies.map(\.rawValue))
         var region = JSONWriter()
@@ -165,8 +167,9 @@ struct TuneCommand: ParsableCommand {
         var camera = JSONWriter()
         camera.field("id", cameraId)
         var source = JSONWriter()
-        if var recorded = recordedFrom {
-            if let exposure = setup.longestExposureMicroseconds, !recorded.text.contains("\"rtsp\"") {
+        if let camera = recordedFrom {
+            var recorded = camera.source
+            if let exposure = setup.longestExposureMicroseconds, camera.frames.kind != .rtsp {
                 var controls = JSONWriter()
                 controls.field("exposureMicroseconds", max(1, exposure.rounded(.down)), decimals: 0)
                 recorded.raw("controls", controls.finished())

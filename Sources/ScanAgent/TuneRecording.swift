@@ -87,7 +87,7 @@ struct TuneRecording {
         guard let size = frames.first, let first, frames.count > 1 else {
             throw TuneFailure("the camera sent \(frames.count) frame(s) in \(seconds) s; is it streaming?")
         }
-        let elapsed = Double((last - first).components.attoseconds) / 1e18 + Double((last - first).components.seconds)
+        let elapsed = (last - first).seconds
         let rate = max(1, Int((Double(frames.count - 1) / max(elapsed, 0.001) * 1000).rounded()))
         let header = Y4MHeader(
             width: size.width, height: size.height, frameRateNumerator: rate, frameRateDenominator: 1000, chroma: .mono)

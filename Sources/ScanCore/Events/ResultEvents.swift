@@ -103,13 +103,12 @@ public struct ItemPassEvent: Sendable, Equatable {
         let fields = EventFields(event)
         try fields.type("item")
         var cameras: [CameraSighting] = []
-        for (entry, camera) in try fields.objects("cameras") {
+        for camera in try fields.objects("cameras") {
             cameras.append(
                 CameraSighting(
                     camera: try camera.token("camera"), trackId: try camera.string("trackId", maxLength: 256),
                     eventId: try camera.string("eventId", maxLength: 256), firstSeen: try camera.time("firstSeen"),
                     lastSeen: try camera.time("lastSeen"), late: try camera.bool("late", default: false)))
-            _ = entry
         }
         let parsed = ItemPassEvent(
             itemId: try fields.string("itemId", maxLength: 256), site: try fields.token("site"),
@@ -212,10 +211,10 @@ public struct PackRecordEvent: Sendable, Equatable {
         let fields = EventFields(event)
         try fields.type("pack")
         var lines: [Line] = []
-        for (entry, line) in try fields.objects("lines") {
+        for line in try fields.objects("lines") {
             lines.append(
                 Line(
-                    line: entry["line"] == nil ? nil : try line.int("line"),
+                    line: line.event["line"] == nil ? nil : try line.int("line"),
                     code: try line.string("code", maxLength: 8192),
                     symbology: try line.optionalString("symbology", maxLength: 32), expected: try line.int("expected"),
                     counted: try line.int("counted"), verdict: try line.string("verdict", maxLength: 32)))
@@ -283,17 +282,17 @@ extension EventFields {
     }
 
     /// An array of objects under `key`, each with the fields reader for its path (`lines[2].`).
-    func objects(_ key: String) throws(DeadLetter) -> [(JSONValue, EventFields)] {
+    func objects(_ key: String) throws(DeadLetter) -> [EventFields] {
         guard let field = event[key] else { throw DeadLetter(.missingField, path + key) }
         guard case .array(let entries) = field else {
             throw DeadLetter(.wrongType, "\(path)\(key) is \(field.typeName), not an array")
         }
-        var result: [(JSONValue, EventFields)] = []
+        var result: [EventFields] = []
         for (index, entry) in entries.enumerated() {
             guard case .object = entry else {
                 throw DeadLetter(.wrongType, "\(path)\(key)[\(index)] is \(entry.typeName), not an object")
             }
-            result.append((entry, EventFields(entry, path: "\(path)\(key)[\(index)].")))
+            result.append(EventFields(entry, path: "\(path)\(key)[\(index)]."))
         }
         return result
     }

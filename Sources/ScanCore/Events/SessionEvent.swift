@@ -115,21 +115,9 @@ public struct SessionEvent: Sendable, Equatable {
         }
         session.reason = reason
         if try fields.optionalString("startedAt") != nil { session.startedAt = try fields.time("startedAt") }
-        guard let codes = event["codes"] else { throw DeadLetter(.missingField, "codes") }
-        guard case .array(let entries) = codes else {
-            throw DeadLetter(.wrongType, "codes is \(codes.typeName), not an array")
-        }
-        for (index, entry) in entries.enumerated() {
-            let path = "codes[\(index)]"
-            let code = EventFields(entry, path: path + ".")
-            guard case .object = entry else {
-                throw DeadLetter(.wrongType, "\(path) is \(entry.typeName), not an object")
-            }
-            guard case .array(let ids)? = entry["trackIds"] else { throw DeadLetter(.missingField, "\(path).trackIds") }
-            let trackIds = ids.compactMap(\.stringValue)
-            guard trackIds.count == ids.count else {
-                throw DeadLetter(.wrongType, "\(path).trackIds holds something other than strings")
-            }
+        for code in try fields.objects("codes") {
+            guard case .array? = code.event["trackIds"] else { throw DeadLetter(.missingField, code.path + "trackIds") }
+            let trackIds = try code.strings("trackIds")
             session.codes.append(
                 Code(
                     value: try code.string("value", maxLength: 8192),
