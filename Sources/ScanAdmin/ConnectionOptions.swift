@@ -53,8 +53,11 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func postgresDSN() throws -> String {
-        let resolver = SettingResolver(file: try fileSettings())
-        guard let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG", key: "pg") else {
+        // The config file is read only when neither the flag nor the environment gives the value.
+        var resolver = SettingResolver()
+        if let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG") { return dsn.value }
+        resolver.file = try fileSettings()
+        guard let dsn = resolver.string(key: "pg") else {
             throw ValidationError(
                 "no PostgreSQL connection: pass --pg, set SCANTRACK_PG or put \"pg\" in the config file")
         }
@@ -62,9 +65,10 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     var natsURL: String {
-        let resolver = SettingResolver(file: (try? fileSettings()) ?? [:])
-        return resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS", key: "nats")?.value
-            ?? "nats://127.0.0.1:4222"
+        var resolver = SettingResolver()
+        if let url = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS") { return url.value }
+        resolver.file = (try? fileSettings()) ?? [:]
+        return resolver.string(key: "nats")?.value ?? "nats://127.0.0.1:4222"
     }
 }
 
