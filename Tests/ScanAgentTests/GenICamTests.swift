@@ -94,13 +94,13 @@ struct GenICamTests {
 
     @Test(
         "a rendered conveyor clip shown by a GigE Vision camera reaches a running agent: its sightings are the replay's of the same clip",
-        .enabled(if: TestEnvironment.natsEnabled))
-    func clipThroughCamera() throws {
+        .enabled(if: TestEnvironment.natsEnabled), arguments: [UInt64(12), 22])
+    func clipThroughCamera(seed: UInt64) throws {
         let natsURL = try TestEnvironment.requireNATS()
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = 150
-        let clip = try H.flowClip(frames: frames, seed: 12)
+        let clip = try H.flowClip(frames: frames, seed: seed)
         let expected = try CameraHarness.replayValues(clip)
         #expect(!expected.isEmpty)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
@@ -238,12 +238,12 @@ struct GenICamTests {
 
     @Test(
         "GVSP packets lost on the way: incomplete frames are counted in the heartbeat and never decoded, and no sighting is of a code the clip does not hold",
-        .enabled(if: TestEnvironment.natsEnabled))
-    func packetLoss() throws {
+        .enabled(if: TestEnvironment.natsEnabled), arguments: [UInt64(41), 42])
+    func packetLoss(seed: UInt64) throws {
         let natsURL = try TestEnvironment.requireNATS()
         let dir = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let clip = try H.flowClip(frames: 90, seed: 41)
+        let clip = try H.flowClip(frames: 90, seed: seed)
         let onLabels = Set(try CameraHarness.replayValues(clip))
         let camera = try Self.fakeCamera(
             clip, address: "127.0.0.1", serial: "GVLOSS", fps: 15, dir: dir, extra: ["--gvsp-lost-ratio", "5"])
