@@ -104,6 +104,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The aggregator's runtime behind its ports (event consumer, result publisher, sighting and
+        // reconciliation stores, clock): ingest, reconciliation and their shutdown order, tested
+        // in-process with fakes on a manual clock.
+        .target(
+            name: "ScanAggregatorRuntime",
+            dependencies: [
+                "ScanCore", "ScanReconciliation", "ScanServices",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Wiring.
         .target(
             name: "ScanAgent",
@@ -120,8 +134,8 @@ let package = Package(
         .target(
             name: "ScanAggregator",
             dependencies: [
-                "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres", "ScanMetrics",
-                .product(name: "Metrics", package: "swift-metrics"),
+                "ScanAggregatorRuntime", "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres",
+                "ScanMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -147,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "scan-bench-ingest",
             dependencies: [
-                "ScanAggregator", "ScanCore", "ScanNATS", "ScanPostgres", "ScanServices",
+                "ScanAggregator", "ScanAggregatorRuntime", "ScanCore", "ScanNATS", "ScanPostgres", "ScanServices",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -159,16 +173,28 @@ let package = Package(
         .executableTarget(
             name: "scanadmin", dependencies: ["ScanAdmin", "ScanServices"], swiftSettings: swiftSettings),
 
-        // Fakes for the agent runtime's ports (scripted frames and decoder, recording bus, memory
-        // spool, manual clock, scripted commands and rules).
+        // Fakes for the runtimes' ports: the agent's (scripted frames and decoder, recording bus,
+        // memory spool, scripted commands and rules), the aggregator's (scripted consumer, recording
+        // publisher, memory stores) and the manual clock both use.
         .target(
-            name: "ScanTesting", dependencies: ["ScanCore", "ScanAgentRuntime", "ScanAggregator", "ScanServices"],
+            name: "ScanTesting",
+            dependencies: [
+                "ScanCore", "ScanAgentRuntime", "ScanAggregatorRuntime", "ScanReconciliation", "ScanServices",
+            ],
             path: "Tests/ScanTesting",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentRuntimeTests",
             dependencies: [
                 "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAggregatorRuntimeTests",
+            dependencies: [
+                "ScanAggregatorRuntime", "ScanCore", "ScanReconciliation", "ScanServices", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -213,7 +239,8 @@ let package = Package(
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAggregator", "ScanAgentRuntime", "ScanCore", "ScanNATS", "ScanPostgres", "ScanReconciliation",
+                "ScanAggregator", "ScanAggregatorRuntime", "ScanAgentRuntime", "ScanCore", "ScanNATS", "ScanPostgres",
+                "ScanReconciliation",
                 "ScanServices",
                 "ScanTestSupport", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),

@@ -50,7 +50,7 @@ struct AgentControlCommand: ParsableCommand {
         let subject = try ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
         let reply: NATSMessage
         do {
-            let nats = try NATSConnection(url: connection.natsURL)
+            let nats = try connection.connectNATS()
             reply = try nats.request(subject: subject, bytes: body, timeoutMilliseconds: Int64(timeout * 1000))
         } catch {
             printError("scanadmin agent: no reply on \(subject): \(error)")

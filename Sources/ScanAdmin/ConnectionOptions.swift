@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanNATS
 import ScanServices
 
 /// Server settings shared by every subcommand: flag, then environment, then a config file
@@ -69,6 +70,12 @@ struct ConnectionOptions: ParsableArguments {
         if let url = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS") { return url.value }
         resolver.file = (try? fileSettings()) ?? [:]
         return resolver.string(key: "nats")?.value ?? "nats://127.0.0.1:4222"
+    }
+
+    /// A connection to NATS at `natsURL`, with the credentials and TLS of the SCANTRACK_NATS_*
+    /// environment.
+    func connectNATS() throws(NATSError) -> NATSConnection {
+        try NATSConnection(url: natsURL, options: NATSConnection.Options(security: .fromEnvironment()))
     }
 }
 

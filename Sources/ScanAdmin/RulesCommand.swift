@@ -49,7 +49,7 @@ struct RulesCommand: ParsableCommand {
     ) throws {
         let subjects = ContractSubjects(prefix: prefix)
         do {
-            let nats = try NATSConnection(url: connection.natsURL)
+            let nats = try connection.connectNATS()
             let bucket = try nats.jetStream().keyValue(
                 bucket: subjects.rulesBucket, replicas: ConnectionOptions.streamReplicas)
             let kvRevision = try bucket.put(ContractSubjects.rulesKey, Array(revision.document.utf8))

@@ -53,7 +53,7 @@ struct TailCommand: ParsableCommand {
         let nats: NATSConnection
         let subscription: NATSSubscription
         do {
-            nats = try NATSConnection(url: connection.natsURL)
+            nats = try connection.connectNATS()
             subscription = try nats.subscribe(subject: try subject)
         } catch {
             printError("scanadmin tail: \(error)")

@@ -179,22 +179,5 @@ public protocol RulesFeed: AnyObject, Sendable {
     func current() throws -> PublishedRules?
 }
 
-/// Time as the runtime sees it: wall time for events, a monotonic count for intervals, and
-/// waits that a stop cuts short.
-public protocol AgentClock: RetrySleeper {
-    /// Wall time (event times of cameras, heartbeats).
-    var now: Timestamp { get }
-    /// Monotonic time since an arbitrary origin (heartbeat intervals, rates, backoff, drains).
-    var elapsed: Duration { get }
-    /// Waits `duration` or until `stop`; true when stopped.
-    @discardableResult func sleep(for duration: Duration, stop: StopToken) -> Bool
-}
-
-/// The system's clocks.
-public struct SystemClock: AgentClock {
-    private let origin = ContinuousClock.now
-    public init() {}
-    public var now: Timestamp { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)) }
-    public var elapsed: Duration { ContinuousClock.now - origin }
-    public func sleep(for duration: Duration, stop: StopToken) -> Bool { stop.sleep(for: duration) }
-}
+/// Time as the agent's runtime sees it (`ServiceClock`, shared with the aggregator's runtime).
+public typealias AgentClock = ServiceClock

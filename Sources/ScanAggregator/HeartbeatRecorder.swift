@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScanAggregatorRuntime
 import ScanCore
 import ScanNATS
 import ScanPostgres
@@ -18,7 +19,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
     public private(set) var dropped = 0
 
     public init(settings: IngestSettings, logger: Logger) throws {
-        var options = NATSConnection.Options()
+        var options = NATSConnection.Options(security: settings.natsSecurity)
         options.name = "scan-aggregator heartbeats"
         connection = try NATSConnection(url: settings.natsURL, options: options)
         subscription = try connection.subscribe(subject: "\(settings.prefix).v1.status.>")
@@ -52,7 +53,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
     /// A heartbeat as a `heartbeats` row, or nil when it is not a valid status event of the site
     /// and camera its subject names.
     static func row(_ bytes: [UInt8], subject: String, subjects: ContractSubjects) -> [String?]? {
-        guard !Ingestor.holdsEscapedNUL(bytes), let event = try? EventValidator.parse(bytes),
+        guard !IngestLoop.holdsEscapedNUL(bytes), let event = try? EventValidator.parse(bytes),
             let heartbeat = try? StatusEvent.parse(event),
             (try? EventValidator.checkSender(
                 site: heartbeat.site, camera: heartbeat.camera, subject: subject, family: .status, subjects: subjects))

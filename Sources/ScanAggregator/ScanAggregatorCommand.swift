@@ -108,6 +108,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             var settings = IngestSettings(natsURL: natsURL, postgresDSN: dsn)
+            settings.natsSecurity = .fromEnvironment()
             settings.prefix = prefix
             settings.durable = durable
             settings.batchSize = batch

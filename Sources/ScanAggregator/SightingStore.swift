@@ -1,46 +1,7 @@
+import ScanAggregatorRuntime
 import ScanCore
 import ScanPostgres
-
-/// A message refused at ingest, kept with its reason.
-public struct RefusedMessage: Sendable, Equatable {
-    public var subject: String
-    public var reason: String
-    public var detail: String
-    public var payload: [UInt8]
-
-    public init(subject: String, reason: String, detail: String, payload: [UInt8]) {
-        self.subject = subject
-        self.reason = reason
-        self.detail = detail
-        self.payload = payload
-    }
-}
-
-/// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
-/// stored twice adds nothing the second time). PostgreSQL in production; an in-memory store
-/// in tests of the ingest logic.
-public protocol SightingStore: AnyObject {
-    /// Stores the batch atomically; returns the sightings, session events and no-reads it added (fewer
-    /// than given when some were stored before).
-    func store(
-        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int, noReads: Int)
-    /// True when the error is worth waiting out (the server restarting, the connection lost).
-    func isTransient(_ error: any Error) -> Bool
-    /// Forgets a broken connection; the next call opens a new one.
-    func reset()
-    /// Throws when the store cannot be reached now (readiness while no batch comes).
-    func ping() throws
-    /// The site layout events are checked against (a lane or station a camera names must be its
-    /// own). Called on the ingest thread while a batch may be being stored on another.
-    func topology() throws -> Topology
-}
-
-extension SightingStore {
-    public func ping() throws {}
-    public func topology() throws -> Topology { Topology(sites: []) }
-}
+import ScanReconciliation
 
 /// The PostgreSQL store (`EventStore` in one transaction), reconnecting after a loss.
 public final class PostgresSightingStore: SightingStore {
@@ -91,5 +52,97 @@ public final class PostgresSightingStore: SightingStore {
             database.reset()
             throw error
         }
+    }
+}
+
+/// Reconciliation's store in PostgreSQL (`PassStore`, `SiteStore`): each round one transaction
+/// holding a transaction-scoped advisory lock, reconnecting after a loss.
+public final class PostgresReconcileStore: ReconcileStore {
+    private let database: PGReconnecting
+
+    public init(dsn: String) { database = PGReconnecting(dsn: dsn) }
+
+    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
+        let db: PGConnection
+        do {
+            db = try database.connection()
+        } catch {
+            database.reset()
+            throw error
+        }
+        // An error of the round's own (not PostgreSQL's) still rolls the transaction back.
+        var failure: (any Error)?
+        do {
+            let value = try db.transaction { () throws(PGError) -> T? in
+                let passes = PassStore(connection: db)
+                guard try passes.tryLock() else { return nil }
+                do {
+                    return try body(Transaction(passes: passes, sites: SiteStore(connection: db)))
+                } catch let error as PGError {
+                    throw error
+                } catch {
+                    failure = error
+                    throw PGError(
+                        code: .queryFailed, function: "reconciliation round", input: "", message: "\(error)")
+                }
+            }
+            return value
+        } catch {
+            if !db.isHealthy { database.reset() }
+            throw failure ?? error
+        }
+    }
+
+    public func lagSeconds() throws -> Double {
+        do {
+            return try PassStore(connection: try database.connection()).reconciliationLagSeconds()
+        } catch {
+            database.reset()
+            throw error
+        }
+    }
+
+    /// One round's queries, on the round's connection.
+    struct Transaction: ReconcileTransaction {
+        let passes: PassStore
+        let sites: SiteStore
+
+        func topology() throws -> Topology { try sites.topology() }
+        func unreconciled(limit: Int) throws -> [UnreconciledSighting] { try passes.unreconciled(limit: limit) }
+        func markReconciled(_ sightings: [UnreconciledSighting]) throws { try passes.markReconciled(sightings) }
+        func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws { try passes.raiseWatermarks(watermarks) }
+        func watermarks() throws -> [LaneKey: Timestamp] { try passes.watermarks() }
+        func candidatePasses(values: [String], lateMinutes: Int) throws -> (
+            passes: [ItemPass], updatedAt: [String: Timestamp]
+        ) { try passes.candidatePasses(values: values, lateMinutes: lateMinutes) }
+        func savePasses(_ rows: [PassRow]) throws { try passes.savePasses(rows) }
+        func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws {
+            try passes.insertMembers(members)
+        }
+        func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead] { try passes.unsettledNoReads(limit: limit) }
+        func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass] {
+            try passes.passes(site: site, lane: lane, from: from, to: to)
+        }
+        func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws {
+            try passes.settleNoRead(noRead, itemId: itemId)
+        }
+        func takeCompletedSessions(limit: Int) throws -> [CompletedSession] {
+            try passes.takeCompletedSessions(limit: limit)
+        }
+        func orderLines(_ orderId: String) throws -> [OrderLine]? { try sites.orderLines(orderId) }
+        func insertPack(
+            sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
+            completedAt: Timestamp, result: PackResult
+        ) throws -> Bool {
+            try passes.insertPack(
+                sessionId: sessionId, site: site, station: station, camera: camera, startedAt: startedAt,
+                completedAt: completedAt, result: result)
+        }
+        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] { try passes.unpublishedPasses(limit: limit) }
+        func markPassPublished(itemId: String, revision: Int) throws {
+            try passes.markPassPublished(itemId: itemId, revision: revision)
+        }
+        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] { try passes.unpublishedPacks(limit: limit) }
+        func markPackPublished(sessionId: String) throws { try passes.markPackPublished(sessionId: sessionId) }
     }
 }

@@ -22,10 +22,12 @@ public final class NATSConnection: @unchecked Sendable {
         public var reconnectBufferBytes: Int32 = 0
         /// Try to connect even when no server answers yet (the connection comes up later).
         public var retryOnFailedConnect: Bool = false
-        /// Credentials files and TLS (default: from the SCANTRACK_NATS_* environment).
-        public var security = NATSSecurity.fromEnvironment()
+        /// Credentials files and TLS (default: none). A program resolves them (from its flags, the
+        /// SCANTRACK_NATS_* environment, its config file) and passes them here; the adapter reads
+        /// no environment of its own.
+        public var security: NATSSecurity
 
-        public init() {}
+        public init(security: NATSSecurity = NATSSecurity()) { self.security = security }
     }
 
     public init(url: String, options: Options = Options()) throws(NATSError) {

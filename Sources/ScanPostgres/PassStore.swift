@@ -19,19 +19,7 @@ public struct PassStore {
         return try row?.bool("locked") ?? false
     }
 
-    /// A stored sighting not yet placed in a pass.
-    public struct Unreconciled: Sendable, Equatable {
-        public var eventId: String
-        public var site: String
-        public var camera: String
-        public var trackId: String
-        public var symbology: String
-        public var value: String
-        public var valueEncoding: String
-        public var accepted: Bool
-        public var firstSeen: Timestamp
-        public var lastSeen: Timestamp
-    }
+    public typealias Unreconciled = UnreconciledSighting
 
     /// The oldest unreconciled sightings, by first sight.
     public func unreconciled(limit: Int) throws(PGError) -> [Unreconciled] {
@@ -82,15 +70,7 @@ public struct PassStore {
             ])
     }
 
-    /// A lane, as watermarks are kept.
-    public struct LaneKey: Hashable, Sendable {
-        public var site: String
-        public var lane: String
-        public init(site: String, lane: String) {
-            self.site = site
-            self.lane = lane
-        }
-    }
+    public typealias LaneKey = ScanReconciliation.LaneKey
 
     /// Raises each lane's watermark (the latest sighting time seen) to at least the given time.
     public func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws(PGError) {
@@ -164,15 +144,7 @@ public struct PassStore {
         }
     }
 
-    /// A no-read not yet settled against the item passes.
-    public struct UnsettledNoRead: Sendable, Equatable {
-        public var eventId: String
-        public var site: String
-        public var camera: String
-        public var firstSeen: Timestamp
-        /// When the aggregator stored it (wall clock).
-        public var received: Timestamp
-    }
+    public typealias UnsettledNoRead = ScanReconciliation.UnsettledNoRead
 
     /// The oldest no-reads not yet settled, at most `limit`.
     public func unsettledNoReads(limit: Int) throws(PGError) -> [UnsettledNoRead] {
@@ -228,17 +200,7 @@ public struct PassStore {
             ])
     }
 
-    /// A pass to store, with what its lane expects.
-    public struct PassRow: Sendable {
-        public var pass: ItemPass
-        public var camerasExpected: Int
-        public var missing: [String]
-        public init(pass: ItemPass, camerasExpected: Int, missing: [String]) {
-            self.pass = pass
-            self.camerasExpected = camerasExpected
-            self.missing = missing
-        }
-    }
+    public typealias PassRow = ScanReconciliation.PassRow
 
     /// Inserts new passes and updates changed ones (a closed pass keeps its first closing time).
     public func savePasses(_ passes: [PassRow]) throws(PGError) {
@@ -301,13 +263,7 @@ public struct PassStore {
 
     // MARK: pack records
 
-    /// A completed pack-station session not yet turned into a pack record.
-    public struct CompletedSession: Sendable {
-        public var eventId: String
-        public var site: String
-        public var camera: String
-        public var event: SessionEvent?
-    }
+    public typealias CompletedSession = ScanReconciliation.CompletedSession
 
     /// Up to `limit` completed sessions, oldest first, marked as taken (a body that no longer
     /// reads as a session event comes with `event` nil and is skipped by the caller).

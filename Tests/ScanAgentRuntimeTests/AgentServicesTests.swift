@@ -39,18 +39,7 @@ struct AgentServicesTests {
         }
     }
 
-    /// Waits until `condition` holds, without blocking a thread of the cooperative pool (the group
-    /// under test runs there). The bound only catches a hang: alone these tests take a fraction
-    /// of a second, but in the full suite the pool's threads can be held for minutes by the
-    /// synchronous decoding tests running beside them, and the group waits its turn.
-    static func waitUntil(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(600)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return true
-    }
+    static func waitUntil(_ condition: () -> Bool) async -> Bool { await ScanTesting.waitUntil(condition) }
 
     /// The reply to a command sent with `tag`, once it has come.
     static func reply(_ commands: ScriptedCommands, _ tag: String) async -> JSONValue? {

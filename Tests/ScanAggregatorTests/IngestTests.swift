@@ -5,6 +5,7 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTesting
 import Testing
 
 @testable import ScanAggregator
@@ -42,26 +43,7 @@ struct IngestTests {
         _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil,
         status: String = "accepted"
     ) -> [UInt8] {
-        var writer = JSONWriter()
-        let start = firstSeen ?? Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
-        writer.field("type", "sighting")
-        writer.field("eventId", "\(camera)-run-\(n).sighting")
-        writer.field("site", "dc1")
-        writer.field("camera", camera)
-        writer.field("time", start.adding(milliseconds: 400).description)
-        writer.field("trackId", "\(camera)-run-\(n)")
-        writer.field("symbology", "EAN-13")
-        writer.field("value", value ?? "400638133\(String(1000 + n % 9000))")
-        writer.field("status", status)
-        if status == "rejected" { writer.field("ruleId", "reject-test") }
-        writer.field("firstSeen", start.description)
-        writer.field("lastSeen", start.adding(milliseconds: 300).description)
-        writer.field("firstFrame", n * 3)
-        writer.field("lastFrame", n * 3 + 9)
-        writer.field("frames", 10)
-        writer.field("decodes", 8)
-        writer.raw("box", Array(#"{"first":[[0,0],[9,0],[9,9],[0,9]],"last":[[5,0],[14,0],[14,9],[5,9]]}"#.utf8))
-        return writer.finished()
+        SampleEvents.sighting(n, value: value, camera: camera, firstSeen: firstSeen, status: status)
     }
 
     static func drain(_ ingestor: Ingestor, until done: () throws -> Bool) throws {

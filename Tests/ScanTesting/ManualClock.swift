@@ -1,11 +1,10 @@
 import Foundation
-import ScanAgentRuntime
 import ScanCore
 import ScanServices
 
 /// A clock that moves only when told: `advance(by:)`, or a runtime's `sleep`, which moves it by
 /// the time slept at once (so backoffs and polls cost no wall time in tests).
-public final class ManualClock: AgentClock, @unchecked Sendable {
+public final class ManualClock: ServiceClock, @unchecked Sendable {
     // @unchecked: guarded by the lock.
     private let lock = NSLock()
     private var wall: Timestamp

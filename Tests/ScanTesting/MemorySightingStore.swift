@@ -1,5 +1,5 @@
 import Foundation
-import ScanAggregator
+import ScanAggregatorRuntime
 import ScanCore
 
 /// Ingest's store in memory: idempotent on event ids like the real one, and able to fail the

@@ -1,6 +1,4 @@
-import Foundation
 import Metrics
-import ScanMetrics
 
 /// The aggregator's metrics (swift-metrics; Prometheus names in docs/metrics.md). Without a
 /// metrics backend bootstrapped (tests, `--metrics-listen` not given) they cost nothing.

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanServices
+import ServiceLifecycle
+
+/// Ingest and reconciliation as services for one `ServiceGroup`, each on a thread of its own.
+/// Listed in start order, so the group stops them in reverse: ingest first (it stores and
+/// acknowledges the batch it holds and the one it fetched ahead, so nothing waits for the ack
+/// timeout), then reconciliation (ends its round). The loops are made on their threads by the
+/// factories given (a program's wait there until JetStream is ready; nil: stopped first).
+public final class AggregatorRuntime: Sendable {
+    public typealias Factory<Loop> = @Sendable (StopToken) throws -> Loop?
+
+    private let ingest: Factory<IngestLoop>
+    private let reconcile: Factory<ReconcileLoop>?
+    private let clock: any ServiceClock
+    private let logger: Logger
+    private let readiness: (any HealthReport)?
+    private let totals = Totals()
+    /// Between reconciliation rounds that found less than a batch.
+    public let reconcilePause: Duration
+
+    /// `reconcile` nil: this replica only stores events (`--ingest-only`). `readiness`: told how
+    /// the consumer, NATS and the store are (`/health/ready`), nil when nobody asks.
+    public init(
+        ingest: @escaping Factory<IngestLoop>, reconcile: Factory<ReconcileLoop>?, clock: any ServiceClock,
+        logger: Logger, readiness: (any HealthReport)? = nil, reconcilePause: Duration = .milliseconds(250)
+    ) {
+        self.ingest = ingest
+        self.reconcile = reconcile
+        self.clock = clock
+        self.logger = logger
+        self.readiness = readiness
+        self.reconcilePause = reconcilePause
+    }
+
+    /// What ingest stored since the start (final once the group has ended).
+    public var ingestTotals: IngestCounts { totals.ingest }
+    /// What reconciliation did since the start (final once the group has ended).
+    public var reconcileTotals: ReconcileCounts { totals.reconcile }
+
+    /// The services, in start order.
+    public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let reconcile {
+            services.append(
+                .init(
+                    service: ThreadService("reconciler") { [self] stop in
+                        guard let loop = try reconcile(stop) else { return }
+                        runReconcile(loop, stop: stop)
+                    }, serviceName: "reconciler"))
+        }
+        services.append(
+            .init(
+                service: ThreadService("ingest") { [self] stop in
+                    guard let loop = try ingest(stop) else { return }
+                    try runIngest(loop, stop: stop)
+                }, serviceName: "ingest"))
+        return services
+    }
+
+    /// Ingests until stopped, then stores what was fetched ahead. A store failure that is not
+    /// waited out ends the service (and the group) with the error, unless it came during the
+    /// shutdown: what was not committed was not acknowledged either, and comes again.
+    func runIngest(_ loop: IngestLoop, stop: StopToken) throws {
+        loop.readiness = readiness
+        defer {
+            readiness?.set("consumer", ok: false, detail: "stopped")
+            readiness?.set("nats", ok: false, detail: "stopped")
+        }
+        logger.info("ingesting", metadata: ["from": "\(loop.settings.subjects.agentStream)"])
+        defer { loop.close() }
+        do {
+            while !stop.isStopped {
+                let counts = try loop.runOnce(stop: stop)
+                totals.ingest = loop.totals
+                if counts.messages > 0 {
+                    logger.debug(
+                        "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                }
+            }
+            try loop.flush(stop: stop)  // what was fetched ahead is stored and acknowledged, not redelivered later
+        } catch  where stop.isStopped {
+            logger.warning("batch not stored at shutdown; it is delivered again", metadata: [LogKey.error: "\(error)"])
+        }
+        totals.ingest = loop.totals
+        logger.info(
+            "ingest stopped",
+            metadata: ["messages": "\(loop.totals.messages)", "sightings": "\(loop.totals.sightingsStored)"])
+    }
+
+    /// Rounds until stopped: at once while a round finds a full batch, else after
+    /// `reconcilePause`; a failed round is retried on the poll policy, each new error logged once.
+    func runReconcile(_ loop: ReconcileLoop, stop: StopToken) {
+        var retry = RetryLog("reconciliation paused", logger: logger, policy: .poll)
+        let reconciliationLag = AggregatorMetrics().reconciliationLag
+        while !stop.isStopped {
+            do {
+                let counts = try loop.runOnce()
+                totals.reconcile = loop.totals
+                retry.succeeded("reconciliation resumed")
+                if let lag = try? loop.lagSeconds() { reconciliationLag.record(lag) }
+                if counts.sightings < loop.batchSize { clock.sleep(for: reconcilePause, stop: stop) }
+            } catch {
+                retry.failedAndWait(error, stop: stop, sleeper: clock)
+            }
+        }
+        let totals = loop.totals
+        self.totals.reconcile = totals
+        logger.info(
+            "reconciler stopped",
+            metadata: [
+                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)",
+                "late": "\(totals.lateSightings)",
+                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)",
+                "packsPublished": "\(totals.packsPublished)",
+            ])
+    }
+
+    /// The loops' running totals, written by their threads, read by anyone.
+    private final class Totals: @unchecked Sendable {
+        // @unchecked: guarded by the lock.
+        private let lock = NSLock()
+        private var ingestCounts = IngestCounts()
+        private var reconcileCounts = ReconcileCounts()
+        var ingest: IngestCounts {
+            get { lock.withLock { ingestCounts } }
+            set { lock.withLock { ingestCounts = newValue } }
+        }
+        var reconcile: ReconcileCounts {
+            get { lock.withLock { reconcileCounts } }
+            set { lock.withLock { reconcileCounts = newValue } }
+        }
+    }
+}

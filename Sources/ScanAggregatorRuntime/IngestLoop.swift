@@ -1,0 +1,335 @@
+import Foundation
+import Logging
+import ScanCore
+import ScanServices
+
+/// What one pass stored.
+public struct IngestCounts: Sendable, Equatable {
+    public var messages = 0
+    public var sightingsStored = 0
+    public var sessionEventsStored = 0
+    public var noReadsStored = 0
+    public var duplicates = 0
+    public var deadLetters = 0
+
+    public init(
+        messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
+        duplicates: Int = 0, deadLetters: Int = 0
+    ) {
+        self.messages = messages
+        self.sightingsStored = sightingsStored
+        self.sessionEventsStored = sessionEventsStored
+        self.noReadsStored = noReadsStored
+        self.duplicates = duplicates
+        self.deadLetters = deadLetters
+    }
+
+    public static func + (a: IngestCounts, b: IngestCounts) -> IngestCounts {
+        IngestCounts(
+            messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
+            sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
+            noReadsStored: a.noReadsStored + b.noReadsStored, duplicates: a.duplicates + b.duplicates,
+            deadLetters: a.deadLetters + b.deadLetters)
+    }
+}
+
+/// Durable ingest over its ports: take a batch from the consumer, validate it, write it in one
+/// transaction, and only then acknowledge. A crash before the commit leaves the messages
+/// unacknowledged, so the stream delivers them again; storage is idempotent on the event id, so
+/// nothing is stored twice. Blocking: run it on a thread of its own.
+public final class IngestLoop: @unchecked Sendable {
+    // @unchecked: `runOnce` is called from one thread; it hands one batch at a time to a writer
+    // thread and waits for it before touching the state again.
+
+    /// What ingest reads and how much at a time.
+    public struct Settings: Sendable {
+        /// The agents' subjects (`<prefix>.v1.…`).
+        public var subjects: ContractSubjects
+        public var batchSize = 2_000
+        public var fetchWaitMilliseconds: Int64 = 500
+        /// Store attempts for one batch while the store fails transiently (about 150 s at the
+        /// 0.25 s poll) before the error ends ingest.
+        public var storeAttempts = 600
+
+        public init(subjects: ContractSubjects) { self.subjects = subjects }
+    }
+
+    public let settings: Settings
+    private let logger: Logger
+    private let consumer: any EventConsumer
+    private let storage: any SightingStore
+    private let deadLetters: any ResultPublisher
+    private let clock: any ServiceClock
+    /// Fetching while the stream cannot deliver: a poll every 0.25 s, each new error logged once.
+    private var fetchRetry: RetryLog
+    /// Acknowledgements that did not reach the server (the messages come again after the ack
+    /// wait and are recognised by their event ids).
+    public private(set) var acksLost = 0
+    public private(set) var totals = IngestCounts()
+    private var prefetched: Prepared?
+    /// Called after each commit with the event times of the sightings it stored (benchmarks
+    /// measure publish-to-commit latency with it).
+    public var onCommit: (@Sendable ([Timestamp]) -> Void)?
+    /// Writes one batch while this thread fetches and validates the next.
+    private let writer = BackgroundWorker(name: "ingest-store")
+    private let metrics = AggregatorMetrics()
+    /// Told whether NATS, the consumer and the store work (`/health/ready`), when set.
+    public var readiness: (any HealthReport)?
+    private var lastObserved: Duration?
+    /// The topology events' lanes and stations are checked against, read again every 2 s.
+    private var topology = Topology(sites: [])
+    private var topologyRead: Duration?
+
+    /// `deadLetters`: where refused messages are published once stored (for whoever watches
+    /// for bad input).
+    public init(
+        settings: Settings, consumer: any EventConsumer, store: any SightingStore, deadLetters: any ResultPublisher,
+        clock: any ServiceClock, logger: Logger
+    ) {
+        self.settings = settings
+        self.consumer = consumer
+        self.storage = store
+        self.deadLetters = deadLetters
+        self.clock = clock
+        self.logger = logger
+        fetchRetry = RetryLog("JetStream not delivering; ingest paused", logger: logger, policy: .poll)
+    }
+
+    /// The next batch, or none while the stream cannot deliver (a node or the connection gone, a
+    /// stream leader being elected): ingest pauses and resumes, it never ends on such an error.
+    /// After 20 failures in a row the consumer is bound again (created if it was deleted).
+    private func fetch(stop: StopToken) -> [any ConsumedMessage] {
+        do {
+            let messages = try consumer.fetch(
+                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
+            fetchRetry.succeeded("JetStream delivers again; ingest resumed")
+            readiness?.set("consumer", ok: true, detail: "bound to \(consumer.description)")
+            return messages
+        } catch {
+            readiness?.set("consumer", ok: false, detail: "\(error)")
+            fetchRetry.failedAndWait(error, stop: stop, sleeper: clock)
+            if fetchRetry.failures % 20 == 0 { try? consumer.rebind() }
+            return []
+        }
+    }
+
+    /// Stores one batch and acknowledges it after the commit; while the store writes it, the
+    /// next batch is fetched and validated on this thread, and kept for the next call. Returns
+    /// what was stored (zero messages when nothing was waiting).
+    /// `stop` ends a wait for the store (the batch is then not acknowledged and comes again).
+    @discardableResult
+    public func runOnce(stop: StopToken = StopToken()) throws -> IngestCounts {
+        observe()
+        let current = prefetched ?? prepare(fetch(stop: stop))
+        prefetched = nil
+        guard !current.messages.isEmpty else { return IngestCounts() }
+        let outcome = StoreOutcome()
+        writer.start { [self] in
+            do {
+                outcome.counts = try store(current, stop: stop)
+            } catch {
+                outcome.error = error
+            }
+        }
+        prefetched = prepare(fetch(stop: stop))
+        writer.wait()
+        if let error = outcome.error { throw error }
+        totals = totals + outcome.counts
+        return outcome.counts
+    }
+
+    /// Stores what was fetched ahead (at shutdown), so it is acknowledged now rather than
+    /// redelivered after the ack wait.
+    public func flush(stop: StopToken = StopToken()) throws {
+        guard let batch = prefetched else { return }
+        prefetched = nil
+        totals = totals + (try store(batch, stop: stop))
+    }
+
+    /// Messages fetched ahead and not stored yet (stored by the next `runOnce` or `flush`).
+    public var waiting: Int { prefetched?.messages.count ?? 0 }
+
+    /// At most every 2 s, when readiness is reported: whether NATS is connected and the store
+    /// answers, and the consumer's backlog (gauges).
+    private func observe() {
+        guard readiness != nil else { return }
+        let now = clock.elapsed
+        if let last = lastObserved, now - last < .seconds(2) { return }
+        lastObserved = now
+        let connected = consumer.isConnected
+        readiness?.set("nats", ok: connected, detail: connected ? "connected" : "disconnected")
+        do {
+            try storage.ping()
+            readiness?.set("postgres", ok: true, detail: "reachable")
+        } catch {
+            readiness?.set("postgres", ok: false, detail: "\(error)")
+        }
+        if let backlog = consumer.backlog() {
+            metrics.pending.record(Int64(clamping: backlog.pending))
+            metrics.ackPending.record(backlog.ackPending)
+        }
+    }
+
+    /// Ends the writer thread (the loop is not used afterwards).
+    public func close() { writer.close() }
+
+    /// A fetched batch, validated: rows to store and messages refused with their reason.
+    struct Prepared: Sendable {
+        var messages: [any ConsumedMessage] = []
+        var sightings: [(record: SightingEvent, body: String)] = []
+        var sessions: [(record: SessionEvent, body: String)] = []
+        var noReads: [NoReadEvent] = []
+        var refused: [(message: any ConsumedMessage, letter: DeadLetter)] = []
+    }
+
+    /// Handed between the ingest thread and the thread that writes one batch.
+    private final class StoreOutcome: @unchecked Sendable {
+        // @unchecked: written by the writer thread before `wait` returns, read after.
+        var counts = IngestCounts()
+        var error: (any Error)?
+    }
+
+    /// `\u0000` anywhere in the text (jsonb refuses it). A byte search: the hot path of ingest.
+    public static func holdsEscapedNUL(_ bytes: [UInt8]) -> Bool {
+        let pattern: [UInt8] = Array("\\u0000".utf8)
+        guard bytes.count >= pattern.count else { return false }
+        var index = 0
+        while let found = bytes[index...].firstIndex(of: 0x5C) {
+            if found + pattern.count <= bytes.count && bytes[found..<found + pattern.count].elementsEqual(pattern) {
+                // An escaped backslash before it ("\\u0000") is text, not NUL: count the run.
+                var run = 0
+                var back = found
+                while back > 0 && bytes[back - 1] == 0x5C {
+                    run += 1
+                    back -= 1
+                }
+                if run % 2 == 0 { return true }
+            }
+            index = found + 1
+        }
+        return false
+    }
+
+    /// Reads the topology when it is older than 2 s; keeps the last one read while the store
+    /// cannot answer (the store then fails too, and the batch waits).
+    private func refreshTopology() {
+        let now = clock.elapsed
+        if let read = topologyRead, now - read < .seconds(2) { return }
+        do {
+            topology = try storage.topology()
+            topologyRead = now
+        } catch {
+            logger.debug("topology not read", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func prepare(_ messages: [any ConsumedMessage]) -> Prepared {
+        var batch = Prepared(messages: messages)
+        guard !messages.isEmpty else { return batch }
+        refreshTopology()
+        let topology = topology
+        let subjects = settings.subjects
+        let noReadPrefix = subjects.prefix + ".v1.\(SubjectFamily.noread.rawValue)."
+        let sightingPrefix = subjects.prefix + ".v1.\(SubjectFamily.sighting.rawValue)."
+        for message in messages {
+            let bytes = message.bytes
+            do {
+                let noRead = message.subject.hasPrefix(noReadPrefix)
+                let event = try EventValidator.parse(
+                    bytes, maxBytes: noRead ? EventValidator.maxNoReadBytes : EventValidator.maxBytes)
+                // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
+                if Self.holdsEscapedNUL(bytes) {
+                    throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
+                }
+                let body = String(decoding: bytes, as: UTF8.self)
+                func check(_ site: String, _ camera: String, _ family: SubjectFamily, lane: String?, station: String?)
+                    throws(DeadLetter)
+                {
+                    try EventValidator.checkSender(
+                        site: site, camera: camera, subject: message.subject, family: family, subjects: subjects)
+                    try EventValidator.checkPlace(
+                        site: site, camera: camera, lane: lane, station: station, topology: topology)
+                }
+                if noRead {
+                    let event = try NoReadEvent.parse(event)
+                    try check(event.site, event.camera, .noread, lane: event.lane, station: event.station)
+                    batch.noReads.append(event)
+                } else if message.subject.hasPrefix(sightingPrefix) {
+                    let event = try SightingEvent.parse(event)
+                    try check(event.site, event.camera, .sighting, lane: event.lane, station: event.station)
+                    batch.sightings.append((event, body))
+                } else {
+                    let event = try SessionEvent.parse(event)
+                    try check(
+                        event.envelope.site, event.envelope.camera, .session, lane: event.lane,
+                        station: event.station)
+                    batch.sessions.append((event, body))
+                }
+            } catch let letter as DeadLetter {
+                batch.refused.append((message, letter))
+            } catch {
+                batch.refused.append((message, DeadLetter(.invalidJSON, "\(error)")))
+            }
+        }
+        return batch
+    }
+
+    private func store(_ batch: Prepared, stop: StopToken) throws -> IngestCounts {
+        var counts = IngestCounts(messages: batch.messages.count)
+        let started = clock.elapsed
+        // Store until it works: the database restarting pauses ingest, it loses nothing.
+        var retry = RetryLog(
+            "PostgreSQL unavailable, ingest paused", logger: logger,
+            policy: RetryPolicy(first: .milliseconds(250), limit: .milliseconds(250), jitter: 0.2, logEvery: 20))
+        let refused = batch.refused.map { message, letter in
+            RefusedMessage(
+                subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail, payload: message.bytes)
+        }
+        while true {
+            do {
+                (counts.sightingsStored, counts.sessionEventsStored, counts.noReadsStored) = try storage.store(
+                    sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads, refused: refused)
+                readiness?.set("postgres", ok: true, detail: "storing")
+                retry.succeeded("PostgreSQL stores again; ingest resumed")
+                break
+            } catch {
+                metrics.postgresErrors.increment()
+                readiness?.set("postgres", ok: false, detail: "\(error)")
+                guard storage.isTransient(error), retry.failures < settings.storeAttempts - 1, !stop.isStopped else {
+                    throw error
+                }
+                storage.reset()
+                retry.failedAndWait(error, stop: stop, sleeper: clock)
+            }
+        }
+        onCommit?(batch.sightings.map(\.record.time))
+        counts.duplicates =
+            batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
+            + batch.noReads.count - counts.noReadsStored
+        counts.deadLetters = batch.refused.count
+        metrics.record(
+            counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)
+        for (message, letter) in batch.refused {
+            // Stored already; the subject is for whoever watches for bad input.
+            let deadLetter = DeadLetterEvent(
+                reason: letter.reason, detail: letter.detail, subject: message.subject, payload: message.bytes)
+            if let sequence = message.streamSequence,
+                let subject = try? settings.subjects.deadLetter(letter.reason.rawValue)
+            {
+                try? deadLetters.publish(
+                    subject: subject, bytes: deadLetter.json,
+                    messageID: "deadletter-\(settings.subjects.agentStream)-\(sequence)")
+            }
+        }
+        var lost = 0
+        for message in batch.messages where (try? message.ack()) == nil { lost += 1 }
+        if lost > 0 {
+            // Stored already: the server redelivers these after the ack wait and they are dropped
+            // as duplicates of their event ids.
+            acksLost += lost
+            logger.warning(
+                "acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
+        }
+        return counts
+    }
+}

@@ -1,0 +1,137 @@
+import ScanCore
+import ScanReconciliation
+import ScanServices
+
+// The seams between the aggregator's runtime and the world. The runtime (IngestLoop,
+// ReconcileLoop and the services in AggregatorRuntime) sees only these; ScanAggregator plugs in
+// JetStream and PostgreSQL, and ScanTesting plugs in fakes, so that ingest retries, redelivery,
+// reconciliation timing, result publishing and shutdown order are tested in-process on a
+// manual clock (`ServiceClock`).
+
+/// One message taken from the agents' durable stream, acknowledged once it is stored.
+public protocol ConsumedMessage: Sendable {
+    var subject: String { get }
+    var bytes: [UInt8] { get }
+    /// Its sequence in the stream (dead letters are published deduplicated by it); nil when it
+    /// cannot be read.
+    var streamSequence: UInt64? { get }
+    /// Tells the stream the message is stored; a lost acknowledgement makes it come again.
+    func ack() throws
+}
+
+/// Where ingest takes agent events from: a durable consumer that delivers what is not
+/// acknowledged again after its ack wait.
+public protocol EventConsumer: AnyObject {
+    /// Up to `batch` messages, waiting at most `timeoutMilliseconds` for the first; empty when
+    /// none came. Throws while the stream cannot deliver.
+    func fetch(batch: Int, timeoutMilliseconds: Int64) throws -> [any ConsumedMessage]
+    /// Binds to the consumer again (creating it when it was deleted).
+    func rebind() throws
+    /// Whether the connection to the server is up now (readiness).
+    var isConnected: Bool { get }
+    /// Messages waiting for this consumer and delivered but not acknowledged (gauges); nil when
+    /// unknown.
+    func backlog() -> (pending: UInt64, ackPending: Int64)?
+    /// What it consumes, for logs and readiness (`aggregator on SCANTRACK`).
+    var description: String { get }
+}
+
+/// Where results (item passes, pack records, dead letters) go: a stream that deduplicates by
+/// message id, so publishing one again after a lost acknowledgement adds nothing.
+public protocol ResultPublisher: AnyObject {
+    func publish(subject: String, bytes: [UInt8], messageID: String) throws
+}
+
+/// A message refused at ingest, kept with its reason.
+public struct RefusedMessage: Sendable, Equatable {
+    public var subject: String
+    public var reason: String
+    public var detail: String
+    public var payload: [UInt8]
+
+    public init(subject: String, reason: String, detail: String, payload: [UInt8]) {
+        self.subject = subject
+        self.reason = reason
+        self.detail = detail
+        self.payload = payload
+    }
+}
+
+/// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
+/// stored twice adds nothing the second time). PostgreSQL in production; in memory in tests.
+public protocol SightingStore: AnyObject {
+    /// Stores the batch atomically; returns the sightings, session events and no-reads it added
+    /// (fewer than given when some were stored before).
+    func store(
+        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
+        noReads: [NoReadEvent], refused: [RefusedMessage]
+    ) throws -> (sightings: Int, sessions: Int, noReads: Int)
+    /// True when the error is worth waiting out (the server restarting, the connection lost).
+    func isTransient(_ error: any Error) -> Bool
+    /// Forgets a broken connection; the next call opens a new one.
+    func reset()
+    /// Throws when the store cannot be reached now (readiness while no batch comes).
+    func ping() throws
+    /// The site layout events are checked against (a lane or station a camera names must be its
+    /// own). Called on the ingest thread while a batch may be being stored on another.
+    func topology() throws -> Topology
+}
+
+extension SightingStore {
+    public func ping() throws {}
+    public func topology() throws -> Topology { Topology(sites: []) }
+}
+
+/// Reconciliation's port to storage: each round runs in one transaction that holds the
+/// reconciliation lock, so one replica at a time does the work and a round that fails leaves
+/// nothing half done.
+public protocol ReconcileStore: AnyObject {
+    /// Runs `body` in one transaction holding the lock; nil (and `body` not run) when another
+    /// replica holds it. A failure rolls the whole round back.
+    func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T?
+    /// Seconds since the oldest sighting still waiting for reconciliation was first seen.
+    func lagSeconds() throws -> Double
+}
+
+/// What a reconciliation round reads and writes, inside its transaction. Times a row was
+/// changed or stored are the store's own clock.
+public protocol ReconcileTransaction {
+    func topology() throws -> Topology
+    /// The oldest unreconciled sightings, by first sight.
+    func unreconciled(limit: Int) throws -> [UnreconciledSighting]
+    func markReconciled(_ sightings: [UnreconciledSighting]) throws
+    /// Raises each lane's watermark (the latest sighting time seen) to at least the given time.
+    func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws
+    func watermarks() throws -> [LaneKey: Timestamp]
+    /// Every open pass, and the closed ones of these values changed in the last `lateMinutes`;
+    /// with when each was last changed.
+    func candidatePasses(values: [String], lateMinutes: Int) throws -> (
+        passes: [ItemPass], updatedAt: [String: Timestamp]
+    )
+    /// Inserts new passes and updates changed ones (a closed pass keeps its first closing time).
+    func savePasses(_ passes: [PassRow]) throws
+    func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws
+    func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead]
+    /// The passes of a lane first seen between `from` and `to`, with their members.
+    func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass]
+    func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws
+    /// Up to `limit` completed sessions, oldest first, marked as taken.
+    func takeCompletedSessions(limit: Int) throws -> [CompletedSession]
+    /// The lines of an expected order (nil: no such order).
+    func orderLines(_ orderId: String) throws -> [OrderLine]?
+    /// Stores a pack record and its lines; false when the session has one already.
+    func insertPack(
+        sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
+        completedAt: Timestamp, result: PackResult
+    ) throws -> Bool
+    /// Closed (or changed) passes whose revision was not published yet, oldest first.
+    func unpublishedPasses(limit: Int) throws -> [ItemPassEvent]
+    func markPassPublished(itemId: String, revision: Int) throws
+    func unpublishedPacks(limit: Int) throws -> [PackRecordEvent]
+    func markPackPublished(sessionId: String) throws
+}
+
+/// What a runtime says of its connections (`/health/ready` in the programs).
+public protocol HealthReport: AnyObject, Sendable {
+    func set(_ name: String, ok: Bool, detail: String)
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import ScanAggregatorRuntime
+import ScanCore
+import ScanReconciliation
+import ScanServices
+import ScanTesting
+import ServiceLifecycle
+import Testing
+
+/// The runtime's services in one group, over fakes on a manual clock: start, work, shutdown order.
+@Suite("aggregator runtime services")
+struct AggregatorRuntimeTests {
+    @Test(
+        "graceful shutdown stops ingest first (every message it fetched is stored and acknowledged), then reconciliation"
+    )
+    func shutdownOrder() async throws {
+        let clock = ManualClock()
+        let consumer = ScriptedConsumer(clock: clock)
+        let store = MemorySightingStore()
+        let reconcileStore = MemoryReconcileStore(clock: clock)
+        let results = RecordingPublisher()
+        let recorder = LogRecorder()
+        let logger = recorder.logger()
+        var settings = IngestLoop.Settings(subjects: ContractSubjects(prefix: "scantrack"))
+        settings.batchSize = 7
+        for n in 0..<40 {
+            consumer.append(subject: "scantrack.v1.sighting.dc1.cam-1", bytes: SampleEvents.sighting(n))
+        }
+        let ingestSettings = settings
+        let runtime = AggregatorRuntime(
+            ingest: { _ in
+                IngestLoop(
+                    settings: ingestSettings, consumer: consumer, store: store, deadLetters: results, clock: clock,
+                    logger: logger)
+            },
+            reconcile: { _ in
+                ReconcileLoop(
+                    store: reconcileStore, publisher: results, subjects: ingestSettings.subjects, clock: clock,
+                    logger: logger)
+            }, clock: clock, logger: logger)
+        let group = programGroup(runtime.services, stopsOnSignals: false, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await waitUntil { consumer.deliveries.count >= 14 })
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        // Nothing fetched is left for the ack wait: what ingest held, it stored and acknowledged.
+        #expect(consumer.acknowledged.count == consumer.deliveries.count)
+        #expect(store.sightings.count == consumer.deliveries.count)
+        #expect(runtime.ingestTotals.sightingsStored == store.sightings.count)
+        // Ingest stopped first, then reconciliation.
+        let messages = recorder.messages
+        let ingestStopped = try #require(messages.firstIndex(of: "ingest stopped"))
+        let reconcilerStopped = try #require(messages.firstIndex(of: "reconciler stopped"))
+        #expect(ingestStopped < reconcilerStopped, "\(messages)")
+    }
+
+    @Test("a failing reconciliation round is retried on the poll, each wait on the clock; the service keeps going")
+    func reconcileRetries() async throws {
+        let clock = ManualClock()
+        let inner = MemoryReconcileStore(clock: clock)
+        inner.failNext(5)
+        let results = RecordingPublisher()
+        let logger = Logger(label: "test")
+        let loop = ReconcileLoop(
+            store: inner, publisher: results, subjects: ContractSubjects(prefix: "scantrack"), clock: clock,
+            logger: logger)
+        // Ingest beside it, with nothing to take.
+        let ingest = IngestLoop(
+            settings: IngestLoop.Settings(subjects: ContractSubjects(prefix: "scantrack")),
+            consumer: ScriptedConsumer(clock: clock), store: MemorySightingStore(), deadLetters: results, clock: clock,
+            logger: logger)
+        let runtime = AggregatorRuntime(
+            ingest: { _ in ingest }, reconcile: { _ in loop }, clock: clock, logger: logger)
+        let group = programGroup(runtime.services, stopsOnSignals: false, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await waitUntil { clock.sleeps.count >= 7 })
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let sleeps = clock.sleeps
+        #expect(sleeps.count >= 6)
+        // Five retries at the poll's 0.25 s ± 20 %, then the pause between quiet rounds.
+        #expect(sleeps.prefix(5).allSatisfy { $0 >= .milliseconds(200) && $0 <= .milliseconds(300) }, "\(sleeps)")
+        #expect(sleeps[5] == runtime.reconcilePause)
+    }
+}

@@ -1,0 +1,129 @@
+import Logging
+import ScanAggregatorRuntime
+import ScanCore
+import ScanServices
+import ScanTesting
+import Testing
+
+/// Ingest in-process over its ports: a scripted durable consumer, a store in memory that can
+/// fail like a restarting database, a recording dead-letter stream, on a manual clock (retries
+/// and ack waits cost no wall time).
+@Suite("aggregator ingest on the manual clock")
+struct IngestLoopTests {
+    static let subject = "scantrack.v1.sighting.dc1.cam-1"
+
+    struct Parts {
+        let clock = ManualClock()
+        let consumer: ScriptedConsumer
+        let store = MemorySightingStore()
+        let deadLetters = RecordingPublisher()
+        let loop: IngestLoop
+
+        init(batch: Int = 100, storeAttempts: Int = 600) {
+            consumer = ScriptedConsumer(clock: clock, ackWait: .seconds(10))
+            var settings = IngestLoop.Settings(subjects: ContractSubjects(prefix: "scantrack"))
+            settings.batchSize = batch
+            settings.storeAttempts = storeAttempts
+            loop = IngestLoop(
+                settings: settings, consumer: consumer, store: store, deadLetters: deadLetters, clock: clock,
+                logger: Logger(label: "test"))
+        }
+
+        /// Runs the loop until `done` (at most `rounds` times).
+        func run(rounds: Int = 50, until done: () -> Bool) throws {
+            for _ in 0..<rounds where !done() { try loop.runOnce() }
+        }
+    }
+
+    @Test("a store that fails for a while is waited out on the poll: every event stored once, all acknowledged")
+    func storeRetry() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        for n in 0..<30 { parts.consumer.append(subject: Self.subject, bytes: SampleEvents.sighting(n)) }
+        parts.store.failNext(3)
+        try parts.run { parts.loop.totals.messages >= 30 }
+        #expect(parts.store.sightings.count == 30)
+        #expect(parts.store.attempts == 4, "three failures, then the commit")
+        #expect(parts.store.resetCount == 3, "each failure dropped the connection")
+        #expect(parts.consumer.acknowledged.count == 30)
+        // The waits were the poll's 0.25 s with its ±20 % jitter, on the clock.
+        let waits = parts.clock.sleeps
+        #expect(waits.count == 3)
+        #expect(waits.allSatisfy { $0 >= .milliseconds(200) && $0 <= .milliseconds(300) }, "\(waits)")
+    }
+
+    @Test("a batch the store cannot take is not acknowledged; redelivered after the ack wait, it is stored once")
+    func redeliveryAfterFailure() throws {
+        let parts = Parts(storeAttempts: 3)
+        defer { parts.loop.close() }
+        for n in 0..<10 { parts.consumer.append(subject: Self.subject, bytes: SampleEvents.sighting(n)) }
+        parts.store.failNext(3)
+        #expect(throws: MemorySightingStore.Unavailable.self) { try parts.loop.runOnce() }
+        #expect(parts.store.sightings.isEmpty)
+        #expect(parts.consumer.acknowledged.isEmpty, "nothing acknowledged that was not committed")
+        // A new loop (the aggregator restarted) gets them once the ack wait has passed.
+        let again = IngestLoop(
+            settings: parts.loop.settings, consumer: parts.consumer, store: parts.store,
+            deadLetters: parts.deadLetters, clock: parts.clock, logger: Logger(label: "test"))
+        defer { again.close() }
+        #expect(try again.runOnce().messages == 0, "still within the ack wait")
+        parts.clock.advance(by: .seconds(11))
+        for _ in 0..<5 where again.totals.messages < 10 { try again.runOnce() }
+        #expect(parts.store.sightings.count == 10)
+        #expect(parts.consumer.acknowledged.count == 10)
+        #expect(parts.consumer.deliveries.values.allSatisfy { $0 == 2 })
+    }
+
+    @Test("lost acknowledgements: the messages come again and are counted as duplicates, nothing stored twice")
+    func lostAcks() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        for n in 0..<5 { parts.consumer.append(subject: Self.subject, bytes: SampleEvents.sighting(n)) }
+        parts.consumer.loseNextAcks(2)
+        try parts.run { parts.loop.totals.messages >= 5 }
+        #expect(parts.loop.acksLost == 2)
+        #expect(parts.consumer.acknowledged.count == 3)
+        parts.clock.advance(by: .seconds(11))
+        try parts.run { parts.loop.totals.messages >= 7 }
+        #expect(parts.loop.totals.duplicates == 2)
+        #expect(parts.loop.totals.sightingsStored == 5)
+        #expect(parts.store.sightings.count == 5)
+        #expect(parts.consumer.acknowledged.count == 5)
+    }
+
+    @Test("a stream that cannot deliver pauses ingest on the poll and binds the consumer again; nothing is lost")
+    func fetchFailures() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        for n in 0..<4 { parts.consumer.append(subject: Self.subject, bytes: SampleEvents.sighting(n)) }
+        parts.consumer.failNextFetches(20)
+        for _ in 0..<20 { #expect(try parts.loop.runOnce().messages == 0) }
+        #expect(parts.consumer.rebinds == 1, "bound again after 20 failures in a row")
+        #expect(parts.clock.sleeps.count == 20)
+        try parts.run { parts.loop.totals.messages >= 4 }
+        #expect(parts.store.sightings.count == 4)
+    }
+
+    @Test("a refused message is stored as a dead letter, published once by its stream sequence, and acknowledged")
+    func deadLetters() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        parts.consumer.append(subject: Self.subject, bytes: SampleEvents.sighting(1))
+        let bad = parts.consumer.append(
+            subject: Self.subject, bytes: Array(#"{"type": "sighting", "eventId": 5}"#.utf8))
+        // A sighting sent on another camera's subject.
+        parts.consumer.append(subject: "scantrack.v1.sighting.dc1.cam-2", bytes: SampleEvents.sighting(2))
+        try parts.run { parts.loop.totals.messages >= 3 }
+        #expect(parts.store.sightings.map(\.eventId) == ["cam-1-run-1.sighting"])
+        #expect(parts.store.deadLetters.map(\.reason) == ["wrong-type", "subject-mismatch"])
+        let published = parts.deadLetters.published
+        #expect(
+            published.map(\.subject) == [
+                "scantrack.v1.deadletter.wrong-type", "scantrack.v1.deadletter.subject-mismatch",
+            ])
+        #expect(published.first?.id == "deadletter-SCANTRACK_AGENT-\(bad)")
+        let letter = try DeadLetterEvent.parse(try JSONValue.parse(published[0].bytes))
+        #expect(letter.subject == Self.subject)
+        #expect(parts.consumer.acknowledged.count == 3)
+    }
+}

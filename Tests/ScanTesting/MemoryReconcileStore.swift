@@ -1,0 +1,294 @@
+import Foundation
+import ScanAggregatorRuntime
+import ScanCore
+import ScanReconciliation
+import ScanServices
+
+/// Reconciliation's store in memory, with PostgreSQL's rules: a round is one transaction (all
+/// or nothing), rows are stamped by the store's clock (`updated_at`, `received_at`), a closed
+/// pass keeps its first closing time, a pass is published per revision, and the lock can be
+/// held by another replica. It can fail the next rounds as a restarting database would.
+public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
+    // @unchecked: guarded by the lock (the reconciler thread and the test).
+    private let lock = NSLock()
+    private let clock: any ServiceClock
+    private var tables = Tables()
+    private var failures = 0
+    private var lockedElsewhere = false
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String { "the database system is starting up" }
+    }
+
+    struct StoredPass {
+        var pass: ItemPass
+        var camerasExpected = 0
+        var missing: [String] = []
+        var closedAt: Timestamp?
+        var updatedAt: Timestamp
+        var publishedRevision = 0
+    }
+
+    struct StoredSighting {
+        var row: UnreconciledSighting
+        var reconciled = false
+    }
+
+    struct Tables {
+        var topology = Topology(sites: [])
+        var sightings: [StoredSighting] = []
+        var passes: [String: StoredPass] = [:]
+        var members: [String: [(member: PassMember, late: Bool)]] = [:]
+        var memberIds: Set<String> = []
+        var watermarks: [LaneKey: Timestamp] = [:]
+        var noReads: [(row: UnsettledNoRead, settled: Bool, itemId: String?)] = []
+        var sessions: [(row: CompletedSession, time: Timestamp, packed: Bool)] = []
+        var orders: [String: [OrderLine]] = [:]
+        var packs: [(record: PackRecordEvent, published: Bool)] = []
+    }
+
+    public init(clock: any ServiceClock) { self.clock = clock }
+
+    // MARK: what a test puts in and reads back
+
+    public func setTopology(_ topology: Topology) { lock.withLock { tables.topology = topology } }
+    public func addOrder(_ id: String, lines: [OrderLine]) { lock.withLock { tables.orders[id] = lines } }
+
+    /// A sighting as ingest stores it.
+    public func addSighting(_ row: UnreconciledSighting) {
+        lock.withLock { tables.sightings.append(StoredSighting(row: row)) }
+    }
+
+    /// A no-read as ingest stores it, received now.
+    public func addNoRead(eventId: String, site: String, camera: String, firstSeen: Timestamp) {
+        lock.withLock {
+            tables.noReads.append(
+                (
+                    UnsettledNoRead(
+                        eventId: eventId, site: site, camera: camera, firstSeen: firstSeen, received: clock.now),
+                    false, nil
+                ))
+        }
+    }
+
+    /// A completed session event as ingest stores it.
+    public func addCompletedSession(_ event: SessionEvent) {
+        lock.withLock {
+            tables.sessions.append(
+                (
+                    CompletedSession(
+                        eventId: event.eventId, site: event.envelope.site, camera: event.envelope.camera, event: event),
+                    event.time, false
+                ))
+        }
+    }
+
+    /// The next `count` rounds fail (nothing of them is kept).
+    public func failNext(_ count: Int) { lock.withLock { failures = count } }
+    /// Another replica holds the reconciliation lock (rounds do nothing) until set false.
+    public func holdLockElsewhere(_ held: Bool) { lock.withLock { lockedElsewhere = held } }
+
+    /// Every pass, by item id: the pass with its members, whether it is closed, its revision.
+    public var passes: [ItemPass] {
+        lock.withLock {
+            tables.passes.values.map { stored in
+                var pass = stored.pass
+                pass.members = (tables.members[pass.itemId] ?? []).map(\.member)
+                return pass
+            }.sorted { $0.firstSeen < $1.firstSeen }
+        }
+    }
+    /// Sightings not placed yet.
+    public var unreconciledCount: Int { lock.withLock { tables.sightings.filter { !$0.reconciled }.count } }
+    /// Settled no-reads with the item they were attached to (nil: none).
+    public var settledNoReads: [String: String?] {
+        lock.withLock {
+            Dictionary(uniqueKeysWithValues: tables.noReads.filter(\.settled).map { ($0.row.eventId, $0.itemId) })
+        }
+    }
+    public var packRecords: [PackRecordEvent] { lock.withLock { tables.packs.map(\.record) } }
+
+    // MARK: ReconcileStore
+
+    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
+        let start: Tables? = try lock.withLock {
+            if failures > 0 {
+                failures -= 1
+                throw Unavailable()
+            }
+            return lockedElsewhere ? nil : tables
+        }
+        guard let start else { return nil }
+        // The round works on a copy, kept only when it ends without an error (one replica at a
+        // time: the lock above stands for PostgreSQL's advisory lock).
+        let transaction = Transaction(tables: start, now: clock.now)
+        let value = try body(transaction)
+        lock.withLock { tables = transaction.tables }
+        return value
+    }
+
+    public func lagSeconds() throws -> Double {
+        lock.withLock {
+            guard let oldest = tables.sightings.filter({ !$0.reconciled }).map(\.row.firstSeen).min() else { return 0 }
+            return max(0, Double(clock.now.milliseconds - oldest.milliseconds) / 1000)
+        }
+    }
+
+    final class Transaction: ReconcileTransaction {
+        var tables: Tables
+        let now: Timestamp
+
+        init(tables: Tables, now: Timestamp) {
+            self.tables = tables
+            self.now = now
+        }
+
+        func topology() throws -> Topology { tables.topology }
+
+        func unreconciled(limit: Int) throws -> [UnreconciledSighting] {
+            Array(
+                tables.sightings.filter { !$0.reconciled }.map(\.row)
+                    .sorted { ($0.firstSeen, $0.eventId) < ($1.firstSeen, $1.eventId) }.prefix(limit))
+        }
+
+        func markReconciled(_ sightings: [UnreconciledSighting]) throws {
+            let ids = Set(sightings.map(\.eventId))
+            for index in tables.sightings.indices where ids.contains(tables.sightings[index].row.eventId) {
+                tables.sightings[index].reconciled = true
+            }
+        }
+
+        func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws {
+            for (lane, time) in watermarks { tables.watermarks[lane] = max(tables.watermarks[lane] ?? time, time) }
+        }
+
+        func watermarks() throws -> [LaneKey: Timestamp] { tables.watermarks }
+
+        private func withMembers(_ stored: StoredPass) -> ItemPass {
+            var pass = stored.pass
+            pass.closed = stored.closedAt != nil
+            pass.members = (tables.members[pass.itemId] ?? []).map(\.member).sorted { $0.firstSeen < $1.firstSeen }
+            return pass
+        }
+
+        func candidatePasses(values: [String], lateMinutes: Int) throws -> (
+            passes: [ItemPass], updatedAt: [String: Timestamp]
+        ) {
+            let recent = now.adding(milliseconds: -Int64(lateMinutes) * 60_000)
+            let wanted = Set(values)
+            let chosen = tables.passes.values.filter {
+                $0.closedAt == nil || (wanted.contains($0.pass.value) && $0.updatedAt > recent)
+            }.sorted { $0.pass.itemId < $1.pass.itemId }
+            return (
+                chosen.map(withMembers),
+                Dictionary(uniqueKeysWithValues: chosen.map { ($0.pass.itemId, $0.updatedAt) })
+            )
+        }
+
+        func savePasses(_ rows: [PassRow]) throws {
+            for row in rows {
+                var stored =
+                    tables.passes[row.pass.itemId] ?? StoredPass(pass: row.pass, closedAt: nil, updatedAt: now)
+                stored.pass = row.pass
+                stored.pass.members = []
+                stored.camerasExpected = row.camerasExpected
+                stored.missing = row.missing
+                stored.closedAt = stored.closedAt ?? (row.pass.closed ? now : nil)
+                stored.updatedAt = now
+                tables.passes[row.pass.itemId] = stored
+            }
+        }
+
+        func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws {
+            for (itemId, member, late) in members where tables.memberIds.insert(member.eventId).inserted {
+                tables.members[itemId, default: []].append((member, late))
+            }
+        }
+
+        func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead] {
+            Array(tables.noReads.filter { !$0.settled }.map(\.row).sorted { $0.firstSeen < $1.firstSeen }.prefix(limit))
+        }
+
+        func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass] {
+            tables.passes.values.map(withMembers).filter {
+                $0.site == site && $0.lane == lane && $0.firstSeen >= from && $0.firstSeen <= to
+            }
+        }
+
+        func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws {
+            for index in tables.noReads.indices where tables.noReads[index].row.eventId == noRead.eventId {
+                tables.noReads[index].settled = true
+                tables.noReads[index].itemId = itemId
+            }
+        }
+
+        func takeCompletedSessions(limit: Int) throws -> [CompletedSession] {
+            var taken: [CompletedSession] = []
+            for index in tables.sessions.indices.sorted(by: { tables.sessions[$0].time < tables.sessions[$1].time })
+            where !tables.sessions[index].packed && taken.count < limit {
+                tables.sessions[index].packed = true
+                taken.append(tables.sessions[index].row)
+            }
+            return taken
+        }
+
+        func orderLines(_ orderId: String) throws -> [OrderLine]? { tables.orders[orderId] }
+
+        func insertPack(
+            sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
+            completedAt: Timestamp, result: PackResult
+        ) throws -> Bool {
+            guard !tables.packs.contains(where: { $0.record.sessionId == sessionId }) else { return false }
+            let lines = result.lines.map {
+                PackRecordEvent.Line(
+                    line: $0.line, code: $0.code, symbology: $0.symbology, expected: $0.expected, counted: $0.counted,
+                    verdict: $0.verdict.rawValue)
+            }
+            tables.packs.append(
+                (
+                    PackRecordEvent(
+                        sessionId: sessionId, site: site, station: station, camera: camera, orderId: result.orderId,
+                        verdict: result.verdict.rawValue, items: result.lines.reduce(0) { $0 + $1.counted },
+                        startedAt: startedAt, completedAt: completedAt, lines: lines), false
+                ))
+            return true
+        }
+
+        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] {
+            let due = tables.passes.values.filter { $0.publishedRevision < $0.pass.revision }.sorted {
+                ($0.closedAt?.milliseconds ?? .max, $0.pass.itemId) < (
+                    $1.closedAt?.milliseconds ?? .max, $1.pass.itemId
+                )
+            }.prefix(limit)
+            return due.map { stored in
+                let pass = withMembers(stored)
+                let cameras = (tables.members[pass.itemId] ?? []).sorted {
+                    ($0.member.firstSeen, $0.member.eventId) < ($1.member.firstSeen, $1.member.eventId)
+                }.map {
+                    ItemPassEvent.CameraSighting(
+                        camera: $0.member.camera, trackId: $0.member.trackId, eventId: $0.member.eventId,
+                        firstSeen: $0.member.firstSeen, lastSeen: $0.member.lastSeen, late: $0.late)
+                }
+                return ItemPassEvent(
+                    itemId: pass.itemId, site: pass.site, lane: pass.lane, symbology: pass.symbology,
+                    value: pass.value, valueEncoding: pass.valueEncoding == "text" ? nil : pass.valueEncoding,
+                    firstSeen: pass.firstSeen, lastSeen: pass.lastSeen, revision: pass.revision,
+                    camerasExpected: stored.camerasExpected, cameras: cameras, missing: stored.missing)
+            }
+        }
+
+        func markPassPublished(itemId: String, revision: Int) throws {
+            tables.passes[itemId]?.publishedRevision = revision
+        }
+
+        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] {
+            Array(tables.packs.filter { !$0.published }.map(\.record).prefix(limit))
+        }
+
+        func markPackPublished(sessionId: String) throws {
+            for index in tables.packs.indices where tables.packs[index].record.sessionId == sessionId {
+                tables.packs[index].published = true
+            }
+        }
+    }
+}
