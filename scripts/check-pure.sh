@@ -3,6 +3,8 @@
 # read no clock: no C module or system library, and none of Foundation's files, processes,
 # environment, network, threads, locks or wall clock. Foundation itself is allowed only for the
 # calendar and time zones (shift and rule windows in a site's time zone).
+# The adapters and the runtimes read no environment of their own: a program resolves its settings
+# (flag, environment, config file) and passes what each needs as parameters.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pure=(Sources/ScanCore Sources/ScanReconciliation Sources/ScanReports)
@@ -17,5 +19,15 @@ while IFS= read -r line; do
   echo "check-pure: $line: no I/O, threads or clocks in a pure module (take it as a parameter)" >&2
   status=1
 done < <(grep -rnE "$forbidden" "${pure[@]}" | grep -vE ':[0-9]+:\s*///?' || true)
-if [ "$status" -eq 0 ]; then echo "check-pure: ${pure[*]} do no I/O"; fi
+configured=(Sources/ScanNATS Sources/ScanPostgres Sources/ScanZBar Sources/ScanZXing Sources/ScanV4L2
+  Sources/ScanGenICam Sources/ScanRTSP Sources/ScanPNG Sources/ScanJPEG Sources/ScanMetrics
+  Sources/ScanAgentRuntime Sources/ScanAggregatorRuntime)
+while IFS= read -r line; do
+  echo "check-pure: $line: an adapter or runtime reads no environment (the program resolves it and passes it)" >&2
+  status=1
+done < <(grep -rnE 'ProcessInfo\.processInfo\.environment|\b(getenv|setenv|environ)\b' "${configured[@]}" \
+  | grep -vE ':[0-9]+:\s*///?' || true)
+if [ "$status" -eq 0 ]; then
+  echo "check-pure: ${pure[*]} do no I/O; adapters and runtimes read no environment"
+fi
 exit "$status"

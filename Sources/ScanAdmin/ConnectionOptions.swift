@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanNATS
+import ScanPostgres
 import ScanServices
 
 /// Server settings shared by every subcommand: flag, then environment, then a config file
@@ -10,6 +11,11 @@ import ScanServices
 struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG, then the config file).")
     var postgres: String?
+
+    @Option(
+        name: .customLong("pg-password-file"),
+        help: "A file whose first line is the PostgreSQL password (default: $SCANTRACK_PG_PASSWORD_FILE).")
+    var postgresPasswordFileFlag: String?
 
     @Option(
         name: .customLong("nats"),
@@ -65,6 +71,17 @@ struct ConnectionOptions: ParsableArguments {
         return dsn.value
     }
 
+    /// The password file for PostgreSQL: flag, then environment (nil: the DSN's or libpq's own).
+    var postgresPasswordFile: String? {
+        SettingResolver().string(
+            flag: ("pg-password-file", postgresPasswordFileFlag), variable: PGConnection.passwordFileVariable)?.value
+    }
+
+    /// A connection to PostgreSQL with the resolved DSN and password file.
+    func connectPostgres() throws -> PGConnection {
+        try PGConnection(dsn: try postgresDSN(), passwordFile: postgresPasswordFile)
+    }
+
     var natsURL: String {
         var resolver = SettingResolver()
         if let url = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS") { return url.value }
@@ -75,7 +92,9 @@ struct ConnectionOptions: ParsableArguments {
     /// A connection to NATS at `natsURL`, with the credentials and TLS of the SCANTRACK_NATS_*
     /// environment.
     func connectNATS() throws(NATSError) -> NATSConnection {
-        try NATSConnection(url: natsURL, options: NATSConnection.Options(security: .fromEnvironment()))
+        try NATSConnection(
+            url: natsURL,
+            options: NATSConnection.Options(security: .fromEnvironment(ProcessInfo.processInfo.environment)))
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanPostgres
+import ScanServices
 
 /// `scanadmin migrate [--status]`
 struct MigrateCommand: ParsableCommand {
@@ -36,14 +37,16 @@ struct MigrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let folder = MigrationsFolder.resolve(migrations) else {
+        let given = SettingResolver().string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?
+            .value
+        guard let folder = MigrationsFolder.resolve(given) else {
             throw ValidationError(
-                "no migrations folder found (tried \(MigrationsFolder.candidates(migrations).joined(separator: ", "))); pass --migrations"
+                "no migrations folder found (tried \(MigrationsFolder.candidates(given).joined(separator: ", "))); pass --migrations"
             )
         }
         do {
             let migrator = try Migrator(directory: folder)
-            let database = try PGConnection(dsn: try connection.postgresDSN())
+            let database = try connection.connectPostgres()
             if status {
                 for state in try migrator.status(database) {
                     let when = state.appliedAt ?? "pending"

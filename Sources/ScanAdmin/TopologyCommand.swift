@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanPostgres
+import ScanServices
 
 /// `scanadmin topology load FILE | show`
 struct TopologyCommand: ParsableCommand {
@@ -75,8 +76,10 @@ func seconds(_ milliseconds: Int64) -> String { String(format: "%.2f", Double(mi
 /// runs `body`; a database error is printed naming the command (exit 1).
 func withDatabase<T>(_ connection: ConnectionOptions, command: String, _ body: (PGConnection) throws -> T) throws -> T {
     do {
-        let database = try PGConnection(dsn: try connection.postgresDSN())
-        if let folder = MigrationsFolder.resolve(nil) { try Migrator(directory: folder).requireCurrent(database) }
+        let database = try connection.connectPostgres()
+        if let folder = MigrationsFolder.resolve(SettingResolver().string(variable: MigrationsFolder.variable)?.value) {
+            try Migrator(directory: folder).requireCurrent(database)
+        }
         return try body(database)
     } catch let error as PGError {
         printError("scanadmin \(command): \(error)")

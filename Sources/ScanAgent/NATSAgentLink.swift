@@ -25,7 +25,7 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         options.retryOnFailedConnect = true  // the agent works without NATS and catches up later
         options.connectTimeoutMilliseconds = 1_000
         options.reconnectWaitMilliseconds = 250
-        options.security = NATSSecurity.fromEnvironment().overridden(
+        options.security = NATSSecurity.fromEnvironment(ProcessInfo.processInfo.environment).overridden(
             by: NATSSecurity(
                 credsFile: config.nats.credsFile, nkeySeedFile: config.nats.nkeySeedFile, caFile: config.nats.tlsCA,
                 certFile: config.nats.tlsCert, keyFile: config.nats.tlsKey, inboxPrefix: config.nats.inboxPrefix,

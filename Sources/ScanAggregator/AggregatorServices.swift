@@ -77,7 +77,7 @@ public final class AggregatorServices: Sendable {
     /// Day partitions made ahead and expired ones dropped (`Retention.maintain`), at the start
     /// and then every `maintenanceInterval`; replicas take turns through an advisory lock.
     static func maintainPartitions(_ settings: IngestSettings, _ logger: Logger, _ stop: StopToken) {
-        let database = PGReconnecting(dsn: settings.postgresDSN)
+        let database = PGReconnecting(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile)
         var retry = RetryLog("partition maintenance failed", logger: logger, policy: .slow)
         while !stop.isStopped {
             var wait = settings.maintenanceInterval

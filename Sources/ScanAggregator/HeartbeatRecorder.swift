@@ -23,7 +23,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         options.name = "scan-aggregator heartbeats"
         connection = try NATSConnection(url: settings.natsURL, options: options)
         subscription = try connection.subscribe(subject: "\(settings.prefix).v1.status.>")
-        database = PGReconnecting(dsn: settings.postgresDSN)
+        database = PGReconnecting(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile)
         subjects = ContractSubjects(prefix: settings.prefix)
         self.logger = logger
     }

@@ -10,6 +10,9 @@ import ScanServices
 public struct IngestSettings: Sendable {
     public var natsURL: String
     public var postgresDSN: String
+    /// A file whose first line is the PostgreSQL password (the program takes it from
+    /// --pg-password-file or SCANTRACK_PG_PASSWORD_FILE; nil: the DSN's or libpq's own).
+    public var postgresPasswordFile: String?
     /// NATS credentials and TLS (the program takes them from SCANTRACK_NATS_*; none by default).
     public var natsSecurity = NATSSecurity()
     /// Subject prefix (`scantrack`): agents publish on `<prefix>.v1.sighting.<site>.<camera>`.
@@ -70,7 +73,9 @@ public final class Ingestor: @unchecked Sendable {
         loopSettings.batchSize = settings.batchSize
         loopSettings.fetchWaitMilliseconds = settings.fetchWaitMilliseconds
         loop = IngestLoop(
-            settings: loopSettings, consumer: events, store: store ?? PostgresSightingStore(dsn: settings.postgresDSN),
+            settings: loopSettings, consumer: events,
+            store: store
+                ?? PostgresSightingStore(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile),
             deadLetters: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
     }
 

@@ -19,7 +19,7 @@ public final class Reconciler: @unchecked Sendable {
         let jetStream = try NATSConnection(url: settings.natsURL, options: options).jetStream()
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
         loop = ReconcileLoop(
-            store: PostgresReconcileStore(dsn: settings.postgresDSN),
+            store: PostgresReconcileStore(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile),
             publisher: JetStreamResultPublisher(jetStream: jetStream), subjects: settings.subjects, clock: clock,
             logger: logger)
     }

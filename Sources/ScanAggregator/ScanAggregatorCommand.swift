@@ -33,6 +33,10 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS).") var nats: String?
         @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres:
             String?
+        @Option(
+            name: .customLong("pg-password-file"),
+            help: "A file whose first line is the PostgreSQL password (default: $SCANTRACK_PG_PASSWORD_FILE).")
+        var postgresPasswordFile: String?
         @Option(help: "Subject prefix.") var prefix: String = "scantrack"
         @Option(help: "Durable consumer name shared by replicas.") var durable: String = "aggregator"
         @Option(
@@ -42,7 +46,8 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         )
         var streamReplicas: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
-        @Option(help: "Folder of the SQL migrations (to check the schema is current).") var migrations: String?
+        @Option(help: "Folder of the SQL migrations, to check the schema is current (default: $SCANTRACK_MIGRATIONS).")
+        var migrations: String?
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
         var topology: String?
         @Option(
@@ -86,14 +91,18 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             guard let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG")?.value else {
                 throw ValidationError("no PostgreSQL: pass --pg or set SCANTRACK_PG")
             }
+            let passwordFile = resolver.string(
+                flag: ("pg-password-file", postgresPasswordFile), variable: PGConnection.passwordFileVariable)?.value
             let logger = ScanLogging.logger("scan-aggregator", level: (try? ScanLogging.level(logLevel)) ?? .info)
             do {
-                guard let folder = MigrationsFolder.resolve(migrations) else {
+                let given = resolver.string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?
+                    .value
+                guard let folder = MigrationsFolder.resolve(given) else {
                     throw PGError(
                         code: .schemaBehind, function: "schema check", input: "migrations",
                         message: "no migrations folder found; pass --migrations or set SCANTRACK_MIGRATIONS")
                 }
-                let database = try PGConnection(dsn: dsn)
+                let database = try PGConnection(dsn: dsn, passwordFile: passwordFile)
                 try Migrator(directory: folder).requireCurrent(database)
                 if let topology {
                     let layout = try loadTopologyFile(topology)
@@ -108,7 +117,8 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             var settings = IngestSettings(natsURL: natsURL, postgresDSN: dsn)
-            settings.natsSecurity = .fromEnvironment()
+            settings.natsSecurity = .fromEnvironment(resolver.environment)
+            settings.postgresPasswordFile = passwordFile
             settings.prefix = prefix
             settings.durable = durable
             settings.batchSize = batch

@@ -9,9 +9,9 @@ public final class PostgresSightingStore: SightingStore {
     /// A connection of its own for `topology()`, which runs beside `store` on another thread.
     private let layout: PGReconnecting
 
-    public init(dsn: String) {
-        database = PGReconnecting(dsn: dsn)
-        layout = PGReconnecting(dsn: dsn)
+    public init(dsn: String, passwordFile: String? = nil) {
+        database = PGReconnecting(dsn: dsn, passwordFile: passwordFile)
+        layout = PGReconnecting(dsn: dsn, passwordFile: passwordFile)
     }
 
     public func topology() throws -> Topology {
@@ -60,7 +60,9 @@ public final class PostgresSightingStore: SightingStore {
 public final class PostgresReconcileStore: ReconcileStore {
     private let database: PGReconnecting
 
-    public init(dsn: String) { database = PGReconnecting(dsn: dsn) }
+    public init(dsn: String, passwordFile: String? = nil) {
+        database = PGReconnecting(dsn: dsn, passwordFile: passwordFile)
+    }
 
     public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
         let db: PGConnection

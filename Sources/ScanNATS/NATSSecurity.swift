@@ -58,10 +58,9 @@ public struct NATSSecurity: Sendable, Equatable {
         password: "SCANTRACK_NATS_PASSWORD", token: "SCANTRACK_NATS_TOKEN"
     )
 
-    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY and _INBOX_PREFIX (empty ones ignored).
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> NATSSecurity
-    {
+    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY and _INBOX_PREFIX (empty ones ignored) of
+    /// the environment a program hands over (the adapter reads none of its own).
+    public static func fromEnvironment(_ environment: [String: String]) -> NATSSecurity {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         return NATSSecurity(
             credsFile: value(variables.creds), nkeySeedFile: value(variables.nkey), caFile: value(variables.ca),

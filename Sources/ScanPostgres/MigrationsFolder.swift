@@ -1,13 +1,14 @@
 import Foundation
 
-/// Where the SQL migrations are: flag, `SCANTRACK_MIGRATIONS`, `./migrations`, then beside the
+/// Where the SQL migrations are: the folder the program was given (its --migrations flag, else
+/// `SCANTRACK_MIGRATIONS`, resolved by the program), else `./migrations`, then beside the
 /// installed binary (`../share/scantrack/migrations`) and `/usr/share/scantrack/migrations`.
 public enum MigrationsFolder {
-    public static func candidates(_ flag: String?) -> [String] {
-        if let flag { return [flag] }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["SCANTRACK_MIGRATIONS"], !fromEnvironment.isEmpty {
-            return [fromEnvironment]
-        }
+    /// The environment variable programs read for `given`.
+    public static let variable = "SCANTRACK_MIGRATIONS"
+
+    public static func candidates(_ given: String?) -> [String] {
+        if let given, !given.isEmpty { return [given] }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
         return [
@@ -16,8 +17,8 @@ public enum MigrationsFolder {
         ]
     }
 
-    public static func resolve(_ flag: String?) -> String? {
-        candidates(flag).first { path in
+    public static func resolve(_ given: String?) -> String? {
+        candidates(given).first { path in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         }

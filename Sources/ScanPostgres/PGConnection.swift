@@ -37,9 +37,10 @@ public final class PGConnection {
     public static let passwordFileVariable = "SCANTRACK_PG_PASSWORD_FILE"
 
     /// Connects with `dsn` (key=value or URI). The password may also come from libpq's own
-    /// PGPASSWORD, PGPASSFILE (~/.pgpass) or PGSERVICEFILE, or from `passwordFile` (default:
-    /// $SCANTRACK_PG_PASSWORD_FILE), a file holding only the password.
-    public init(dsn: String, passwordFile: String? = PGConnection.environmentPasswordFile) throws(PGError) {
+    /// PGPASSWORD, PGPASSFILE (~/.pgpass) or PGSERVICEFILE, or from `passwordFile`, a file holding
+    /// only the password (a program takes it from --pg-password-file or
+    /// $SCANTRACK_PG_PASSWORD_FILE and passes it here).
+    public init(dsn: String, passwordFile: String? = nil) throws(PGError) {
         let shown = ScanPostgres.redactedDSN(dsn)
         var keywords = ["dbname"]
         var values = [dsn]
@@ -68,10 +69,6 @@ public final class PGConnection {
     }
 
     deinit { PQfinish(connection) }
-
-    public static var environmentPasswordFile: String? {
-        getenv(passwordFileVariable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
 
     /// The password in a secret file: its first line (a trailing newline is not part of it).
     static func readPassword(_ path: String) throws(PGError) -> String {
@@ -322,15 +319,19 @@ private func withPointers<R>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CCh
 /// PostgreSQL went away (a restart pauses the loop, it does not end it).
 public final class PGReconnecting {
     public let dsn: String
+    public let passwordFile: String?
     private var current: PGConnection?
 
-    public init(dsn: String) { self.dsn = dsn }
+    public init(dsn: String, passwordFile: String? = nil) {
+        self.dsn = dsn
+        self.passwordFile = passwordFile
+    }
 
     /// A live connection; throws while PostgreSQL cannot be reached.
     public func connection() throws(PGError) -> PGConnection {
         if let current, current.isHealthy { return current }
         current = nil
-        let fresh = try PGConnection(dsn: dsn)
+        let fresh = try PGConnection(dsn: dsn, passwordFile: passwordFile)
         current = fresh
         return fresh
     }

@@ -14,8 +14,8 @@ final class DashboardDatabase: @unchecked Sendable {
     /// A query running longer is cancelled by PostgreSQL (the page shows it as not updated).
     private let statementTimeoutMilliseconds: Int
 
-    init(dsn: String, statementTimeoutMilliseconds: Int) {
-        connections = PGReconnecting(dsn: dsn)
+    init(dsn: String, passwordFile: String? = nil, statementTimeoutMilliseconds: Int) {
+        connections = PGReconnecting(dsn: dsn, passwordFile: passwordFile)
         self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
     }
 

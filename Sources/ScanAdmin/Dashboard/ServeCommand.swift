@@ -108,7 +108,8 @@ struct ServeCommand: AsyncParsableCommand {
             _ = try DashboardViews(database: database, settings: settings)
         }
         let database = DashboardDatabase(
-            dsn: try connection.postgresDSN(), statementTimeoutMilliseconds: Int(statementTimeout * 1000))
+            dsn: try connection.postgresDSN(), passwordFile: connection.postgresPasswordFile,
+            statementTimeoutMilliseconds: Int(statementTimeout * 1000))
         let logger = Logger(label: "scanadmin.serve")
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
