@@ -48,32 +48,58 @@ let package = Package(
         // .cache/zxing; its pkg-config file has a name of our own so Debian's older zxing is never taken.
         .systemLibrary(name: "CZXing", pkgConfig: "scantrack-zxing"),
 
-        // Pure core: no C module, no I/O.
+        // Pure core: no C module, no I/O. ScanCore holds the values every module shares (time,
+        // geometry, grey images, JSON, config reading, subject tokens, symbologies); each concern
+        // above it is a module of its own, each depending only on those below it:
+        // ScanMedia (Y4M, PGM) and ScanVision (detections, localiser, tracker, candidates, decode
+        // planner) on ScanCore; ScanRules (rule engine, its regex engine, ruleset documents) and
+        // ScanAgentConfig (the agent's config, line set-up, camera controls, commands, session
+        // policies) on ScanVision; ScanEvents (every wire event and its validation) on those;
+        // ScanPipeline (a frame to events) on all of them; ScanFuzz (the fuzz targets) on top.
         .target(name: "ScanCore", swiftSettings: swiftSettings),
+        .target(name: "ScanMedia", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanVision", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanRules", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
+        .target(name: "ScanAgentConfig", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanEvents", dependencies: ["ScanAgentConfig", "ScanCore", "ScanVision"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ScanPipeline",
+            dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanRules", "ScanVision"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ScanFuzz",
+            dependencies: [
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanMedia", "ScanReconciliation", "ScanRules",
+            ],
+            swiftSettings: swiftSettings),
         // Pure too, but only the aggregator's (item passes, pack verdicts, order files) and only
         // the reports' (shifts): kept out of ScanCore so that it changes for the agent's reasons only.
-        .target(name: "ScanReconciliation", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanReconciliation", dependencies: ["ScanCore", "ScanEvents"], swiftSettings: swiftSettings),
         .target(name: "ScanReports", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
 
         // Adapters: the only modules that import a C module.
-        .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanZXing", dependencies: ["CZXing", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanV4L2", dependencies: ["CV4L2", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanZBar", dependencies: ["CZBar", "ScanCore", "ScanVision"], swiftSettings: swiftSettings),
+        .target(name: "ScanZXing", dependencies: ["CZXing", "ScanCore", "ScanVision"], swiftSettings: swiftSettings),
         .target(
-            name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore", "ScanReconciliation"],
+            name: "ScanV4L2", dependencies: ["CV4L2", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanNATS", dependencies: ["CNATS", "ScanCore", "ScanEvents"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanPostgres", dependencies: ["CLibPQ", "ScanCore", "ScanEvents", "ScanReconciliation"],
             swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanJPEG", dependencies: ["CTurboJPEG", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanGenICam", dependencies: ["CAravis", "ScanCore"], swiftSettings: swiftSettings),
-        .target(name: "ScanRTSP", dependencies: ["CAVCodec", "ScanCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanGenICam", dependencies: ["CAravis", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanRTSP", dependencies: ["CAVCodec", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
         .target(
             name: "ScanServices",
             dependencies: [
-                "ScanCore",
-                .product(name: "Logging", package: "swift-log"),
+                "ScanCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -83,8 +109,7 @@ let package = Package(
         .target(
             name: "ScanMetrics",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -96,9 +121,8 @@ let package = Package(
         .target(
             name: "ScanAgentRuntime",
             dependencies: [
-                "ScanCore", "ScanServices",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanRules", "ScanServices", "ScanVision",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -110,9 +134,8 @@ let package = Package(
         .target(
             name: "ScanAggregatorRuntime",
             dependencies: [
-                "ScanCore", "ScanReconciliation", "ScanServices",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                "ScanCore", "ScanEvents", "ScanReconciliation", "ScanServices",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -122,9 +145,9 @@ let package = Package(
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanCore", "ScanAgentRuntime", "ScanServices", "ScanZBar", "ScanZXing", "ScanV4L2", "ScanGenICam",
-                "ScanRTSP", "ScanNATS",
-                "ScanPNG", "ScanJPEG", "ScanMetrics",
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam", "ScanJPEG", "ScanMedia",
+                "ScanMetrics", "ScanNATS", "ScanPNG", "ScanPipeline", "ScanRTSP", "ScanRules", "ScanServices",
+                "ScanV4L2", "ScanVision", "ScanZBar", "ScanZXing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,8 +157,8 @@ let package = Package(
         .target(
             name: "ScanAggregator",
             dependencies: [
-                "ScanAggregatorRuntime", "ScanCore", "ScanReconciliation", "ScanServices", "ScanNATS", "ScanPostgres",
-                "ScanMetrics",
+                "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanMetrics", "ScanNATS", "ScanPostgres",
+                "ScanReconciliation", "ScanServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -145,19 +168,22 @@ let package = Package(
         .target(
             name: "ScanAdmin",
             dependencies: [
-                "ScanCore", "ScanReconciliation", "ScanReports", "ScanServices", "ScanNATS", "ScanPostgres",
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanNATS", "ScanPostgres", "ScanReconciliation",
+                "ScanReports", "ScanRules", "ScanServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-bench", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
+        .target(name: "ScanSynth", dependencies: ["CZint", "ScanCore", "ScanMedia"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scan-bench", dependencies: ["ScanCore", "ScanEvents", "ScanPipeline", "ScanRules", "ScanVision"],
+            swiftSettings: swiftSettings),
         // A GigE Vision camera that shows a clip (Aravis's fake camera): tests and demonstrations.
         .executableTarget(
-            name: "scan-fake-camera", dependencies: ["ScanGenICam", "ScanCore"], swiftSettings: swiftSettings),
+            name: "scan-fake-camera", dependencies: ["ScanCore", "ScanGenICam", "ScanMedia"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-bench-ingest",
             dependencies: [
@@ -165,7 +191,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-synth", dependencies: ["ScanSynth", "ScanCore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "scan-synth", dependencies: ["ScanCore", "ScanSynth"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -179,79 +205,121 @@ let package = Package(
         .target(
             name: "ScanTesting",
             dependencies: [
-                "ScanCore", "ScanAgentRuntime", "ScanAggregatorRuntime", "ScanReconciliation", "ScanServices",
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanAggregatorRuntime", "ScanCore", "ScanEvents",
+                "ScanPipeline", "ScanReconciliation", "ScanServices", "ScanVision",
             ],
             path: "Tests/ScanTesting",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentRuntimeTests",
             dependencies: [
-                "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanRules", "ScanServices", "ScanTesting",
+                "ScanVision", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAggregatorRuntimeTests",
             dependencies: [
-                "ScanAggregatorRuntime", "ScanCore", "ScanReconciliation", "ScanServices", "ScanTesting",
+                "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanServices", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanReconciliationTests", dependencies: ["ScanReconciliation", "ScanCore", "ScanTestSupport"],
+            name: "ScanReconciliationTests", dependencies: ["ScanCore", "ScanReconciliation", "ScanTestSupport"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "ScanReportsTests", dependencies: ["ScanReports", "ScanCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScanReportsTests", dependencies: ["ScanCore", "ScanReports"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanServicesTests",
             dependencies: [
                 "ScanServices", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: swiftSettings),
+        // Test helpers against the real servers, the corpus and the built programs (replays).
         .target(
-            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS", "ScanPostgres"],
-            path: "Tests/ScanTestSupport",
-            swiftSettings: swiftSettings),
+            name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth"],
+            path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanZBarTests", dependencies: ["ScanZBar", "ScanCore", "ScanSynth", "ScanTestSupport"],
+            name: "ScanMediaTests", dependencies: ["ScanCore", "ScanMedia", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "ScanVisionTests", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanRulesTests", dependencies: ["ScanCore", "ScanRules", "ScanTestSupport", "ScanVision"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanZXingTests", dependencies: ["ScanZXing", "ScanCore", "ScanSynth", "ScanTestSupport"],
+            name: "ScanAgentConfigTests", dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanVision"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanPNGTests", dependencies: ["ScanPNG", "ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings
+            name: "ScanEventsTests",
+            dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanPipelineTests",
+            dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision"],
+            swiftSettings: swiftSettings),
+        // Hostile input across the contracts and the fuzzers' committed corpus.
+        .testTarget(
+            name: "ScanFuzzTests",
+            dependencies: [
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanFuzz", "ScanMedia", "ScanReconciliation", "ScanRules",
+                "ScanTestSupport",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanZBarTests",
+            dependencies: ["ScanCore", "ScanMedia", "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZBar"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanZXingTests", dependencies: ["ScanCore", "ScanSynth", "ScanTestSupport", "ScanZXing"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanPNGTests", dependencies: ["ScanCore", "ScanPNG", "ScanTestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ScanV4L2Tests", dependencies: ["ScanV4L2", "ScanCore", "ScanTestSupport"],
+            name: "ScanV4L2Tests", dependencies: ["ScanAgentConfig", "ScanCore", "ScanTestSupport", "ScanV4L2"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanNATSTests", dependencies: ["ScanNATS", "ScanCore", "ScanTestSupport"],
+            name: "ScanNATSTests", dependencies: ["ScanCore", "ScanNATS", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanPostgresTests", dependencies: ["ScanPostgres", "ScanTestSupport"],
+            name: "ScanPostgresTests",
+            dependencies: ["ScanCore", "ScanPostgres", "ScanReconciliation", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanAdminTests", dependencies: ["ScanAdmin", "ScanCore", "ScanPostgres", "ScanTestSupport"],
+            name: "ScanAdminTests",
+            dependencies: [
+                "ScanAdmin", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanNATS", "ScanPostgres",
+                "ScanReconciliation", "ScanReports", "ScanRules", "ScanTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAggregator", "ScanAggregatorRuntime", "ScanAgentRuntime", "ScanCore", "ScanNATS", "ScanPostgres",
-                "ScanReconciliation",
-                "ScanServices",
-                "ScanTestSupport", "ScanTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanAggregator", "ScanAggregatorRuntime", "ScanCore",
+                "ScanEvents", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices", "ScanTestSupport",
+                "ScanTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // The agent's programs on clips, stills and the corpus (scan-agent replay, decode, tune) and
+        // its wiring.
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanAgentRuntime", "ScanServices", "ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth",
-                "ScanZBar",
-                "ScanZXing", "ScanPNG", "ScanJPEG", "ScanGenICam", "ScanTestSupport",
+                "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanJPEG", "ScanMedia",
+                "ScanPNG", "ScanServices", "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZXing",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        // The system tests: several programs at once against nats-server (and a cluster of three),
+        // PostgreSQL, Aravis's fake camera, an RTSP server, Prometheus and headless Chromium.
+        .testTarget(
+            name: "ScanSystemTests",
+            dependencies: [
+                "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam",
+                "ScanNATS", "ScanPNG", "ScanPostgres", "ScanSynth", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanNATS
+import ScanAgentConfig
 
 /// `scanadmin agent VERB --camera C`: a command to one running agent, the reply printed as JSON.
 struct AgentControlCommand: ParsableCommand {

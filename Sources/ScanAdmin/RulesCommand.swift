@@ -3,6 +3,7 @@ import Foundation
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanRules
 
 /// `scanadmin rules list | show ID | add FILE | remove ID | check FILE | test … | history | publish`
 struct RulesCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanNATS
+import ScanEvents
 
 /// `scanadmin tail`: live events from NATS (sightings, sessions, tracks, heartbeats) until
 /// interrupted, or until --count events or --seconds pass.

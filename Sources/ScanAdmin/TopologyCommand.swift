@@ -3,6 +3,7 @@ import Foundation
 import ScanCore
 import ScanPostgres
 import ScanServices
+import ScanReconciliation
 
 /// `scanadmin topology load FILE | show`
 struct TopologyCommand: ParsableCommand {

@@ -2,6 +2,8 @@ import Foundation
 import ScanCore
 import ScanServices
 import ScanZXing
+import ScanAgentConfig
+import ScanRules
 
 /// Reads a config file from disk, applying `SCANTRACK_NATS` over the file's NATS URL.
 enum AgentConfigLoader {

@@ -2,6 +2,9 @@ import ScanAgentRuntime
 import ScanCore
 import ScanZBar
 import ScanZXing
+import ScanEvents
+import ScanPipeline
+import ScanVision
 
 /// A camera's decoding: zbar on every frame for the linear codes and QR; zxing-cpp
 /// - for what zbar cannot read (DataMatrix, PDF417, Aztec, MaxiCode, DataBar Limited) when the

@@ -5,6 +5,8 @@ import ScanCore
 import ScanServices
 import ScanV4L2
 import Synchronization
+import ScanAgentConfig
+import ScanEvents
 
 /// A V4L2 camera through libv4l2, with `source.controls` set on it (exposure, frame rate, focus,
 /// driver controls by name) at every open, and reopened when it goes away (see `Reconnecting`).

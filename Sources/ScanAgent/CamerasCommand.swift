@@ -4,6 +4,7 @@ import ScanCore
 import ScanGenICam
 import ScanRTSP
 import ScanV4L2
+import ScanAgentConfig
 
 /// `scan-agent cameras [ID --controls] [--format table|json]`: the first command on a new line.
 struct CamerasCommand: ParsableCommand {

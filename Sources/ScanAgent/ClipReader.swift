@@ -1,4 +1,5 @@
 import ScanCore
+import ScanMedia
 
 #if canImport(Glibc)
     import Glibc

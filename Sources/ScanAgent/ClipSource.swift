@@ -4,6 +4,8 @@ import ScanAgentRuntime
 import ScanCore
 import ScanServices
 import ScanV4L2
+import ScanAgentConfig
+import ScanEvents
 
 /// A thread-safe state word for the heartbeat.
 final class SourceState: @unchecked Sendable {

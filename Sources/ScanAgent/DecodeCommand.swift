@@ -5,6 +5,8 @@ import ScanJPEG
 import ScanPNG
 import ScanZBar
 import ScanZXing
+import ScanMedia
+import ScanVision
 
 /// `scan-agent decode FILE...`: the thorough mode for still images (a photo of a label): every
 /// symbology, both engines, one JSON object per symbol on stdout.

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanServices
+import ScanVision
 
 /// What decoding costs: time per stage, how much of the frame each kind of region made zbar walk,
 /// and per-frame latency. Kept for the whole run (replay's summary and `--profile`) and for a

@@ -5,6 +5,8 @@ import ScanCore
 import ScanGenICam
 import ScanServices
 import Synchronization
+import ScanAgentConfig
+import ScanEvents
 
 /// A GenICam camera (GigE Vision, USB3 Vision) through Aravis, reopened when it goes away (a
 /// cable pulled, the camera rebooted; see `Reconnecting`) with the controls applied again. Frames the

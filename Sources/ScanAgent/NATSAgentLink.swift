@@ -2,6 +2,7 @@ import Foundation
 import ScanAgentRuntime
 import ScanCore
 import ScanNATS
+import ScanAgentConfig
 
 /// The agent's side of NATS, behind the runtime's ports: one connection that reconnects for
 /// ever. Durable events go to JetStream (`Nats-Msg-Id` = event id), track events and heartbeats

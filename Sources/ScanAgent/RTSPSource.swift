@@ -4,6 +4,8 @@ import ScanAgentRuntime
 import ScanCore
 import ScanRTSP
 import ScanServices
+import ScanAgentConfig
+import ScanEvents
 
 /// An IP camera's RTSP stream through libavformat and libavcodec, decoded to luma on the capture
 /// thread. Latency stays low: the stream is read as it comes and each decoded frame goes to the

@@ -4,6 +4,8 @@ import ScanAgentRuntime
 import ScanCore
 import ScanServices
 import Synchronization
+import ScanAgentConfig
+import ScanEvents
 
 /// The loop a camera source runs until the agent stops: open the camera, stream from it until it
 /// fails, open it again. While it is missing or failing the state is `reconnecting` (the

@@ -4,6 +4,11 @@ import Logging
 import ScanAgentRuntime
 import ScanCore
 import ScanZBar
+import ScanAgentConfig
+import ScanEvents
+import ScanPipeline
+import ScanRules
+import ScanVision
 
 #if canImport(Glibc)
     import Glibc

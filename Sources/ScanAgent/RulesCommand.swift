@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanRules
 
 /// `scan-agent rules check FILE` and `scan-agent rules test FILE --code V --symbology S …`
 struct RulesCommand: ParsableCommand {

@@ -8,6 +8,8 @@ import ScanMetrics
 import ScanNATS
 import ScanServices
 import ScanV4L2
+import ScanAgentConfig
+import ScanRules
 
 /// `scan-agent run --config FILE.json`: one camera (or clip) until SIGTERM/SIGINT or the end of
 /// the clip. See docs/agent-config.md and the README's "Running an agent". The agent is one

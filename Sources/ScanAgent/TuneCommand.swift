@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanServices
+import ScanAgentConfig
+import ScanEvents
+import ScanPipeline
+import ScanVision
 
 /// `scan-agent tune CLIP [--write FILE]`: the set-up step for a new line (docs/cameras.md).
 struct TuneCommand: ParsableCommand {

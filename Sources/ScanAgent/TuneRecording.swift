@@ -5,6 +5,8 @@ import ScanCore
 import ScanRTSP
 import ScanServices
 import ScanV4L2
+import ScanAgentConfig
+import ScanMedia
 
 /// `scan-agent tune --camera ID --seconds N`: records what a camera sees into a YUV4MPEG2 clip,
 /// which `tune` then measures like any recording.

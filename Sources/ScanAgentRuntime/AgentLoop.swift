@@ -2,6 +2,11 @@ import Foundation
 import Logging
 import ScanCore
 import ScanServices
+import ScanAgentConfig
+import ScanEvents
+import ScanPipeline
+import ScanRules
+import ScanVision
 
 /// What other threads hand to the decoding thread, applied between two frames.
 public final class Inbox: @unchecked Sendable {

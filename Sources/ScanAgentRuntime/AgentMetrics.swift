@@ -1,5 +1,6 @@
 import Metrics
 import ScanCore
+import ScanEvents
 
 /// The agent's metrics (swift-metrics; Prometheus names in docs/metrics.md), labelled with the
 /// camera and site. Counters advance at each heartbeat (frames) or as events are made

@@ -2,6 +2,7 @@ import Logging
 import ScanCore
 import ScanServices
 import ServiceLifecycle
+import ScanRules
 
 /// The agent's parts, as plugged together by `scan-agent run` (real adapters) or a test (fakes).
 public struct AgentParts: Sendable {

@@ -1,6 +1,8 @@
 import Logging
 import ScanCore
 import ScanServices
+import ScanAgentConfig
+import ScanRules
 
 /// The command service's loop: parses each request, answers a bad one at once (naming what is
 /// wrong), and posts a good one to the decoding thread, which applies it between two frames

@@ -1,6 +1,7 @@
 import Logging
 import ScanCore
 import ScanServices
+import ScanEvents
 
 /// Turns a no-read's picture into the event's PNG and file name, through the agent's image
 /// store. A picture that cannot be kept does not hold the event back: it goes without it, and

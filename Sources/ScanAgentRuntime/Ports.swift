@@ -1,6 +1,10 @@
 import Foundation
 import ScanCore
 import ScanServices
+import ScanAgentConfig
+import ScanEvents
+import ScanPipeline
+import ScanVision
 
 // The seams between the agent's runtime and the world. The runtime (AgentLoop and the services
 // in AgentServices) sees only these; ScanAgent plugs in V4L2, clips, zbar, the file spool and

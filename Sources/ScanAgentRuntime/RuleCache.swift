@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanRules
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanServices
+import ScanAgentConfig
 
 #if canImport(Glibc)
     import Glibc

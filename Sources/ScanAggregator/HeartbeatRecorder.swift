@@ -4,6 +4,7 @@ import ScanAggregatorRuntime
 import ScanCore
 import ScanNATS
 import ScanPostgres
+import ScanEvents
 
 /// Listens to agent heartbeats (`<prefix>.v1.status.>`, core NATS) and stores them once a second:
 /// every heartbeat in `heartbeats`, the latest per camera in `cameras`. Best effort like the

@@ -7,6 +7,7 @@ import ScanMetrics
 import ScanNATS
 import ScanPostgres
 import ScanServices
+import ScanReconciliation
 
 /// `scan-aggregator`: stores agent events, reconciles cameras, builds pack records.
 public struct ScanAggregatorCommand: AsyncParsableCommand {

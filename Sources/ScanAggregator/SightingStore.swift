@@ -2,6 +2,7 @@ import ScanAggregatorRuntime
 import ScanCore
 import ScanPostgres
 import ScanReconciliation
+import ScanEvents
 
 /// The PostgreSQL store (`EventStore` in one transaction), reconnecting after a loss.
 public final class PostgresSightingStore: SightingStore {

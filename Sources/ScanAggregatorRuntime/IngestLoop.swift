@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import ScanCore
 import ScanServices
+import ScanEvents
+import ScanReconciliation
 
 /// What one pass stored.
 public struct IngestCounts: Sendable, Equatable {

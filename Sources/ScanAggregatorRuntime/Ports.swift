@@ -1,6 +1,7 @@
 import ScanCore
 import ScanReconciliation
 import ScanServices
+import ScanEvents
 
 // The seams between the aggregator's runtime and the world. The runtime (IngestLoop,
 // ReconcileLoop and the services in AggregatorRuntime) sees only these; ScanAggregator plugs in

@@ -63,3 +63,29 @@ public struct Box: Sendable, Hashable {
         return intersection / union
     }
 }
+
+extension Box {
+    /// The part of the box inside `area`, or nil when nothing of it is.
+    public func clamped(to area: Box) -> Box? {
+        let box = Box(
+            minX: Swift.max(minX, area.minX), minY: Swift.max(minY, area.minY), maxX: Swift.min(maxX, area.maxX),
+            maxY: Swift.min(maxY, area.maxY))
+        return box.minX <= box.maxX && box.minY <= box.maxY ? box : nil
+    }
+
+    public func intersects(_ other: Box) -> Bool {
+        minX <= other.maxX && other.minX <= maxX && minY <= other.maxY && other.minY <= maxY
+    }
+
+    public func union(_ other: Box) -> Box {
+        Box(
+            minX: Swift.min(minX, other.minX), minY: Swift.min(minY, other.minY), maxX: Swift.max(maxX, other.maxX),
+            maxY: Swift.max(maxY, other.maxY))
+    }
+
+    /// Whether at least `fraction` of `other`'s area lies inside this box.
+    public func covers(_ other: Box, fraction: Double) -> Bool {
+        guard let common = other.clamped(to: self) else { return false }
+        return Double(common.width * common.height) >= fraction * Double(other.width * other.height)
+    }
+}

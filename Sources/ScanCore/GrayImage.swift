@@ -39,3 +39,20 @@ public struct GrayImage: Sendable, Equatable {
         return GrayImage(width: box.width, height: box.height, pixels: out)
     }
 }
+
+extension GrayImage {
+    /// Half the size each way, each pixel the mean of four.
+    public func halved() -> GrayImage {
+        let w = width / 2
+        let h = height / 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let a = Int(pixels[2 * y * width + 2 * x]) + Int(pixels[2 * y * width + 2 * x + 1])
+                let b = Int(pixels[(2 * y + 1) * width + 2 * x]) + Int(pixels[(2 * y + 1) * width + 2 * x + 1])
+                out[y * w + x] = UInt8((a + b + 2) / 4)
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+}

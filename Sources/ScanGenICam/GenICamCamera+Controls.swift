@@ -1,5 +1,6 @@
 import CAravis
 import ScanCore
+import ScanAgentConfig
 
 extension GenICamCamera {
     /// The standard controls a conveyor camera is set up with, as the camera holds them now

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 
 extension ContractSubjects {
     /// The agents' stream as every program declares it: agents and aggregators both create or

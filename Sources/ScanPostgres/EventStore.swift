@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 
 /// Writes agent events into PostgreSQL: idempotent on the event id, so a redelivery, a second
 /// replica or a replay never duplicates a row. Values are always bound parameters.

@@ -1,5 +1,6 @@
 import ScanCore
 import ScanReconciliation
+import ScanEvents
 
 /// The reconciler's tables: unreconciled sightings, lane watermarks, item passes and their
 /// sightings, pack records and lines, and what is still to be published. Every query of the

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 
 /// The queries behind `scanadmin report` (and anything that must show the same figures): one
 /// period, optionally narrowed to a site, a lane or a camera. Rows are read by column name.

@@ -1,6 +1,7 @@
 import CAVCodec
 import Foundation
 import ScanCore
+import ScanAgentConfig
 
 /// A failing libavformat/libavcodec call: what was being done, on which camera (its address
 /// without password), and FFmpeg's message.

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 
 // The rows reconciliation reads and writes, as its store (PostgreSQL, or memory in tests) hands
 // them over.

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanMedia
 
 /// The synthetic conveyor scenes used by tests, benchmarks and the demo. Deterministic: the same
 /// name and parameters always give the same frames.

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanMedia
 
 /// A label on a box: a code on white paper.
 public struct SynthLabel: Sendable {

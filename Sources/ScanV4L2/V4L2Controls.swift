@@ -1,5 +1,6 @@
 import CV4L2
 import ScanCore
+import ScanAgentConfig
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanVision
 
 /// A camera's decoder: its own zbar scanner set up from the agent's `decoder` config, and the
 /// region of interest cut out of each frame before scanning.

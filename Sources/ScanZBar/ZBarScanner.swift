@@ -1,5 +1,6 @@
 import CZBar
 import ScanCore
+import ScanVision
 
 /// Owns one `zbar_image_scanner_t`.
 ///

@@ -1,5 +1,6 @@
 import CZXing
 import ScanCore
+import ScanVision
 
 /// A zxing-cpp call that failed, naming the function and the input.
 public struct ZXingError: Error, Sendable, Equatable, CustomStringConvertible {

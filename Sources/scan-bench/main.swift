@@ -1,5 +1,9 @@
 import Foundation
 import ScanCore
+import ScanEvents
+import ScanPipeline
+import ScanRules
+import ScanVision
 
 #if canImport(Glibc)
     import Glibc

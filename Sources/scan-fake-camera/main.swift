@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanGenICam
+import ScanMedia
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,8 @@ import Foundation
 import ScanCore
 import ScanTestSupport
 import Testing
+import ScanAgentConfig
+import ScanEvents
 
 /// docs/asyncapi.yaml describes the subjects the code publishes: its references resolve (checked by
 /// the same Python consumer that validates live events against it in the agent and aggregator

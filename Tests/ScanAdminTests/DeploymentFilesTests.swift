@@ -2,6 +2,8 @@ import Foundation
 import ScanCore
 import ScanTestSupport
 import Testing
+import ScanAgentConfig
+import ScanReconciliation
 
 /// docker/: the compose file validates (Debian's docker-compose checks it without an engine),
 /// its build targets exist in the Dockerfile, and the files it mounts are valid ScanTrack files.

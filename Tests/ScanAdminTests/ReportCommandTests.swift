@@ -3,6 +3,8 @@ import ScanCore
 import ScanPostgres
 import ScanTestSupport
 import Testing
+import ScanEvents
+import ScanReconciliation
 
 /// `scanadmin report`, `topology` and `orders` against a real PostgreSQL with seeded data.
 @Suite("scanadmin report, topology and orders", .enabled(if: TestEnvironment.postgresEnabled))

@@ -4,6 +4,8 @@ import ScanNATS
 import ScanPostgres
 import ScanTestSupport
 import Testing
+import ScanReconciliation
+import ScanRules
 
 /// `scanadmin rules` and `scanadmin cameras` against real PostgreSQL and nats-server.
 @Suite("scanadmin rules and cameras", .enabled(if: TestEnvironment.postgresEnabled && TestEnvironment.natsEnabled))

@@ -5,6 +5,9 @@ import ScanCore
 import ScanServices
 import ScanTesting
 import Testing
+import ScanAgentConfig
+import ScanRules
+import ScanVision
 
 /// The decoding thread's behaviour, driven step by step with fakes and a manual clock: no
 /// thread, no server, no wall-clock sleep.

@@ -6,6 +6,8 @@ import ScanServices
 import ScanTesting
 import ServiceLifecycle
 import Testing
+import ScanAgentConfig
+import ScanVision
 
 /// The agent's services in one in-process ServiceGroup over fakes: how it ends, in what order,
 /// and how the publisher drains the spool.

@@ -3,6 +3,8 @@ import ScanCore
 import ScanTestSupport
 import ScanZXing
 import Testing
+import ScanMedia
+import ScanVision
 
 /// `scan-agent decode` (both engines) on the shared corpus's single-code images, against each
 /// engine alone: zbar as `zbarimg` reads the same files, zxing-cpp as a reader of its own with

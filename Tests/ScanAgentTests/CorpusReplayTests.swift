@@ -3,6 +3,7 @@ import ScanCore
 import ScanSynth
 import ScanTestSupport
 import Testing
+import ScanMedia
 
 /// Real photos from the shared corpus, held still in front of the camera for a few frames: each
 /// code zbar can read must come out as exactly one sighting with the expected value.

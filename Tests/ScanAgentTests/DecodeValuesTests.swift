@@ -3,6 +3,8 @@ import ScanCore
 import ScanSynth
 import ScanTestSupport
 import Testing
+import ScanMedia
+import ScanVision
 
 /// What `scan-agent decode` says about a value, as integrators need it: an EAN with its add-on is
 /// one result; GS1 data, the AIM identifier and a UPC as printed are carried.

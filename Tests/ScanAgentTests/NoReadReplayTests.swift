@@ -4,6 +4,7 @@ import ScanPNG
 import ScanSynth
 import ScanTestSupport
 import Testing
+import ScanEvents
 
 /// Labels the camera sees but cannot read, on rendered scenes: `scan-agent replay --images`.
 @Suite("no-reads on rendered scenes")

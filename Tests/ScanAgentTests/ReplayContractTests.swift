@@ -3,6 +3,7 @@ import ScanCore
 import ScanSynth
 import ScanTestSupport
 import Testing
+import ScanMedia
 
 /// What `scan-agent replay` promises (docs/integration.md: commands and event JSON).
 @Suite("replay contract")

@@ -3,6 +3,7 @@ import ScanCore
 import ScanJPEG
 import ScanTestSupport
 import Testing
+import ScanMedia
 
 /// `scan-agent decode` on JPEG photos: the shared corpus's real JPEGs (taken by others), decoded by
 /// libjpeg-turbo, against the same images converted to grayscale by ImageMagick; damaged files and

@@ -3,24 +3,11 @@ import ScanCore
 import ScanSynth
 import ScanTestSupport
 import Testing
+import ScanAgentConfig
 
 /// `scan-agent tune` on rendered clips whose belt speed and module size are known.
 @Suite("scan-agent tune")
 struct TuneTests {
-    /// Products with one label each, moving `speed` px a frame, codes drawn at `module` px.
-    static func scene(speed: Double, module: Int, symbology: SynthSymbology, values: [String], seed: UInt64)
-        -> SynthScene
-    {
-        SynthScene(
-            width: 640, height: 400, frameCount: Int(1000 / speed) + 60,
-            items: values.enumerated().map { index, value in
-                SynthItem(
-                    name: "p\(index)", width: 300, height: 150, startX: -320 - Double(index) * 340,
-                    startY: 60 + Double(index % 2) * 150, velocityX: speed,
-                    labels: [SynthLabel(symbology, value, moduleSize: module, offsetX: 14, offsetY: 20)])
-            }, seed: seed)
-    }
-
     @Test(
         "the suggestion names the symbologies present and the exposure that keeps blur under half a module, from the measured speed and module size; the written config counts the clip exactly",
         arguments: [
@@ -32,7 +19,7 @@ struct TuneTests {
         throws
     {
         let (clip, expected) = try ReplayHarness.clip(
-            of: Self.scene(speed: speed, module: module, symbology: symbology, values: values, seed: seed),
+            of: ReplayHarness.tuneScene(speed: speed, module: module, symbology: symbology, values: values, seed: seed),
             name: "tune")
         let written = URL(fileURLWithPath: clip).deletingLastPathComponent().path + "/tuned.json"
         let result = try ProcessRunner.run(

@@ -4,6 +4,7 @@ import ScanCore
 import ScanServices
 import ScanTesting
 import Testing
+import ScanEvents
 
 /// Ingest in-process over its ports: a scripted durable consumer, a store in memory that can
 /// fail like a restarting database, a recording dead-letter stream, on a manual clock (retries

@@ -5,6 +5,7 @@ import ScanReconciliation
 import ScanServices
 import ScanTesting
 import Testing
+import ScanEvents
 
 /// Reconciliation in-process over its ports: the store in memory (one transaction a round, rows
 /// stamped by the clock), a recording results stream, on a manual clock.

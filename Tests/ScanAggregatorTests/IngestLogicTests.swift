@@ -7,6 +7,7 @@ import ScanTesting
 import Testing
 
 @testable import ScanAggregator
+import ScanEvents
 
 /// Ingest's logic over its storage port: a real nats-server, an in-memory store that can fail
 /// like a restarting database. (PostgreSQL's side of the contract: IngestTests.)

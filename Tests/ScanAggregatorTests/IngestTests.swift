@@ -9,6 +9,8 @@ import ScanTesting
 import Testing
 
 @testable import ScanAggregator
+import ScanAgentConfig
+import ScanEvents
 
 /// Ingest against the real nats-server and PostgreSQL that `make test` starts. Each test has a
 /// database and a subject prefix of its own.

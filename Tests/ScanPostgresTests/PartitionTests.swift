@@ -4,6 +4,7 @@ import ScanTestSupport
 import Testing
 
 @testable import ScanPostgres
+import ScanReconciliation
 
 /// Day partitions, retention and rollups (migration 0007) against the real PostgreSQL.
 @Suite("partitions, retention and rollups", .enabled(if: TestEnvironment.postgresEnabled))

@@ -4,6 +4,7 @@ import ScanTestSupport
 import Testing
 
 @testable import ScanPostgres
+import ScanReconciliation
 
 /// migrations/roles/roles.sql: each program's role does its work and nothing past it.
 @Suite("PostgreSQL roles", .enabled(if: TestEnvironment.postgresEnabled))

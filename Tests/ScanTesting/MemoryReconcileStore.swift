@@ -3,6 +3,7 @@ import ScanAggregatorRuntime
 import ScanCore
 import ScanReconciliation
 import ScanServices
+import ScanEvents
 
 /// Reconciliation's store in memory, with PostgreSQL's rules: a round is one transaction (all
 /// or nothing), rows are stamped by the store's clock (`updated_at`, `received_at`), a closed

@@ -1,6 +1,7 @@
 import Foundation
 import ScanAggregatorRuntime
 import ScanCore
+import ScanEvents
 
 /// Ingest's store in memory: idempotent on event ids like the real one, and able to fail the
 /// next calls as a restarting database would.

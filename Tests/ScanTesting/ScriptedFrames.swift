@@ -2,6 +2,10 @@ import Foundation
 import ScanAgentRuntime
 import ScanCore
 import ScanServices
+import ScanAgentConfig
+import ScanEvents
+import ScanPipeline
+import ScanVision
 
 /// Frames that say which frame they are: the index is written into the pixels, so a
 /// `ScriptedDecoder` can answer with that frame's detections whatever was skipped or paused.

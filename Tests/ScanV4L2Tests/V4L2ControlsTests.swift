@@ -2,6 +2,7 @@ import ScanCore
 import Testing
 
 @testable import ScanV4L2
+import ScanAgentConfig
 
 /// The mapping from the agent's `source.controls` onto V4L2 controls, on a fake device that holds
 /// the controls a UVC webcam's driver describes (there is no V4L2 camera on the build machines:

@@ -3,6 +3,7 @@ import ScanSynth
 import Testing
 
 @testable import ScanZBar
+import ScanVision
 
 /// The agent's decoder on rendered codes: region of interest, add-ons.
 @Suite("frame decoder")

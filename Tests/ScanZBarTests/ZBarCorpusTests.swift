@@ -4,6 +4,8 @@ import ScanTestSupport
 import Testing
 
 @testable import ScanZBar
+import ScanMedia
+import ScanVision
 
 /// Our zbar wrapper against `zbarimg` on the same grayscale files: the same images must be read,
 /// with the same values, in the same order.

@@ -1,5 +1,5 @@
-// libFuzzer's entry point over ScanCore's fuzz targets (FuzzTarget): scripts/fuzz/run.sh compiles
-// it with ScanCore's sources and `-sanitize=fuzzer,address`, and runs it once per target with
+// libFuzzer's entry point over ScanFuzz's fuzz targets (FuzzTarget): scripts/fuzz/run.sh compiles
+// it with the pure modules' sources and `-sanitize=fuzzer,address`, and runs it once per target with
 // SCANTRACK_FUZZ_TARGET naming the target and its corpus folder under scripts/fuzz/corpus/.
 import Foundation
 

@@ -11,14 +11,23 @@ seconds="${FUZZ_SECONDS:-60}"
 out=.cache/fuzz
 mkdir -p "$out/crashes"
 binary="$out/scantrack-fuzz"
-sources=(Sources/ScanCore/*.swift Sources/ScanCore/Events/*.swift)
+# The pure modules the fuzz targets reach, compiled as one module (their imports of each other
+# taken out), so that the sanitizer sees all of their code.
+modules=(ScanCore ScanMedia ScanVision ScanRules ScanAgentConfig ScanEvents ScanReconciliation ScanFuzz)
+sources=()
+for module in "${modules[@]}"; do sources+=(Sources/"$module"/*.swift); done
 if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" scripts/fuzz/harness.swift -newer "$binary" | head -1)" ]; then
-  echo "fuzz: compiling ScanCore with -sanitize=fuzzer,address"
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ScanCoreFuzz \
-    "${sources[@]}" scripts/fuzz/harness.swift -o "$binary"
+  echo "fuzz: compiling ${modules[*]} with -sanitize=fuzzer,address"
+  rm -rf "$out/src" && mkdir -p "$out/src"
+  pattern="^(@testable )?import ($(IFS='|'; echo "${modules[*]}"))\$"
+  for file in "${sources[@]}"; do
+    grep -vE "$pattern" "$file" > "$out/src/$(basename "$(dirname "$file")")-$(basename "$file")"
+  done
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ScanTrackFuzz -package-name scantrack \
+    "$out"/src/*.swift scripts/fuzz/harness.swift -o "$binary"
 fi
 total=0
-for target in $(sed -n 's/^ *case \([a-zA-Z]*\)\( = "\([a-z-]*\)"\)\{0,1\}$/\1 \3/p' Sources/ScanCore/FuzzTargets.swift \
+for target in $(sed -n 's/^ *case \([a-zA-Z]*\)\( = "\([a-z-]*\)"\)\{0,1\}$/\1 \3/p' Sources/ScanFuzz/FuzzTargets.swift \
                 | awk '{print ($2 == "" ? $1 : $2)}'); do
   mkdir -p "$out/corpus/$target"
   log="$out/$target.log"

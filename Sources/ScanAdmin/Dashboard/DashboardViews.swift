@@ -2,6 +2,8 @@ import Foundation
 import ScanCore
 import ScanPostgres
 import ScanReports
+import ScanEvents
+import ScanReconciliation
 
 /// What `scanadmin serve` is told at start.
 struct DashboardSettings: Sendable {

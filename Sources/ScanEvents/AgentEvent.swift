@@ -1,0 +1,103 @@
+import ScanAgentConfig
+import ScanCore
+import ScanVision
+
+/// One event of the contract (docs/integration.md): what `scan-agent replay` prints and what
+/// the agent publishes.
+public struct AgentEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case sighting
+        case trackAdded = "track.added"
+        case trackUpdated = "track.updated"
+        case trackRemoved = "track.removed"
+        case sessionStarted = "session.started"
+        case sessionCompleted = "session.completed"
+        case noread
+        case status
+    }
+
+    public var kind: Kind
+    public var eventId: String
+    public var time: Timestamp
+    /// The object as one line of JSON.
+    public var json: [UInt8]
+    /// A no-read whose picture is still to be encoded and kept (`AgentEvent.noRead(_:picture:)`):
+    /// the agent turns it into PNG, writes the file and renders the event again with both.
+    public var unsavedNoRead: UnsavedNoRead?
+    /// A sighting's `status` (accepted or rejected), for the agent's metrics.
+    public var sightingStatus: SightingStatus?
+
+    public init(kind: Kind, eventId: String, time: Timestamp, json: [UInt8], unsavedNoRead: UnsavedNoRead? = nil) {
+        self.kind = kind
+        self.eventId = eventId
+        self.time = time
+        self.json = json
+        self.unsavedNoRead = unsavedNoRead
+    }
+
+    /// A no-read event and the picture that goes with it.
+    public struct UnsavedNoRead: Sendable, Equatable {
+        public var event: NoReadEvent
+        public var picture: GrayImage?
+    }
+
+    /// NATS subject family: `sighting`, `session`, `track`, `noread` or `status`.
+    public var subjectFamily: SubjectFamily {
+        switch kind {
+        case .sighting: .sighting
+        case .sessionStarted, .sessionCompleted: .session
+        case .trackAdded, .trackUpdated, .trackRemoved: .track
+        case .noread: .noread
+        case .status: .status
+        }
+    }
+
+    /// True for events that must reach the aggregator (JetStream, spooled); false for best-effort ones.
+    public var isDurable: Bool {
+        kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
+    }
+}
+
+/// Builds each kind of event for one camera, as its wire type (`SightingEvent`, `SessionEvent`,
+/// `TrackEvent`) turned into the routed `AgentEvent`.
+public struct EventFactory: Sendable {
+    public var camera: CameraIdentity
+
+    public init(camera: CameraIdentity) { self.camera = camera }
+
+    /// The one sighting of a confirmed track, when it ends.
+    public func sighting(_ track: Track, time: Timestamp, sessionId: String?) -> AgentEvent {
+        SightingEvent(track: track, camera: camera, time: time, sessionId: sessionId).agentEvent
+    }
+
+    public func sessionStarted(_ session: Session) -> AgentEvent {
+        SessionEvent(started: session, camera: camera).agentEvent
+    }
+
+    /// Exactly one per session, listing its accepted codes counted by tracks.
+    public func sessionCompleted(_ session: Session, reason: SessionStopReason, at time: Timestamp) -> AgentEvent {
+        SessionEvent(completed: session, reason: reason, at: time, camera: camera).agentEvent
+    }
+
+    /// `track.added`, `track.updated` or `track.removed` for live viewers; a removed track that
+    /// was merged into another names it.
+    public func trackEvent(
+        _ kind: TrackEvent.Kind, _ track: Track, time: Timestamp, sequence: Int, mergedInto: String? = nil
+    ) -> AgentEvent {
+        TrackEvent(kind, track: track, camera: camera, time: time, sequence: sequence, mergedInto: mergedInto)
+            .agentEvent
+    }
+
+    /// A label seen but not decoded; `picture` is encoded and kept by the agent.
+    public func noRead(_ noRead: CandidateTracker.NoRead, time: Timestamp, sessionId: String?) -> AgentEvent {
+        let event = NoReadEvent(noRead, camera: camera, time: time, sessionId: sessionId)
+        var routed = event.agentEvent
+        routed.unsavedNoRead = AgentEvent.UnsavedNoRead(event: event, picture: noRead.image)
+        return routed
+    }
+
+    /// Heartbeat number `sequence` of the run.
+    public func status(_ status: AgentStatus, time: Timestamp, sequence: Int) -> AgentEvent {
+        StatusEvent(status: status, camera: camera, time: time, sequence: sequence).agentEvent
+    }
+}

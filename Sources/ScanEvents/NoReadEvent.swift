@@ -1,0 +1,135 @@
+import ScanCore
+import ScanVision
+
+/// `noread`: a code-like region the camera followed for at least `noread.minFrames` frames that
+/// left the view without a confirmed decode (docs/integration.md). Carries the region's picture
+/// from its sharpest frame as a PNG (base64), and the file name the agent kept it under.
+public struct NoReadEvent: Sendable, Equatable {
+    public var envelope: EventEnvelope
+    public var trackId: String
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var firstFrame: Int
+    public var lastFrame: Int
+    public var frames: Int
+    /// Corners of the region where it was first and last seen.
+    public var firstBox: [Point]
+    public var lastBox: [Point]
+    /// `linear` or `matrix`, when the region's edges said so.
+    public var family: String?
+    public var lane: String?
+    public var station: String?
+    public var sessionId: String?
+    /// Mean contrast between neighbouring pixels in the picture (low: blurred).
+    public var sharpness: Double?
+    /// The picture's file name in the agent's image folder.
+    public var image: String?
+    /// The picture: PNG bytes.
+    public var imagePNG: [UInt8]?
+
+    public var eventId: String { envelope.eventId }
+    public var site: String { envelope.site }
+    public var camera: String { envelope.camera }
+    public var time: Timestamp { envelope.time }
+
+    /// The no-read the candidate tracker reported at `time`; the picture is added by whoever
+    /// encodes it (`imagePNG`, `image`).
+    public init(_ noRead: CandidateTracker.NoRead, camera: CameraIdentity, time: Timestamp, sessionId: String?) {
+        envelope = EventEnvelope(
+            type: "noread", eventId: noRead.trackId + ".noread", site: camera.site, camera: camera.id, time: time)
+        trackId = noRead.trackId
+        firstSeen = noRead.firstSeen
+        lastSeen = noRead.lastSeen
+        firstFrame = noRead.firstFrame
+        lastFrame = noRead.lastFrame
+        frames = noRead.frames
+        firstBox = noRead.firstBox.corners
+        lastBox = noRead.lastBox.corners
+        family = noRead.family?.rawValue
+        lane = camera.lane
+        station = camera.station
+        self.sessionId = sessionId
+        sharpness = noRead.sharpness
+    }
+
+    /// The file name its picture is kept under: the track id, with anything but letters,
+    /// digits, `-`, `_` and `.` made `_`.
+    public var imageFileName: String {
+        String(trackId.map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "_" }) + ".png"
+    }
+
+    public var json: [UInt8] {
+        var writer = envelope.writer()
+        writer.field("trackId", trackId)
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", lastSeen.description)
+        writer.field("firstFrame", firstFrame)
+        writer.field("lastFrame", lastFrame)
+        writer.field("frames", frames)
+        writer.raw("box", EventFields.boxesJSON(first: firstBox, last: lastBox))
+        writer.field("family", family)
+        writer.field("lane", lane)
+        writer.field("station", station)
+        writer.field("sessionId", sessionId)
+        if let sharpness { writer.field("sharpness", sharpness, decimals: 1) }
+        writer.field("image", image)
+        if let imagePNG { writer.field("imagePng", Base64.encode(imagePNG)) }
+        return writer.finished()
+    }
+
+    public var agentEvent: AgentEvent { AgentEvent(kind: .noread, eventId: eventId, time: time, json: json) }
+
+    /// PNG files start with these bytes.
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// Largest picture accepted, in bytes of PNG.
+    public static let maxImageBytes = 1 << 20
+
+    /// A no-read read from its JSON; a breach of the contract is a dead letter naming the field.
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> NoReadEvent {
+        let fields = EventFields(event)
+        let envelope = try fields.envelope(type: ["noread"])
+        guard let boxes = try fields.boxes(required: true) else { throw DeadLetter(.missingField, "box") }
+        let family = try fields.optionalString("family", maxLength: 16)
+        if let family, CodeFamily(rawValue: family) == nil {
+            throw DeadLetter(.badValue, "family '\(family)' is not linear or matrix")
+        }
+        var png: [UInt8]?
+        if let text = try fields.optionalString("imagePng", maxLength: (maxImageBytes + 2) / 3 * 4) {
+            guard let bytes = Base64.decode(text), bytes.starts(with: pngSignature) else {
+                throw DeadLetter(.badValue, "imagePng is not a base64 PNG")
+            }
+            png = bytes
+        }
+        var noRead = NoReadEvent(
+            envelope: envelope, trackId: try fields.string("trackId", maxLength: 256),
+            firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
+            firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
+            frames: try fields.int("frames"), firstBox: boxes.first, lastBox: boxes.last)
+        noRead.family = family
+        noRead.lane = try fields.optionalToken("lane")
+        noRead.station = try fields.optionalToken("station")
+        noRead.sessionId = try fields.optionalString("sessionId")
+        noRead.sharpness = try fields.optionalDouble("sharpness")
+        noRead.image = try fields.optionalString("image", maxLength: 512)
+        noRead.imagePNG = png
+        guard noRead.lastSeen >= noRead.firstSeen, noRead.lastFrame >= noRead.firstFrame, noRead.frames >= 1 else {
+            throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame, or frames < 1")
+        }
+        return noRead
+    }
+
+    init(
+        envelope: EventEnvelope, trackId: String, firstSeen: Timestamp, lastSeen: Timestamp, firstFrame: Int,
+        lastFrame: Int, frames: Int, firstBox: [Point], lastBox: [Point]
+    ) {
+        self.envelope = envelope
+        self.trackId = trackId
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.firstFrame = firstFrame
+        self.lastFrame = lastFrame
+        self.frames = frames
+        self.firstBox = firstBox
+        self.lastBox = lastBox
+    }
+}

@@ -1,0 +1,314 @@
+import ScanCore
+
+/// The aggregator's results for the WMS (docs/schema/item.schema.json, pack.schema.json) and its
+/// dead letters: written with `json` from typed rows, read with `parse` by `scanadmin tail`, the
+/// tests and anyone consuming them in Swift.
+
+/// `item`: one physical item's pass along a lane, joined from the sightings of its cameras.
+public struct ItemPassEvent: Sendable, Equatable {
+    /// One camera's sighting of the item.
+    public struct CameraSighting: Sendable, Equatable {
+        public var camera: String
+        public var trackId: String
+        public var eventId: String
+        public var firstSeen: Timestamp
+        public var lastSeen: Timestamp
+        /// Arrived after the pass had closed (the revision went up for it).
+        public var late: Bool
+
+        public init(
+            camera: String, trackId: String, eventId: String, firstSeen: Timestamp, lastSeen: Timestamp, late: Bool
+        ) {
+            self.camera = camera
+            self.trackId = trackId
+            self.eventId = eventId
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+            self.late = late
+        }
+    }
+
+    public var itemId: String
+    public var site: String
+    public var lane: String
+    public var symbology: String
+    public var value: String
+    /// `base64` for a binary value; nil for text.
+    public var valueEncoding: String?
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var revision: Int
+    public var camerasExpected: Int
+    public var cameras: [CameraSighting]
+    /// The cameras of the lane that did not see it.
+    public var missing: [String]
+
+    public init(
+        itemId: String, site: String, lane: String, symbology: String, value: String, valueEncoding: String?,
+        firstSeen: Timestamp, lastSeen: Timestamp, revision: Int, camerasExpected: Int, cameras: [CameraSighting],
+        missing: [String]
+    ) {
+        self.itemId = itemId
+        self.site = site
+        self.lane = lane
+        self.symbology = symbology
+        self.value = value
+        self.valueEncoding = valueEncoding
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.revision = revision
+        self.camerasExpected = camerasExpected
+        self.cameras = cameras
+        self.missing = missing
+    }
+
+    /// One id per revision: JetStream deduplicates a revision sent twice, a late sighting's new
+    /// revision goes out.
+    public var eventId: String { "\(itemId).r\(revision)" }
+    public var time: Timestamp { lastSeen }
+    public var complete: Bool { missing.isEmpty }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("type", "item")
+        writer.field("eventId", eventId)
+        writer.field("itemId", itemId)
+        writer.field("site", site)
+        writer.field("lane", lane)
+        writer.field("time", time.description)
+        writer.field("symbology", symbology)
+        writer.field("value", value)
+        writer.field("valueEncoding", valueEncoding)
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", lastSeen.description)
+        writer.field("revision", revision)
+        writer.field("camerasExpected", camerasExpected)
+        writer.raw(
+            "cameras",
+            JSONWriter.array(
+                cameras.map { sighting in
+                    var camera = JSONWriter()
+                    camera.field("camera", sighting.camera)
+                    camera.field("trackId", sighting.trackId)
+                    camera.field("eventId", sighting.eventId)
+                    camera.field("firstSeen", sighting.firstSeen.description)
+                    camera.field("lastSeen", sighting.lastSeen.description)
+                    camera.field("late", sighting.late)
+                    return camera.finished()
+                }))
+        writer.strings("missing", missing)
+        writer.field("complete", complete)
+        return writer.finished()
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> ItemPassEvent {
+        let fields = EventFields(event)
+        try fields.type("item")
+        var cameras: [CameraSighting] = []
+        for camera in try fields.objects("cameras") {
+            cameras.append(
+                CameraSighting(
+                    camera: try camera.token("camera"), trackId: try camera.string("trackId", maxLength: 256),
+                    eventId: try camera.string("eventId", maxLength: 256), firstSeen: try camera.time("firstSeen"),
+                    lastSeen: try camera.time("lastSeen"), late: try camera.bool("late", default: false)))
+        }
+        let parsed = ItemPassEvent(
+            itemId: try fields.string("itemId", maxLength: 256), site: try fields.token("site"),
+            lane: try fields.token("lane"), symbology: try fields.symbology("symbology"),
+            value: try fields.string("value", maxLength: 8192),
+            valueEncoding: try fields.optionalString("valueEncoding", maxLength: 16),
+            firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
+            revision: try fields.int("revision"), camerasExpected: try fields.int("camerasExpected"),
+            cameras: cameras, missing: try fields.strings("missing"))
+        guard try fields.string("eventId", maxLength: 300) == parsed.eventId else {
+            throw DeadLetter(.badValue, "eventId is not itemId.rREVISION")
+        }
+        return parsed
+    }
+}
+
+/// `pack`: one completed pack-station session checked against its order.
+public struct PackRecordEvent: Sendable, Equatable {
+    /// One line of the order (or a code the order does not have), as counted.
+    public struct Line: Sendable, Equatable {
+        /// The order's line number; nil for a code the order does not list.
+        public var line: Int?
+        public var code: String
+        public var symbology: String?
+        public var expected: Int
+        public var counted: Int
+        public var verdict: String
+
+        public init(line: Int?, code: String, symbology: String?, expected: Int, counted: Int, verdict: String) {
+            self.line = line
+            self.code = code
+            self.symbology = symbology
+            self.expected = expected
+            self.counted = counted
+            self.verdict = verdict
+        }
+    }
+
+    public var sessionId: String
+    public var site: String
+    public var station: String
+    public var camera: String
+    public var orderId: String?
+    public var verdict: String
+    public var items: Int
+    public var startedAt: Timestamp
+    public var completedAt: Timestamp
+    public var lines: [Line]
+
+    public init(
+        sessionId: String, site: String, station: String, camera: String, orderId: String?, verdict: String, items: Int,
+        startedAt: Timestamp, completedAt: Timestamp, lines: [Line]
+    ) {
+        self.sessionId = sessionId
+        self.site = site
+        self.station = station
+        self.camera = camera
+        self.orderId = orderId
+        self.verdict = verdict
+        self.items = items
+        self.startedAt = startedAt
+        self.completedAt = completedAt
+        self.lines = lines
+    }
+
+    public var eventId: String { "\(sessionId).pack" }
+    public var time: Timestamp { completedAt }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("type", "pack")
+        writer.field("eventId", eventId)
+        writer.field("site", site)
+        writer.field("station", station)
+        writer.field("camera", camera)
+        writer.field("time", time.description)
+        writer.field("sessionId", sessionId)
+        writer.field("orderId", orderId)
+        writer.field("verdict", verdict)
+        writer.field("items", items)
+        writer.field("startedAt", startedAt.description)
+        writer.field("completedAt", completedAt.description)
+        writer.raw(
+            "lines",
+            JSONWriter.array(
+                lines.map { line in
+                    var entry = JSONWriter()
+                    if let number = line.line { entry.field("line", number) }
+                    entry.field("code", line.code)
+                    entry.field("symbology", line.symbology)
+                    entry.field("expected", line.expected)
+                    entry.field("counted", line.counted)
+                    entry.field("verdict", line.verdict)
+                    return entry.finished()
+                }))
+        return writer.finished()
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> PackRecordEvent {
+        let fields = EventFields(event)
+        try fields.type("pack")
+        var lines: [Line] = []
+        for line in try fields.objects("lines") {
+            lines.append(
+                Line(
+                    line: line.event["line"] == nil ? nil : try line.int("line"),
+                    code: try line.string("code", maxLength: 8192),
+                    symbology: try line.optionalString("symbology", maxLength: 32), expected: try line.int("expected"),
+                    counted: try line.int("counted"), verdict: try line.string("verdict", maxLength: 32)))
+        }
+        let parsed = PackRecordEvent(
+            sessionId: try fields.string("sessionId", maxLength: 256), site: try fields.token("site"),
+            station: try fields.token("station"), camera: try fields.token("camera"),
+            orderId: try fields.optionalString("orderId"), verdict: try fields.string("verdict", maxLength: 32),
+            items: try fields.int("items"), startedAt: try fields.time("startedAt"),
+            completedAt: try fields.time("completedAt"), lines: lines)
+        guard try fields.string("eventId", maxLength: 300) == parsed.eventId else {
+            throw DeadLetter(.badValue, "eventId is not SESSION.pack")
+        }
+        return parsed
+    }
+}
+
+/// A message refused on an agent subject, as the aggregator republishes it on
+/// `scantrack.v1.deadletter.<reason>` (also stored in the table dead_letters).
+public struct DeadLetterEvent: Sendable, Equatable {
+    /// At most this much of the refused message is carried (base64).
+    public static let payloadLimit = 4096
+
+    public var reason: DeadLetterReason
+    public var detail: String
+    public var subject: String
+    /// The first `payloadLimit` bytes of the message.
+    public var payload: [UInt8]
+
+    public init(reason: DeadLetterReason, detail: String, subject: String, payload: some Collection<UInt8>) {
+        self.reason = reason
+        self.detail = detail
+        self.subject = subject
+        self.payload = Array(payload.prefix(Self.payloadLimit))
+    }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("reason", reason.rawValue)
+        writer.field("detail", detail)
+        writer.field("subject", subject)
+        writer.field("payload", Base64.encode(payload))
+        return writer.finished()
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> DeadLetterEvent {
+        let fields = EventFields(event)
+        let name = try fields.string("reason", maxLength: 64)
+        guard let reason = DeadLetterReason(rawValue: name) else {
+            throw DeadLetter(.badValue, "reason '\(name)' is not a dead-letter reason")
+        }
+        let encoded = try fields.string("payload", maxLength: 4 * (payloadLimit / 3 + 1))
+        guard let payload = Base64.decode(encoded) else { throw DeadLetter(.badValue, "payload is not base64") }
+        return DeadLetterEvent(
+            reason: reason, detail: try fields.string("detail", maxLength: 4096),
+            subject: try fields.string("subject", maxLength: 1024), payload: payload)
+    }
+}
+
+extension EventFields {
+    /// The `type` field, which must be `expected`.
+    func type(_ expected: String) throws(DeadLetter) {
+        let type = try string("type", maxLength: 64)
+        guard type == expected else { throw DeadLetter(.unknownType, "type '\(type)' is not '\(expected)'") }
+    }
+
+    /// An array of objects under `key`, each with the fields reader for its path (`lines[2].`).
+    func objects(_ key: String) throws(DeadLetter) -> [EventFields] {
+        guard let field = event[key] else { throw DeadLetter(.missingField, path + key) }
+        guard case .array(let entries) = field else {
+            throw DeadLetter(.wrongType, "\(path)\(key) is \(field.typeName), not an array")
+        }
+        var result: [EventFields] = []
+        for (index, entry) in entries.enumerated() {
+            guard case .object = entry else {
+                throw DeadLetter(.wrongType, "\(path)\(key)[\(index)] is \(entry.typeName), not an object")
+            }
+            result.append(EventFields(entry, path: "\(path)\(key)[\(index)]."))
+        }
+        return result
+    }
+
+    /// An array of strings under `key`.
+    func strings(_ key: String) throws(DeadLetter) -> [String] {
+        guard let field = event[key] else { throw DeadLetter(.missingField, path + key) }
+        guard case .array(let entries) = field else {
+            throw DeadLetter(.wrongType, "\(path)\(key) is \(field.typeName), not an array")
+        }
+        let strings = entries.compactMap(\.stringValue)
+        guard strings.count == entries.count else {
+            throw DeadLetter(.wrongType, "\(path)\(key) holds something other than strings")
+        }
+        return strings
+    }
+}

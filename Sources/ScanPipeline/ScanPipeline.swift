@@ -1,0 +1,172 @@
+import ScanAgentConfig
+import ScanCore
+import ScanEvents
+import ScanRules
+import ScanVision
+
+/// From one frame's detections to contract events: normalise values, track, decide (rules)
+/// once per track, run sessions, and emit track events and sightings. Detections arrive one per
+/// physical code: the decoder splits zbar's merged symbols (`DetectionSplitter`) before its
+/// phantom checks.
+/// Pure: the caller supplies frames, times and detections; the pipeline returns events.
+public struct ScanPipeline: Sendable {
+    public private(set) var tracker: Tracker
+    /// Code-like regions followed whether or not they decode; nil when no-reads are off.
+    public private(set) var candidates: CandidateTracker?
+    public let factory: EventFactory
+    public var normalizer: CodeNormalizer
+    /// Decides each track once, at its first confirmed read. Swapped between frames when a new
+    /// ruleset arrives.
+    public var rules: Ruleset
+    public private(set) var sessions: SessionPolicy
+    /// The session each confirmed, accepted track counted in.
+    private var sessionOfTrack: [String: String] = [:]
+    private var updateCounts: [String: Int] = [:]
+    private var started = false
+
+    public init(
+        camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
+        normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
+        rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), idPrefix: String
+    ) {
+        self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
+        if noread.enabled {
+            candidates = CandidateTracker(
+                minFrames: noread.minFrames, maxMissedFrames: tracking.maxMissedFrames, idPrefix: idPrefix)
+        }
+        self.factory = EventFactory(camera: camera)
+        self.normalizer = normalizer
+        self.rules = rules
+        self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
+    }
+
+    /// One frame. `located`: the localiser's code-like regions, the area it searched and the
+    /// frame they were found in (for no-reads; nil: none this frame).
+    public mutating func process(
+        frame: Int, time: Timestamp, detections: [Detection], located: LocatedRegions? = nil
+    ) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        if !started {
+            started = true
+            events += sessionEvents(sessions.streamStart(at: time))
+        }
+        let trackerEvents = tracker.step(frame: frame, time: time, detections: detections.map(normalizer.normalize))
+        events += translate(trackerEvents, time: time)
+        if candidates != nil {
+            let decoded = tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }
+            let ended =
+                candidates?.step(
+                    frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
+                    area: located?.area ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0), image: located?.image) ?? []
+            events += noReadEvents(ended, time: time)
+            // A code read now and then stays one track while its region is seen between reads,
+            // and reads at two ends of one region are one code.
+            let seen = candidates?.seen(in: frame) ?? []
+            tracker.sustain(frame: frame, present: seen)
+            events += translate(tracker.mergeWithin(regions: seen.map(\.box), frame: frame), time: time)
+            candidates?.markDecoded(
+                tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }, frame: frame)
+        }
+        events += sessionEvents(sessions.tick(at: time))
+        return events
+    }
+
+    /// Ends every open track and the running session (end of stream, shutdown).
+    public mutating func finish(time: Timestamp) -> [AgentEvent] {
+        var events = translate(tracker.finish(), time: time)
+        candidates?.finish()
+        events += sessionEvents(sessions.endOfStream(at: time))
+        return events
+    }
+
+    private func noReadEvents(_ ended: [CandidateTracker.NoRead], time: Timestamp) -> [AgentEvent] {
+        ended.map { factory.noRead($0, time: time, sessionId: sessions.current?.id) }
+    }
+
+    /// Session time limits while no frame arrives (a paused agent, a camera that went away).
+    public mutating func tick(time: Timestamp) -> [AgentEvent] {
+        guard started else { return [] }
+        return sessionEvents(sessions.tick(at: time))
+    }
+
+    /// Ends the open tracks (each gets its sighting) but not the session: `pause`.
+    public mutating func endTracks(time: Timestamp) -> [AgentEvent] {
+        candidates?.finish()
+        return translate(tracker.finish(), time: time)
+    }
+
+    /// Confirmed tracks in view now.
+    public var liveTracks: Int { tracker.confirmedLive }
+    public var currentSessionId: String? { sessions.current?.id }
+
+    /// `session.start` from a command.
+    public mutating func startSession(orderId: String?, at time: Timestamp) -> [AgentEvent] {
+        sessionEvents(sessions.startCommand(at: time, orderId: orderId))
+    }
+
+    /// `session.stop` from a command.
+    public mutating func stopSession(at time: Timestamp) -> [AgentEvent] {
+        sessionEvents(sessions.stopCommand(at: time))
+    }
+
+    private func sessionEvents(_ events: [SessionChange]) -> [AgentEvent] {
+        events.map { event in
+            switch event {
+            case .started(let session): factory.sessionStarted(session)
+            case .completed(let session, let reason, let time):
+                factory.sessionCompleted(session, reason: reason, at: time)
+            }
+        }
+    }
+
+    private mutating func translate(_ trackerEvents: [TrackerEvent], time: Timestamp) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        for event in trackerEvents {
+            switch event {
+            case .added(var track):
+                // Decided once, with the time of the track's first confirmed read.
+                let subject = RuleSubject(
+                    value: EncodedValue(bytes: track.value).eventString, symbology: track.symbology, gs1: track.isGS1,
+                    camera: factory.camera, time: track.lastSeen)
+                let decision = rules.decide(subject)
+                track.decision = decision
+                tracker.setDecision(decision, forTrack: track.id)
+                events.append(factory.trackEvent(.added, track, time: time, sequence: 0))
+                if decision.accepted {
+                    let (sessionId, sessionChanges) = sessions.accepted(track, role: decision.role, at: track.lastSeen)
+                    if let sessionId { sessionOfTrack[track.id] = sessionId }
+                    events += sessionEvents(sessionChanges)
+                }
+            case .updated(let track):
+                let count = updateCounts[track.id, default: 0] + 1
+                updateCounts[track.id] = count
+                events.append(factory.trackEvent(.updated, track, time: time, sequence: count))
+            case .merged(let track, let keeper):
+                updateCounts[track.id] = nil
+                if sessionOfTrack.removeValue(forKey: track.id) != nil { sessions.forget(trackId: track.id) }
+                // Tell viewers where it went; the code's one sighting comes from the keeper.
+                events.append(factory.trackEvent(.removed, track, time: time, sequence: 0, mergedInto: keeper))
+            case .removed(let track):
+                updateCounts[track.id] = nil
+                events.append(factory.trackEvent(.removed, track, time: time, sequence: 0))
+                events.append(
+                    factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
+            }
+        }
+        return events
+    }
+}
+
+/// What the localiser found in one frame, for the candidate tracker.
+public struct LocatedRegions: Sendable {
+    public var regions: [CodeLocalizer.Region]
+    /// The part of the frame searched (the region of interest).
+    public var area: Box
+    public var image: GrayImage
+
+    public init(regions: [CodeLocalizer.Region], area: Box, image: GrayImage) {
+        self.regions = regions
+        self.area = area
+        self.image = image
+    }
+}

@@ -1,0 +1,353 @@
+import ScanCore
+
+/// Follows code-like regions (the `CodeLocalizer`'s) across frames whether or not anything
+/// decodes there, so that a label the camera sees but no engine can read still leaves a trace.
+///
+/// Each frame, every region continues the candidate whose predicted box it meets (nearest
+/// first) or starts a new one. A candidate that a confirmed track's box overlaps in any frame
+/// is decoded: that label was read. A candidate that ends (not seen for `maxMissedFrames`) seen
+/// in at least `minFrames` frames, wholly inside the area at least once, and never decoded is a
+/// no-read. Candidates still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from its sharpest frame (most contrast between neighbouring
+/// pixels), with a margin, so that someone can see why it failed.
+/// Pure: the caller gives regions, the boxes of the confirmed tracks and the frame.
+public struct CandidateTracker: Sendable {
+    public var minFrames: Int
+    public var maxMissedFrames: Int
+    /// Pixels added around the region for the image.
+    public var margin: Int = 24
+    /// Images larger than this many pixels are halved until they fit (events stay small).
+    public var maxImagePixels = 160_000
+    public let idPrefix: String
+    /// The widest gap between two pieces of one code, in pixels.
+    static let maxPieceGap = 40
+    /// Pixels a frame a region may move: faster is a jump to something else.
+    static let maxSpeed = 60.0
+    public private(set) var live: [Candidate] = []
+    private var nextSerial = 0
+    private var noReads = 0
+
+    public init(minFrames: Int = 5, maxMissedFrames: Int = 10, idPrefix: String) {
+        self.minFrames = max(1, minFrames)
+        self.maxMissedFrames = max(0, maxMissedFrames)
+        self.idPrefix = idPrefix
+    }
+
+    /// One followed region.
+    public struct Candidate: Sendable, Equatable {
+        let serial: Int
+        public internal(set) var firstFrame: Int
+        public internal(set) var lastFrame: Int
+        public internal(set) var firstSeen: Timestamp
+        public internal(set) var lastSeen: Timestamp
+        /// Frames it was seen in.
+        public internal(set) var frames: Int
+        public internal(set) var firstBox: Box
+        public internal(set) var lastBox: Box
+        /// Pixels per frame, smoothed.
+        var velocityX: Double = 0
+        var velocityY: Double = 0
+        var measured = false
+        /// Frames its bars ran one way (linear) and frames its edges ran both ways (matrix).
+        var linearVotes = 0
+        var matrixVotes = 0
+        /// A confirmed track overlapped it: the label was read.
+        public internal(set) var decoded = false
+        /// Seen wholly inside the area (not cut by its edge) at least once.
+        var sawWhole = false
+        var sharpness: Double = -1
+        var image: GrayImage?
+
+        public var family: CodeFamily? {
+            linearVotes == matrixVotes ? nil : (linearVotes > matrixVotes ? .linear : .matrix)
+        }
+
+        /// Speed from the edges that the area's border did not cut, in both boxes: a label
+        /// entering or leaving the view grows or shrinks on one side only.
+        mutating func measureMotion(to box: Box, frames: Int, area: Box) {
+            let elapsed = Double(max(1, frames))
+            let first = !measured
+            let dx = CandidateTracker.shift(
+                from: (lastBox.minX, lastBox.maxX), to: (box.minX, box.maxX), within: (area.minX, area.maxX))
+            let dy = CandidateTracker.shift(
+                from: (lastBox.minY, lastBox.maxY), to: (box.minY, box.maxY), within: (area.minY, area.maxY))
+            let limit = CandidateTracker.maxSpeed
+            if let dx {
+                velocityX = CandidateTracker.smoothed(
+                    velocityX, min(limit, max(-limit, Double(dx) / elapsed)), first: first)
+            }
+            if let dy {
+                velocityY = CandidateTracker.smoothed(
+                    velocityY, min(limit, max(-limit, Double(dy) / elapsed)), first: first)
+            }
+            if dx != nil || dy != nil { measured = true }
+        }
+
+        func predictedBox(at frame: Int) -> Box {
+            let elapsed = Double(frame - lastFrame)
+            return lastBox.offset(dx: Int((velocityX * elapsed).rounded()), dy: Int((velocityY * elapsed).rounded()))
+        }
+    }
+
+    /// A label seen but never decoded, as the tracker ends it.
+    public struct NoRead: Sendable, Equatable {
+        public var trackId: String
+        public var firstFrame: Int
+        public var lastFrame: Int
+        public var firstSeen: Timestamp
+        public var lastSeen: Timestamp
+        public var frames: Int
+        public var firstBox: Box
+        public var lastBox: Box
+        public var family: CodeFamily?
+        /// The region with its margin from the sharpest frame.
+        public var image: GrayImage?
+        /// Mean contrast between neighbouring pixels in that image.
+        public var sharpness: Double
+    }
+
+    /// Advances by one frame. `regions`: the localiser's; `decoded`: where the confirmed tracks
+    /// are in this frame; `area`: the part of the frame searched (a region touching its edge is
+    /// cut); `image`: the frame, for the no-read's picture. Returns the no-reads that ended.
+    public mutating func step(
+        frame: Int, time: Timestamp, regions: [CodeLocalizer.Region], decoded: [Box], area: Box, image: GrayImage?
+    ) -> [NoRead] {
+        let regions = Self.joined(regions)
+        struct Pair {
+            var candidate: Int
+            var region: Int
+            var cost: Double
+        }
+        var pairs: [Pair] = []
+        for (c, candidate) in live.enumerated() {
+            let predicted = candidate.predictedBox(at: frame)
+            let gate = Tracker.gate(
+                size: max(candidate.lastBox.width, candidate.lastBox.height),
+                velocity: (candidate.velocityX, candidate.velocityY), frames: frame - candidate.lastFrame, minimum: 24)
+            for (r, region) in regions.enumerated() {
+                let gap = Tracker.gap(predicted, region.box)
+                guard gap <= gate, Self.comparable(candidate.lastBox, region.box, area: area) else { continue }
+                pairs.append(Pair(candidate: c, region: r, cost: Tracker.pairingCost(predicted, region.box, gap: gap)))
+            }
+        }
+        pairs.sort { $0.cost < $1.cost }
+        var candidateTaken = [Bool](repeating: false, count: live.count)
+        var regionTaken = [Bool](repeating: false, count: regions.count)
+        for pair in pairs where !candidateTaken[pair.candidate] && !regionTaken[pair.region] {
+            candidateTaken[pair.candidate] = true
+            regionTaken[pair.region] = true
+            var candidate = live[pair.candidate]
+            let region = regions[pair.region]
+            candidate.measureMotion(to: region.box, frames: frame - candidate.lastFrame, area: area)
+            candidate.lastFrame = frame
+            candidate.lastSeen = time
+            candidate.lastBox = region.box
+            candidate.frames += 1
+            observe(&candidate, region: region, decoded: decoded, area: area, image: image)
+            live[pair.candidate] = candidate
+        }
+        // A region more than one candidate met (two labels whose regions joined): the others
+        // that it overlaps are still in view.
+        for (c, candidate) in live.enumerated() where !candidateTaken[c] {
+            let predicted = candidate.predictedBox(at: frame)
+            if regions.contains(where: { $0.box.intersects(predicted) }) {
+                candidateTaken[c] = true
+                live[c].lastFrame = frame
+                live[c].lastSeen = time
+                live[c].lastBox = predicted
+                if decoded.contains(where: { $0.intersects(predicted) }) { live[c].decoded = true }
+            }
+        }
+        var ended: [NoRead] = []
+        var staying: [Candidate] = []
+        for (c, candidate) in live.enumerated() {
+            // Not seen, and where it should be is out of view: it has left, it is not hiding.
+            let predicted = candidate.predictedBox(at: frame)
+            let gone =
+                !candidateTaken[c]
+                && (predicted.centerX < Double(area.minX) || predicted.centerX > Double(area.maxX)
+                    || predicted.centerY < Double(area.minY) || predicted.centerY > Double(area.maxY))
+            if !gone && frame - candidate.lastFrame <= maxMissedFrames {
+                staying.append(candidate)
+            } else if let noRead = noRead(candidate) {
+                ended.append(noRead)
+            }
+        }
+        live = staying
+        for (r, region) in regions.enumerated() where !regionTaken[r] {
+            var candidate = Candidate(
+                serial: nextSerial, firstFrame: frame, lastFrame: frame, firstSeen: time, lastSeen: time, frames: 1,
+                firstBox: region.box, lastBox: region.box)
+            nextSerial += 1
+            observe(&candidate, region: region, decoded: decoded, area: area, image: image)
+            live.append(candidate)
+        }
+        return ended
+    }
+
+    /// Forgets every candidate (end of stream, pause, shutdown). A label still in view has not
+    /// left it: it is neither read nor a no-read, so none is reported.
+    public mutating func finish() {
+        live.removeAll()
+    }
+
+    /// Marks the candidates seen in `frame` that one of `decoded` (confirmed tracks' boxes)
+    /// overlaps as read: for a track confirmed after this frame's step.
+    public mutating func markDecoded(_ decoded: [Box], frame: Int) {
+        for index in live.indices where live[index].lastFrame == frame {
+            if decoded.contains(where: { $0.intersects(live[index].lastBox) }) {
+                live[index].decoded = true
+            }
+        }
+    }
+
+    /// The candidates seen in `frame`: their boxes and speeds (pixels a frame).
+    public func seen(in frame: Int) -> [(box: Box, velocity: (Double, Double))] {
+        live.filter { $0.lastFrame == frame && $0.frames > 1 }.map { ($0.lastBox, ($0.velocityX, $0.velocityY)) }
+    }
+
+    private mutating func noRead(_ candidate: Candidate) -> NoRead? {
+        // A label is seen in most frames of its pass; what flickers in and out is not one.
+        let span = candidate.lastFrame - candidate.firstFrame + 1
+        guard !candidate.decoded, candidate.sawWhole, candidate.frames >= minFrames, candidate.frames * 5 >= span * 3
+        else { return nil }
+        noReads += 1
+        return NoRead(
+            trackId: "\(idPrefix)-n\(noReads)", firstFrame: candidate.firstFrame, lastFrame: candidate.lastFrame,
+            firstSeen: candidate.firstSeen, lastSeen: candidate.lastSeen, frames: candidate.frames,
+            firstBox: candidate.firstBox, lastBox: candidate.lastBox, family: candidate.family,
+            image: candidate.image, sharpness: max(0, candidate.sharpness))
+    }
+
+    private func observe(
+        _ candidate: inout Candidate, region: CodeLocalizer.Region, decoded: [Box], area: Box, image: GrayImage?
+    ) {
+        let box = region.box
+        if decoded.contains(where: { $0.intersects(box) }) { candidate.decoded = true }
+        let across = min(region.rowCells, region.columnCells)
+        let along = max(region.rowCells, region.columnCells)
+        if across * 2 <= along { candidate.linearVotes += 1 } else { candidate.matrixVotes += 1 }
+        let inside = box.minX > area.minX && box.minY > area.minY && box.maxX < area.maxX && box.maxY < area.maxY
+        if inside { candidate.sawWhole = true }
+        // Pictures only of whole views, and only while nothing has read it.
+        guard inside, !candidate.decoded, let image else { return }
+        let sharpness = Self.sharpness(image, in: box)
+        guard sharpness > candidate.sharpness else { return }
+        candidate.sharpness = sharpness
+        let framed = Box(
+            minX: max(0, box.minX - margin), minY: max(0, box.minY - margin),
+            maxX: min(image.width - 1, box.maxX + margin), maxY: min(image.height - 1, box.maxY + margin))
+        guard framed.minX < framed.maxX, framed.minY < framed.maxY else { return }
+        var picture = image.cropped(to: framed)
+        while picture.width * picture.height > maxImagePixels && picture.width > 1 && picture.height > 1 {
+            picture = picture.halved()
+        }
+        candidate.image = picture
+    }
+
+    /// Regions side by side in one row (or one above the other in one column) with a gap no wider
+    /// than half their height (or width) are pieces of one code: a torn or smeared band through the
+    /// bars cuts the localiser's region in two, and the label must stay one candidate.
+    public static func joined(_ regions: [CodeLocalizer.Region]) -> [CodeLocalizer.Region] {
+        var joined = regions
+        var merged = true
+        while merged && joined.count > 1 {
+            merged = false
+            search: for a in 0..<joined.count {
+                for b in (a + 1)..<joined.count where Self.pieces(joined[a], joined[b]) {
+                    let x = joined[a]
+                    let y = joined[b]
+                    joined[a] = CodeLocalizer.Region(
+                        box: Box(
+                            minX: min(x.box.minX, y.box.minX), minY: min(x.box.minY, y.box.minY),
+                            maxX: max(x.box.maxX, y.box.maxX), maxY: max(x.box.maxY, y.box.maxY)),
+                        rowCells: x.rowCells + y.rowCells, columnCells: x.columnCells + y.columnCells,
+                        cells: x.cells + y.cells)
+                    joined.remove(at: b)
+                    merged = true
+                    break search
+                }
+            }
+        }
+        return joined
+    }
+
+    /// Two regions that are pieces of one code: side by side along their bars' row (edges across
+    /// rows: upright bars) or one above the other along a column (edges down columns), mostly
+    /// overlapping across and close along. Two upright labels one above the other are two codes.
+    static func pieces(_ first: CodeLocalizer.Region, _ second: CodeLocalizer.Region) -> Bool {
+        func overlap(_ lowA: Int, _ highA: Int, _ lowB: Int, _ highB: Int) -> Double {
+            let shared = min(highA, highB) - max(lowA, lowB) + 1
+            return shared <= 0 ? 0 : Double(shared) / Double(min(highA - lowA, highB - lowB) + 1)
+        }
+        let a = first.box
+        let b = second.box
+        let rows = first.rowCells + second.rowCells
+        let columns = first.columnCells + second.columnCells
+        let gapX = max(a.minX - b.maxX, b.minX - a.maxX)
+        let gapY = max(a.minY - b.maxY, b.minY - a.maxY)
+        // A tear is a band of a few modules; two labels stand further apart.
+        let widest = Self.maxPieceGap
+        if rows >= columns, overlap(a.minY, a.maxY, b.minY, b.maxY) >= 0.6, gapX <= min(a.height / 2, widest) {
+            return true
+        }
+        if columns >= rows, overlap(a.minX, a.maxX, b.minX, b.maxX) >= 0.6, gapY <= min(a.width / 2, widest) {
+            return true
+        }
+        return false
+    }
+
+    /// Mean absolute difference between horizontally and vertically neighbouring pixels (every
+    /// second row and column): high for a focused label, low for a blurred one.
+    public static func sharpness(_ image: GrayImage, in box: Box) -> Double {
+        let clipped = Box(
+            minX: max(0, box.minX), minY: max(0, box.minY), maxX: min(image.width - 2, box.maxX),
+            maxY: min(image.height - 2, box.maxY))
+        guard clipped.minX <= clipped.maxX, clipped.minY <= clipped.maxY else { return 0 }
+        var total = 0
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in stride(from: clipped.minY, through: clipped.maxY, by: 2) {
+                let row = y * image.width
+                for x in stride(from: clipped.minX, through: clipped.maxX, by: 2) {
+                    let here = Int(pixels[row + x])
+                    total += abs(Int(pixels[row + x + 1]) - here) + abs(Int(pixels[row + image.width + x]) - here)
+                    count += 1
+                }
+            }
+        }
+        return count == 0 ? 0 : Double(total) / Double(count)
+    }
+
+    static func smoothed(_ velocity: Double, _ speed: Double, first: Bool) -> Double {
+        first ? speed : 0.7 * velocity + 0.3 * speed
+    }
+
+    /// How far a box moved along one axis, from the ends the border did not cut in either view
+    /// (their mean when both agree within 16 px, else the smaller move); nil when both were cut.
+    static func shift(from old: (Int, Int), to new: (Int, Int), within border: (Int, Int)) -> Int? {
+        var moves: [Int] = []
+        if old.0 > border.0 && new.0 > border.0 { moves.append(new.0 - old.0) }
+        if old.1 < border.1 && new.1 < border.1 { moves.append(new.1 - old.1) }
+        guard let first = moves.first else { return nil }
+        guard moves.count == 2 else { return first }
+        return abs(moves[0] - moves[1]) <= 16
+            ? (moves[0] + moves[1]) / 2 : (abs(moves[0]) < abs(moves[1]) ? moves[0] : moves[1])
+    }
+
+    /// Whether a region can be the same code as a candidate's last box: sizes within a factor of
+    /// 2.5 on each axis the area's border cuts in neither.
+    static func comparable(_ a: Box, _ b: Box, area: Box) -> Bool {
+        func similar(_ x: Int, _ y: Int) -> Bool { x * 5 >= y * 2 && y * 5 >= x * 2 }
+        let cutX = a.minX <= area.minX || a.maxX >= area.maxX || b.minX <= area.minX || b.maxX >= area.maxX
+        let cutY = a.minY <= area.minY || a.maxY >= area.maxY || b.minY <= area.minY || b.maxY >= area.maxY
+        return (cutX || similar(a.width, b.width)) && (cutY || similar(a.height, b.height))
+    }
+}
+
+/// What kind of code a region looked like.
+public enum CodeFamily: String, Sendable, Equatable {
+    /// Bars in one direction (EAN, Code 128, …).
+    case linear
+    /// Modules in both directions (QR, DataMatrix, …).
+    case matrix
+}

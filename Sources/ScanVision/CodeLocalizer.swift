@@ -1,0 +1,240 @@
+import ScanCore
+
+/// Finds code-like regions in a frame without decoding: where bars or modules are, cheaply, so
+/// that the decoder can look there instead of over the whole frame.
+///
+/// A barcode is many strong edges close together along one direction (1-D: across the bars) or
+/// along both (2-D: QR, DataMatrix). The frame is cut into cells; on sampled lines through each
+/// cell, the localiser counts edges, runs of strong contrast change that alternate in sign. The
+/// belt's texture and sensor noise stay below the contrast threshold; a box or label edge is one
+/// edge per line, a code is several. Cells with enough edges are joined into regions. The same is
+/// done on a copy subsampled by `coarseFactor`, so that large codes (modules of 10 px and more, a
+/// label held close to the camera) are found as well as small ones.
+/// Pure and allocation-light: one pass over a quarter of the pixels in each direction.
+public struct CodeLocalizer: Sendable {
+    /// Cell size in pixels (square).
+    public var cell: Int
+    /// Every `lineStep`-th row (and column) is sampled.
+    public var lineStep: Int
+    /// Smallest grey-level change between pixels two apart that counts as an edge.
+    public var contrast: Int
+    /// Mean edges per sampled line within a cell for the cell to count as code-like.
+    public var edgesPerLine: Int
+    /// Regions of fewer cells are dropped (a stray mark, a corner).
+    public var minCells: Int
+    /// The second, coarse pass looks at every `coarseFactor`-th pixel of every `coarseFactor`-th
+    /// row; 0 or 1 turns it off.
+    public var coarseFactor: Int
+
+    public init(
+        cell: Int = 32, lineStep: Int = 4, contrast: Int = 36, edgesPerLine: Int = 3, minCells: Int = 2,
+        coarseFactor: Int = 4
+    ) {
+        self.cell = max(8, cell)
+        self.lineStep = max(1, lineStep)
+        self.contrast = contrast
+        self.edgesPerLine = edgesPerLine
+        self.minCells = minCells
+        self.coarseFactor = coarseFactor
+    }
+
+    /// A code-like region: its bounding box in frame pixels and how it looked.
+    public struct Region: Sendable, Equatable {
+        public var box: Box
+        /// Cells with edges across rows (vertical bars, or 2-D modules).
+        public var rowCells: Int
+        /// Cells with edges down columns (horizontal bars, or 2-D modules).
+        public var columnCells: Int
+        public var cells: Int
+
+        public init(box: Box, rowCells: Int, columnCells: Int, cells: Int) {
+            self.box = box
+            self.rowCells = rowCells
+            self.columnCells = columnCells
+            self.cells = cells
+        }
+    }
+
+    /// Code-like regions inside `area` (default: the whole image), in frame coordinates: those of
+    /// the fine pass, then those of the coarse pass that the fine pass did not find.
+    public func locate(_ image: GrayImage, in area: Box? = nil) -> [Region] {
+        let bounds = area ?? image.bounds
+        // A noisy sensor makes strong changes between neighbours everywhere: the threshold rises
+        // with the frame's noise, so that noise never counts as edges (a code's edges are far
+        // stronger).
+        var adapted = self
+        adapted.contrast = max(contrast, 3 * Self.typicalChange(image, in: bounds))
+        return adapted.locateBothScales(image, in: bounds)
+    }
+
+    /// The median change between pixels two apart along every 16th row of the area: on a belt
+    /// (mostly flat) it is the sensor's noise.
+    static func typicalChange(_ image: GrayImage, in bounds: Box) -> Int {
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            var y = bounds.minY + 8
+            while y <= bounds.maxY {
+                let base = y * image.width
+                var x = bounds.minX + 1
+                while x < bounds.maxX {
+                    histogram[abs(Int(pixels[base + x + 1]) - Int(pixels[base + x - 1]))] += 1
+                    count += 1
+                    x += 2
+                }
+                y += 16
+            }
+        }
+        var seen = 0
+        for (change, n) in histogram.enumerated() {
+            seen += n
+            if seen * 2 >= count { return change }
+        }
+        return 0
+    }
+
+    private func locateBothScales(_ image: GrayImage, in bounds: Box) -> [Region] {
+        let fine = locateOneScale(image, in: bounds)
+        var regions = fine
+        let factor = coarseFactor
+        guard factor > 1, bounds.width >= factor * cell, bounds.height >= factor * cell else { return regions }
+        // Every factor-th pixel of every factor-th row of the area.
+        let width = bounds.width / factor
+        let height = bounds.height / factor
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        image.pixels.withUnsafeBufferPointer { source in
+            for row in 0..<height {
+                let from = (bounds.minY + row * factor) * image.width + bounds.minX
+                for column in 0..<width { pixels[row * width + column] = source[from + column * factor] }
+            }
+        }
+        var coarse = self
+        coarse.lineStep = max(1, lineStep / 2)
+        for found in coarse.locateOneScale(GrayImage(width: width, height: height, pixels: pixels), in: nil) {
+            let box = Box(
+                minX: bounds.minX + found.box.minX * factor, minY: bounds.minY + found.box.minY * factor,
+                maxX: min(bounds.maxX, bounds.minX + (found.box.maxX + 1) * factor - 1),
+                maxY: min(bounds.maxY, bounds.minY + (found.box.maxY + 1) * factor - 1))
+            // Where the fine pass found anything, its regions stand (coarse sampling of small
+            // bars aliases into large false regions around them).
+            guard !fine.contains(where: { $0.box.intersects(box) }) else { continue }
+            regions.append(
+                Region(box: box, rowCells: found.rowCells, columnCells: found.columnCells, cells: found.cells))
+        }
+        return regions
+    }
+
+    private func locateOneScale(_ image: GrayImage, in area: Box?) -> [Region] {
+        let bounds = area ?? image.bounds
+        guard bounds.width > 4, bounds.height > 4 else { return [] }
+        let columns = (bounds.width + cell - 1) / cell
+        let rows = (bounds.height + cell - 1) / cell
+        var acrossRows = [Int32](repeating: 0, count: columns * rows)
+        var downColumns = [Int32](repeating: 0, count: columns * rows)
+        let width = image.width
+        let threshold = Int16(contrast)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            // Edges along sampled rows: the sign of the last strong change, per row.
+            var y = bounds.minY + lineStep / 2
+            while y <= bounds.maxY {
+                let base = y * width
+                let cellRow = (y - bounds.minY) / cell * columns
+                var lastSign: Int16 = 0
+                var x = bounds.minX + 1
+                while x < bounds.maxX {
+                    let change = Int16(pixels[base + x + 1]) - Int16(pixels[base + x - 1])
+                    if change >= threshold || change <= -threshold {
+                        let sign: Int16 = change > 0 ? 1 : -1
+                        if sign != lastSign {
+                            acrossRows[cellRow + (x - bounds.minX) / cell] += 1
+                            lastSign = sign
+                        }
+                    }
+                    x += 1
+                }
+                y += lineStep
+            }
+            // Edges down sampled columns, walked row by row for the cache.
+            let sampled = stride(from: bounds.minX + lineStep / 2, through: bounds.maxX, by: lineStep).map { $0 }
+            var lastSigns = [Int16](repeating: 0, count: sampled.count)
+            var row = bounds.minY + 1
+            while row < bounds.maxY {
+                let above = (row - 1) * width
+                let below = (row + 1) * width
+                let cellRow = (row - bounds.minY) / cell * columns
+                for (index, x) in sampled.enumerated() {
+                    let change = Int16(pixels[below + x]) - Int16(pixels[above + x])
+                    if change >= threshold || change <= -threshold {
+                        let sign: Int16 = change > 0 ? 1 : -1
+                        if sign != lastSigns[index] {
+                            downColumns[cellRow + (x - bounds.minX) / cell] += 1
+                            lastSigns[index] = sign
+                        }
+                    }
+                }
+                row += 1
+            }
+        }
+        // A cell is code-like when its sampled lines average `edgesPerLine` edges per cell width.
+        // Cells cut by the area's edge hold fewer and shorter lines, and need fewer edges.
+        var marks = [UInt8](repeating: 0, count: columns * rows)
+        let full = Double(edgesPerLine) * Double(cell / lineStep)
+        for row in 0..<rows {
+            let height = min(cell, bounds.height - row * cell)
+            for column in 0..<columns {
+                let width = min(cell, bounds.width - column * cell)
+                let needed = Int32((full * Double(width) / Double(cell) * Double(height) / Double(cell)).rounded(.up))
+                let index = row * columns + column
+                if acrossRows[index] >= max(needed, 2) { marks[index] |= 1 }
+                if downColumns[index] >= max(needed, 2) { marks[index] |= 2 }
+            }
+        }
+        return components(marks, columns: columns, rows: rows, bounds: bounds)
+    }
+
+    /// Joins marked cells that touch (8-neighbourhood) into regions.
+    private func components(_ marks: [UInt8], columns: Int, rows: Int, bounds: Box) -> [Region] {
+        var seen = [Bool](repeating: false, count: marks.count)
+        var regions: [Region] = []
+        var stack: [Int] = []
+        for start in marks.indices where marks[start] != 0 && !seen[start] {
+            seen[start] = true
+            stack.append(start)
+            var minColumn = Int.max
+            var maxColumn = Int.min
+            var minRow = Int.max
+            var maxRow = Int.min
+            var region = Region(box: Box(minX: 0, minY: 0, maxX: 0, maxY: 0), rowCells: 0, columnCells: 0, cells: 0)
+            while let index = stack.popLast() {
+                let column = index % columns
+                let row = index / columns
+                minColumn = min(minColumn, column)
+                maxColumn = max(maxColumn, column)
+                minRow = min(minRow, row)
+                maxRow = max(maxRow, row)
+                region.cells += 1
+                if marks[index] & 1 != 0 { region.rowCells += 1 }
+                if marks[index] & 2 != 0 { region.columnCells += 1 }
+                for dy in -1...1 {
+                    for dx in -1...1 where dx != 0 || dy != 0 {
+                        let c = column + dx
+                        let r = row + dy
+                        guard c >= 0, c < columns, r >= 0, r < rows else { continue }
+                        let neighbour = r * columns + c
+                        if marks[neighbour] != 0 && !seen[neighbour] {
+                            seen[neighbour] = true
+                            stack.append(neighbour)
+                        }
+                    }
+                }
+            }
+            guard region.cells >= minCells else { continue }
+            region.box = Box(
+                minX: bounds.minX + minColumn * cell, minY: bounds.minY + minRow * cell,
+                maxX: min(bounds.maxX, bounds.minX + (maxColumn + 1) * cell - 1),
+                maxY: min(bounds.maxY, bounds.minY + (maxRow + 1) * cell - 1))
+            regions.append(region)
+        }
+        return regions
+    }
+}

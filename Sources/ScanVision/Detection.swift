@@ -1,0 +1,60 @@
+import ScanCore
+
+/// One decoded symbol in one frame.
+public struct Detection: Sendable, Equatable {
+    public var symbology: Symbology
+    /// The decoded bytes, exactly as the decoder returned them.
+    public var value: [UInt8]
+    /// Where the decoder saw it. For linear codes zbar reports scan-line hits, for 2D codes corners.
+    public var points: [Point]
+    /// FNC1 in first position: the data is GS1 element strings, FNC1 separators kept as GS (0x1D).
+    public var isGS1: Bool
+    /// An EAN-2/EAN-5 supplement read with the main code.
+    public var addOn: String?
+    /// Which engine read it ("zbar", "zxing").
+    public var engine: String
+    /// For a linear code read by zbar, the direction of the scan lines that read it: true along
+    /// rows, false down columns (zbar's symbol orientation); nil when unknown.
+    public var alongRows: Bool?
+    /// When the value was expanded (UPC-A or UPC-E reported as EAN-13): the code as printed.
+    public var printed: Printed?
+
+    /// A code as printed, before it was expanded.
+    public struct Printed: Sendable, Equatable, Hashable {
+        public var symbology: Symbology
+        public var value: [UInt8]
+
+        public init(symbology: Symbology, value: [UInt8]) {
+            self.symbology = symbology
+            self.value = value
+        }
+    }
+
+    public init(
+        symbology: Symbology, value: [UInt8], points: [Point], isGS1: Bool = false, addOn: String? = nil,
+        engine: String = "zbar", alongRows: Bool? = nil
+    ) {
+        self.symbology = symbology
+        self.value = value
+        self.points = points
+        self.isGS1 = isGS1
+        self.addOn = addOn
+        self.engine = engine
+        self.alongRows = alongRows
+    }
+
+    /// The scan direction: zbar's orientation when known, else what the points' order shows.
+    public var readsAlongRows: Bool { alongRows ?? DetectionSplitter.scansHorizontally(points) }
+
+    /// Takes another read of the same value into this one: its points, and its scan direction
+    /// when the two agree.
+    public mutating func absorb(_ other: Detection) {
+        points += other.points
+        if alongRows != other.alongRows { alongRows = nil }
+    }
+
+    public var box: Box? { Box(enclosing: points) }
+
+    /// The value as text when it is valid UTF-8 without NUL, else nil (then events carry base64).
+    public var text: String? { EncodedValue(bytes: value).text }
+}

@@ -1,0 +1,126 @@
+import ScanCore
+import Testing
+import ScanAgentConfig
+import ScanEvents
+
+@Suite("agent commands, subjects and status (pure)")
+struct AgentCommandParsingTests {
+    @Test("each verb parses; session.start takes an optional order id")
+    func verbs() throws {
+        #expect(try AgentCommand.parse(verb: "session.start", body: []).get() == .sessionStart(orderId: nil))
+        #expect(
+            try AgentCommand.parse(verb: "session.start", body: Array(#"{"orderId": "SO-9"}"#.utf8)).get()
+                == .sessionStart(orderId: "SO-9"))
+        #expect(try AgentCommand.parse(verb: "session.stop", body: Array("  \n".utf8)).get() == .sessionStop)
+        #expect(try AgentCommand.parse(verb: "pause", body: Array("{}".utf8)).get() == .pause)
+        #expect(try AgentCommand.parse(verb: "resume", body: []).get() == .resume)
+        #expect(try AgentCommand.parse(verb: "status", body: []).get() == .status)
+    }
+
+    @Test(
+        "bad requests are errors that say what is wrong",
+        arguments: [
+            ("reboot", "", "unknown verb 'reboot'"),
+            ("session.start", "{\"orderId\": ", "not JSON"),
+            ("session.start", "[1]", "must be a JSON object"),
+            ("session.start", "{\"orderId\": 42}", "orderId must be a string"),
+            ("session.start", "{\"order\": \"x\"}", "unknown key 'order'"),
+            ("pause", "{\"now\": true}", "it takes none"),
+            ("status", "\u{0}\u{1}", "not JSON"),
+        ])
+    func errors(verb: String, body: String, message: String) {
+        switch AgentCommand.parse(verb: verb, body: Array(body.utf8)) {
+        case .success(let command): Issue.record("\(verb) \(body) parsed as \(command)")
+        case .failure(let error):
+            #expect(error.message.contains(message), "\(error.message)")
+            let reply = try? JSONValue.parse(error.reply(camera: CameraIdentity(id: "c1")))
+            #expect(reply?["ok"] == .bool(false))
+            #expect(reply?["error"]?.stringValue == error.message)
+        }
+    }
+
+    @Test("command subjects carry verbs with dots; other cameras' subjects are not ours")
+    func subjects() throws {
+        let subjects = ContractSubjects(prefix: "scantrack")
+        #expect(try subjects.commands(site: "dc1", camera: "cam-07") == "scantrack.v1.cmd.dc1.cam-07.>")
+        let subject = try subjects.command(site: "dc1", camera: "cam-07", verb: "session.start")
+        #expect(subject == "scantrack.v1.cmd.dc1.cam-07.session.start")
+        #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-07") == "session.start")
+        #expect(subjects.verb(ofCommandSubject: subject, site: "dc1", camera: "cam-0") == nil)
+        #expect(try subjects.agent(.sighting, site: "dc1", camera: "cam-07") == "scantrack.v1.sighting.dc1.cam-07")
+        #expect(ContractSubjects(prefix: "acme.scan").agentStream == "ACME_SCAN_AGENT")
+        #expect(ContractSubjects(prefix: "acme.scan").rulesBucket == "ACME_SCAN_RULES")
+    }
+
+    @Test("the heartbeat carries what the issue lists, as one JSON object")
+    func heartbeat() throws {
+        var status = AgentStatus()
+        status.runId = "r1"
+        status.fpsIn = 29.96
+        status.framesDropped = 3
+        status.spoolDepth = 12
+        status.nats = "disconnected"
+        status.rulesRevision = "7"
+        status.rulesSource = "cache"
+        status.sessionId = "cam-r1-s2"
+        let event = EventFactory(camera: CameraIdentity(id: "cam", site: "dc1", lane: "L2"))
+            .status(status, time: Timestamp(milliseconds: 0), sequence: 4)
+        let json = try JSONValue.parse(event.json)
+        #expect(event.kind == .status)
+        #expect(json["eventId"] == .string("cam-r1.status.4"))
+        #expect(json["fpsIn"]?.doubleValue == 30.0)
+        #expect(json["framesDropped"]?.intValue == 3)
+        #expect(json["spool"]?["depth"]?.intValue == 12)
+        #expect(json["nats"] == .string("disconnected"))
+        #expect(json["rules"]?["revision"] == .string("7"))
+        #expect(json["rules"]?["source"] == .string("cache"))
+        #expect(json["lane"] == .string("L2"))
+        #expect(json["sessionId"] == .string("cam-r1-s2"))
+        #expect(json["decodeMs"]?["avg"] != nil)
+        #expect(json["liveTracks"]?.intValue == 0)
+    }
+
+    @Test("set-controls takes exposure, gain, frame rate and region, and refuses the rest by name")
+    func setControls() {
+        guard
+            case .success(.setControls(let controls)) = AgentCommand.parse(
+                verb: "set-controls",
+                body: Array(#"{"exposureMicroseconds": 80, "region": {"width": 640, "height": 200}}"#.utf8))
+        else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(controls.exposureMicroseconds == 80 && controls.region?.height == 200)
+        for (body, words) in [
+            ("{}", "name at least one"), (#"{"pixelFormat": "Mono8"}"#, "unknown key 'pixelFormat'"),
+            (#"{"gainDecibels": "high"}"#, "controls.gainDecibels"),
+        ] {
+            guard case .failure(let error) = AgentCommand.parse(verb: "set-controls", body: Array(body.utf8)) else {
+                Issue.record("\(body) accepted")
+                continue
+            }
+            #expect(error.message.contains(words), "\(body): \(error.message)")
+        }
+    }
+
+    @Test("trigger takes no arguments; focus is a live control")
+    func trigger() {
+        guard case .success(.trigger) = AgentCommand.parse(verb: "trigger", body: []) else {
+            Issue.record("trigger not parsed")
+            return
+        }
+        guard case .failure(let error) = AgentCommand.parse(verb: "trigger", body: Array(#"{"count": 2}"#.utf8)) else {
+            Issue.record("an argument accepted")
+            return
+        }
+        #expect(error.message.contains("unknown key 'count'"), "\(error.message)")
+        guard
+            case .success(.setControls(let controls)) = AgentCommand.parse(
+                verb: "set-controls", body: Array(#"{"focus": 120}"#.utf8))
+        else {
+            Issue.record("focus not parsed")
+            return
+        }
+        #expect(controls.focus == 120)
+    }
+}

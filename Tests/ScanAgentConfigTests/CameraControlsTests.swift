@@ -1,0 +1,67 @@
+import Testing
+
+@testable import ScanCore
+@testable import ScanAgentConfig
+
+/// `source.controls` of a `genicam` source: read by path, refused by path.
+@Suite("camera controls in the agent config")
+struct CameraControlsTests {
+    @Test("a genicam source with every control is read as written")
+    func reads() throws {
+        let config = try AgentConfig.parse(
+            Array(
+                #"""
+                {"camera": {"id": "cam-1"}, "source": {"type": "genicam", "camera": "Basler-40012345", "controls": {
+                  "exposureMicroseconds": 80, "gainDecibels": 6.5, "frameRate": 60, "pixelFormat": "Mono8",
+                  "region": {"x": 16, "y": 8, "width": 1920, "height": 600}, "binning": {"horizontal": 2, "vertical": 2},
+                  "trigger": {"line": "Line1", "edge": "falling"}, "features": {"BalanceWhiteAuto": "Off", "GevSCPD": 1000},
+                  "clampOutOfRange": true}}}
+                """#.utf8), file: "a.json")
+        #expect(config.source.kind == .genicam && config.source.camera == "Basler-40012345")
+        let controls = config.source.controls
+        #expect(controls.exposureMicroseconds == 80 && controls.gainDecibels == 6.5 && controls.frameRate == 60)
+        #expect(controls.region == CameraControls.Region(x: 16, y: 8, width: 1920, height: 600))
+        #expect(controls.binning?.horizontal == 2 && controls.trigger == .line("Line1", rising: false))
+        #expect(controls.features.map(\.name) == ["BalanceWhiteAuto", "GevSCPD"] && controls.clampOutOfRange)
+        let software = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c"}, "source": {"type": "genicam", "controls": {"trigger": "software"}}}"#.utf8),
+            file: "b.json")
+        #expect(software.source.controls.trigger == .software && software.source.camera == nil)
+        let focused = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c"}, "source": {"type": "v4l2", "controls": {"focus": 120}}}"#.utf8),
+            file: "c.json")
+        #expect(focused.source.controls.focus == 120 && !focused.source.controls.focusAuto)
+    }
+
+    @Test("a set-controls change is applied alone now, and merged into the controls applied at every reconnect")
+    func changed() {
+        var config = CameraControls()
+        config.exposureMicroseconds = 80
+        config.gainDecibels = 6
+        config.features = [("GevSCPD", .number(1000))]
+        var change = CameraControls()
+        change.exposureMicroseconds = 60
+        change.focus = 40
+        change.region = .init(x: 0, y: 100, width: 640, height: 200)
+        let (now, merged) = config.changed(by: change)
+        #expect(now.exposureMicroseconds == 60 && now.focus == 40 && now.gainDecibels == nil)
+        #expect(now.region == nil && now.features.isEmpty, "a region restarts the stream; features stay as they are")
+        #expect(merged.exposureMicroseconds == 60 && merged.gainDecibels == 6 && merged.focus == 40)
+        #expect(merged.region == change.region && merged.features.count == 1)
+    }
+
+    @Test("a bad control is refused by its path")
+    func refuses() {
+        let text = #"""
+            {"camera": {"id": "c"}, "source": {"type": "genicam", "controls": {"exposureMicroseconds": 0,
+              "gain": 3, "region": {"x": 1}, "trigger": "sometimes", "features": {"Nested": {"a": 1}}}}}
+            """#
+        let errors = #expect(throws: ConfigErrors.self) { try AgentConfig.parse(Array(text.utf8), file: "c.json") }
+        let paths = Set(errors?.issues.map(\.path) ?? [])
+        #expect(
+            paths == [
+                "source.controls.exposureMicroseconds", "source.controls.gain", "source.controls.region",
+                "source.controls.trigger", "source.controls.features.Nested",
+            ], "\(errors?.description ?? "")")
+    }
+}

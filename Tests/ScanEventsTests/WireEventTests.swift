@@ -1,0 +1,220 @@
+import Testing
+
+@testable import ScanCore
+@testable import ScanAgentConfig
+@testable import ScanEvents
+@testable import ScanPipeline
+@testable import ScanVision
+
+/// Each wire event has one type that writes and reads it: what the pipeline writes, its type
+/// reads back to the same bytes, and what breaks the contract is refused naming the field.
+@Suite("wire events")
+struct WireEventTests {
+    static let start = Timestamp(milliseconds: 1_795_800_000_000)
+    static func time(_ frame: Int) -> Timestamp { start.adding(milliseconds: Int64(frame) * 100) }
+    static func code(_ value: String, x: Int, y: Int) -> Detection {
+        Detection(
+            symbology: .code128, value: Array(value.utf8),
+            points: [Point(x: x, y: y), Point(x: x, y: y + 40), Point(x: x + 120, y: y + 40), Point(x: x + 120, y: y)],
+            isGS1: value.hasPrefix("00"), alongRows: true)
+    }
+
+    /// Every event of a short run: two codes, one binary, a command session with an order.
+    static func run() -> [AgentEvent] {
+        var session = SessionConfig()
+        session.start = .command
+        var pipeline = ScanPipeline(
+            camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1", station: "S1"), session: session,
+            idPrefix: "cam-1-r1")
+        var events = pipeline.startSession(orderId: "SO-7", at: time(0))
+        for frame in 0..<30 {
+            var detections = [code("001234567890123457", x: 10 + frame * 8, y: 40)]
+            if frame >= 5 {
+                detections.append(
+                    Detection(
+                        symbology: .qrCode, value: [0x00, 0xFF, 0x10],
+                        points: [
+                            Point(x: 400, y: 300), Point(x: 400, y: 360), Point(x: 460, y: 360), Point(x: 460, y: 300),
+                        ]))
+            }
+            events += pipeline.process(frame: frame, time: time(frame), detections: detections)
+        }
+        events += pipeline.stopSession(at: time(31))
+        events += pipeline.finish(time: time(32))
+        return events
+    }
+
+    @Test("what the agent writes, each type reads back to the same bytes")
+    func roundTrip() throws {
+        let events = Self.run()
+        var kinds: Set<AgentEvent.Kind> = []
+        for event in events {
+            kinds.insert(event.kind)
+            let json = try JSONValue.parse(event.json)
+            let again: [UInt8]
+            switch event.kind {
+            case .sighting: again = try SightingEvent.parse(json).json
+            case .sessionStarted, .sessionCompleted: again = try SessionEvent.parse(json).json
+            case .trackAdded, .trackUpdated, .trackRemoved: again = try TrackEvent.parse(json).json
+            case .status: again = try StatusEvent.parse(json).json
+            case .noread: again = try NoReadEvent.parse(json).json
+            }
+            #expect(again == event.json, "\(String(decoding: event.json, as: UTF8.self))")
+        }
+        #expect(kinds.isSuperset(of: [.sighting, .sessionStarted, .sessionCompleted, .trackAdded, .trackRemoved]))
+        let sightings = try events.filter { $0.kind == .sighting }.map {
+            try SightingEvent.parse(JSONValue.parse($0.json))
+        }
+        #expect(sightings.count == 2)
+        #expect(sightings.contains { $0.gs1 && $0.value == "001234567890123457" })
+        #expect(sightings.contains { $0.valueEncoding == "base64" && Base64.decode($0.value) == [0x00, 0xFF, 0x10] })
+        let completed = try #require(events.first { $0.kind == .sessionCompleted })
+        let session = try SessionEvent.parse(JSONValue.parse(completed.json))
+        #expect(session.orderId == "SO-7" && session.reason == "command" && session.items == 2)
+    }
+
+    @Test("a heartbeat reads back to the status it was made from")
+    func status() throws {
+        var status = AgentStatus()
+        status.runId = "r1"
+        status.sourceType = "v4l2"
+        status.sourceState = "streaming"
+        status.fpsIn = 30
+        status.framesIn = 900
+        status.framesProcessed = 880
+        status.framesDropped = 20
+        status.decodeFailures = 2
+        status.sightings = 41
+        status.noReads = 3
+        status.decodeMillisecondsP99 = 31.25
+        status.decoderThreads = 2
+        status.scanned = [AgentStatus.ScannedShare(purpose: "tracked", share: 0.125)]
+        status.liveTracks = 4
+        status.sessionId = "cam-1-r1-s3"
+        status.spoolDepth = 12
+        status.nats = "degraded"
+        status.rulesRevision = "9"
+        status.rulesSource = "bucket"
+        status.rulesError = "revision 10: bad"
+        let event = EventFactory(camera: CameraIdentity(id: "cam-1", site: "dc1")).status(
+            status, time: Self.start, sequence: 3)
+        let read = try StatusEvent.parse(JSONValue.parse(event.json))
+        #expect(read.status == status)
+        #expect(read.eventId == "cam-1-r1.status.3")
+        #expect(read.json == event.json)
+    }
+
+    @Test("a track merged into another says which, as a field of its type")
+    func mergedInto() throws {
+        let track = TrackEvent(
+            .removed, track: Track.confirmedForTests(id: "cam-1-r1-4"),
+            camera: CameraIdentity(id: "cam-1", site: "dc1"),
+            time: Self.start, sequence: 0, mergedInto: "cam-1-r1-2")
+        let read = try TrackEvent.parse(JSONValue.parse(track.json))
+        #expect(read.mergedInto == "cam-1-r1-2")
+        #expect(read.eventId == "cam-1-r1-4.removed")
+    }
+
+    @Test("what breaks the contract is refused with a reason and the field's name")
+    func refusals() throws {
+        let sighting = try #require(Self.run().first { $0.kind == .sighting })
+        func refused(_ edit: (inout [(String, JSONValue)]) -> Void) -> DeadLetter? {
+            guard case .object(var members) = try? JSONValue.parse(sighting.json) else { return nil }
+            edit(&members)
+            do {
+                _ = try SightingEvent.parse(.object(members))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        func set(_ key: String, _ value: JSONValue) -> (inout [(String, JSONValue)]) -> Void {
+            { members in
+                members.removeAll { $0.0 == key }
+                members.append((key, value))
+            }
+        }
+        #expect(
+            refused(set("status", .string("maybe")))
+                == DeadLetter(.badValue, "status 'maybe' is not accepted or rejected"))
+        #expect(refused { $0.removeAll { $0.0 == "trackId" } } == DeadLetter(.missingField, "trackId"))
+        #expect(
+            refused(set("firstSeen", .string("yesterday")))?.detail == "firstSeen 'yesterday' is not an RFC 3339 time")
+        #expect(refused(set("frames", .number(-1)))?.reason == .wrongType)
+        #expect(refused(set("type", .string("status")))?.reason == .unknownType)
+        #expect(
+            refused(set("box", .object([("first", .string("x")), ("last", .array([]))])))?.detail.hasPrefix("box.first")
+                == true)
+        #expect(refused(set("gs1", .string("yes")))?.detail == "gs1 is a string, not a boolean")
+        let completed = try #require(Self.run().first { $0.kind == .sessionCompleted })
+        guard case .object(var members) = try JSONValue.parse(completed.json) else { return }
+        members.removeAll { $0.0 == "codes" }
+        members.append(("codes", .array([.object([("value", .string("A")), ("trackIds", .array([]))])])))
+        #expect(throws: DeadLetter(.missingField, "codes[0].symbology")) { try SessionEvent.parse(.object(members)) }
+    }
+}
+
+extension WireEventTests {
+    /// A no-read as the pipeline makes it, with a picture's bytes and file name added.
+    static func noRead() -> NoReadEvent {
+        let noRead = CandidateTracker.NoRead(
+            trackId: "cam-1-r1-n4", firstFrame: 3, lastFrame: 20, firstSeen: time(3), lastSeen: time(20), frames: 16,
+            firstBox: Box(minX: 0, minY: 10, maxX: 99, maxY: 59),
+            lastBox: Box(minX: 140, minY: 12, maxX: 239, maxY: 61),
+            family: .linear, image: nil, sharpness: 31.5)
+        var event = NoReadEvent(
+            noRead, camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), time: time(31), sessionId: "s-1")
+        event.image = event.imageFileName
+        event.imagePNG = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        return event
+    }
+
+    @Test("a no-read reads back to the same bytes, its picture and file name included")
+    func noReadRoundTrip() throws {
+        let event = Self.noRead()
+        let parsed = try NoReadEvent.parse(try JSONValue.parse(event.json))
+        #expect(parsed == event)
+        #expect(parsed.json == event.json)
+        #expect(parsed.image == "cam-1-r1-n4.png")
+        #expect(event.agentEvent.kind == .noread && event.agentEvent.eventId == "cam-1-r1-n4.noread")
+    }
+
+    @Test("a no-read that breaks the contract is refused naming the field")
+    func noReadRefusals() throws {
+        func refused(_ key: String, _ value: JSONValue?) -> DeadLetter? {
+            guard case .object(var members) = try? JSONValue.parse(Self.noRead().json) else { return nil }
+            members.removeAll { $0.0 == key }
+            if let value { members.append((key, value)) }
+            do {
+                _ = try NoReadEvent.parse(.object(members))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refused("family", .string("qr")) == DeadLetter(.badValue, "family 'qr' is not linear or matrix"))
+        #expect(refused("imagePng", .string("aGVsbG8=")) == DeadLetter(.badValue, "imagePng is not a base64 PNG"))
+        #expect(refused("box", nil) == DeadLetter(.missingField, "box"))
+        #expect(refused("box", .bool(true))?.detail == "box is a boolean, not an object")
+        #expect(refused("frames", .number(0))?.reason == .badValue)
+        #expect(refused("lastSeen", .string("2020-01-01T00:00:00Z"))?.reason == .badValue)
+        #expect(refused("sharpness", .string("NaN"))?.reason == .wrongType)
+    }
+}
+
+extension Track {
+    /// A confirmed track for event tests.
+    static func confirmedForTests(id: String) -> Track {
+        var tracker = Tracker(
+            config: TrackingConfig(), idPrefix: String(id.split(separator: "-").dropLast().joined(separator: "-")))
+        let box = [Point(x: 10, y: 10), Point(x: 10, y: 50), Point(x: 130, y: 50), Point(x: 130, y: 10)]
+        for frame in 0..<3 {
+            _ = tracker.step(
+                frame: frame, time: Timestamp(milliseconds: Int64(frame) * 100),
+                detections: [Detection(symbology: .code128, value: Array("T".utf8), points: box)])
+        }
+        var track = tracker.live[0]
+        track.id = id
+        return track
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import ScanCore
+import ScanNATS
+import ScanTestSupport
+import Testing
+import ScanEvents
+
+/// What the camera tests (GigE Vision, RTSP) share: the test's own bus, the sightings an agent
+/// published, its heartbeats, the replay of the clip it was shown, stopping a process.
+enum CameraHarness {
+    typealias H = AgentRunHarness
+
+    /// A subject prefix of the test's own on the bus, its JetStream (the caller deletes the
+    /// agents' stream), and a subscription to cam-01's heartbeats.
+    static func bus(_ natsURL: String) throws -> (prefix: String, jetStream: JetStream, heartbeats: NATSSubscription) {
+        let prefix = TestEnvironment.uniqueName("st")
+        let connection = try NATSConnection(url: natsURL)
+        let heartbeats = try connection.subscribe(subject: "\(prefix).v1.status.dc1.cam-01")
+        try connection.flush()
+        return (prefix, try connection.jetStream(), heartbeats)
+    }
+
+    /// The values of the sightings in the agents' stream under `prefix`, sorted, and their event ids.
+    static func sightings(_ jetStream: JetStream, prefix: String) throws -> (values: [String], ids: [String]) {
+        let events = try H.streamEvents(jetStream, prefix: prefix).filter {
+            $0.event["type"]?.stringValue == "sighting"
+        }
+        return (
+            events.compactMap { $0.event["value"]?.stringValue }.sorted(),
+            events.compactMap { $0.event["eventId"]?.stringValue }
+        )
+    }
+
+    /// Every heartbeat waiting on `subscription`, parsed.
+    static func heartbeats(_ subscription: NATSSubscription) throws -> [AgentStatus] {
+        var statuses: [AgentStatus] = []
+        while let message = try subscription.next(timeoutMilliseconds: 100) {
+            statuses.append(try StatusEvent.parse(try JSONValue.parse(message.bytes)).status)
+        }
+        return statuses
+    }
+
+    /// The replay's sighting values of `clip`, sorted.
+    static func replayValues(_ clip: String) throws -> [String] {
+        try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s.
+    static func stop(_ process: Process) {
+        process.terminate()
+        if !Polling.until(seconds: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}

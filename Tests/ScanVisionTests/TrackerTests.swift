@@ -1,0 +1,208 @@
+import Testing
+
+@testable import ScanCore
+@testable import ScanVision
+
+/// The tracker driven by hand-made detections and a manual frame clock.
+@Suite("tracker")
+struct TrackerTests {
+    static let start = Timestamp(milliseconds: 1_795_800_000_000)
+    static func time(_ frame: Int) -> Timestamp { start.adding(milliseconds: Int64(frame) * 1000 / 30) }
+
+    /// A QR-like code: a square box at (x, y).
+    static func code(_ value: String, x: Int, y: Int, size: Int = 60, symbology: Symbology = .qrCode) -> Detection {
+        Detection(
+            symbology: symbology, value: Array(value.utf8),
+            points: [
+                Point(x: x, y: y), Point(x: x, y: y + size), Point(x: x + size, y: y + size), Point(x: x + size, y: y),
+            ])
+    }
+
+    /// Runs frames through a tracker; returns every sighting-worthy (removed) track.
+    static func run(
+        frames: Int, config: TrackingConfig = TrackingConfig(), detections: (Int) -> [Detection]
+    ) -> (ended: [Track], events: [TrackerEvent]) {
+        var tracker = Tracker(config: config, idPrefix: "cam-1-run")
+        var events: [TrackerEvent] = []
+        for frame in 0..<frames {
+            events += tracker.step(frame: frame, time: time(frame), detections: detections(frame))
+        }
+        events += tracker.finish()
+        let ended = events.compactMap { event -> Track? in if case .removed(let track) = event { track } else { nil } }
+        return (ended, events)
+    }
+
+    @Test("a moving code is one track with one ID from start to end")
+    func moving() throws {
+        let result = Self.run(frames: 40) { frame in [Self.code("A", x: 10 + frame * 12, y: 50)] }
+        let track = try #require(result.ended.first)
+        #expect(result.ended.count == 1)
+        #expect(track.id == "cam-1-run-1")
+        #expect(track.firstFrame == 0 && track.lastFrame == 39 && track.decodes == 40)
+        #expect(abs(track.velocityPixelsPerSecond - 360) < 1)
+    }
+
+    @Test("identical codes side by side are two tracks")
+    func identicalSideBySide() {
+        let result = Self.run(frames: 30) { frame in
+            [Self.code("SAME", x: 10 + frame * 8, y: 20), Self.code("SAME", x: 10 + frame * 8, y: 200)]
+        }
+        #expect(result.ended.count == 2)
+        #expect(Set(result.ended.map(\.id)).count == 2)
+    }
+
+    @Test("identical codes back to back keep their order and IDs")
+    func identicalBackToBack() {
+        // Two equal codes 150 px apart moving right; each track must stay with its own code.
+        let result = Self.run(frames: 30) { frame in
+            [Self.code("SAME", x: 160 + frame * 10, y: 50), Self.code("SAME", x: 10 + frame * 10, y: 50)]
+        }
+        #expect(result.ended.count == 2)
+        for track in result.ended {
+            let moved = track.lastBox.minX - track.firstBox.minX
+            #expect(moved == 290, "each track follows one code (moved \(moved))")
+        }
+    }
+
+    @Test("a code keeps its ID through 10 frames without a decode, predicted where it moved")
+    func survivesMisses() {
+        let result = Self.run(frames: 50) { frame in
+            (20..<30).contains(frame) ? [] : [Self.code("A", x: frame * 9, y: 40)]
+        }
+        #expect(result.ended.count == 1)
+        #expect(result.ended.first?.decodes == 40)
+    }
+
+    @Test("after more than maxMissedFrames the track ends, and the code starts a new one")
+    func endsAfterMisses() {
+        var config = TrackingConfig()
+        config.maxMissedFrames = 5
+        let result = Self.run(frames: 40, config: config) { frame in
+            (10..<16).contains(frame) ? [] : [Self.code("A", x: 100, y: 40)]
+        }
+        #expect(result.ended.count == 2)
+    }
+
+    @Test("a read in one frame only never becomes a sighting")
+    func oneFrameMisread() {
+        let result = Self.run(frames: 20) { frame in frame == 7 ? [Self.code("GHOST", x: 300, y: 300)] : [] }
+        #expect(result.ended.isEmpty)
+        #expect(!result.events.contains { if case .added = $0 { true } else { false } })
+    }
+
+    @Test("minDecodes 1 confirms on first sight")
+    func minDecodesOne() {
+        var config = TrackingConfig()
+        config.minDecodes = 1
+        #expect(
+            Self.run(frames: 3, config: config) { frame in frame == 1 ? [Self.code("X", x: 0, y: 0)] : [] }.ended.count
+                == 1)
+    }
+
+    @Test("conflicting reads of one code are settled by vote")
+    func vote() throws {
+        let result = Self.run(frames: 20) { frame in
+            [Self.code(frame % 5 == 0 ? "B" : "A", x: 50 + frame * 4, y: 50)]
+        }
+        let track = try #require(result.ended.first)
+        #expect(result.ended.count == 1)
+        #expect(track.value == Array("A".utf8))
+        #expect(track.decodes == 20)
+    }
+
+    @Test("a code fixed in view is one track for the whole stream")
+    func fixed() {
+        let result = Self.run(frames: 300) { frame in frame % 7 == 3 ? [] : [Self.code("LANE-3", x: 500, y: 400)] }
+        #expect(result.ended.count == 1)
+        #expect(result.ended.first?.frames == 300)
+    }
+
+    @Test("track.updated is throttled")
+    func throttled() {
+        var config = TrackingConfig()
+        config.updateIntervalMilliseconds = 500
+        let result = Self.run(frames: 60, config: config) { frame in [Self.code("A", x: frame * 5, y: 0)] }
+        let updates = result.events.filter { if case .updated = $0 { true } else { false } }.count
+        #expect(updates == 3, "two seconds at 30 fps, an update every 500 ms after the add")
+    }
+
+    @Test("a second partial read of a code already tracked does not start a track")
+    func fragmentsAbsorbed() {
+        // A linear code read whole plus a one-end fragment inside it, every frame.
+        let result = Self.run(frames: 20) { frame in
+            let x = 40 + frame * 6
+            let whole = Detection(
+                symbology: .code128, value: Array("LPN-1".utf8),
+                points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })
+            let fragment = Detection(
+                symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: x, y: 140), Point(x: x, y: 142)])
+            return [whole, fragment]
+        }
+        #expect(result.ended.count == 1)
+    }
+
+    @Test(
+        "a confirmed edge-only track that ends beside the whole code's track is folded into it, not a second sighting")
+    func edgeTrackFoldedAtEnd() {
+        // Frames 0-4: only one end of a linear code is read (a point, 40 px left of where the whole
+        // code shows); from frame 5 the whole code is read and starts its own track, the edge reads stop.
+        let value = Array("LPN-2".utf8)
+        let result = Self.run(frames: 40) { frame in
+            if frame < 5 {
+                return [
+                    Detection(
+                        symbology: .code128, value: value,
+                        points: [Point(x: 20 + frame * 6, y: 100), Point(x: 20 + frame * 6, y: 102)])
+                ]
+            }
+            let x = 60 + frame * 6
+            return [
+                Detection(
+                    symbology: .code128, value: value,
+                    points: (0..<20).map { Point(x: $0 % 2 == 0 ? x : x + 200, y: 100 + $0) })
+            ]
+        }
+        #expect(result.ended.count == 1)
+        let merged = result.events.filter { if case .merged = $0 { true } else { false } }
+        #expect(merged.count == 1)
+        #expect(result.ended.first?.firstFrame == 0, "the whole code's track took over the edge track's start")
+    }
+
+    @Test(
+        "a read's scan direction is zbar's orientation when known, in whatever order its points come; else their order")
+    func scanDirection() {
+        func direction(_ points: [(Int, Int)], alongRows: Bool? = nil, engine: String = "zbar") -> Bool? {
+            Track.scanDirection(
+                Detection(
+                    symbology: .code128, value: Array("LPN-1".utf8), points: points.map { Point(x: $0.0, y: $0.1) },
+                    engine: engine,
+                    alongRows: alongRows))
+        }
+        // Along rows, back and forth: each line's point at the end where the decode completed.
+        let rows = [(1581, 386), (1795, 398), (1581, 410), (1795, 422), (1581, 434)]
+        #expect(direction(rows) == true)
+        #expect(direction(rows, alongRows: true) == true)
+        // The same lines' points in an order that misleads (reads of several regions are joined):
+        // the orientation does not.
+        let joined = [(1581, 434), (1795, 422), (1795, 398), (1581, 410), (1581, 386)]
+        #expect(direction(joined) == false)
+        #expect(direction(joined, alongRows: true) == true)
+        // Down columns.
+        #expect(direction(rows.map { ($0.1, $0.0) }) == false)
+        #expect(direction(joined.map { ($0.1, $0.0) }, alongRows: false) == false)
+        // Two points without an orientation tell nothing; with one they do.
+        #expect(direction([(460, 715), (674, 717)]) == nil)
+        #expect(direction([(460, 715), (674, 717)], alongRows: true) == true)
+        // Other engines' reads carry corners, not scan lines.
+        #expect(direction([(0, 0), (200, 0), (200, 100), (0, 100)], alongRows: true, engine: "zxing") == nil)
+        // Reads joined from two directions lose it.
+        var merged = Detection(
+            symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 1, y: 1)], alongRows: true)
+        merged.absorb(
+            Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 2, y: 2)], alongRows: true))
+        #expect(merged.alongRows == true && merged.points.count == 2)
+        merged.absorb(
+            Detection(symbology: .code128, value: Array("LPN-1".utf8), points: [Point(x: 3, y: 3)], alongRows: false))
+        #expect(merged.alongRows == nil)
+    }
+}
