@@ -303,23 +303,23 @@ let package = Package(
                 "ScanTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        // The agent's programs on clips, stills and the corpus (scan-agent replay, decode, tune) and
-        // its wiring.
+        // Unit tests of scan-agent's own module (run ids, its spool).
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanJPEG", "ScanMedia",
-                "ScanPNG", "ScanServices", "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZXing",
+                "ScanAgent", "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        // The system tests: several programs at once against nats-server (and a cluster of three),
-        // PostgreSQL, Aravis's fake camera, an RTSP server, Prometheus and headless Chromium.
+        // The integration tests: the built programs as processes (scan-agent on clips, stills and the
+        // corpus; several programs at once) against the real servers: nats-server (and a cluster of
+        // three), PostgreSQL, Aravis's fake camera, an RTSP server, Prometheus and headless Chromium.
         .testTarget(
             name: "ScanSystemTests",
             dependencies: [
                 "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam",
-                "ScanNATS", "ScanPNG", "ScanPostgres", "ScanSynth", "ScanTestSupport",
+                "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanSynth", "ScanTestSupport",
+                "ScanVision", "ScanZXing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
