@@ -203,5 +203,19 @@ struct ProgramRolesTests {
             return
         }
         #expect(shifts.first?["sightings"]?.intValue == expected, "\(report.stdoutText)")
+
+        // The password file by flag (--pg-password-file) instead of the environment; the flag is
+        // taken over the variable.
+        let period = ["report", "--from", "2000-01-01", "--to", "2100-01-01", "--format", "json"]
+        var withoutVariable = environments["reporter"] ?? [:]
+        withoutVariable["SCANTRACK_PG_PASSWORD_FILE"] = nil
+        let byFlag = try ProcessRunner.run(
+            scanadmin, period + ["--pg-password-file", logins.passwordFile("reporter")], environment: withoutVariable)
+        #expect(byFlag.status == 0, "\(byFlag.stderr)")
+        let missing = dir + "/no-such-password"
+        let overVariable = try ProcessRunner.run(
+            scanadmin, period + ["--pg-password-file", missing], environment: environments["reporter"])
+        #expect(overVariable.status != 0)
+        #expect(overVariable.stderr.contains(missing), "\(overVariable.stderr)")
     }
 }
