@@ -66,6 +66,13 @@ pids+=($!)
 "$bin/scanadmin" tail --type item & pids+=($!)
 "$bin/scanadmin" tail --type pack & pids+=($!)
 sleep 1
+# The WMS sends ORD-1003 again over NATS (revision 2, the CSV import was 1) and waits for the
+# aggregator's answer and the verdict of the pack made for it (docs/integration.md, "order").
+wms=""
+if [ -x .cache/venv/bin/python ]; then
+  .cache/venv/bin/python scripts/wms_consumer.py --order docs/examples/order.json --await-pack 90 \
+    > "$work/wms-order.json" 2> "$work/logs/wms-order.log" & wms=$!
+fi
 "$bin/scan-agent" run --config "$lane1" 2> "$work/logs/cam-01.log" & a1=$!
 "$bin/scan-agent" run --config "$pack" 2> "$work/logs/cam-10.log" & a3=$!
 sleep 1.5  # cam-02 is 1.5 s downstream of cam-01
@@ -94,6 +101,12 @@ echo
 echo "== orders"
 for order in ORD-1001 ORD-1002 ORD-1003; do "$bin/scanadmin" orders show "$order"; echo; done
 
+if [ -n "$wms" ]; then
+  echo "== an order from the WMS over NATS: its answer and its pack's verdict"
+  wait "$wms" || true
+  cat "$work/wms-order.json"
+  echo
+fi
 echo "== what a WMS received (JetStream, validated against docs/schema/)"
 if [ -x .cache/venv/bin/python ]; then
   .cache/venv/bin/python scripts/wms_consumer.py --results --idle 1 || true

@@ -8,6 +8,11 @@ With --results it reads the aggregator's item passes and pack records instead; w
 listens to the core NATS track events and heartbeats (what live viewers use) and checks those.
 
     wms_consumer.py --nats URL --prefix scantrack [--results | --live] [--idle 3] [--expect N]
+    wms_consumer.py --nats URL --prefix scantrack --order ORDER.json [--await-pack SECONDS]
+
+With --order it plays the WMS's other half: it publishes an order (checked against its schema
+first), reads the aggregator's answer on scantrack.v1.orderack.<site>, and, with --await-pack, the
+verdict of the pack record made for the order.
 
 Prints one JSON summary line; exits 0 when every message is valid (and, with --expect, when
 exactly N distinct sightings, or with --results item passes, arrived), 1 otherwise.
@@ -72,12 +77,14 @@ def contract(path=ASYNCAPI):
     families = {}
     for name, channel in doc["channels"].items():
         tokens = (channel.get("address") or "").split(".")
-        if len(tokens) != 5 or tokens[1] != "v1" or tokens[3] != "{site}":
+        # scantrack.v1.<family>.{site}.{place}, or scantrack.v1.<family>.{site} (orders and their
+        # answers: no place token).
+        if len(tokens) not in (4, 5) or tokens[1] != "v1" or tokens[3] != "{site}":
             continue
         for message in channel["messages"].values():
             payload = resolve(message["$ref"])["payload"]
             schema = resolve(payload["schema"]["$ref"])
-            families[tokens[2]] = (jsonschema.Draft202012Validator(schema), tokens[4].strip("{}"))
+            families[tokens[2]] = (jsonschema.Draft202012Validator(schema), tokens[4].strip("{}") if len(tokens) == 5 else "")
     return families
 
 
@@ -97,6 +104,11 @@ async def main():
     parser.add_argument("--results", action="store_true", help="read item passes and pack records from the aggregator")
     parser.add_argument("--live", action="store_true",
                         help="check live track events and heartbeats (core NATS) until --idle seconds pass without one")
+    parser.add_argument("--order", metavar="FILE",
+                        help="publish the order in FILE (order.schema.json) to scantrack.v1.order.<site>, print the "
+                             "aggregator's answer, and with --await-pack the verdict of the first pack record for it")
+    parser.add_argument("--await-pack", type=float, metavar="SECONDS", default=0,
+                        help="with --order: wait this long for a pack record of the order")
     parser.add_argument("--check-asyncapi", metavar="PATH", nargs="?", const=ASYNCAPI,
                         help="only check the AsyncAPI document (every reference resolves) and print its event subjects")
     args = parser.parse_args()
@@ -108,9 +120,12 @@ async def main():
     if args.live:
         return await live(args, families)
 
+    if args.order:
+        return await order(args, families)
     if args.results:
-        # The last subject token names the lane of an item, the station of a pack.
-        validators, place = load(families, ["item", "pack"])
+        # The last subject token names the lane of an item, the station of a pack; an answer to an
+        # order has the site only.
+        validators, place = load(families, ["item", "pack", "orderack"])
         stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
         validators, place = load(families, ["sighting", "session", "noread"])
@@ -136,18 +151,18 @@ async def main():
                 problems.append(f"{where}: not JSON: {error}")
                 await msg.ack()
                 continue
-            family = tokens[2] if len(tokens) == 5 and tokens[1] == "v1" else None
-            if family not in validators:
+            family = tokens[2] if len(tokens) in (4, 5) and tokens[1] == "v1" else None
+            if family not in validators or len(tokens) != (5 if place[family] else 4):
                 problems.append(f"{where}: not a documented subject")
             else:
                 counts[family] += 1
                 for error in validators[family].iter_errors(event):
                     problems.append(f"{where} {event.get('eventId')}: {error.message}")
                 where_to = place[family]
-                if tokens[3] != event.get("site") or tokens[4] != event.get(where_to):
+                if tokens[3] != event.get("site") or (where_to and tokens[4] != event.get(where_to)):
                     problems.append(f"{where}: subject does not match site/{where_to} {event.get('site')}/{event.get(where_to)}")
                 # Agents' message ids are the subject and the event id; the aggregator's the event id.
-                expected_id = event.get("eventId") if family in ("item", "pack") else f"{msg.subject}/{event.get('eventId')}"
+                expected_id = event.get("eventId") if family in ("item", "pack", "orderack") else f"{msg.subject}/{event.get('eventId')}"
                 if (msg.headers or {}).get("Nats-Msg-Id") != expected_id:
                     problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != {expected_id}")
                 if event.get("eventId") in seen:
@@ -159,11 +174,60 @@ async def main():
     counted = counts["item"] if args.results else counts["sighting"]
     ok = not problems and (args.expect is None or counted == args.expect)
     if args.results:
-        summary = {"items": counts["item"], "packs": counts["pack"]}
+        summary = {"items": counts["item"], "packs": counts["pack"], "orderAnswers": counts["orderack"]}
     else:
         summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"]}
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
+
+
+async def order(args, families):
+    """Publishes one order, waits for its answer and (optionally) its pack record."""
+    validators, _ = load(families, ["order", "orderack", "pack"])
+    try:
+        with open(args.order) as f:
+            body = json.load(f)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"{args.order}: {error}")
+    problems = [f"order: {error.message}" for error in validators["order"].iter_errors(body)]
+    if problems:
+        print(json.dumps({"problems": problems[:20], "ok": False}))
+        return 1
+    nc = await nats.connect(args.nats)
+    js = nc.jetstream()
+    stem = args.prefix.upper().replace(".", "_")
+    site, order_id = body["site"], body["orderId"]
+    # Answers and packs from now on, on one ephemeral consumer of the results stream.
+    sub = await js.pull_subscribe(
+        f"{args.prefix}.v1.>", stream=f"{stem}_RESULTS",
+        config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.NEW))
+    ack = await js.publish(f"{args.prefix}.v1.order.{site}", json.dumps(body).encode(),
+                           headers={"Nats-Msg-Id": f"{order_id}.r{body['revision']}"})
+    answer, pack, deadline = None, None, asyncio.get_running_loop().time() + 30 + args.await_pack
+    while asyncio.get_running_loop().time() < deadline and (answer is None or (args.await_pack and pack is None)):
+        try:
+            messages = await sub.fetch(20, timeout=1)
+        except nats.errors.TimeoutError:
+            continue
+        for msg in messages:
+            await msg.ack()
+            event = json.loads(msg.data)
+            family = msg.subject.split(".")[2]
+            if family == "orderack" and event.get("sequence") == ack.seq:
+                problems += [f"orderack: {e.message}" for e in validators["orderack"].iter_errors(event)]
+                answer = event
+            elif family == "pack" and event.get("orderId") == order_id:
+                problems += [f"pack: {e.message}" for e in validators["pack"].iter_errors(event)]
+                pack = pack or event
+    await nc.close()
+    if answer is None:
+        problems.append("no answer to the order")
+    if args.await_pack and pack is None:
+        problems.append(f"no pack record for {order_id}")
+    summary = {"orderId": order_id, "sequence": ack.seq, "answer": answer,
+               "packVerdict": pack and pack.get("verdict"), "packLines": pack and pack.get("lines")}
+    print(json.dumps({**summary, "problems": problems[:20], "ok": not problems}))
+    return 0 if not problems else 1
 
 
 async def live(args, families):

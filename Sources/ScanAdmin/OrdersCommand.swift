@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanEvents
 import ScanReconciliation
 import ScanPostgres
 
@@ -28,6 +29,24 @@ struct OrdersCommand: ParsableCommand {
                     String(decoding: try readInputFile(file, command: "orders import"), as: UTF8.self), file: file)
             } catch let error as ConfigErrors {
                 printError("scanadmin orders import: \(error)")
+                throw ExitCode(2)
+            }
+            // The rules an order from the WMS over NATS meets (docs/schema/order.schema.json).
+            var problems: [String] = []
+            for order in orders {
+                do {
+                    try OrderMessage.check(
+                        orderId: order.id, revision: nil,
+                        lines: order.lines.map {
+                            OrderMessage.Line(line: $0.line, code: $0.code, quantity: $0.expected)
+                        },
+                        cancel: false)
+                } catch {
+                    problems.append("\(file): order '\(TerminalText.escaped(order.id))': \(error)")
+                }
+            }
+            guard problems.isEmpty else {
+                printError("scanadmin orders import: nothing imported:\n" + problems.joined(separator: "\n"))
                 throw ExitCode(2)
             }
             let lines = try withDatabase(connection, command: "orders import") { database in

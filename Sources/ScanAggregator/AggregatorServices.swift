@@ -37,8 +37,14 @@ public final class AggregatorServices: Sendable {
                 try Reconciler(settings: settings, logger: logger).loop
             }
         }
+        let orders: AggregatorRuntime.Factory<OrderLoop> = { stop in
+            try untilJetStreamReady("orders", stop: stop, logger: logger) {
+                try OrderIntake(settings: settings, logger: logger).loop
+            }
+        }
         runtime = AggregatorRuntime(
-            ingest: ingest, reconcile: ingestOnly ? nil : reconcile, clock: SystemClock(), logger: logger,
+            ingest: ingest, reconcile: ingestOnly ? nil : reconcile, orders: ingestOnly ? nil : orders,
+            clock: SystemClock(), logger: logger,
             readiness: metricsListen != nil ? readiness : nil)
     }
 

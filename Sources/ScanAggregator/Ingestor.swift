@@ -79,11 +79,13 @@ public final class Ingestor: @unchecked Sendable {
             deadLetters: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
     }
 
-    /// Creates (or updates) the agents' stream, the dead-letter stream and the results stream.
+    /// Creates (or updates) the agents' stream, the dead-letter stream, the results stream and
+    /// the orders stream.
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
         try jetStream.ensureStream(settings.subjects.agentStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
+        try jetStream.ensureStream(settings.subjects.ordersStreamSpec(replicas: settings.replicas))
     }
 
     /// One batch stored and acknowledged (`IngestLoop.runOnce`).

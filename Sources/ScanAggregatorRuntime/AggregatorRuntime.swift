@@ -4,16 +4,18 @@ import ScanCore
 import ScanServices
 import ServiceLifecycle
 
-/// Ingest and reconciliation as services for one `ServiceGroup`, each on a thread of its own.
-/// Listed in start order, so the group stops them in reverse: ingest first (it stores and
-/// acknowledges the batch it holds and the one it fetched ahead, so nothing waits for the ack
-/// timeout), then reconciliation (ends its round). The loops are made on their threads by the
+/// Ingest, reconciliation and orders from the WMS as services for one `ServiceGroup`, each on a
+/// thread of its own. Listed in start order, so the group stops them in reverse: ingest first (it
+/// stores and acknowledges the batch it holds and the one it fetched ahead, so nothing waits for
+/// the ack timeout), then orders (ends the message it is answering), then reconciliation (ends its
+/// round). The loops are made on their threads by the
 /// factories given (a program's wait there until JetStream is ready; nil: stopped first).
 public final class AggregatorRuntime: Sendable {
     public typealias Factory<Loop> = @Sendable (StopToken) throws -> Loop?
 
     private let ingest: Factory<IngestLoop>
     private let reconcile: Factory<ReconcileLoop>?
+    private let orders: Factory<OrderLoop>?
     private let clock: any ServiceClock
     private let logger: Logger
     private let readiness: (any HealthReport)?
@@ -21,14 +23,17 @@ public final class AggregatorRuntime: Sendable {
     /// Between reconciliation rounds that found less than a batch.
     public let reconcilePause: Duration
 
-    /// `reconcile` nil: this replica only stores events (`--ingest-only`). `readiness`: told how
-    /// the consumer, NATS and the store are (`/health/ready`), nil when nobody asks.
+    /// `reconcile` nil: this replica only stores events (`--ingest-only`). `orders` nil: no
+    /// orders from the WMS. `readiness`: told how the consumer, NATS and the store are
+    /// (`/health/ready`), nil when nobody asks.
     public init(
-        ingest: @escaping Factory<IngestLoop>, reconcile: Factory<ReconcileLoop>?, clock: any ServiceClock,
-        logger: Logger, readiness: (any HealthReport)? = nil, reconcilePause: Duration = .milliseconds(250)
+        ingest: @escaping Factory<IngestLoop>, reconcile: Factory<ReconcileLoop>?, orders: Factory<OrderLoop>? = nil,
+        clock: any ServiceClock, logger: Logger, readiness: (any HealthReport)? = nil,
+        reconcilePause: Duration = .milliseconds(250)
     ) {
         self.ingest = ingest
         self.reconcile = reconcile
+        self.orders = orders
         self.clock = clock
         self.logger = logger
         self.readiness = readiness
@@ -39,6 +44,8 @@ public final class AggregatorRuntime: Sendable {
     public var ingestTotals: IngestCounts { totals.ingest }
     /// What reconciliation did since the start (final once the group has ended).
     public var reconcileTotals: ReconcileCounts { totals.reconcile }
+    /// What the orders service did since the start (final once the group has ended).
+    public var orderTotals: OrderCounts { totals.orders }
 
     /// The services, in start order.
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
@@ -50,6 +57,23 @@ public final class AggregatorRuntime: Sendable {
                         guard let loop = try reconcile(stop) else { return }
                         runReconcile(loop, stop: stop)
                     }, serviceName: "reconciler"))
+        }
+        if let orders {
+            services.append(
+                .init(
+                    service: ThreadService("orders") { [self] stop in
+                        guard let loop = try orders(stop) else { return }
+                        while !stop.isStopped {
+                            loop.runOnce(stop: stop)
+                            totals.orders = loop.totals
+                        }
+                        logger.info(
+                            "orders stopped",
+                            metadata: [
+                                "applied": "\(loop.totals.applied)", "unchanged": "\(loop.totals.unchanged)",
+                                "rejected": "\(loop.totals.rejected)",
+                            ])
+                    }, serviceName: "orders"))
         }
         services.append(
             .init(
@@ -124,6 +148,11 @@ public final class AggregatorRuntime: Sendable {
         private let lock = NSLock()
         private var ingestCounts = IngestCounts()
         private var reconcileCounts = ReconcileCounts()
+        private var orderCounts = OrderCounts()
+        var orders: OrderCounts {
+            get { lock.withLock { orderCounts } }
+            set { lock.withLock { orderCounts = newValue } }
+        }
         var ingest: IngestCounts {
             get { lock.withLock { ingestCounts } }
             set { lock.withLock { ingestCounts = newValue } }

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 import ScanReconciliation
 import ScanServices
 import ScanEvents
@@ -135,4 +136,24 @@ public protocol ReconcileTransaction {
 /// What a runtime says of its connections (`/health/ready` in the programs).
 public protocol HealthReport: AnyObject, Sendable {
     func set(_ name: String, ok: Bool, detail: String)
+}
+
+/// What storing an order did.
+public enum OrderOutcome: Sendable, Equatable {
+    /// The order now has the message's revision (created, replaced or cancelled).
+    case applied
+    /// Nothing changed: the stored revision (equal to the message's, or newer) stands.
+    case unchanged(storedRevision: Int)
+}
+
+/// Orders' port to storage: applying one is idempotent on its revision (a redelivery or an older
+/// revision changes nothing). PostgreSQL in production; in memory in tests.
+public protocol OrderStore: AnyObject {
+    func apply(_ order: OrderMessage) throws -> OrderOutcome
+    /// Keeps a refused order message with its reason (the dead letters).
+    func refuse(_ message: RefusedMessage) throws
+    /// True when the error is worth waiting out (the server restarting, the connection lost).
+    func isTransient(_ error: any Error) -> Bool
+    /// Forgets a broken connection; the next call opens a new one.
+    func reset()
 }

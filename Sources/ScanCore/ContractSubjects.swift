@@ -6,14 +6,17 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, item, pack, deadletter, cmd
+    case sighting, session, track, noread, status, item, pack, deadletter, cmd, order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status]
     /// The agents' durable families (JetStream, the aggregator stores them).
     public static let durable: [SubjectFamily] = [.sighting, .session, .noread]
-    /// The aggregator's results for the WMS.
+    /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
     public static let results: [SubjectFamily] = [.item, .pack]
+    /// Everything in the results stream: the results and the answers to orders
+    /// (`<prefix>.v1.orderack.<site>`).
+    public static let resultsStream: [SubjectFamily] = results + [.orderack]
 }
 
 public struct ContractSubjects: Sendable, Equatable {
@@ -91,7 +94,25 @@ public struct ContractSubjects: Sendable, Equatable {
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }
-    public var resultsStreamSubjects: [String] { SubjectFamily.results.map { "\(prefix).v1.\($0.rawValue).>" } }
+    public var resultsStreamSubjects: [String] {
+        SubjectFamily.resultsStream.map { "\(prefix).v1.\($0.rawValue).>" }
+    }
+    /// Orders from the WMS, `<prefix>.v1.order.<site>` (the aggregator reads them).
+    public var ordersStream: String { streamStem + "_ORDERS" }
+    public var ordersStreamSubjects: [String] { ["\(prefix).v1.\(SubjectFamily.order.rawValue).>"] }
+    public func order(site: String) throws(SubjectTokenError) -> String {
+        try head(.order) + SubjectToken(site, field: "site").text
+    }
+    public func orderAck(site: String) throws(SubjectTokenError) -> String {
+        try head(.orderack) + SubjectToken(site, field: "site").text
+    }
+    /// The site of an order subject `<prefix>.v1.order.<site>`; nil when the subject is not one.
+    public func site(ofOrderSubject subject: String) -> String? {
+        let head = "\(prefix).v1.\(SubjectFamily.order.rawValue)."
+        guard subject.hasPrefix(head) else { return nil }
+        let site = String(subject.dropFirst(head.count))
+        return SubjectToken.isValid(site) ? site : nil
+    }
     public func item(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.item) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }

@@ -37,4 +37,16 @@ extension ContractSubjects {
         spec.maxBytes = 256 << 20  // stored in PostgreSQL too: the oldest go first
         return spec
     }
+
+    /// Orders the WMS publishes; deduplicated by message id like the agents' stream. Kept a
+    /// week (the aggregator stores them; the stream is the WMS's outbox while it is away).
+    public func ordersStreamSpec(replicas: Int64? = nil) -> StreamSpec {
+        var spec = StreamSpec(name: ordersStream, subjects: ordersStreamSubjects)
+        spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
+        spec.replicas = replicas
+        spec.maxMessageSize = Int32(OrderMessage.maxBytes)
+        spec.maxBytes = 1 << 30
+        spec.maxAgeSeconds = 7 * 24 * 3600
+        return spec
+    }
 }

@@ -84,30 +84,60 @@ public struct SiteStore {
         return Topology(sites: sites)
     }
 
-    /// Imports orders in one transaction; an order already stored gets the new lines (a WMS
-    /// correcting an order re-sends it whole). Returns the lines written.
+    /// Imports orders in one transaction, each as the next revision of its order (a WMS
+    /// correcting an order re-sends it whole), through the same function as orders from NATS.
+    /// Returns the lines written.
     @discardableResult
     public func importOrders(_ orders: [OrderCSV.Order], source: String) throws(PGError) -> Int {
         var lines = 0
         try connection.transaction { () throws(PGError) in
             for order in orders {
-                try connection.query("DELETE FROM orders WHERE order_id = $1", [.text(order.id)])
-                try connection.query(
-                    "INSERT INTO orders (order_id, source) VALUES ($1, $2)", [.text(order.id), .text(source)])
-                for line in order.lines {
-                    try connection.query(
-                        "INSERT INTO order_lines (order_id, line, code, quantity) VALUES ($1, $2, $3, $4)",
-                        [.text(order.id), .int(line.line), .text(line.code), .int(line.expected)])
-                    lines += 1
-                }
+                _ = try applyOrder(
+                    id: order.id, site: nil, revision: nil, cancel: false,
+                    lines: order.lines.map { ($0.line, $0.code, $0.expected) }, source: source)
+                lines += order.lines.count
             }
         }
         return lines
     }
 
-    /// An order's lines, or nil when the order is not known.
+    /// Applies one order (`scantrack_apply_order`): a revision newer than the stored one (nil:
+    /// the next) replaces its lines or cancels it; an older or equal one changes nothing.
+    /// Returns the revision stored before (0: none).
+    public func applyOrder(
+        id: String, site: String?, revision: Int?, cancel: Bool, lines: [(line: Int, code: String, quantity: Int)],
+        source: String
+    ) throws(PGError) -> Int {
+        let row = try connection.query(
+            """
+            SELECT scantrack_apply_order($1, $2, $3::integer, $4::boolean, $5::integer[], $6::text[], $7::integer[], $8)
+                AS stored
+            """,
+            [
+                .text(id), .optionalText(site), revision.map { PGValue.int($0) } ?? .null,
+                .text(cancel ? "true" : "false"),
+                .text("{" + lines.map { String($0.line) }.joined(separator: ",") + "}"),
+                .text(Self.arrayLiteral(lines.map(\.code))),
+                .text("{" + lines.map { String($0.quantity) }.joined(separator: ",") + "}"), .text(source),
+            ]
+        ).named("apply order").first
+        return try row?.int("stored") ?? 0
+    }
+
+    /// The revision an order has and whether it is cancelled; nil when it is not known.
+    public func orderState(_ orderId: String) throws(PGError) -> (revision: Int, cancelled: Bool)? {
+        guard
+            let row = try connection.query(
+                "SELECT revision, cancelled FROM orders WHERE order_id = $1", [.text(orderId)]
+            ).named("order").first
+        else { return nil }
+        return (try row.int("revision"), try row.bool("cancelled"))
+    }
+
+    /// An order's lines, or nil when the order is not known (or cancelled).
     public func orderLines(_ orderId: String) throws(PGError) -> [OrderLine]? {
-        let known = try connection.query("SELECT 1 FROM orders WHERE order_id = $1", [.text(orderId)])
+        let known = try connection.query(
+            "SELECT 1 FROM orders WHERE order_id = $1 AND NOT cancelled", [.text(orderId)])
         guard !known.rows.isEmpty else { return nil }
         var lines: [OrderLine] = []
         for row in try connection.query(

@@ -109,6 +109,10 @@ public enum OrderCSV {
     public struct Order: Sendable, Equatable {
         public var id: String
         public var lines: [OrderLine]
+        public init(id: String, lines: [OrderLine]) {
+            self.id = id
+            self.lines = lines
+        }
     }
 
     public static func parse(_ text: String, file: String) throws(ConfigErrors) -> [Order] {

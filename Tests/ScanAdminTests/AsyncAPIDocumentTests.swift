@@ -37,8 +37,8 @@ struct AsyncAPIDocumentTests {
         #expect(
             summary["subjects"]
                 == .object([
-                    ("item", .string("lane")), ("noread", .string("camera")), ("pack", .string("station")),
-                    ("session", .string("camera")),
+                    ("item", .string("lane")), ("noread", .string("camera")), ("order", .string("")),
+                    ("orderack", .string("")), ("pack", .string("station")), ("session", .string("camera")),
                     ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
                 ]))
     }
@@ -84,6 +84,7 @@ struct AsyncAPIDocumentTests {
             + [
                 placeholders(try subjects.item(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.pack(site: "SITE", station: "STATION")),
+                placeholders(try subjects.order(site: "SITE")), placeholders(try subjects.orderAck(site: "SITE")),
                 placeholders(try subjects.deadLetter("REASON")),
                 placeholders(try subjects.command(site: "SITE", camera: "CAMERA", verb: "VERB")), "null",
             ]

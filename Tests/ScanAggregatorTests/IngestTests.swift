@@ -35,6 +35,7 @@ struct IngestTests {
             try? jetStream.deleteStream(settings.agentStream)
             try? jetStream.deleteStream(settings.deadLetterStream)
             try? jetStream.deleteStream(settings.subjects.resultsStream)
+            try? jetStream.deleteStream(settings.subjects.ordersStream)
             migrated.drop()
         }
         return World(settings: settings, database: database, jetStream: jetStream, drop: drop)

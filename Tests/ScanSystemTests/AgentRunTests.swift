@@ -189,6 +189,12 @@ struct AgentRunTests {
         _ = try wms.subscribe(subject: "_INBOX.>")
         #expect(denied(wms, .subscription, "_INBOX.>", since: mark))
         #expect(wms.denial(.subscription, subject: "_INBOX.wms.>", since: mark) == nil, "its own inbox is allowed")
+        // Orders: the one thing the WMS may publish; not on another family, not as the aggregator.
+        let before = wms.reportedErrors
+        try wms.publish(subject: "scantrack.v1.order.dc1", bytes: Array("{}".utf8))
+        try wms.publish(subject: "scantrack.v1.orderack.dc1", bytes: Array("{}".utf8))
+        #expect(denied(wms, .publish, "scantrack.v1.orderack.dc1", since: before))
+        #expect(wms.denial(.publish, subject: "scantrack.v1.order.dc1", since: before) == nil, "orders are allowed")
     }
 
     @Test(

@@ -49,3 +49,8 @@ GRANT EXECUTE ON FUNCTION scantrack_create_day_partition(text, date), scantrack_
     scantrack_expire_rollups(timestamptz, boolean)
     TO scantrack_writer, scantrack_operator;
 GRANT EXECUTE ON FUNCTION scantrack_set_retention(text, integer) TO scantrack_operator;
+-- Orders (from the WMS over NATS, or `scanadmin orders import`) only through the function that
+-- checks their revision: the aggregator may not delete or rewrite orders otherwise.
+GRANT EXECUTE ON FUNCTION
+    scantrack_apply_order(text, text, integer, boolean, integer[], text[], integer[], text)
+    TO scantrack_writer, scantrack_operator;
