@@ -128,7 +128,7 @@ async def main():
         validators, place = load(families, ["item", "pack", "orderack"])
         stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
-        validators, place = load(families, ["sighting", "session", "noread"])
+        validators, place = load(families, ["sighting", "session", "noread", "reading"])
         stream = args.prefix.upper().replace(".", "_") + "_AGENT"
     nc = await nats.connect(args.nats)
     js = nc.jetstream()
@@ -176,7 +176,8 @@ async def main():
     if args.results:
         summary = {"items": counts["item"], "packs": counts["pack"], "orderAnswers": counts["orderack"]}
     else:
-        summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"]}
+        summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"],
+                   "readingEvents": counts["reading"]}
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
 

@@ -134,6 +134,9 @@ public final class AgentLoop: @unchecked Sendable {
     private var pipeline: ScanPipeline
     private var rulesSource: String
     private var paused = false
+    /// The camera is lost (its source reconnects): `reading.paused` was sent for it.
+    private var sourceLost = false
+    private var readingEvents = 0
     /// The time of the last frame: a clip's events keep the clip's times to the end.
     private var lastFrameTime: Timestamp?
 
@@ -221,6 +224,7 @@ public final class AgentLoop: @unchecked Sendable {
             case .frame(let frame):
                 handle(frame)
             }
+            watchSource()
             heartbeatIfDue()
         }
         finish()
@@ -243,6 +247,33 @@ public final class AgentLoop: @unchecked Sendable {
     /// No frame came for a while: a camera's session timers still run (a clip's time stands still).
     public func idle() {
         if source.kind != .clip { route(pipeline.tick(time: clock.now)) }
+    }
+
+    /// A camera lost (its source reconnecting) or back: `reading.paused` / `reading.resumed` with
+    /// reason `camera`, once per change. A clip is never lost.
+    public func watchSource() {
+        guard source.kind != .clip else { return }
+        switch source.state {
+        case .reconnecting where !sourceLost:
+            sourceLost = true
+            reading(.paused, .camera, detail: source.health.error)
+        case .streaming where sourceLost:
+            sourceLost = false
+            reading(.resumed, .camera)
+        default:
+            break
+        }
+    }
+
+    /// Sends `reading.paused` or `reading.resumed` (durable).
+    private func reading(_ kind: ReadingEvent.Kind, _ reason: ReadingEvent.Reason, detail: String? = nil) {
+        readingEvents += 1
+        route([
+            ReadingEvent(
+                kind: kind, eventId: "\(config.camera.id)-\(runId).reading.\(readingEvents)",
+                camera: config.camera, time: eventTime, reason: reason, detail: detail
+            ).agentEvent
+        ])
     }
 
     /// A heartbeat when the interval has passed.
@@ -348,10 +379,14 @@ public final class AgentLoop: @unchecked Sendable {
             route(pipeline.stopSession(at: time))
             return commandReply(verb: "session.stop", camera: camera) { $0.field("sessionId", id) }
         case .pause:
-            if !paused { route(pipeline.endTracks(time: time)) }
+            if !paused {
+                route(pipeline.endTracks(time: time))
+                reading(.paused, .command)
+            }
             paused = true
             return commandReply(verb: "pause", camera: camera) { $0.field("paused", true) }
         case .resume:
+            if paused { reading(.resumed, .command) }
             paused = false
             return commandReply(verb: "resume", camera: camera) { $0.field("paused", false) }
         case .status:

@@ -26,19 +26,21 @@ public final class PostgresSightingStore: SightingStore {
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int, noReads: Int) {
+        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+    ) throws -> StoredCounts {
         let connection = try database.connection()
         let store = EventStore(connection: connection)
         return try connection.transaction { () throws(PGError) in
             let storedSightings = try store.insertSightings(sightings)
             let storedSessions = try store.insertSessionEvents(sessions)
             let storedNoReads = try store.insertNoReads(noReads)
+            let storedReadings = try store.insertReadings(readings)
             for message in refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
             }
-            return (storedSightings, storedSessions, storedNoReads)
+            return StoredCounts(
+                sightings: storedSightings, sessions: storedSessions, noReads: storedNoReads, readings: storedReadings)
         }
     }
 

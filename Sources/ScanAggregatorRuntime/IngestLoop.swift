@@ -11,17 +11,20 @@ public struct IngestCounts: Sendable, Equatable {
     public var sightingsStored = 0
     public var sessionEventsStored = 0
     public var noReadsStored = 0
+    /// `reading.paused` / `reading.resumed` events stored.
+    public var readingsStored = 0
     public var duplicates = 0
     public var deadLetters = 0
 
     public init(
         messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
-        duplicates: Int = 0, deadLetters: Int = 0
+        readingsStored: Int = 0, duplicates: Int = 0, deadLetters: Int = 0
     ) {
         self.messages = messages
         self.sightingsStored = sightingsStored
         self.sessionEventsStored = sessionEventsStored
         self.noReadsStored = noReadsStored
+        self.readingsStored = readingsStored
         self.duplicates = duplicates
         self.deadLetters = deadLetters
     }
@@ -30,8 +33,8 @@ public struct IngestCounts: Sendable, Equatable {
         IngestCounts(
             messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
             sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
-            noReadsStored: a.noReadsStored + b.noReadsStored, duplicates: a.duplicates + b.duplicates,
-            deadLetters: a.deadLetters + b.deadLetters)
+            noReadsStored: a.noReadsStored + b.noReadsStored, readingsStored: a.readingsStored + b.readingsStored,
+            duplicates: a.duplicates + b.duplicates, deadLetters: a.deadLetters + b.deadLetters)
     }
 }
 
@@ -181,6 +184,7 @@ public final class IngestLoop: @unchecked Sendable {
         var sightings: [(record: SightingEvent, body: String)] = []
         var sessions: [(record: SessionEvent, body: String)] = []
         var noReads: [NoReadEvent] = []
+        var readings: [ReadingEvent] = []
         var refused: [(message: any ConsumedMessage, letter: DeadLetter)] = []
     }
 
@@ -233,6 +237,7 @@ public final class IngestLoop: @unchecked Sendable {
         let subjects = settings.subjects
         let noReadPrefix = subjects.prefix + ".v1.\(SubjectFamily.noread.rawValue)."
         let sightingPrefix = subjects.prefix + ".v1.\(SubjectFamily.sighting.rawValue)."
+        let readingPrefix = subjects.prefix + ".v1.\(SubjectFamily.reading.rawValue)."
         for message in messages {
             let bytes = message.bytes
             do {
@@ -260,6 +265,10 @@ public final class IngestLoop: @unchecked Sendable {
                     let event = try SightingEvent.parse(event)
                     try check(event.site, event.camera, .sighting, lane: event.lane, station: event.station)
                     batch.sightings.append((event, body))
+                } else if message.subject.hasPrefix(readingPrefix) {
+                    let event = try ReadingEvent.parse(event)
+                    try check(event.site, event.camera, .reading, lane: event.lane, station: event.station)
+                    batch.readings.append(event)
                 } else {
                     let event = try SessionEvent.parse(event)
                     try check(
@@ -289,8 +298,13 @@ public final class IngestLoop: @unchecked Sendable {
         }
         while true {
             do {
-                (counts.sightingsStored, counts.sessionEventsStored, counts.noReadsStored) = try storage.store(
-                    sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads, refused: refused)
+                let stored = try storage.store(
+                    sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads,
+                    readings: batch.readings, refused: refused)
+                counts.sightingsStored = stored.sightings
+                counts.sessionEventsStored = stored.sessions
+                counts.noReadsStored = stored.noReads
+                counts.readingsStored = stored.readings
                 readiness?.set("postgres", ok: true, detail: "storing")
                 retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
@@ -307,7 +321,7 @@ public final class IngestLoop: @unchecked Sendable {
         onCommit?(batch.sightings.map(\.record.time))
         counts.duplicates =
             batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
-            + batch.noReads.count - counts.noReadsStored
+            + batch.noReads.count - counts.noReadsStored + batch.readings.count - counts.readingsStored
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)

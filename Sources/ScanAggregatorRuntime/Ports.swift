@@ -62,12 +62,12 @@ public struct RefusedMessage: Sendable, Equatable {
 /// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
 /// stored twice adds nothing the second time). PostgreSQL in production; in memory in tests.
 public protocol SightingStore: AnyObject {
-    /// Stores the batch atomically; returns the sightings, session events and no-reads it added
-    /// (fewer than given when some were stored before).
+    /// Stores the batch atomically; returns the sightings, session events, no-reads and reading
+    /// events it added (fewer than given when some were stored before).
     func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int, noReads: Int)
+        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+    ) throws -> StoredCounts
     /// True when the error is worth waiting out (the server restarting, the connection lost).
     func isTransient(_ error: any Error) -> Bool
     /// Forgets a broken connection; the next call opens a new one.
@@ -77,6 +77,20 @@ public protocol SightingStore: AnyObject {
     /// The site layout events are checked against (a lane or station a camera names must be its
     /// own). Called on the ingest thread while a batch may be being stored on another.
     func topology() throws -> Topology
+}
+
+/// What one stored batch added.
+public struct StoredCounts: Sendable, Equatable {
+    public var sightings = 0
+    public var sessions = 0
+    public var noReads = 0
+    public var readings = 0
+    public init(sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0) {
+        self.sightings = sightings
+        self.sessions = sessions
+        self.noReads = noReads
+        self.readings = readings
+    }
 }
 
 extension SightingStore {

@@ -14,6 +14,8 @@ public struct AgentEvent: Sendable, Equatable {
         case sessionCompleted = "session.completed"
         case noread
         case status
+        case readingPaused = "reading.paused"
+        case readingResumed = "reading.resumed"
     }
 
     public var kind: Kind
@@ -49,12 +51,14 @@ public struct AgentEvent: Sendable, Equatable {
         case .trackAdded, .trackUpdated, .trackRemoved: .track
         case .noread: .noread
         case .status: .status
+        case .readingPaused, .readingResumed: .reading
         }
     }
 
     /// True for events that must reach the aggregator (JetStream, spooled); false for best-effort ones.
     public var isDurable: Bool {
         kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
+            || kind == .readingPaused || kind == .readingResumed
     }
 }
 

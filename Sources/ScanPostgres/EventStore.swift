@@ -114,6 +114,28 @@ extension EventStore {
         }
         return added
     }
+
+    /// Stores `reading.paused` / `reading.resumed` events, each once (by event id); returns how
+    /// many were new.
+    public func insertReadings(_ batch: [ReadingEvent]) throws(PGError) -> Int {
+        var added = 0
+        for r in batch {
+            added +=
+                try connection.query(
+                    """
+                    INSERT INTO reading_events (event_id, site, camera, lane, station, type, reason, detail, event_time)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
+                    ON CONFLICT (event_id) DO NOTHING
+                    """,
+                    [
+                        .text(r.eventId), .text(r.site), .text(r.camera), .optionalText(r.lane),
+                        .optionalText(r.station), .text(r.kind.rawValue), .text(r.reason.rawValue),
+                        .optionalText(r.detail), .text(r.time.description),
+                    ]
+                ).affected
+        }
+        return added
+    }
 }
 
 extension EventStore {

@@ -120,6 +120,51 @@ struct AgentLoopTests {
         #expect(replies["resume"]?["paused"] == .bool(false))
     }
 
+    @Test("pause and resume are durable reading events on the camera's own subject, once per change")
+    func readingEventsOnCommands() throws {
+        let rig = Rig { _ in [] }
+        let replies = ReplyBox()
+        rig.play(0..<2)
+        rig.loop.inbox.post(.resume, reply: replies.keep("early"))  // not paused: nothing to say
+        rig.play(2..<3)
+        for tag in ["p1", "p2"] { rig.loop.inbox.post(.pause, reply: replies.keep(tag)) }
+        rig.play(3..<5)
+        rig.loop.inbox.post(.resume, reply: replies.keep("r"))
+        rig.play(5..<6)
+        let readings = rig.durable.filter { ($0["type"]?.stringValue ?? "").hasPrefix("reading.") }
+        #expect(readings.map { $0["type"]?.stringValue } == ["reading.paused", "reading.resumed"])
+        #expect(readings.allSatisfy { $0["reason"] == .string("command") && $0["lane"] == .string("in-1") })
+        #expect(readings.map { $0["eventId"]?.stringValue } == ["cam-1-r1.reading.1", "cam-1-r1.reading.2"])
+        #expect(
+            rig.sink.appended.filter { $0.eventId.contains(".reading.") }.map(\.subject)
+                == Array(repeating: "scantrack.v1.reading.dc1.cam-1", count: 2))
+    }
+
+    @Test("a camera lost is reading.paused with its error, back is reading.resumed; a clip is never lost")
+    func readingEventsOnCameraLoss() throws {
+        let rig = Rig { _ in [] }
+        rig.play(0..<2)
+        func readings(_ rig: Rig) -> [JSONValue] {
+            rig.durable.filter { ($0["type"]?.stringValue ?? "").hasPrefix("reading.") }
+        }
+        rig.loop.watchSource()
+        #expect(readings(rig).isEmpty, "starting is not lost")
+        rig.source.lose(error: "rtsp://cam:***@h/s: connection refused")
+        for _ in 0..<3 { rig.loop.watchSource() }
+        rig.source.back()
+        for _ in 0..<3 { rig.loop.watchSource() }
+        let sent = readings(rig)
+        #expect(sent.map { $0["type"]?.stringValue } == ["reading.paused", "reading.resumed"])
+        #expect(sent.first?["reason"] == .string("camera"))
+        #expect(sent.first?["detail"] == .string("rtsp://cam:***@h/s: connection refused"))
+        #expect(sent.last?["detail"] == nil)
+
+        let clip = Rig(kind: .clip) { _ in [] }
+        clip.source.lose(error: "x")
+        clip.loop.watchSource()
+        #expect(readings(clip).isEmpty)
+    }
+
     @Test("a ruleset swapped between frames decides the tracks confirmed after it, not the ones before")
     func rulesSwap() throws {
         let rig = Rig { frame in

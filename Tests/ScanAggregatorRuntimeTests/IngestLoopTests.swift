@@ -105,6 +105,24 @@ struct IngestLoopTests {
         #expect(parts.store.sightings.count == 4)
     }
 
+    @Test("reading events are stored once; one naming another camera than its subject is a dead letter")
+    func readingEvents() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        let camera = CameraIdentity(id: "cam-1", site: "dc1")
+        let paused = ReadingEvent(
+            kind: .paused, eventId: "cam-1-r.reading.1", camera: camera,
+            time: Timestamp(milliseconds: 1_795_800_000_000),
+            reason: .camera, detail: "lost")
+        parts.consumer.append(subject: "scantrack.v1.reading.dc1.cam-1", bytes: paused.json)
+        parts.consumer.append(subject: "scantrack.v1.reading.dc1.cam-1", bytes: paused.json)  // a replay
+        parts.consumer.append(subject: "scantrack.v1.reading.dc1.cam-2", bytes: paused.json)
+        try parts.run { parts.loop.totals.messages >= 3 }
+        #expect(parts.store.readings == [paused])
+        #expect(parts.loop.totals.readingsStored == 1 && parts.loop.totals.duplicates == 1)
+        #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
+    }
+
     @Test("a refused message is stored as a dead letter, published once by its stream sequence, and acknowledged")
     func deadLetters() throws {
         let parts = Parts()

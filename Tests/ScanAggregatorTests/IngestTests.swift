@@ -49,6 +49,36 @@ struct IngestTests {
         SampleEvents.sighting(n, value: value, camera: camera, firstSeen: firstSeen, status: status)
     }
 
+    @Test("reading events are stored in reading_events, once each")
+    func readingEventsStored() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let camera = CameraIdentity(id: "cam-1", site: "dc1", lane: "L1")
+        let time = Timestamp(milliseconds: 1_795_800_000_000)
+        let events = [
+            ReadingEvent(
+                kind: .paused, eventId: "cam-1-r.reading.1", camera: camera, time: time, reason: .camera,
+                detail: "x'; DROP TABLE reading_events; --"),
+            ReadingEvent(
+                kind: .resumed, eventId: "cam-1-r.reading.2", camera: camera, time: time.adding(milliseconds: 5_000),
+                reason: .camera),
+        ]
+        for (index, event) in (events + events).enumerated() {
+            _ = try world.jetStream.publish(
+                subject: "\(world.settings.prefix).v1.reading.dc1.cam-1", bytes: event.json, messageID: "m\(index)")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        defer { ingestor.close() }
+        try Self.drain(ingestor) { ingestor.totals.messages >= 4 }
+        let rows = try world.database.query(
+            "SELECT type, reason, detail, lane FROM reading_events ORDER BY event_time"
+        ).rows
+        #expect(rows.map { $0[0] } == ["reading.paused", "reading.resumed"])
+        #expect(rows.first?[2] == "x'; DROP TABLE reading_events; --")
+        #expect(rows.first?[3] == "L1")
+        #expect(ingestor.totals.readingsStored == 2 && ingestor.totals.duplicates == 2)
+    }
+
     static func drain(_ ingestor: Ingestor, until done: () throws -> Bool) throws {
         for _ in 0..<200 {
             try ingestor.runOnce()

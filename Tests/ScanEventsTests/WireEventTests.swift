@@ -44,6 +44,26 @@ struct WireEventTests {
         return events
     }
 
+    @Test("reading.paused and reading.resumed read back to the same bytes; a reason not in the contract is refused")
+    func readingEvents() throws {
+        let camera = CameraIdentity(id: "cam-01", site: "dc1", lane: "L1")
+        for (kind, reason, detail) in [
+            (ReadingEvent.Kind.paused, ReadingEvent.Reason.camera, "rtsp://cam:***@h/s: \u{1b}[2J refused" as String?),
+            (.resumed, .command, nil),
+        ] {
+            let event = ReadingEvent(
+                kind: kind, eventId: "cam-01-r.reading.1", camera: camera,
+                time: Timestamp(milliseconds: 1_795_800_000_000), reason: reason, detail: detail)
+            let parsed = try ReadingEvent.parse(try JSONValue.parse(event.json))
+            #expect(parsed == event)
+            #expect(parsed.json == event.json)
+            #expect(event.agentEvent.subjectFamily == .reading && event.agentEvent.isDurable)
+        }
+        let odd =
+            #"{"type": "reading.paused", "eventId": "e", "site": "dc1", "camera": "c", "time": "2026-11-26T06:00:00.000Z", "reason": "lunch"}"#
+        #expect(throws: DeadLetter.self) { try ReadingEvent.parse(try JSONValue.parse(Array(odd.utf8))) }
+    }
+
     @Test("what the agent writes, each type reads back to the same bytes")
     func roundTrip() throws {
         let events = Self.run()
@@ -58,6 +78,7 @@ struct WireEventTests {
             case .trackAdded, .trackUpdated, .trackRemoved: again = try TrackEvent.parse(json).json
             case .status: again = try StatusEvent.parse(json).json
             case .noread: again = try NoReadEvent.parse(json).json
+            case .readingPaused, .readingResumed: again = try ReadingEvent.parse(json).json
             }
             #expect(again == event.json, "\(String(decoding: event.json, as: UTF8.self))")
         }

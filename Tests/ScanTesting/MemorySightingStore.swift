@@ -11,6 +11,7 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     private var sightingsById: [String: SightingEvent] = [:]
     private var sessionsById: [String: SessionEvent] = [:]
     private var noReadsById: [String: NoReadEvent] = [:]
+    private var readingsById: [String: ReadingEvent] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
@@ -26,21 +27,22 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     public var sightings: [SightingEvent] { lock.withLock { Array(sightingsById.values) } }
     public var sessions: [SessionEvent] { lock.withLock { Array(sessionsById.values) } }
     public var noReads: [NoReadEvent] { lock.withLock { Array(noReadsById.values) } }
+    public var readings: [ReadingEvent] { lock.withLock { Array(readingsById.values) } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], refused: [RefusedMessage]
-    ) throws -> (sightings: Int, sessions: Int, noReads: Int) {
+        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+    ) throws -> StoredCounts {
         try lock.withLock {
             calls += 1
             if failures > 0 {
                 failures -= 1
                 throw Unavailable()
             }
-            var added = (sightings: 0, sessions: 0, noReads: 0)
+            var added = StoredCounts()
             for (sighting, _) in sightings where sightingsById[sighting.eventId] == nil {
                 sightingsById[sighting.eventId] = sighting
                 added.sightings += 1
@@ -52,6 +54,10 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
             for noRead in noReads where noReadsById[noRead.eventId] == nil {
                 noReadsById[noRead.eventId] = noRead
                 added.noReads += 1
+            }
+            for reading in readings where readingsById[reading.eventId] == nil {
+                readingsById[reading.eventId] = reading
+                added.readings += 1
             }
             letters += refused
             return added

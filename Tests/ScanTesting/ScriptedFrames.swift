@@ -45,6 +45,24 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     }
 
     public var state: SourceStatus { lock.withLock { stateWord } }
+    private var lastError: String?
+    public var health: SourceHealth { lock.withLock { SourceHealth(error: lastError) } }
+
+    /// The camera lost (the source reconnects), with the error it gave.
+    public func lose(error: String) {
+        lock.withLock {
+            stateWord = .reconnecting
+            lastError = error
+        }
+    }
+
+    /// The camera back.
+    public func back() {
+        lock.withLock {
+            stateWord = .streaming
+            lastError = nil
+        }
+    }
 
     public func frame(_ index: Int) -> CapturedFrame {
         let offset = Int64((interval.seconds * 1000).rounded()) * Int64(index)
