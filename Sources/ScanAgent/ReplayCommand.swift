@@ -104,7 +104,8 @@ struct ReplayCommand: ParsableCommand {
         var pipeline = ScanPipeline(
             camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
-            rules: ruleset, noread: agentConfig.noread, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
+            rules: ruleset, noread: agentConfig.noread, grouping: agentConfig.grouping,
+            idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
 
         var output = EventOutput(sightingsOnly: sightingsOnly)
         if let images {

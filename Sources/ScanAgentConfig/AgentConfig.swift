@@ -10,6 +10,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var tracking: TrackingConfig = TrackingConfig()
     public var noread: NoReadConfig = NoReadConfig()
     public var session: SessionConfig = SessionConfig()
+    /// Codes grouped into parcels (`parcel` events); off by default.
+    public var grouping: GroupingConfig = GroupingConfig()
     public var nats: NATSConfig = NATSConfig()
     public var spool: SpoolConfig
     /// `heartbeatSeconds` in the file.
@@ -119,7 +121,8 @@ public struct SpoolConfig: Sendable, Equatable {
 
 extension AgentConfig {
     static let topKeys = [
-        "camera", "source", "decoder", "tracking", "noread", "session", "nats", "spool", "heartbeatSeconds", "rules",
+        "camera", "source", "decoder", "tracking", "noread", "session", "grouping", "nats", "spool", "heartbeatSeconds",
+        "rules",
         "metrics",
     ]
 
@@ -143,6 +146,7 @@ extension AgentConfig {
         config.decoder.read(top["decoder"], at: "decoder", reader: &reader)
         config.tracking.read(top["tracking"], at: "tracking", reader: &reader)
         config.noread.read(top["noread"], at: "noread", reader: &reader)
+        config.grouping.read(top["grouping"], at: "grouping", reader: &reader)
         config.session.read(top["session"], at: "session", reader: &reader)
         config.nats.read(top["nats"], at: "nats", reader: &reader)
         config.spool.read(top["spool"], at: "spool", reader: &reader)
@@ -327,6 +331,38 @@ extension NoReadConfig {
             self.maxImageBytes = bytes
         }
         self.imageDir = reader.string(members["imageDir"], at: "noread.imageDir")
+    }
+}
+
+extension GroupingConfig {
+    static let keys = ["enabled", "maxGapPixels", "velocityTolerance", "require"]
+
+    /// Reads the `grouping` object over these settings; every problem by path.
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let enabled = reader.bool(members["enabled"], at: "grouping.enabled") { self.enabled = enabled }
+        if let gap = reader.int(members["maxGapPixels"], at: "grouping.maxGapPixels", range: 0...10_000) {
+            maxGapPixels = gap
+        }
+        if let tolerance = reader.double(
+            members["velocityTolerance"], at: "grouping.velocityTolerance", range: 0...1_000)
+        {
+            velocityTolerance = tolerance
+        }
+        if let names = reader.array(members["require"], at: "grouping.require") {
+            require = []
+            for (index, element) in names.enumerated() {
+                guard let name = reader.string(element, at: "grouping.require[\(index)]") else { continue }
+                if let requirement = GroupingConfig.Requirement(name: name) {
+                    require.append(requirement)
+                } else {
+                    reader.fail(
+                        "grouping.require[\(index)]",
+                        "'\(TerminalText.escaped(name))' is not GS1-128 or a symbology (\(Symbology.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
+                }
+            }
+        }
     }
 }
 

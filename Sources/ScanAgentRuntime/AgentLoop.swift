@@ -182,7 +182,8 @@ public final class AgentLoop: @unchecked Sendable {
         self.pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
-            rules: ruleset, noread: config.noread, idPrefix: "\(config.camera.id)-\(settings.runId)")
+            rules: ruleset, noread: config.noread, grouping: config.grouping,
+            idPrefix: "\(config.camera.id)-\(settings.runId)")
         let start = clock.elapsed
         // The first heartbeat has a full interval to measure.
         self.nextHeartbeat = start + config.heartbeat

@@ -26,7 +26,8 @@ public final class PostgresSightingStore: SightingStore {
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
+        refused: [RefusedMessage]
     ) throws -> StoredCounts {
         let connection = try database.connection()
         let store = EventStore(connection: connection)
@@ -35,12 +36,14 @@ public final class PostgresSightingStore: SightingStore {
             let storedSessions = try store.insertSessionEvents(sessions)
             let storedNoReads = try store.insertNoReads(noReads)
             let storedReadings = try store.insertReadings(readings)
+            let storedParcels = try store.insertParcels(parcels)
             for message in refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
             }
             return StoredCounts(
-                sightings: storedSightings, sessions: storedSessions, noReads: storedNoReads, readings: storedReadings)
+                sightings: storedSightings, sessions: storedSessions, noReads: storedNoReads, readings: storedReadings,
+                parcels: storedParcels)
         }
     }
 

@@ -13,13 +13,16 @@ public struct IngestCounts: Sendable, Equatable {
     public var noReadsStored = 0
     /// `reading.paused` / `reading.resumed` events stored.
     public var readingsStored = 0
+    /// One camera's parcels stored.
+    public var parcelsStored = 0
     public var duplicates = 0
     public var deadLetters = 0
 
     public init(
         messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
-        readingsStored: Int = 0, duplicates: Int = 0, deadLetters: Int = 0
+        readingsStored: Int = 0, parcelsStored: Int = 0, duplicates: Int = 0, deadLetters: Int = 0
     ) {
+        self.parcelsStored = parcelsStored
         self.messages = messages
         self.sightingsStored = sightingsStored
         self.sessionEventsStored = sessionEventsStored
@@ -34,7 +37,8 @@ public struct IngestCounts: Sendable, Equatable {
             messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
             sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
             noReadsStored: a.noReadsStored + b.noReadsStored, readingsStored: a.readingsStored + b.readingsStored,
-            duplicates: a.duplicates + b.duplicates, deadLetters: a.deadLetters + b.deadLetters)
+            parcelsStored: a.parcelsStored + b.parcelsStored, duplicates: a.duplicates + b.duplicates,
+            deadLetters: a.deadLetters + b.deadLetters)
     }
 }
 
@@ -185,6 +189,7 @@ public final class IngestLoop: @unchecked Sendable {
         var sessions: [(record: SessionEvent, body: String)] = []
         var noReads: [NoReadEvent] = []
         var readings: [ReadingEvent] = []
+        var parcels: [(record: ParcelEvent, body: String)] = []
         var refused: [(message: any ConsumedMessage, letter: DeadLetter)] = []
     }
 
@@ -238,6 +243,7 @@ public final class IngestLoop: @unchecked Sendable {
         let noReadPrefix = subjects.prefix + ".v1.\(SubjectFamily.noread.rawValue)."
         let sightingPrefix = subjects.prefix + ".v1.\(SubjectFamily.sighting.rawValue)."
         let readingPrefix = subjects.prefix + ".v1.\(SubjectFamily.reading.rawValue)."
+        let parcelPrefix = subjects.prefix + ".v1.\(SubjectFamily.parcel.rawValue)."
         for message in messages {
             let bytes = message.bytes
             do {
@@ -269,6 +275,10 @@ public final class IngestLoop: @unchecked Sendable {
                     let event = try ReadingEvent.parse(event)
                     try check(event.site, event.camera, .reading, lane: event.lane, station: event.station)
                     batch.readings.append(event)
+                } else if message.subject.hasPrefix(parcelPrefix) {
+                    let event = try ParcelEvent.parse(event)
+                    try check(event.site, event.camera, .parcel, lane: event.lane, station: event.station)
+                    batch.parcels.append((event, body))
                 } else {
                     let event = try SessionEvent.parse(event)
                     try check(
@@ -300,11 +310,12 @@ public final class IngestLoop: @unchecked Sendable {
             do {
                 let stored = try storage.store(
                     sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads,
-                    readings: batch.readings, refused: refused)
+                    readings: batch.readings, parcels: batch.parcels, refused: refused)
                 counts.sightingsStored = stored.sightings
                 counts.sessionEventsStored = stored.sessions
                 counts.noReadsStored = stored.noReads
                 counts.readingsStored = stored.readings
+                counts.parcelsStored = stored.parcels
                 readiness?.set("postgres", ok: true, detail: "storing")
                 retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
@@ -322,6 +333,7 @@ public final class IngestLoop: @unchecked Sendable {
         counts.duplicates =
             batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
             + batch.noReads.count - counts.noReadsStored + batch.readings.count - counts.readingsStored
+            + batch.parcels.count - counts.parcelsStored
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)

@@ -62,11 +62,12 @@ public struct RefusedMessage: Sendable, Equatable {
 /// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
 /// stored twice adds nothing the second time). PostgreSQL in production; in memory in tests.
 public protocol SightingStore: AnyObject {
-    /// Stores the batch atomically; returns the sightings, session events, no-reads and reading
-    /// events it added (fewer than given when some were stored before).
+    /// Stores the batch atomically; returns the sightings, session events, no-reads, reading
+    /// events and parcels it added (fewer than given when some were stored before).
     func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
+        refused: [RefusedMessage]
     ) throws -> StoredCounts
     /// True when the error is worth waiting out (the server restarting, the connection lost).
     func isTransient(_ error: any Error) -> Bool
@@ -85,11 +86,13 @@ public struct StoredCounts: Sendable, Equatable {
     public var sessions = 0
     public var noReads = 0
     public var readings = 0
-    public init(sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0) {
+    public var parcels = 0
+    public init(sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0, parcels: Int = 0) {
         self.sightings = sightings
         self.sessions = sessions
         self.noReads = noReads
         self.readings = readings
+        self.parcels = parcels
     }
 }
 

@@ -6,12 +6,12 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, reading, item, pack, deadletter, cmd, order, orderack
+    case sighting, session, track, noread, status, reading, parcel, item, pack, deadletter, cmd, order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
-    public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading]
+    public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
     /// The agents' durable families (JetStream, the aggregator stores them).
-    public static let durable: [SubjectFamily] = [.sighting, .session, .noread, .reading]
+    public static let durable: [SubjectFamily] = [.sighting, .session, .noread, .reading, .parcel]
     /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
     public static let results: [SubjectFamily] = [.item, .pack]
     /// Everything in the results stream: the results and the answers to orders

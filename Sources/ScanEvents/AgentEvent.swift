@@ -16,6 +16,7 @@ public struct AgentEvent: Sendable, Equatable {
         case status
         case readingPaused = "reading.paused"
         case readingResumed = "reading.resumed"
+        case parcel
     }
 
     public var kind: Kind
@@ -52,13 +53,14 @@ public struct AgentEvent: Sendable, Equatable {
         case .noread: .noread
         case .status: .status
         case .readingPaused, .readingResumed: .reading
+        case .parcel: .parcel
         }
     }
 
     /// True for events that must reach the aggregator (JetStream, spooled); false for best-effort ones.
     public var isDurable: Bool {
         kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
-            || kind == .readingPaused || kind == .readingResumed
+            || kind == .readingPaused || kind == .readingResumed || kind == .parcel
     }
 }
 

@@ -19,6 +19,8 @@ public struct ScanPipeline: Sendable {
     /// ruleset arrives.
     public var rules: Ruleset
     public private(set) var sessions: SessionPolicy
+    /// Codes grouped into parcels; nil when grouping is off.
+    public private(set) var parcels: ParcelGrouper?
     /// The session each confirmed, accepted track counted in.
     private var sessionOfTrack: [String: String] = [:]
     private var updateCounts: [String: Int] = [:]
@@ -27,7 +29,8 @@ public struct ScanPipeline: Sendable {
     public init(
         camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
         normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
-        rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), idPrefix: String
+        rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), grouping: GroupingConfig = GroupingConfig(),
+        idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
         if noread.enabled {
@@ -38,6 +41,10 @@ public struct ScanPipeline: Sendable {
         self.normalizer = normalizer
         self.rules = rules
         self.sessions = SessionPolicy(config: session, idPrefix: idPrefix)
+        if grouping.enabled {
+            // A parcel waits for no-reads beside it as long as a track waits for its code.
+            parcels = ParcelGrouper(config: grouping, grace: tracking.maxMissedFrames + 2, idPrefix: idPrefix)
+        }
     }
 
     /// One frame. `located`: the localiser's code-like regions, the area it searched and the
@@ -52,13 +59,20 @@ public struct ScanPipeline: Sendable {
         }
         let trackerEvents = tracker.step(frame: frame, time: time, detections: detections.map(normalizer.normalize))
         events += translate(trackerEvents, time: time)
+        parcels?.update(live: tracker.live, frame: frame)
         if candidates != nil {
             let decoded = tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }
             let ended =
                 candidates?.step(
                     frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
                     area: located?.area ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0), image: located?.image) ?? []
-            events += noReadEvents(ended, time: time)
+            let noReads = noReadEvents(ended, time: time)
+            events += noReads
+            for (noRead, event) in zip(ended, noReads) {
+                if let alone = parcels?.noRead(noRead, eventId: event.eventId) {
+                    events.append(ParcelEvent(alone, camera: factory.camera, time: time).agentEvent)
+                }
+            }
             // A code read now and then stays one track while its region is seen between reads,
             // and reads at two ends of one region are one code.
             let seen = candidates?.seen(in: frame) ?? []
@@ -67,14 +81,20 @@ public struct ScanPipeline: Sendable {
             candidates?.markDecoded(
                 tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }, frame: frame)
         }
+        events += parcelEvents(parcels?.close(frame: frame) ?? [], time: time)
         events += sessionEvents(sessions.tick(at: time))
         return events
+    }
+
+    private func parcelEvents(_ closed: [ParcelGrouper.Parcel], time: Timestamp) -> [AgentEvent] {
+        closed.map { ParcelEvent($0, camera: factory.camera, time: time).agentEvent }
     }
 
     /// Ends every open track and the running session (end of stream, shutdown).
     public mutating func finish(time: Timestamp) -> [AgentEvent] {
         var events = translate(tracker.finish(), time: time)
         candidates?.finish()
+        events += parcelEvents(parcels?.close(frame: nil) ?? [], time: time)
         events += sessionEvents(sessions.endOfStream(at: time))
         return events
     }
@@ -92,7 +112,8 @@ public struct ScanPipeline: Sendable {
     /// Ends the open tracks (each gets its sighting) but not the session: `pause`.
     public mutating func endTracks(time: Timestamp) -> [AgentEvent] {
         candidates?.finish()
-        return translate(tracker.finish(), time: time)
+        let events = translate(tracker.finish(), time: time)
+        return events + parcelEvents(parcels?.close(frame: nil) ?? [], time: time)
     }
 
     /// Confirmed tracks in view now.
@@ -131,6 +152,7 @@ public struct ScanPipeline: Sendable {
                 let decision = rules.decide(subject)
                 track.decision = decision
                 tracker.setDecision(decision, forTrack: track.id)
+                parcels?.confirmed(track, frame: track.lastFrame, live: tracker.live)
                 events.append(factory.trackEvent(.added, track, time: time, sequence: 0))
                 if decision.accepted {
                     let (sessionId, sessionChanges) = sessions.accepted(track, role: decision.role, at: track.lastSeen)
@@ -143,6 +165,7 @@ public struct ScanPipeline: Sendable {
                 events.append(factory.trackEvent(.updated, track, time: time, sequence: count))
             case .merged(let track, let keeper):
                 updateCounts[track.id] = nil
+                parcels?.merged(track.id)
                 if sessionOfTrack.removeValue(forKey: track.id) != nil { sessions.forget(trackId: track.id) }
                 // Tell viewers where it went; the code's one sighting comes from the keeper.
                 events.append(factory.trackEvent(.removed, track, time: time, sequence: 0, mergedInto: keeper))
@@ -151,6 +174,7 @@ public struct ScanPipeline: Sendable {
                 events.append(factory.trackEvent(.removed, track, time: time, sequence: 0))
                 events.append(
                     factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
+                parcels?.ended(track, frame: track.lastFrame)
             }
         }
         return events

@@ -115,6 +115,30 @@ extension EventStore {
         return added
     }
 
+    /// Stores one camera's parcels, each once (by event id); returns how many were new.
+    public func insertParcels(_ batch: [(record: ParcelEvent, body: String)]) throws(PGError) -> Int {
+        var added = 0
+        for (p, body) in batch {
+            added +=
+                try connection.query(
+                    """
+                    INSERT INTO parcels (event_id, parcel_id, site, camera, lane, station, first_seen, last_seen, codes,
+                                         complete, no_read, body)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::integer, $10::boolean,
+                            $11::boolean, $12::jsonb)
+                    ON CONFLICT (event_id) DO NOTHING
+                    """,
+                    [
+                        .text(p.eventId), .text(p.parcelId), .text(p.site), .text(p.camera), .optionalText(p.lane),
+                        .optionalText(p.station), .text(p.firstSeen.description), .text(p.lastSeen.description),
+                        .int(p.codes.count), .text(p.complete ? "true" : "false"), .text(p.noRead ? "true" : "false"),
+                        .text(body),
+                    ]
+                ).affected
+        }
+        return added
+    }
+
     /// Stores `reading.paused` / `reading.resumed` events, each once (by event id); returns how
     /// many were new.
     public func insertReadings(_ batch: [ReadingEvent]) throws(PGError) -> Int {

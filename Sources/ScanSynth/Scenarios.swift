@@ -7,7 +7,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc",
+        "pop-up", "torn", "sscc", "parcels",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -35,6 +35,7 @@ public enum Scenarios {
         case "pop-up": popUp()
         case "torn": torn()
         case "sscc": sscc()
+        case "parcels": parcels(seed: seed)
         default: nil
         }
     }
@@ -285,6 +286,57 @@ public enum Scenarios {
                             .scaledBy(0.5)
                     ], width: 380, height: 150)
             }, noise: noise, exposure: 0.25)
+    }
+
+    /// Shipping boxes in two rows (side by side across the belt), back to back along it, each with
+    /// one to three codes on one or two labels: a GS1-128 SSCC, an EAN-13, a QR licence plate.
+    /// Two boxes are identical (same codes); one box's SSCC is torn (the box lacks it); one box
+    /// has only a torn label (no code of it can be read). `seed` moves the boxes a little and
+    /// sets the noise.
+    public static func parcels(seed: UInt64, speed: Double = 7) -> SynthScene {
+        var random = SplitMix(seed: seed)
+        // SSCCs with their check digits.
+        let ssccs = [
+            "340123450000070010", "340123450000070027", "340123450000070034", "340123450000070041",
+            "340123450000070058", "340123450000070065",
+        ]
+        func sscc(_ n: Int, torn: Bool = false) -> SynthLabel {
+            SynthLabel(
+                .code128, "[00]" + ssccs[n - 1], moduleSize: 2, offsetX: 16, offsetY: 14, barHeight: 50, torn: torn,
+                gs1: true)
+        }
+        func ean(_ value: String, y: Int = 84, torn: Bool = false) -> SynthLabel {
+            SynthLabel(.ean13, value, offsetX: 16, offsetY: y, torn: torn)
+        }
+        func plate(_ value: String) -> SynthLabel {
+            SynthLabel(.qrCode, value, moduleSize: 3, offsetX: 260, offsetY: 84)
+        }
+        // (row, labels)
+        let boxes: [(Int, [SynthLabel])] = [
+            (0, [sscc(1), ean("400638133393")]),
+            (1, [sscc(2), ean("590123412345"), plate("LPN-7001")]),
+            (0, [sscc(3), plate("LPN-7002")]),
+            (1, [sscc(4), ean("978020137962")]),  // identical to the next one
+            (1, [sscc(4), ean("978020137962")]),
+            (0, [sscc(5, torn: true), ean("871234567890")]),  // its SSCC is torn
+            (0, [ean("501234567890", y: 30, torn: true)]),  // nothing on it can be read
+            (1, [sscc(6)]),
+        ]
+        var along = [0.0, 0.0]
+        var items: [SynthItem] = []
+        for (index, (row, labels)) in boxes.enumerated() {
+            let jitter = Double(random.next() % 30)
+            let x = -440 - along[row] - jitter
+            along[row] += 500 + jitter
+            items.append(
+                box(
+                    "parcel-\(index)", x: x, y: row == 0 ? 24 : 290, speed: speed, labels: labels, width: 400,
+                    height: 200))
+        }
+        let length = (along.max() ?? 0) + 960 + 400
+        return SynthScene(
+            width: 960, height: 540, frameCount: Int(length / speed), items: items, noise: 4 + Int(seed % 4) * 3,
+            seed: seed)
     }
 
     /// The demo's pack station: three orders, each an order label (Code 128, `ORD-…`)

@@ -38,7 +38,8 @@ struct AsyncAPIDocumentTests {
             summary["subjects"]
                 == .object([
                     ("item", .string("lane")), ("noread", .string("camera")), ("order", .string("")),
-                    ("orderack", .string("")), ("pack", .string("station")), ("reading", .string("camera")),
+                    ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
+                    ("reading", .string("camera")),
                     ("session", .string("camera")),
                     ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
                 ]))
@@ -79,7 +80,7 @@ struct AsyncAPIDocumentTests {
             ].reduce(subject) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
         }
         let expected =
-            try [SubjectFamily.sighting, .session, .noread, .track, .status, .reading].map {
+            try [SubjectFamily.sighting, .session, .noread, .track, .status, .reading, .parcel].map {
                 placeholders(try subjects.agent($0, site: "SITE", camera: "CAMERA"))
             }
             + [

@@ -123,6 +123,27 @@ struct IngestLoopTests {
         #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
     }
 
+    @Test("parcel events are stored once; one naming another camera than its subject is a dead letter")
+    func parcelEvents() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        let body = #"""
+            {"type": "parcel", "eventId": "cam-1-r-p1.parcel", "site": "dc1", "camera": "cam-1", "time": "2026-11-26T06:00:01.000Z",
+             "parcelId": "cam-1-r-p1", "firstSeen": "2026-11-26T06:00:00.000Z", "lastSeen": "2026-11-26T06:00:01.000Z",
+             "outline": [[0, 0], [9, 0], [9, 9], [0, 9]],
+             "codes": [{"trackId": "cam-1-r-1", "symbology": "EAN-13", "value": "4006381333931", "status": "accepted"}],
+             "missing": [], "noReads": [], "complete": true, "noRead": false}
+            """#
+        parts.consumer.append(subject: "scantrack.v1.parcel.dc1.cam-1", bytes: Array(body.utf8))
+        parts.consumer.append(subject: "scantrack.v1.parcel.dc1.cam-1", bytes: Array(body.utf8))
+        parts.consumer.append(subject: "scantrack.v1.parcel.dc1.cam-9", bytes: Array(body.utf8))
+        try parts.run { parts.loop.totals.messages >= 3 }
+        #expect(parts.store.parcels.map(\.parcelId) == ["cam-1-r-p1"])
+        #expect(parts.store.parcels.first?.codes.map(\.value) == ["4006381333931"])
+        #expect(parts.loop.totals.parcelsStored == 1 && parts.loop.totals.duplicates == 1)
+        #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
+    }
+
     @Test("a refused message is stored as a dead letter, published once by its stream sequence, and acknowledged")
     func deadLetters() throws {
         let parts = Parts()

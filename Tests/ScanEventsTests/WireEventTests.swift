@@ -79,6 +79,7 @@ struct WireEventTests {
             case .status: again = try StatusEvent.parse(json).json
             case .noread: again = try NoReadEvent.parse(json).json
             case .readingPaused, .readingResumed: again = try ReadingEvent.parse(json).json
+            case .parcel: again = try ParcelEvent.parse(json).json
             }
             #expect(again == event.json, "\(String(decoding: event.json, as: UTF8.self))")
         }

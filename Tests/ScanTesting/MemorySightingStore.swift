@@ -12,6 +12,7 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     private var sessionsById: [String: SessionEvent] = [:]
     private var noReadsById: [String: NoReadEvent] = [:]
     private var readingsById: [String: ReadingEvent] = [:]
+    private var parcelsById: [String: ParcelEvent] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
@@ -28,13 +29,15 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     public var sessions: [SessionEvent] { lock.withLock { Array(sessionsById.values) } }
     public var noReads: [NoReadEvent] { lock.withLock { Array(noReadsById.values) } }
     public var readings: [ReadingEvent] { lock.withLock { Array(readingsById.values) } }
+    public var parcels: [ParcelEvent] { lock.withLock { Array(parcelsById.values) } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
 
     public func store(
         sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], refused: [RefusedMessage]
+        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
+        refused: [RefusedMessage]
     ) throws -> StoredCounts {
         try lock.withLock {
             calls += 1
@@ -58,6 +61,10 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
             for reading in readings where readingsById[reading.eventId] == nil {
                 readingsById[reading.eventId] = reading
                 added.readings += 1
+            }
+            for (parcel, _) in parcels where parcelsById[parcel.eventId] == nil {
+                parcelsById[parcel.eventId] = parcel
+                added.parcels += 1
             }
             letters += refused
             return added

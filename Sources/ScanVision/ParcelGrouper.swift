@@ -1,0 +1,240 @@
+import ScanCore
+
+/// How the agent groups codes into parcels (`grouping` in the agent config).
+public struct GroupingConfig: Sendable, Equatable {
+    /// Off: no `parcel` events (codes are still sightings).
+    public var enabled = false
+    /// A newly read code joins the parcel whose code is nearest to it, when the gap between the
+    /// two codes' boxes is at most this (pixels). Set it above the widest gap between codes on
+    /// one parcel and below the narrowest gap between codes of two parcels (docs/agent-config.md).
+    public var maxGapPixels = 60
+    /// ... and they move alike: their speeds differ by at most this (pixels a frame), once both
+    /// have been followed for a few frames.
+    public var velocityTolerance = 4.0
+    /// Codes every parcel must carry (e.g. GS1-128 for the SSCC); a parcel without one of them
+    /// is incomplete.
+    public var require: [Requirement] = []
+
+    public init() {}
+
+    /// A kind of code a parcel must carry: a symbology, or GS1-128 (Code 128 holding GS1 data).
+    public struct Requirement: Sendable, Equatable {
+        public var symbology: Symbology
+        public var gs1: Bool
+
+        public init(symbology: Symbology, gs1: Bool = false) {
+            self.symbology = symbology
+            self.gs1 = gs1
+        }
+
+        /// A symbology's name, or `GS1-128`.
+        public init?(name: String) {
+            if name.uppercased() == "GS1-128" {
+                self.init(symbology: .code128, gs1: true)
+            } else if let symbology = Symbology(name: name) {
+                self.init(symbology: symbology)
+            } else {
+                return nil
+            }
+        }
+
+        public var name: String { gs1 && symbology == .code128 ? "GS1-128" : symbology.rawValue }
+
+        public func isMet(by track: Track) -> Bool { track.symbology == symbology && (!gs1 || track.isGS1) }
+    }
+}
+
+/// Codes that travel together on one parcel, pure: a confirmed track joins the open parcel
+/// whose nearest live code is within `maxGapPixels` and moves at the same speed, else it starts
+/// a parcel of its own. Parcels are never merged, so a code between two parcels belongs to exactly
+/// one (the nearer). A parcel ends once all its codes have left the view and `grace` frames have
+/// passed, so that no-reads ending beside it are still counted in it; a no-read near no parcel
+/// is a parcel of its own, read by no code.
+public struct ParcelGrouper: Sendable {
+    public struct Parcel: Sendable, Equatable {
+        public var id: String
+        /// Its codes in the order they were read, as their tracks ended.
+        public var tracks: [Track]
+        /// The ids of the no-reads (`<id>.noread` events) seen on it.
+        public var noReads: [String]
+        /// The box around its codes and no-reads where they were last seen.
+        public var outline: Box
+        public var firstSeen: Timestamp
+        public var lastSeen: Timestamp
+        /// Required codes none of its codes is.
+        public var missing: [GroupingConfig.Requirement]
+    }
+
+    public let config: GroupingConfig
+    /// Frames a parcel waits after its last code left (for no-reads ending beside it).
+    public let grace: Int
+    private let idPrefix: String
+    private var count = 0
+    private var open: [Open] = []
+    /// Confirmed codes not yet placed (followed fewer than `settleFrames` frames).
+    private var pending: [String] = []
+
+    private struct Open: Sendable {
+        var id: String
+        var live: Set<String> = []
+        var ended: [Track] = []
+        var order: [String] = []
+        var noReads: [String] = []
+        var noReadBoxes: [Box] = []
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        /// Where each code was last seen and how it moved, for matching codes and no-reads.
+        var last: [String: Track] = [:]
+        var endedAt: Int?
+    }
+
+    public init(config: GroupingConfig, grace: Int, idPrefix: String) {
+        self.config = config
+        self.grace = grace
+        self.idPrefix = idPrefix
+    }
+
+    /// Open parcels (tests, status).
+    public var openCount: Int { open.count }
+
+    /// The gap between two boxes: 0 when they overlap, else the larger of the two axis gaps.
+    static func gap(_ a: Box, _ b: Box) -> Int {
+        let dx = max(0, max(a.minX - b.maxX, b.minX - a.maxX))
+        let dy = max(0, max(a.minY - b.maxY, b.minY - a.maxY))
+        return max(dx, dy)
+    }
+
+    /// Whether two tracks move alike, on each axis where both speeds were measured (between two
+    /// complete readings).
+    private func movesAlike(_ a: Track, _ b: Track) -> Bool {
+        let x = !(a.measuredX && b.measuredX) || abs(a.velocityX - b.velocityX) <= config.velocityTolerance
+        let y = !(a.measuredY && b.measuredY) || abs(a.velocityY - b.velocityY) <= config.velocityTolerance
+        return x && y
+    }
+
+    /// A track confirmed: placed in a parcel once it has been followed `settleFrames` frames
+    /// (`update`), or when it ends before that.
+    public mutating func confirmed(_ track: Track, frame: Int, live: [Track]) {
+        if track.frames >= Self.settleFrames {
+            place(track, frame: frame, live: live)
+        } else {
+            pending.append(track.id)
+        }
+    }
+
+    /// Joins the nearest open parcel, or starts one. `live`: the tracker's live tracks now.
+    private mutating func place(_ track: Track, frame: Int, live: [Track]) {
+        pending.removeAll { $0 == track.id }
+        let box = track.predictedBox(at: frame)
+        let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var best: (index: Int, gap: Int)?
+        for index in open.indices {
+            // Its codes still in view where the tracker has them, the ones that left where they
+            // would be now (a code read late, at the parcel's trailing edge, still joins it).
+            for memberId in open[index].order {
+                guard let member = byId[memberId] ?? open[index].last[memberId], movesAlike(member, track) else {
+                    continue
+                }
+                let gap = Self.gap(box, member.predictedBox(at: frame))
+                if gap <= config.maxGapPixels && gap < (best?.gap ?? .max) { best = (index, gap) }
+            }
+        }
+        let index: Int
+        if let best {
+            index = best.index
+        } else {
+            count += 1
+            open.append(Open(id: "\(idPrefix)-p\(count)", firstSeen: track.firstSeen, lastSeen: track.lastSeen))
+            index = open.count - 1
+        }
+        open[index].endedAt = nil
+        open[index].live.insert(track.id)
+        open[index].order.append(track.id)
+        open[index].last[track.id] = track
+        open[index].firstSeen = min(open[index].firstSeen, track.firstSeen)
+    }
+
+    /// Each frame: codes confirmed at least `settleFrames` frames ago (their speed is known by
+    /// then) are placed in a parcel.
+    public mutating func update(live: [Track], frame: Int) {
+        guard !pending.isEmpty else { return }
+        let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in pending {
+            guard let track = byId[id], track.frames >= Self.settleFrames else { continue }
+            place(track, frame: frame, live: live)
+        }
+    }
+
+    /// Frames a code is followed before it is placed in a parcel, so that its speed is known.
+    public static let settleFrames = 8
+
+    /// A track merged into another (the same code): it is no code of its own.
+    public mutating func merged(_ trackId: String) {
+        pending.removeAll { $0 == trackId }
+        for index in open.indices where open[index].live.remove(trackId) != nil {
+            open[index].order.removeAll { $0 == trackId }
+            open[index].last[trackId] = nil
+        }
+    }
+
+    /// A track ended in `frame` (its sighting is out): kept in its parcel.
+    public mutating func ended(_ track: Track, frame: Int) {
+        if pending.contains(track.id) { place(track, frame: frame, live: []) }
+        for index in open.indices where open[index].live.remove(track.id) != nil {
+            open[index].ended.append(track)
+            open[index].last[track.id] = track
+            open[index].lastSeen = max(open[index].lastSeen, track.lastSeen)
+            if open[index].live.isEmpty { open[index].endedAt = frame }
+        }
+    }
+
+    /// A no-read that ended: counted in the parcel beside it, or a parcel of its own (returned).
+    public mutating func noRead(_ noRead: CandidateTracker.NoRead, eventId: String) -> Parcel? {
+        var best: (index: Int, gap: Int)?
+        for index in open.indices {
+            for member in open[index].last.values {
+                let gap = Self.gap(noRead.lastBox, member.predictedBox(at: noRead.lastFrame))
+                if gap <= config.maxGapPixels && gap < (best?.gap ?? .max) { best = (index, gap) }
+            }
+        }
+        if let best {
+            open[best.index].noReads.append(eventId)
+            open[best.index].noReadBoxes.append(noRead.lastBox)
+            return nil
+        }
+        count += 1
+        return Parcel(
+            id: "\(idPrefix)-p\(count)", tracks: [], noReads: [eventId], outline: noRead.lastBox,
+            firstSeen: noRead.firstSeen, lastSeen: noRead.lastSeen, missing: config.require)
+    }
+
+    /// Parcels whose codes all left at least `grace` frames before `frame` (all of them when
+    /// `frame` is nil: the end of the stream).
+    public mutating func close(frame: Int?) -> [Parcel] {
+        var closed: [Parcel] = []
+        let (grace, require) = (self.grace, config.require)
+        open.removeAll { parcel in
+            let due: Bool
+            if let frame {
+                due = parcel.endedAt.map { frame - $0 >= grace } ?? false
+            } else {
+                due = true
+            }
+            guard due else { return false }
+            if let finished = Self.finish(parcel, require: require) { closed.append(finished) }
+            return true
+        }
+        return closed
+    }
+
+    private static func finish(_ parcel: Open, require: [GroupingConfig.Requirement]) -> Parcel? {
+        let tracks = parcel.order.compactMap { id in parcel.ended.first { $0.id == id } ?? parcel.last[id] }
+        let boxes = tracks.map(\.lastBox) + parcel.noReadBoxes
+        guard let first = boxes.first else { return nil }
+        let outline = boxes.dropFirst().reduce(first) { $0.union($1) }
+        return Parcel(
+            id: parcel.id, tracks: tracks, noReads: parcel.noReads, outline: outline, firstSeen: parcel.firstSeen,
+            lastSeen: parcel.lastSeen,
+            missing: require.filter { requirement in !tracks.contains(where: requirement.isMet) })
+    }
+}

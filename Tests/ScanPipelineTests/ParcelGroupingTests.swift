@@ -1,0 +1,136 @@
+import ScanAgentConfig
+import ScanCore
+import ScanEvents
+import ScanPipeline
+import ScanVision
+import Testing
+
+/// Parcels from scripted reads: codes that move together are one parcel, parcels side by side or
+/// back to back stay apart, a code between two parcels belongs to one, required codes and
+/// no-reads are reported.
+@Suite("parcel grouping")
+struct ParcelGroupingTests {
+    /// A code of `value` (QR, `size` px) at (x, y) in `frame`, moving `speed` px a frame to the right.
+    static func code(_ value: String, x: Int, y: Int, frame: Int, speed: Int = 6, size: Int = 40) -> Detection {
+        let left = x + frame * speed
+        return Detection(
+            symbology: .qrCode, value: Array(value.utf8),
+            points: [
+                Point(x: left, y: y), Point(x: left, y: y + size), Point(x: left + size, y: y + size),
+                Point(x: left + size, y: y),
+            ])
+    }
+
+    static func time(_ frame: Int) -> Timestamp { Timestamp(milliseconds: 1_795_800_000_000 + Int64(frame) * 33) }
+
+    static func pipeline(require: [String] = [], gap: Int = 60) -> ScanPipeline {
+        var grouping = GroupingConfig()
+        grouping.enabled = true
+        grouping.maxGapPixels = gap
+        grouping.require = require.compactMap(GroupingConfig.Requirement.init(name:))
+        var tracking = TrackingConfig()
+        tracking.maxMissedFrames = 3
+        return ScanPipeline(
+            camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), tracking: tracking, grouping: grouping,
+            idPrefix: "cam-1-r")
+    }
+
+    /// Runs `frames` frames of `script`, then ends the stream; returns the parcels, parsed.
+    static func parcels(_ pipeline: inout ScanPipeline, frames: Int, _ script: (Int) -> [Detection]) throws
+        -> [ParcelEvent]
+    {
+        var events: [AgentEvent] = []
+        for frame in 0..<frames {
+            events += pipeline.process(frame: frame, time: Self.time(frame), detections: script(frame))
+        }
+        events += pipeline.finish(time: Self.time(frames))
+        return try events.filter { $0.kind == .parcel }.map { try ParcelEvent.parse(try JSONValue.parse($0.json)) }
+    }
+
+    static func values(_ parcel: ParcelEvent) -> Set<String> { Set(parcel.codes.map(\.value)) }
+
+    @Test("two codes on one parcel are one parcel; identical parcels side by side and back to back are two each")
+    func sideBySideAndBackToBack() throws {
+        var pipeline = Self.pipeline()
+        // Parcel P: codes A and B 30 px apart; parcel Q, identical, 200 px below (side by side);
+        // parcel R, identical, 260 px behind P (back to back). All move alike.
+        let parcels = try Self.parcels(&pipeline, frames: 40) { frame in
+            [
+                Self.code("A", x: 300, y: 40, frame: frame), Self.code("B", x: 370, y: 40, frame: frame),
+                Self.code("A", x: 300, y: 240, frame: frame), Self.code("B", x: 370, y: 240, frame: frame),
+                Self.code("A", x: 40, y: 40, frame: frame), Self.code("B", x: 110, y: 40, frame: frame),
+            ]
+        }
+        #expect(parcels.count == 3)
+        #expect(parcels.allSatisfy { Self.values($0) == ["A", "B"] && $0.codes.count == 2 }, "\(parcels)")
+        #expect(Set(parcels.flatMap { $0.codes.map(\.trackId) }).count == 6, "each code in one parcel")
+        #expect(parcels.allSatisfy { $0.complete && !$0.noRead && $0.lane == "L1" })
+        #expect(Set(parcels.map(\.parcelId)).count == 3)
+    }
+
+    @Test("a code between two parcels belongs to exactly one, the nearer")
+    func codeBetweenTwoParcels() throws {
+        var pipeline = Self.pipeline(gap: 60)
+        // A at y 40, C at y 220; M at y 110 is 30 px under A and 70 px above C.
+        let parcels = try Self.parcels(&pipeline, frames: 30) { frame in
+            [
+                Self.code("A", x: 100, y: 40, frame: frame), Self.code("C", x: 100, y: 220, frame: frame),
+                Self.code("M", x: 100, y: 110, frame: frame),
+            ]
+        }
+        let withM = parcels.filter { Self.values($0).contains("M") }
+        #expect(withM.count == 1)
+        #expect(withM.first.map(Self.values) == ["A", "M"])
+        #expect(parcels.count == 2)
+    }
+
+    @Test("codes that move differently are not one parcel, however close")
+    func differentSpeeds() throws {
+        var pipeline = Self.pipeline()
+        let parcels = try Self.parcels(&pipeline, frames: 30) { frame in
+            [
+                Self.code("A", x: 100, y: 40, frame: frame, speed: 6),
+                frame >= 8 ? Self.code("B", x: 100 + 8 * 6 + 50, y: 40, frame: frame - 8, speed: 1) : nil,
+            ].compactMap { $0 }
+        }
+        #expect(parcels.count == 2, "\(parcels.map(Self.values))")
+    }
+
+    @Test("a parcel without a required code is incomplete and names what it lacks")
+    func requiredCodes() throws {
+        var pipeline = Self.pipeline(require: ["GS1-128", "QR-Code"])
+        let parcels = try Self.parcels(&pipeline, frames: 30) { frame in [Self.code("A", x: 100, y: 40, frame: frame)] }
+        #expect(parcels.count == 1)
+        #expect(parcels.first?.missing == ["GS1-128"])
+        #expect(parcels.first?.complete == false)
+        let good = try AgentConfig.parse(
+            Array(#"{"camera": {"id": "c"}, "grouping": {"enabled": true, "require": ["GS1-128", "ean13"]}}"#.utf8),
+            file: "c.json")
+        #expect(good.grouping.require.map(\.name) == ["GS1-128", "EAN-13"])
+        do {
+            _ = try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "grouping": {"require": ["GS1-128", "Morse"]}}"#.utf8), file: "c.json")
+            Issue.record("a requirement that is no symbology was accepted")
+        } catch {
+            #expect("\(error)".contains("grouping.require[1]"), "\(error)")
+        }
+    }
+
+    @Test("grouping off: no parcel events, the sightings unchanged")
+    func off() throws {
+        var on = Self.pipeline()
+        var off = ScanPipeline(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), idPrefix: "cam-1-r")
+        var withParcels: [AgentEvent] = []
+        var without: [AgentEvent] = []
+        for frame in 0..<30 {
+            let detections = [Self.code("A", x: 100, y: 40, frame: frame), Self.code("B", x: 160, y: 40, frame: frame)]
+            withParcels += on.process(frame: frame, time: Self.time(frame), detections: detections)
+            without += off.process(frame: frame, time: Self.time(frame), detections: detections)
+        }
+        withParcels += on.finish(time: Self.time(30))
+        without += off.finish(time: Self.time(30))
+        #expect(without.allSatisfy { $0.kind != .parcel })
+        #expect(withParcels.filter { $0.kind != .parcel }.map(\.json) == without.map(\.json))
+        #expect(withParcels.filter { $0.kind == .parcel }.count == 1)
+    }
+}

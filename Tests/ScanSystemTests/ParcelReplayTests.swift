@@ -1,0 +1,68 @@
+import Foundation
+import ScanCore
+import ScanSynth
+import ScanTestSupport
+import Testing
+
+/// `scan-agent replay` with `grouping.enabled` on the rendered parcel scene (`scan-synth
+/// parcels`): boxes in two rows, back to back, one to three codes each, two identical boxes, one
+/// with a torn SSCC, one that nothing on can be read.
+@Suite("parcels on rendered scenes")
+struct ParcelReplayTests {
+    @Test(
+        "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete",
+        arguments: [UInt64(1), 2, 3])
+    func parcels(seed: UInt64) throws {
+        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.parcels(seed: seed), name: "parcels-\(seed)")
+        let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/agent.json"
+        try #"""
+        {"camera": {"id": "cam-1", "site": "dc1", "lane": "L1"},
+         "grouping": {"enabled": true, "maxGapPixels": 60, "require": ["GS1-128"]}}
+        """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let parcels = replay.events.filter { $0["type"] == .string("parcel") }
+        var boxes: [Int: Set<String>] = [:]
+        for code in expected { boxes[code.item, default: []].insert(code.value) }
+        func values(_ parcel: JSONValue) -> [String] {
+            guard case .array(let codes) = parcel["codes"] else { return [] }
+            return codes.compactMap { $0["value"]?.stringValue }
+        }
+        for parcel in parcels where !values(parcel).isEmpty {
+            #expect(
+                boxes.values.contains { Set(values(parcel)).isSubset(of: $0) }, "codes of two boxes: \(values(parcel))")
+        }
+        let inParcels = parcels.flatMap { parcel -> [String] in
+            guard case .array(let codes) = parcel["codes"] else { return [] }
+            return codes.compactMap { $0["trackId"]?.stringValue }
+        }
+        let sightings = replay.sightings.compactMap { $0["trackId"]?.stringValue }
+        let sightingsValues = Set(replay.sightings.compactMap { $0["value"]?.stringValue })
+        #expect(inParcels.sorted() == sightings.sorted(), "each sighting in exactly one parcel")
+        // Every box with a code read is a parcel of its own (parcels are never merged; a box
+        // can come out as more than one parcel when the tracker reports one of its codes twice or
+        // with a wrong speed, docs/agent-config.md).
+        let readable = boxes.values.filter { box in box.contains { sightingsValues.contains($0) } }
+        #expect(parcels.filter { !values($0).isEmpty }.count >= readable.count)
+        // The box whose SSCC is torn: its EAN-13 without the GS1-128.
+        let torn = parcels.filter { values($0).contains("8712345678906") }
+        #expect(torn.count == 1)
+        #expect(torn.first?["missing"] == .array([.string("GS1-128")]))
+        #expect(torn.first?["complete"] == .bool(false))
+        // Every no-read is reported in exactly one parcel (its own when no parcel is beside it).
+        let noReads = replay.events.filter { $0["type"] == .string("noread") }.compactMap { $0["eventId"]?.stringValue }
+        let reported = parcels.flatMap { parcel -> [String] in
+            guard case .array(let ids) = parcel["noReads"] else { return [] }
+            return ids.compactMap(\.stringValue)
+        }
+        #expect(!noReads.isEmpty, "the unreadable box")
+        #expect(reported.sorted() == noReads.sorted())
+        #expect(
+            parcels.filter { $0["noRead"] == .bool(true) }.allSatisfy { parcel in
+                guard case .array(let ids) = parcel["noReads"] else { return false }
+                return !ids.isEmpty
+            })
+    }
+}
