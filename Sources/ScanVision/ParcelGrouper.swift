@@ -193,7 +193,14 @@ public struct ParcelGrouper: Sendable {
         var best: (index: Int, gap: Int)?
         for index in open.indices {
             for member in open[index].last.values {
-                let gap = Self.gap(noRead.lastBox, member.predictedBox(at: noRead.lastFrame))
+                // Compared where both were at one moment (the later of their last frames that both
+                // had), not extrapolated far past the code's last read.
+                let frame = min(noRead.lastFrame, member.lastFrame)
+                guard frame >= max(noRead.firstFrame, member.firstFrame) else { continue }
+                let codeBox = member.lastBox.offset(
+                    dx: Int((member.velocityX * Double(frame - member.lastFrame)).rounded()),
+                    dy: Int((member.velocityY * Double(frame - member.lastFrame)).rounded()))
+                let gap = Self.gap(Self.box(of: noRead, at: frame), codeBox)
                 if gap <= config.maxGapPixels && gap < (best?.gap ?? .max) { best = (index, gap) }
             }
         }
@@ -206,6 +213,18 @@ public struct ParcelGrouper: Sendable {
         return Parcel(
             id: "\(idPrefix)-p\(count)", tracks: [], noReads: [eventId], outline: noRead.lastBox,
             firstSeen: noRead.firstSeen, lastSeen: noRead.lastSeen, missing: config.require)
+    }
+
+    /// Where a no-read was in `frame`, between its first and last boxes.
+    static func box(of noRead: CandidateTracker.NoRead, at frame: Int) -> Box {
+        let span = noRead.lastFrame - noRead.firstFrame
+        guard span > 0 else { return noRead.lastBox }
+        let t = Double(frame - noRead.firstFrame) / Double(span)
+        func mix(_ a: Int, _ b: Int) -> Int { a + Int((Double(b - a) * t).rounded()) }
+        let (first, last) = (noRead.firstBox, noRead.lastBox)
+        return Box(
+            minX: mix(first.minX, last.minX), minY: mix(first.minY, last.minY), maxX: mix(first.maxX, last.maxX),
+            maxY: mix(first.maxY, last.maxY))
     }
 
     /// Parcels whose codes all left at least `grace` frames before `frame` (all of them when

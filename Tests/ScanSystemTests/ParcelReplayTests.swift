@@ -11,7 +11,7 @@ import Testing
 struct ParcelReplayTests {
     @Test(
         "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete",
-        arguments: [UInt64(1), 2, 3])
+        arguments: [UInt64(1), 2, 3, 8])
     func parcels(seed: UInt64) throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.parcels(seed: seed), name: "parcels-\(seed)")
         let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
@@ -58,6 +58,11 @@ struct ParcelReplayTests {
             return ids.compactMap(\.stringValue)
         }
         #expect(!noReads.isEmpty, "the unreadable box")
+        // A no-read is counted in a parcel of codes only on the box it is on: here only the box
+        // whose SSCC is torn has both.
+        for parcel in parcels where !values(parcel).isEmpty && parcel["noReads"] != .array([]) {
+            #expect(values(parcel).contains("8712345678906"), "a no-read in another box's parcel: \(values(parcel))")
+        }
         #expect(reported.sorted() == noReads.sorted())
         #expect(
             parcels.filter { $0["noRead"] == .bool(true) }.allSatisfy { parcel in
