@@ -70,7 +70,7 @@ public final class IngestLoop: @unchecked Sendable {
     private let deadLetters: any ResultPublisher
     private let clock: any ServiceClock
     /// Fetching while the stream cannot deliver: a poll every 0.25 s, each new error logged once.
-    private var fetchRetry: RetryLog
+    private var events: ConsumerFetch
     /// Acknowledgements that did not reach the server (the messages come again after the ack
     /// wait and are recognised by their event ids).
     public private(set) var acksLost = 0
@@ -101,25 +101,23 @@ public final class IngestLoop: @unchecked Sendable {
         self.deadLetters = deadLetters
         self.clock = clock
         self.logger = logger
-        fetchRetry = RetryLog("JetStream not delivering; ingest paused", logger: logger, policy: .poll)
+        events = ConsumerFetch(
+            consumer, paused: "JetStream not delivering; ingest paused",
+            resumed: "JetStream delivers again; ingest resumed", logger: logger)
     }
 
     /// The next batch, or none while the stream cannot deliver (a node or the connection gone, a
     /// stream leader being elected): ingest pauses and resumes, it never ends on such an error.
     /// After 20 failures in a row the consumer is bound again (created if it was deleted).
     private func fetch(stop: StopToken) -> [any ConsumedMessage] {
-        do {
-            let messages = try consumer.fetch(
-                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
-            fetchRetry.succeeded("JetStream delivers again; ingest resumed")
-            readiness?.set("consumer", ok: true, detail: "bound to \(consumer.description)")
-            return messages
-        } catch {
-            readiness?.set("consumer", ok: false, detail: "\(error)")
-            fetchRetry.failedAndWait(error, stop: stop, sleeper: clock)
-            if fetchRetry.failures % 20 == 0 { try? consumer.rebind() }
-            return []
-        }
+        let readiness = self.readiness
+        guard
+            let messages = events.next(
+                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds, stop: stop,
+                clock: clock, failed: { readiness?.set("consumer", ok: false, detail: "\($0)") })
+        else { return [] }
+        readiness?.set("consumer", ok: true, detail: "bound to \(consumer.description)")
+        return messages
     }
 
     /// Stores one batch and acknowledges it after the commit; while the store writes it, the

@@ -38,12 +38,11 @@ public final class OrderLoop: @unchecked Sendable {
     }
 
     public let settings: Settings
-    private let consumer: any EventConsumer
     private let store: any OrderStore
     private let publisher: any ResultPublisher
     private let clock: any ServiceClock
     private let logger: Logger
-    private var fetchRetry: RetryLog
+    private var orders: ConsumerFetch
     public private(set) var totals = OrderCounts()
 
     public init(
@@ -51,28 +50,24 @@ public final class OrderLoop: @unchecked Sendable {
         clock: any ServiceClock, logger: Logger
     ) {
         self.settings = settings
-        self.consumer = consumer
         self.store = store
         self.publisher = publisher
         self.clock = clock
         self.logger = logger
-        fetchRetry = RetryLog("JetStream not delivering orders; paused", logger: logger, policy: .poll)
+        orders = ConsumerFetch(
+            consumer, paused: "JetStream not delivering orders; paused", resumed: "JetStream delivers orders again",
+            logger: logger)
     }
 
     /// One batch: every message answered and acknowledged, or (stopped while a server was away)
     /// left unacknowledged to come again.
     @discardableResult
     public func runOnce(stop: StopToken = StopToken()) -> OrderCounts {
-        let messages: [any ConsumedMessage]
-        do {
-            messages = try consumer.fetch(
-                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds)
-            fetchRetry.succeeded("JetStream delivers orders again")
-        } catch {
-            fetchRetry.failedAndWait(error, stop: stop, sleeper: clock)
-            if fetchRetry.failures % 20 == 0 { try? consumer.rebind() }
-            return OrderCounts()
-        }
+        guard
+            let messages = orders.next(
+                batch: settings.batchSize, timeoutMilliseconds: settings.fetchWaitMilliseconds, stop: stop,
+                clock: clock)
+        else { return OrderCounts() }
         var counts = OrderCounts()
         for message in messages {
             guard let status = handle(message, stop: stop) else { break }

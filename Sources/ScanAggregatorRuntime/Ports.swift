@@ -1,8 +1,8 @@
+import Logging
 import ScanCore
 import ScanEvents
 import ScanReconciliation
 import ScanServices
-import ScanEvents
 
 // The seams between the aggregator's runtime and the world. The runtime (IngestLoop,
 // ReconcileLoop and the services in AggregatorRuntime) sees only these; ScanAggregator plugs in
@@ -173,4 +173,38 @@ public protocol OrderStore: AnyObject {
     func isTransient(_ error: any Error) -> Bool
     /// Forgets a broken connection; the next call opens a new one.
     func reset()
+}
+
+/// Fetching from a consumer that may be away (a node or the connection gone, a stream leader being
+/// elected): the loop pauses on the poll and resumes, never ends on it; after 20 failures in a
+/// row the consumer is bound again (created if it was deleted). Each new error logged once.
+struct ConsumerFetch {
+    let consumer: any EventConsumer
+    private var retry: RetryLog
+    private let resumed: String
+
+    /// `paused` / `resumed`: what the log says when fetching stops and starts working again.
+    init(_ consumer: any EventConsumer, paused: String, resumed: String, logger: Logger) {
+        self.consumer = consumer
+        self.resumed = resumed
+        retry = RetryLog(paused, logger: logger, policy: .poll)
+    }
+
+    /// The next messages, or none (after `failed` is told the error and the poll waited on
+    /// `clock`) while the consumer cannot deliver.
+    mutating func next(
+        batch: Int, timeoutMilliseconds: Int64, stop: StopToken, clock: any ServiceClock,
+        failed: (any Error) -> Void = { _ in }
+    ) -> [any ConsumedMessage]? {
+        do {
+            let messages = try consumer.fetch(batch: batch, timeoutMilliseconds: timeoutMilliseconds)
+            retry.succeeded(resumed)
+            return messages
+        } catch {
+            failed(error)
+            retry.failedAndWait(error, stop: stop, sleeper: clock)
+            if retry.failures % 20 == 0 { try? consumer.rebind() }
+            return nil
+        }
+    }
 }

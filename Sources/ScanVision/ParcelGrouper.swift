@@ -77,13 +77,12 @@ public struct ParcelGrouper: Sendable {
     private struct Open: Sendable {
         var id: String
         var live: Set<String> = []
-        var ended: [Track] = []
         var order: [String] = []
         var noReads: [String] = []
         var noReadBoxes: [Box] = []
         var firstSeen: Timestamp
         var lastSeen: Timestamp
-        /// Where each code was last seen and how it moved, for matching codes and no-reads.
+        /// Each code as placed, then as it ended: where it was last seen and how it moved.
         var last: [String: Track] = [:]
         var endedAt: Int?
     }
@@ -181,7 +180,6 @@ public struct ParcelGrouper: Sendable {
     public mutating func ended(_ track: Track, frame: Int) {
         if pending.contains(track.id) { place(track, frame: frame, live: []) }
         for index in open.indices where open[index].live.remove(track.id) != nil {
-            open[index].ended.append(track)
             open[index].last[track.id] = track
             open[index].lastSeen = max(open[index].lastSeen, track.lastSeen)
             if open[index].live.isEmpty { open[index].endedAt = frame }
@@ -247,7 +245,7 @@ public struct ParcelGrouper: Sendable {
     }
 
     private static func finish(_ parcel: Open, require: [GroupingConfig.Requirement]) -> Parcel? {
-        let tracks = parcel.order.compactMap { id in parcel.ended.first { $0.id == id } ?? parcel.last[id] }
+        let tracks = parcel.order.compactMap { parcel.last[$0] }
         let boxes = tracks.map(\.lastBox) + parcel.noReadBoxes
         guard let first = boxes.first else { return nil }
         let outline = boxes.dropFirst().reduce(first) { $0.union($1) }
