@@ -242,6 +242,27 @@ struct NATSSecurityTests {
 /// capped account, and the payload limit.
 @Suite("compose NATS: TLS, password files, limits", .enabled(if: TestEnvironment.natsEnabled))
 struct ComposeNATSTests {
+    /// The passwords as docker/compose.yaml's entrypoint for nats-server puts them in its
+    /// environment: its own shell lines, run with the secrets read from `secrets`.
+    static func composePasswords(secrets: String) throws -> [String: String] {
+        let compose = try String(contentsOfFile: TestEnvironment.repoRoot + "/docker/compose.yaml", encoding: .utf8)
+        let exports = compose.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.contains("_PASSWORD=") && $0.contains("/run/secrets/nats_") }
+            .map { $0.replacingOccurrences(of: "export ", with: "") }
+        try #require(exports.count == 4, "\(exports)")
+        let script = exports.map { "export " + $0 }.joined(separator: "\n")
+            .replacingOccurrences(of: "$$", with: "$")
+            .replacingOccurrences(of: "/run/secrets/", with: secrets + "/")
+        let run = try ProcessRunner.run("/bin/sh", ["-c", script + "\nenv"])
+        try #require(run.status == 0, "\(run.stderr)")
+        var passwords: [String: String] = [:]
+        for line in run.stdoutText.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2, parts[0].hasSuffix("_PASSWORD") { passwords[parts[0]] = parts[1] }
+        }
+        return passwords
+    }
+
     @Test(
         "the compose NATS config takes the aggregator over TLS with its password file, refuses plain connections and wrong passwords (not echoed), holds the contract's streams and refuses an oversized message"
     )
@@ -250,18 +271,16 @@ struct ComposeNATSTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let made = try ProcessRunner.run("/bin/bash", [TestEnvironment.repoRoot + "/scripts/compose-secrets.sh", dir])
         try #require(made.status == 0, "\(made.stderr)")
-        func secret(_ name: String) throws -> String {
-            try String(contentsOfFile: dir + "/" + name, encoding: .utf8)
-        }
+        // A password nats-server would read as a size or a number if it were not quoted (it
+        // parses a variable's value as config): random passwords began like this and failed CI.
+        try ("5k0" + String(repeating: "x", count: 29) + "\n")
+            .write(toFile: dir + "/nats_aggregator_password", atomically: true, encoding: .utf8)
         let server = try NATSServerProcess(
             ["-c", TestEnvironment.repoRoot + "/docker/nats/nats-tls.conf"],
-            environment: [
+            environment: try Self.composePasswords(secrets: dir).merging([
                 "NATS_STORE_DIR": dir + "/js", "NATS_TLS_CERT": dir + "/nats-cert.pem",
-                "NATS_TLS_KEY": dir + "/nats-key.pem", "CAM_01_PASSWORD": try secret("nats_cam_01_password"),
-                "AGGREGATOR_PASSWORD": try secret("nats_aggregator_password"),
-                "WMS_PASSWORD": try secret("nats_wms_password"),
-                "SCANADMIN_PASSWORD": try secret("nats_scanadmin_password"),
-            ])
+                "NATS_TLS_KEY": dir + "/nats-key.pem",
+            ]) { $1 })
         defer { server.stop() }
         func options(user: String, passwordFile: String) -> NATSConnection.Options {
             var options = NATSSecurityTests.once()
