@@ -128,7 +128,7 @@ async def main():
         validators, place = load(families, ["item", "pack", "orderack"])
         stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
-        validators, place = load(families, ["sighting", "session", "noread", "reading", "parcel"])
+        validators, place = load(families, ["sighting", "session", "noread", "reading", "parcel", "decision"])
         stream = args.prefix.upper().replace(".", "_") + "_AGENT"
     nc = await nats.connect(args.nats)
     js = nc.jetstream()
@@ -177,7 +177,7 @@ async def main():
         summary = {"items": counts["item"], "packs": counts["pack"], "orderAnswers": counts["orderack"]}
     else:
         summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"],
-                   "readingEvents": counts["reading"], "parcels": counts["parcel"]}
+                   "readingEvents": counts["reading"], "parcels": counts["parcel"], "decisions": counts["decision"]}
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))
     return 0 if ok else 1
 

@@ -12,6 +12,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var session: SessionConfig = SessionConfig()
     /// Codes grouped into parcels (`parcel` events); off by default.
     public var grouping: GroupingConfig = GroupingConfig()
+    /// A divert decision for each parcel (`decision` events); off by default.
+    public var decision: DecisionConfig = DecisionConfig()
     public var nats: NATSConfig = NATSConfig()
     public var spool: SpoolConfig
     /// `heartbeatSeconds` in the file.
@@ -121,7 +123,8 @@ public struct SpoolConfig: Sendable, Equatable {
 
 extension AgentConfig {
     static let topKeys = [
-        "camera", "source", "decoder", "tracking", "noread", "session", "grouping", "nats", "spool", "heartbeatSeconds",
+        "camera", "source", "decoder", "tracking", "noread", "session", "grouping", "decision", "nats", "spool",
+        "heartbeatSeconds",
         "rules",
         "metrics",
     ]
@@ -147,6 +150,13 @@ extension AgentConfig {
         config.tracking.read(top["tracking"], at: "tracking", reader: &reader)
         config.noread.read(top["noread"], at: "noread", reader: &reader)
         config.grouping.read(top["grouping"], at: "grouping", reader: &reader)
+        config.decision.read(top["decision"], at: "decision", reader: &reader)
+        if config.decision.enabled && !config.grouping.enabled {
+            reader.fail("decision.enabled", "decisions are made per parcel: set grouping.enabled too")
+        }
+        if config.decision.enabled && camera.lane == nil {
+            reader.fail("decision.enabled", "decisions are sent per lane: set camera.lane")
+        }
         config.session.read(top["session"], at: "session", reader: &reader)
         config.nats.read(top["nats"], at: "nats", reader: &reader)
         config.spool.read(top["spool"], at: "spool", reader: &reader)
@@ -364,6 +374,68 @@ extension GroupingConfig {
             }
         }
     }
+}
+
+/// The divert decision the agent makes for each of its parcels, for a lane one camera reads
+/// (docs/agent-config.md, "decision"; a lane of several cameras is decided by the aggregator).
+public struct DecisionConfig: Sendable, Equatable {
+    public var enabled = false
+    /// A decision reaches the gateway at most this long after the frame that closes its parcel,
+    /// or it says `late`.
+    public var deadlineMilliseconds = 200
+    /// Belt speed (m/s) and the distance from the read zone's end to the diverter (m): when both
+    /// are set, each decision says when its parcel reaches the diverter (`divertAt`).
+    public var beltSpeed: Double?
+    public var divertDistance: Double?
+    /// Reasons that divert a parcel; each other reason is still reported on a `pass`.
+    public var divertOn: Set<DecisionReason> = Set(DecisionReason.agentReasons)
+
+    public init() {}
+
+    static let keys = ["enabled", "deadlineMs", "beltSpeed", "divertDistance", "divertOn"]
+
+    mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
+        guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
+        if let enabled = reader.bool(members["enabled"], at: "decision.enabled") { self.enabled = enabled }
+        if let deadline = reader.int(members["deadlineMs"], at: "decision.deadlineMs", range: 1...60_000) {
+            deadlineMilliseconds = deadline
+        }
+        beltSpeed = reader.double(members["beltSpeed"], at: "decision.beltSpeed", range: 0.01...20) ?? beltSpeed
+        divertDistance =
+            reader.double(members["divertDistance"], at: "decision.divertDistance", range: 0...1_000) ?? divertDistance
+        if let names = reader.array(members["divertOn"], at: "decision.divertOn") {
+            divertOn = []
+            for (index, element) in names.enumerated() {
+                guard let name = reader.string(element, at: "decision.divertOn[\(index)]") else { continue }
+                if let reason = DecisionReason(rawValue: name), DecisionReason.agentReasons.contains(reason) {
+                    divertOn.insert(reason)
+                } else {
+                    reader.fail(
+                        "decision.divertOn[\(index)]",
+                        "'\(TerminalText.escaped(name))' is not one of \(DecisionReason.agentReasons.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// Why a parcel is diverted (docs/schema/decision.schema.json).
+public enum DecisionReason: String, Sendable, CaseIterable {
+    /// None of its codes was read.
+    case noRead = "no-read"
+    /// A symbology `grouping.require` names is not among its codes.
+    case missingRequired = "missing-required"
+    /// A code the rules reject is on it.
+    case rejectedCode = "rejected-code"
+    /// It carries no code of an order the aggregator knows.
+    case unknownOrder = "unknown-order"
+    /// Its order's lines are not all on it, or more than they list.
+    case shortPack = "short-pack"
+    case overPack = "over-pack"
+
+    /// What one camera's parcel can tell (orders are the aggregator's).
+    public static let agentReasons: [DecisionReason] = [.noRead, .missingRequired, .rejectedCode]
 }
 
 extension SessionConfig {

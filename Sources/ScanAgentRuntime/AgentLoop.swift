@@ -121,6 +121,8 @@ public final class AgentLoop: @unchecked Sendable {
     /// This camera's subject of each event family, built once through the checked builder (the
     /// config's ids were checked as tokens when it was read, so none is missing in practice).
     private let ownSubjects: [SubjectFamily: String]
+    /// Where this agent's decisions go (its lane's), when it is on a lane.
+    public var decisionSubject: String? { ownSubjects[.decision] }
     private let source: any FrameSource
     private let queue: FrameQueue
     private let decoder: any FrameDecoding
@@ -164,10 +166,15 @@ public final class AgentLoop: @unchecked Sendable {
         self.rulesSource = settings.rulesSource
         let subjects = ContractSubjects(prefix: config.nats.prefix)
         self.subjects = subjects
-        self.ownSubjects = Dictionary(
+        var own = Dictionary(
             uniqueKeysWithValues: SubjectFamily.agent.compactMap { family in
                 (try? subjects.agent(family, site: config.camera.site, camera: config.camera.id)).map { (family, $0) }
             })
+        // Decisions go to the camera's lane.
+        if let lane = config.camera.lane {
+            own[.decision] = try? subjects.decision(site: config.camera.site, lane: lane)
+        }
+        self.ownSubjects = own
         self.source = source
         self.queue = queue
         self.decoder = decoder
@@ -182,7 +189,7 @@ public final class AgentLoop: @unchecked Sendable {
         self.pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
-            rules: ruleset, noread: config.noread, grouping: config.grouping,
+            rules: ruleset, noread: config.noread, grouping: config.grouping, decision: config.decision,
             idPrefix: "\(config.camera.id)-\(settings.runId)")
         let start = clock.elapsed
         // The first heartbeat has a full interval to measure.

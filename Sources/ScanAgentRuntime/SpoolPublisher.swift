@@ -1,5 +1,6 @@
 import Logging
 import ScanCore
+import ScanEvents
 import ScanServices
 
 /// The publisher service's loop: sends the sink's events to JetStream in order (message id =
@@ -25,11 +26,16 @@ public final class SpoolPublisher: Sendable {
     let afterDrain: @Sendable () -> Void
     /// Where each publish's round trip (to JetStream's acknowledgement) is recorded.
     let metrics: AgentMetrics?
+    /// This agent's decision subject: a decision sent past its deadline (it waited in the spool
+    /// while JetStream was away) goes out marked `late`.
+    let decisions: String?
 
     public init(
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock, drain: Duration,
-        logger: Logger, batch: Int = 100, metrics: AgentMetrics? = nil, afterDrain: @escaping @Sendable () -> Void = {}
+        logger: Logger, batch: Int = 100, metrics: AgentMetrics? = nil, decisions: String? = nil,
+        afterDrain: @escaping @Sendable () -> Void = {}
     ) {
+        self.decisions = decisions
         self.afterDrain = afterDrain
         self.metrics = metrics
         self.sink = sink
@@ -88,8 +94,11 @@ public final class SpoolPublisher: Sendable {
                 }
                 do {
                     let sent = ContinuousClock.now
+                    let payload =
+                        record.subject == decisions
+                        ? DecisionEvent.sending(record.payload, at: clock.now) : record.payload
                     let duplicate = try bus.publishDurable(
-                        subject: record.subject, bytes: record.payload,
+                        subject: record.subject, bytes: payload,
                         messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
                     sink.acknowledge(record)

@@ -24,26 +24,22 @@ public final class PostgresSightingStore: SightingStore {
         }
     }
 
-    public func store(
-        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> StoredCounts {
+    public func store(_ batch: EventBatch) throws -> StoredCounts {
         let connection = try database.connection()
         let store = EventStore(connection: connection)
         return try connection.transaction { () throws(PGError) in
-            let storedSightings = try store.insertSightings(sightings)
-            let storedSessions = try store.insertSessionEvents(sessions)
-            let storedNoReads = try store.insertNoReads(noReads)
-            let storedReadings = try store.insertReadings(readings)
-            let storedParcels = try store.insertParcels(parcels)
-            for message in refused {
+            var stored = StoredCounts()
+            stored.sightings = try store.insertSightings(batch.sightings)
+            stored.sessions = try store.insertSessionEvents(batch.sessions)
+            stored.noReads = try store.insertNoReads(batch.noReads)
+            stored.readings = try store.insertReadings(batch.readings)
+            stored.parcels = try store.insertParcels(batch.parcels)
+            stored.decisions = try store.insertDecisions(batch.decisions)
+            for message in batch.refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
             }
-            return StoredCounts(
-                sightings: storedSightings, sessions: storedSessions, noReads: storedNoReads, readings: storedReadings,
-                parcels: storedParcels)
+            return stored
         }
     }
 

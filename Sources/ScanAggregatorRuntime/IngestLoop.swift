@@ -15,14 +15,18 @@ public struct IngestCounts: Sendable, Equatable {
     public var readingsStored = 0
     /// One camera's parcels stored.
     public var parcelsStored = 0
+    /// Decisions (`decision` events) stored.
+    public var decisionsStored = 0
     public var duplicates = 0
     public var deadLetters = 0
 
     public init(
         messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
-        readingsStored: Int = 0, parcelsStored: Int = 0, duplicates: Int = 0, deadLetters: Int = 0
+        readingsStored: Int = 0, parcelsStored: Int = 0, decisionsStored: Int = 0, duplicates: Int = 0,
+        deadLetters: Int = 0
     ) {
         self.parcelsStored = parcelsStored
+        self.decisionsStored = decisionsStored
         self.messages = messages
         self.sightingsStored = sightingsStored
         self.sessionEventsStored = sessionEventsStored
@@ -37,7 +41,8 @@ public struct IngestCounts: Sendable, Equatable {
             messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
             sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
             noReadsStored: a.noReadsStored + b.noReadsStored, readingsStored: a.readingsStored + b.readingsStored,
-            parcelsStored: a.parcelsStored + b.parcelsStored, duplicates: a.duplicates + b.duplicates,
+            parcelsStored: a.parcelsStored + b.parcelsStored, decisionsStored: a.decisionsStored + b.decisionsStored,
+            duplicates: a.duplicates + b.duplicates,
             deadLetters: a.deadLetters + b.deadLetters)
     }
 }
@@ -183,11 +188,7 @@ public final class IngestLoop: @unchecked Sendable {
     /// A fetched batch, validated: rows to store and messages refused with their reason.
     struct Prepared: Sendable {
         var messages: [any ConsumedMessage] = []
-        var sightings: [(record: SightingEvent, body: String)] = []
-        var sessions: [(record: SessionEvent, body: String)] = []
-        var noReads: [NoReadEvent] = []
-        var readings: [ReadingEvent] = []
-        var parcels: [(record: ParcelEvent, body: String)] = []
+        var events = EventBatch()
         var refused: [(message: any ConsumedMessage, letter: DeadLetter)] = []
     }
 
@@ -242,6 +243,7 @@ public final class IngestLoop: @unchecked Sendable {
         let sightingPrefix = subjects.prefix + ".v1.\(SubjectFamily.sighting.rawValue)."
         let readingPrefix = subjects.prefix + ".v1.\(SubjectFamily.reading.rawValue)."
         let parcelPrefix = subjects.prefix + ".v1.\(SubjectFamily.parcel.rawValue)."
+        let decisionPrefix = subjects.prefix + ".v1.\(SubjectFamily.decision.rawValue)."
         for message in messages {
             let bytes = message.bytes
             do {
@@ -264,25 +266,32 @@ public final class IngestLoop: @unchecked Sendable {
                 if noRead {
                     let event = try NoReadEvent.parse(event)
                     try check(event.site, event.camera, .noread, lane: event.lane, station: event.station)
-                    batch.noReads.append(event)
+                    batch.events.noReads.append(event)
                 } else if message.subject.hasPrefix(sightingPrefix) {
                     let event = try SightingEvent.parse(event)
                     try check(event.site, event.camera, .sighting, lane: event.lane, station: event.station)
-                    batch.sightings.append((event, body))
+                    batch.events.sightings.append((event, body))
                 } else if message.subject.hasPrefix(readingPrefix) {
                     let event = try ReadingEvent.parse(event)
                     try check(event.site, event.camera, .reading, lane: event.lane, station: event.station)
-                    batch.readings.append(event)
+                    batch.events.readings.append(event)
                 } else if message.subject.hasPrefix(parcelPrefix) {
                     let event = try ParcelEvent.parse(event)
                     try check(event.site, event.camera, .parcel, lane: event.lane, station: event.station)
-                    batch.parcels.append((event, body))
+                    batch.events.parcels.append((event, body))
+                } else if message.subject.hasPrefix(decisionPrefix) {
+                    let event = try DecisionEvent.parse(event)
+                    // Sent on its lane's subject by a camera of that lane.
+                    try EventValidator.checkDecisionSender(event, subject: message.subject, subjects: subjects)
+                    try EventValidator.checkPlace(
+                        site: event.site, camera: event.camera, lane: event.lane, station: nil, topology: topology)
+                    batch.events.decisions.append((event, body))
                 } else {
                     let event = try SessionEvent.parse(event)
                     try check(
                         event.envelope.site, event.envelope.camera, .session, lane: event.lane,
                         station: event.station)
-                    batch.sessions.append((event, body))
+                    batch.events.sessions.append((event, body))
                 }
             } catch let letter as DeadLetter {
                 batch.refused.append((message, letter))
@@ -306,14 +315,15 @@ public final class IngestLoop: @unchecked Sendable {
         }
         while true {
             do {
-                let stored = try storage.store(
-                    sightings: batch.sightings, sessions: batch.sessions, noReads: batch.noReads,
-                    readings: batch.readings, parcels: batch.parcels, refused: refused)
+                var events = batch.events
+                events.refused = refused
+                let stored = try storage.store(events)
                 counts.sightingsStored = stored.sightings
                 counts.sessionEventsStored = stored.sessions
                 counts.noReadsStored = stored.noReads
                 counts.readingsStored = stored.readings
                 counts.parcelsStored = stored.parcels
+                counts.decisionsStored = stored.decisions
                 readiness?.set("postgres", ok: true, detail: "storing")
                 retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
@@ -327,11 +337,10 @@ public final class IngestLoop: @unchecked Sendable {
                 retry.failedAndWait(error, stop: stop, sleeper: clock)
             }
         }
-        onCommit?(batch.sightings.map(\.record.time))
+        onCommit?(batch.events.sightings.map(\.record.time))
         counts.duplicates =
-            batch.sightings.count - counts.sightingsStored + batch.sessions.count - counts.sessionEventsStored
-            + batch.noReads.count - counts.noReadsStored + batch.readings.count - counts.readingsStored
-            + batch.parcels.count - counts.parcelsStored
+            batch.events.events - counts.sightingsStored - counts.sessionEventsStored - counts.noReadsStored
+            - counts.readingsStored - counts.parcelsStored - counts.decisionsStored
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)

@@ -59,16 +59,31 @@ public struct RefusedMessage: Sendable, Equatable {
     }
 }
 
+/// One fetched batch, validated: the events to store (each with its body where the store keeps
+/// it) and the messages refused.
+public struct EventBatch: Sendable {
+    public var sightings: [(record: SightingEvent, body: String)] = []
+    public var sessions: [(record: SessionEvent, body: String)] = []
+    public var noReads: [NoReadEvent] = []
+    public var readings: [ReadingEvent] = []
+    public var parcels: [(record: ParcelEvent, body: String)] = []
+    public var decisions: [(record: DecisionEvent, body: String)] = []
+    public var refused: [RefusedMessage] = []
+
+    public init() {}
+
+    /// Events to store (the refused left out).
+    public var events: Int {
+        sightings.count + sessions.count + noReads.count + readings.count + parcels.count + decisions.count
+    }
+}
+
 /// Ingest's port to storage: one batch in one transaction, idempotent on event ids (a batch
 /// stored twice adds nothing the second time). PostgreSQL in production; in memory in tests.
 public protocol SightingStore: AnyObject {
-    /// Stores the batch atomically; returns the sightings, session events, no-reads, reading
-    /// events and parcels it added (fewer than given when some were stored before).
-    func store(
-        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> StoredCounts
+    /// Stores the batch atomically (the refused as dead letters); returns what it added of each
+    /// kind (fewer than given when some were stored before).
+    func store(_ batch: EventBatch) throws -> StoredCounts
     /// True when the error is worth waiting out (the server restarting, the connection lost).
     func isTransient(_ error: any Error) -> Bool
     /// Forgets a broken connection; the next call opens a new one.
@@ -87,7 +102,12 @@ public struct StoredCounts: Sendable, Equatable {
     public var noReads = 0
     public var readings = 0
     public var parcels = 0
-    public init(sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0, parcels: Int = 0) {
+    public var decisions = 0
+    public init(
+        sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0, parcels: Int = 0,
+        decisions: Int = 0
+    ) {
+        self.decisions = decisions
         self.sightings = sightings
         self.sessions = sessions
         self.noReads = noReads

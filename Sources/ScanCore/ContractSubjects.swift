@@ -6,12 +6,16 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, reading, parcel, item, pack, deadletter, cmd, order, orderack
+    case sighting, session, track, noread, status, reading, parcel, decision, item, pack, deadletter, cmd, order,
+        orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
     /// The agents' durable families (JetStream, the aggregator stores them).
     public static let durable: [SubjectFamily] = [.sighting, .session, .noread, .reading, .parcel]
+    /// Divert decisions, on `<prefix>.v1.decision.<site>.<lane>`: in the agents' stream, sent by
+    /// the agent of a one-camera lane.
+    public static let agentStreamOnly: [SubjectFamily] = [.decision]
     /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
     public static let results: [SubjectFamily] = [.item, .pack]
     /// Everything in the results stream: the results and the answers to orders
@@ -90,7 +94,9 @@ public struct ContractSubjects: Sendable, Equatable {
 
     /// The stream of sightings, session events and no-reads (agents write, the aggregator reads).
     public var agentStream: String { streamStem + "_AGENT" }
-    public var agentStreamSubjects: [String] { SubjectFamily.durable.map { "\(prefix).v1.\($0.rawValue).>" } }
+    public var agentStreamSubjects: [String] {
+        (SubjectFamily.durable + SubjectFamily.agentStreamOnly).map { "\(prefix).v1.\($0.rawValue).>" }
+    }
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }
@@ -115,6 +121,9 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     public func item(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.item) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    public func decision(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head(.decision) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func pack(site: String, station: String) throws(SubjectTokenError) -> String {
         try head(.pack) + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text

@@ -17,6 +17,7 @@ public struct AgentEvent: Sendable, Equatable {
         case readingPaused = "reading.paused"
         case readingResumed = "reading.resumed"
         case parcel
+        case decision
     }
 
     public var kind: Kind
@@ -54,13 +55,14 @@ public struct AgentEvent: Sendable, Equatable {
         case .status: .status
         case .readingPaused, .readingResumed: .reading
         case .parcel: .parcel
+        case .decision: .decision
         }
     }
 
     /// True for events that must reach the aggregator (JetStream, spooled); false for best-effort ones.
     public var isDurable: Bool {
         kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
-            || kind == .readingPaused || kind == .readingResumed || kind == .parcel
+            || kind == .readingPaused || kind == .readingResumed || kind == .parcel || kind == .decision
     }
 }
 

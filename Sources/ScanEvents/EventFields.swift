@@ -76,6 +76,11 @@ struct EventFields {
         return instant
     }
 
+    func optionalTime(_ key: String) throws(DeadLetter) -> Timestamp? {
+        guard let field = event[key], field != .null else { return nil }
+        return try time(key)
+    }
+
     /// A symbology name (`Symbology`'s raw values: `EAN-13`, `QR-Code`, …) under `key`.
     func symbology(_ key: String) throws(DeadLetter) -> String {
         let name = try string(key, maxLength: 32)

@@ -70,4 +70,22 @@ public enum EventValidator {
             )
         }
     }
+
+    /// A decision is taken only from its own lane's subject, `<prefix>.v1.decision.<site>.<lane>`
+    /// (the bus lets a camera publish on its lane's only; the topology check that the camera it
+    /// names is on that lane follows).
+    public static func checkDecisionSender(_ decision: DecisionEvent, subject: String, subjects: ContractSubjects)
+        throws(DeadLetter)
+    {
+        guard let sender = subjects.sender(ofAgentSubject: subject, family: .decision) else {
+            throw DeadLetter(
+                .subjectMismatch,
+                "subject '\(TerminalText.escaped(subject))' is not \(subjects.prefix).v1.decision.{site}.{lane}")
+        }
+        guard sender.site == decision.site, sender.camera == decision.lane else {
+            throw DeadLetter(
+                .subjectMismatch,
+                "the decision names site '\(decision.site)' and lane '\(decision.lane)' but came on '\(subject)'")
+        }
+    }
 }

@@ -21,6 +21,8 @@ public struct ScanPipeline: Sendable {
     public private(set) var sessions: SessionPolicy
     /// Codes grouped into parcels; nil when grouping is off.
     public private(set) var parcels: ParcelGrouper?
+    /// A divert decision after each parcel event; nil when decisions are off.
+    public let decision: DecisionConfig?
     /// The session each confirmed, accepted track counted in.
     private var sessionOfTrack: [String: String] = [:]
     private var updateCounts: [String: Int] = [:]
@@ -30,7 +32,7 @@ public struct ScanPipeline: Sendable {
         camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
         normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
         rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), grouping: GroupingConfig = GroupingConfig(),
-        idPrefix: String
+        decision: DecisionConfig = DecisionConfig(), idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
         if noread.enabled {
@@ -45,6 +47,7 @@ public struct ScanPipeline: Sendable {
             // A parcel waits for no-reads beside it as long as a track waits for its code.
             parcels = ParcelGrouper(config: grouping, grace: tracking.maxMissedFrames + 2, idPrefix: idPrefix)
         }
+        self.decision = grouping.enabled && decision.enabled ? decision : nil
     }
 
     /// One frame. `located`: the localiser's code-like regions, the area it searched and the
@@ -70,7 +73,7 @@ public struct ScanPipeline: Sendable {
             events += noReads
             for (noRead, event) in zip(ended, noReads) {
                 if let alone = parcels?.noRead(noRead, eventId: event.eventId) {
-                    events.append(ParcelEvent(alone, camera: factory.camera, time: time).agentEvent)
+                    events += parcelEvents([alone], time: time)
                 }
             }
             // A code read now and then stays one track while its region is seen between reads,
@@ -86,8 +89,15 @@ public struct ScanPipeline: Sendable {
         return events
     }
 
+    /// Each closed parcel's event, followed by its decision when decisions are on.
     private func parcelEvents(_ closed: [ParcelGrouper.Parcel], time: Timestamp) -> [AgentEvent] {
-        closed.map { ParcelEvent($0, camera: factory.camera, time: time).agentEvent }
+        closed.flatMap { parcel -> [AgentEvent] in
+            let event = ParcelEvent(parcel, camera: factory.camera, time: time)
+            guard let decision, let decided = DecisionEvent(agentParcel: event, config: decision) else {
+                return [event.agentEvent]
+            }
+            return [event.agentEvent, decided.agentEvent]
+        }
     }
 
     /// Ends every open track and the running session (end of stream, shutdown).

@@ -37,7 +37,8 @@ struct AsyncAPIDocumentTests {
         #expect(
             summary["subjects"]
                 == .object([
-                    ("item", .string("lane")), ("noread", .string("camera")), ("order", .string("")),
+                    ("decision", .string("lane")), ("item", .string("lane")), ("noread", .string("camera")),
+                    ("order", .string("")),
                     ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
                     ("reading", .string("camera")),
                     ("session", .string("camera")),
@@ -84,6 +85,7 @@ struct AsyncAPIDocumentTests {
                 placeholders(try subjects.agent($0, site: "SITE", camera: "CAMERA"))
             }
             + [
+                placeholders(try subjects.decision(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.item(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.pack(site: "SITE", station: "STATION")),
                 placeholders(try subjects.order(site: "SITE")), placeholders(try subjects.orderAck(site: "SITE")),

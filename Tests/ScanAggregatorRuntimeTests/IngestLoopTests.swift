@@ -5,6 +5,7 @@ import ScanServices
 import ScanTesting
 import Testing
 import ScanEvents
+import ScanReconciliation
 
 /// Ingest in-process over its ports: a scripted durable consumer, a store in memory that can
 /// fail like a restarting database, a recording dead-letter stream, on a manual clock (retries
@@ -142,6 +143,37 @@ struct IngestLoopTests {
         #expect(parts.store.parcels.first?.codes.map(\.value) == ["4006381333931"])
         #expect(parts.loop.totals.parcelsStored == 1 && parts.loop.totals.duplicates == 1)
         #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
+    }
+
+    @Test(
+        "decisions are stored once; one on another lane's subject, or naming a camera the topology puts on another lane, is a dead letter"
+    )
+    func decisions() throws {
+        let parts = Parts()
+        defer { parts.loop.close() }
+        parts.store.layout = try Topology.parse(
+            Array(
+                #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-1"}]}, {"id": "L2", "cameras": [{"id": "cam-2"}]}]}]}"#
+                    .utf8), file: "topology.json")
+        func body(camera: String, lane: String) -> [UInt8] {
+            Array(
+                #"""
+                {"type": "decision", "eventId": "\#(camera)-r-p1.decision", "site": "dc1", "camera": "\#(camera)",
+                 "time": "2026-11-26T06:00:01.000Z", "lane": "\#(lane)", "parcelId": "\#(camera)-r-p1", "action": "divert",
+                 "reasons": ["missing-required"], "codes": [{"symbology": "EAN-13", "value": "4006381333931"}],
+                 "lastSeen": "2026-11-26T06:00:00.800Z", "closedAt": "2026-11-26T06:00:01.000Z",
+                 "deadline": "2026-11-26T06:00:01.200Z", "late": false, "decidedBy": "agent"}
+                """#.utf8)
+        }
+        parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-1", lane: "L1"))
+        parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-1", lane: "L1"))
+        parts.consumer.append(subject: "scantrack.v1.decision.dc1.L2", bytes: body(camera: "cam-1", lane: "L1"))
+        parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-2", lane: "L1"))
+        try parts.run { parts.loop.totals.messages >= 4 }
+        #expect(parts.store.decisions.map(\.parcelId) == ["cam-1-r-p1"])
+        #expect(parts.store.decisions.first?.reasons == [.missingRequired])
+        #expect(parts.loop.totals.decisionsStored == 1 && parts.loop.totals.duplicates == 1)
+        #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch", "lane-mismatch"])
     }
 
     @Test("a refused message is stored as a dead letter, published once by its stream sequence, and acknowledged")

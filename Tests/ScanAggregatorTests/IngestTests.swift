@@ -79,6 +79,34 @@ struct IngestTests {
         #expect(ingestor.totals.readingsStored == 2 && ingestor.totals.duplicates == 2)
     }
 
+    @Test("decisions are stored in decisions, once each, with their reasons; a value with SQL in it stays a value")
+    func decisionsStored() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let body = #"""
+            {"type": "decision", "eventId": "cam-1-r-p1.decision", "site": "dc1", "camera": "cam-1",
+             "time": "2026-11-26T06:00:01.000Z", "lane": "L1", "parcelId": "cam-1-r-p1", "action": "divert",
+             "reasons": ["missing-required", "rejected-code"],
+             "codes": [{"symbology": "CODE-128", "value": "x'; DROP TABLE decisions; --"}],
+             "lastSeen": "2026-11-26T06:00:00.800Z", "closedAt": "2026-11-26T06:00:01.000Z",
+             "deadline": "2026-11-26T06:00:01.200Z", "late": true, "decidedBy": "agent"}
+            """#
+        for index in 0..<2 {
+            _ = try world.jetStream.publish(
+                subject: "\(world.settings.prefix).v1.decision.dc1.L1", bytes: Array(body.utf8), messageID: "d\(index)")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        defer { ingestor.close() }
+        try Self.drain(ingestor) { ingestor.totals.messages >= 2 }
+        let rows = try world.database.query(
+            "SELECT action, array_to_string(reasons, ','), late, body->'codes'->0->>'value' FROM decisions"
+        ).rows
+        #expect(rows.count == 1)
+        #expect(rows.first?[0] == "divert" && rows.first?[1] == "missing-required,rejected-code")
+        #expect(rows.first?[2] == "t" && rows.first?[3] == "x'; DROP TABLE decisions; --")
+        #expect(ingestor.totals.decisionsStored == 1 && ingestor.totals.duplicates == 1)
+    }
+
     static func drain(_ ingestor: Ingestor, until done: () throws -> Bool) throws {
         for _ in 0..<200 {
             try ingestor.runOnce()

@@ -80,6 +80,7 @@ struct WireEventTests {
             case .noread: again = try NoReadEvent.parse(json).json
             case .readingPaused, .readingResumed: again = try ReadingEvent.parse(json).json
             case .parcel: again = try ParcelEvent.parse(json).json
+            case .decision: again = try DecisionEvent.parse(json).json
             }
             #expect(again == event.json, "\(String(decoding: event.json, as: UTF8.self))")
         }

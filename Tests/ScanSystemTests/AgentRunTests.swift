@@ -130,7 +130,7 @@ struct AgentRunTests {
     /// The passwords docker/nats/nats-server.conf reads from the environment.
     static let busPasswords = [
         "CAM_01_PASSWORD": "cam-pass", "AGGREGATOR_PASSWORD": "agg-pass", "WMS_PASSWORD": "wms-pass",
-        "SCANADMIN_PASSWORD": "admin-pass",
+        "SCANADMIN_PASSWORD": "admin-pass", "GATEWAY_PASSWORD": "gateway-pass",
     ]
 
     /// A nats-server with `config` (docker/nats/nats-server.conf or a variant) and the aggregator's
@@ -195,6 +195,21 @@ struct AgentRunTests {
         try wms.publish(subject: "scantrack.v1.orderack.dc1", bytes: Array("{}".utf8))
         #expect(denied(wms, .publish, "scantrack.v1.orderack.dc1", since: before))
         #expect(wms.denial(.publish, subject: "scantrack.v1.order.dc1", since: before) == nil, "orders are allowed")
+
+        // Decisions: a camera sends its own lane's only; the gateway reads them and sends nothing.
+        let lane = camera.reportedErrors
+        try camera.publish(subject: "scantrack.v1.decision.dc1.L2", bytes: Array("{}".utf8))
+        try camera.publish(subject: "scantrack.v1.decision.dc1.L1", bytes: Array("{}".utf8))
+        #expect(denied(camera, .publish, "scantrack.v1.decision.dc1.L2", since: lane))
+        #expect(camera.denial(.publish, subject: "scantrack.v1.decision.dc1.L1", since: lane) == nil)
+        let gateway = try NATSConnection(url: url("gateway", "gateway-pass"))
+        let watching = gateway.reportedErrors
+        _ = try gateway.subscribe(subject: "scantrack.v1.decision.>")
+        _ = try gateway.subscribe(subject: "scantrack.v1.sighting.>")
+        try gateway.publish(subject: "scantrack.v1.decision.dc1.L1", bytes: Array("{}".utf8))
+        #expect(denied(gateway, .subscription, "scantrack.v1.sighting.>", since: watching))
+        #expect(denied(gateway, .publish, "scantrack.v1.decision.dc1.L1", since: watching))
+        #expect(gateway.denial(.subscription, subject: "scantrack.v1.decision.>", since: watching) == nil)
     }
 
     @Test(

@@ -2,6 +2,7 @@ import Foundation
 import ScanAggregatorRuntime
 import ScanCore
 import ScanEvents
+import ScanReconciliation
 
 /// Ingest's store in memory: idempotent on event ids like the real one, and able to fail the
 /// next calls as a restarting database would.
@@ -13,12 +14,21 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     private var noReadsById: [String: NoReadEvent] = [:]
     private var readingsById: [String: ReadingEvent] = [:]
     private var parcelsById: [String: ParcelEvent] = [:]
+    private var decisionsById: [String: DecisionEvent] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
     private var resets = 0
 
     public struct Unavailable: Error {}
+
+    /// The site layout ingest checks events against (none: no site described).
+    public var layout: Topology {
+        get { lock.withLock { site } }
+        set { lock.withLock { site = newValue } }
+    }
+    private var site = Topology(sites: [])
+    public func topology() throws -> Topology { layout }
 
     public init() {}
 
@@ -30,15 +40,12 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     public var noReads: [NoReadEvent] { lock.withLock { Array(noReadsById.values) } }
     public var readings: [ReadingEvent] { lock.withLock { Array(readingsById.values) } }
     public var parcels: [ParcelEvent] { lock.withLock { Array(parcelsById.values) } }
+    public var decisions: [DecisionEvent] { lock.withLock { Array(decisionsById.values) } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
 
-    public func store(
-        sightings: [(record: SightingEvent, body: String)], sessions: [(record: SessionEvent, body: String)],
-        noReads: [NoReadEvent], readings: [ReadingEvent], parcels: [(record: ParcelEvent, body: String)],
-        refused: [RefusedMessage]
-    ) throws -> StoredCounts {
+    public func store(_ batch: EventBatch) throws -> StoredCounts {
         try lock.withLock {
             calls += 1
             if failures > 0 {
@@ -46,27 +53,31 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
                 throw Unavailable()
             }
             var added = StoredCounts()
-            for (sighting, _) in sightings where sightingsById[sighting.eventId] == nil {
+            for (sighting, _) in batch.sightings where sightingsById[sighting.eventId] == nil {
                 sightingsById[sighting.eventId] = sighting
                 added.sightings += 1
             }
-            for (session, _) in sessions where sessionsById[session.eventId] == nil {
+            for (session, _) in batch.sessions where sessionsById[session.eventId] == nil {
                 sessionsById[session.eventId] = session
                 added.sessions += 1
             }
-            for noRead in noReads where noReadsById[noRead.eventId] == nil {
+            for noRead in batch.noReads where noReadsById[noRead.eventId] == nil {
                 noReadsById[noRead.eventId] = noRead
                 added.noReads += 1
             }
-            for reading in readings where readingsById[reading.eventId] == nil {
+            for reading in batch.readings where readingsById[reading.eventId] == nil {
                 readingsById[reading.eventId] = reading
                 added.readings += 1
             }
-            for (parcel, _) in parcels where parcelsById[parcel.eventId] == nil {
+            for (parcel, _) in batch.parcels where parcelsById[parcel.eventId] == nil {
                 parcelsById[parcel.eventId] = parcel
                 added.parcels += 1
             }
-            letters += refused
+            for (decision, _) in batch.decisions where decisionsById[decision.eventId] == nil {
+                decisionsById[decision.eventId] = decision
+                added.decisions += 1
+            }
+            letters += batch.refused
             return added
         }
     }
