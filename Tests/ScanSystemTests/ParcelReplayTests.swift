@@ -10,7 +10,7 @@ import Testing
 @Suite("parcels on rendered scenes")
 struct ParcelReplayTests {
     @Test(
-        "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete",
+        "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete; each parcel has one decision, divert exactly when it is incomplete or read by no code",
         arguments: [UInt64(1), 2, 3, 8])
     func parcels(seed: UInt64) throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.parcels(seed: seed), name: "parcels-\(seed)")
@@ -19,7 +19,8 @@ struct ParcelReplayTests {
         let config = dir + "/agent.json"
         try #"""
         {"camera": {"id": "cam-1", "site": "dc1", "lane": "L1"},
-         "grouping": {"enabled": true, "maxGapPixels": 60, "require": ["GS1-128"]}}
+         "grouping": {"enabled": true, "maxGapPixels": 60, "require": ["GS1-128"]},
+         "decision": {"enabled": true, "deadlineMs": 150}}
         """#.write(toFile: config, atomically: true, encoding: .utf8)
         let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
         #expect(replay.result.status == 0, "\(replay.result.stderr)")
@@ -69,5 +70,34 @@ struct ParcelReplayTests {
                 guard case .array(let ids) = parcel["noReads"] else { return false }
                 return !ids.isEmpty
             })
+
+        // One decision per parcel, naming it: divert with missing-required for an incomplete
+        // parcel, with no-read for a parcel no code was read on, pass for the others.
+        let decisions = replay.events.filter { $0["type"] == .string("decision") }
+        #expect(decisions.count == parcels.count)
+        for parcel in parcels {
+            let id = parcel["parcelId"]?.stringValue ?? ""
+            let mine = decisions.filter { $0["parcelId"]?.stringValue == id }
+            try #require(mine.count == 1, "decisions of \(id): \(mine.count)")
+            let decision = mine[0]
+            var reasons: [JSONValue] = []
+            if parcel["noRead"] == .bool(true) { reasons.append(.string("no-read")) }
+            if parcel["missing"] != .array([]) { reasons.append(.string("missing-required")) }
+            #expect(decision["reasons"] == .array(reasons), "\(id)")
+            #expect(decision["action"] == .string(reasons.isEmpty ? "pass" : "divert"), "\(id)")
+            #expect(decision["closedAt"] == parcel["time"] && decision["lane"] == .string("L1"))
+        }
+        // The unreadable box lacks its required code too.
+        #expect(
+            decisions.contains {
+                $0["reasons"] == .array([.string("no-read"), .string("missing-required")])
+                    && $0["action"] == .string("divert")
+            }, "the unreadable box is diverted")
+        #expect(
+            decisions.contains { decision in
+                guard case .array(let codes) = decision["codes"] else { return false }
+                return decision["reasons"] == .array([.string("missing-required")])
+                    && codes.contains { $0["value"] == .string("8712345678906") }
+            }, "the box whose SSCC is torn is diverted")
     }
 }
