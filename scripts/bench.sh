@@ -358,3 +358,4 @@ echo "| $(value latency_rate) sightings/s | $(value latency_events) | $(value la
 echo
 scripts/bench/dashboard.sh "$bin"
 scripts/bench/camera.sh "$bin"
+scripts/bench/decisions.sh "$bin"

@@ -88,7 +88,7 @@ async def main():
                 break
     await nc.close()
 
-    problems, latencies, seen = [], [], set()
+    problems, latencies, since_read, seen = [], [], [], set()
     summary = {"decisions": 0, "pass": 0, "divert": 0, "late": 0, "reasons": {}}
     for arrived, subject, data in arrivals:
         try:
@@ -111,10 +111,14 @@ async def main():
             summary["reasons"][reason] = summary["reasons"].get(reason, 0) + 1
         try:
             latencies.append(arrived - millis(event["closedAt"]))
+            since_read.append(arrived - millis(event["lastSeen"]))
         except (KeyError, ValueError):
             pass
+    # From the frame that closed the parcel (the deadline's origin), and from its last read
+    # (that plus the frames the agent waits to be sure the parcel has left).
     summary["latencyMs"] = {"p50": quantile(latencies, 0.5), "p99": quantile(latencies, 0.99),
                             "max": max(latencies) if latencies else None}
+    summary["sinceLastReadMs"] = {"p50": quantile(since_read, 0.5), "p99": quantile(since_read, 0.99)}
     summary["blindCameras"] = sorted(camera for camera, paused in blind.items() if paused)
     ok = not problems and (args.expect is None or summary["decisions"] == args.expect)
     print(json.dumps({**summary, "problems": problems[:20], "ok": ok}))

@@ -60,7 +60,8 @@ public struct ScanPipeline: Sendable {
             started = true
             events += sessionEvents(sessions.streamStart(at: time))
         }
-        let trackerEvents = tracker.step(frame: frame, time: time, detections: detections.map(normalizer.normalize))
+        let trackerEvents = tracker.step(
+            frame: frame, time: time, detections: detections.map(normalizer.normalize), area: located?.area)
         events += translate(trackerEvents, time: time)
         parcels?.update(live: tracker.live, frame: frame)
         if candidates != nil {
@@ -84,7 +85,11 @@ public struct ScanPipeline: Sendable {
             candidates?.markDecoded(
                 tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }, frame: frame)
         }
-        events += parcelEvents(parcels?.close(frame: frame) ?? [], time: time)
+        // A parcel whose codes have left the view closes as soon as no unread label beside it
+        // can still become one of its no-reads.
+        let unread = candidates?.live.filter { !$0.decoded }.map { $0.predictedBox(at: frame) } ?? []
+        events += parcelEvents(
+            parcels?.close(frame: frame, area: located?.area, unread: unread) ?? [], time: time)
         events += sessionEvents(sessions.tick(at: time))
         return events
     }

@@ -7,7 +7,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc", "parcels",
+        "pop-up", "torn", "sscc", "parcels", "parcel-stream",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -36,6 +36,7 @@ public enum Scenarios {
         case "torn": torn()
         case "sscc": sscc()
         case "parcels": parcels(seed: seed)
+        case "parcel-stream": parcelStream(frames: frames, seed: seed)
         default: nil
         }
     }
@@ -452,36 +453,61 @@ public enum Scenarios {
         return SynthScene(width: width, height: 1080, frameCount: frames, items: items, noise: 8, seed: seed)
     }
 
+    /// Rows of equal boxes across a belt `width` wide, `spacing` apart along it, enough to fill
+    /// `frames` frames at `speed`; `stagger` moves each row's first box back, `label` makes each
+    /// box's label (in that order, so a seed gives the same scene).
+    static func beltRows(
+        _ rows: Int, width: Int, speed: Double, spacing: Double, frames: Int, box: (width: Int, height: Int),
+        pitch: Double, top: Double, name: String, generator: inout SplitMix,
+        stagger: (Int, inout SplitMix) -> Double, label: (Int, inout SplitMix) -> SynthLabel
+    ) -> [SynthItem] {
+        var items: [SynthItem] = []
+        var serial = 0
+        for row in 0..<rows {
+            var x = Double(width) - stagger(row, &generator)
+            let needed = Int((speed * Double(frames) + Double(width)) / spacing) + 3
+            for _ in 0..<needed {
+                serial += 1
+                let made = label(serial, &generator)
+                x -= spacing
+                items.append(
+                    SynthItem(
+                        name: "\(name)\(serial)", width: box.width, height: box.height, startX: x,
+                        startY: top + Double(row) * pitch, velocityX: speed, labels: [made]))
+            }
+        }
+        return items
+    }
+
+    /// A sorter's infeed at 30 parcels a second: six rows of small parcels, 330 px apart, moving
+    /// 55 px a frame at 30 fps, each with one EAN-13 label; every tenth label is torn (a no-read
+    /// parcel). The decision-latency benchmark's load.
+    public static func parcelStream(frames: Int, seed: UInt64) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let items = beltRows(
+            6, width: 1280, speed: 55, spacing: 330, frames: frames, box: (300, 112), pitch: 119, top: 4, name: "ps",
+            generator: &generator, stagger: { row, random in 55 * Double(row) + Double(random.next() % 40) }
+        ) { serial, random in
+            SynthLabel(.ean13, eanDigits(&random), offsetX: 24, offsetY: 8, barHeight: 30, torn: serial % 10 == 0)
+        }
+        return SynthScene(width: 1280, height: 720, frameCount: frames, items: items, noise: 6, seed: seed)
+    }
+
     /// A fast belt: rows of boxes close together, EAN-13 labels rotated by up to ±8°, motion blur.
     /// zbar can join the left half of one label with the right half of one in the next row; when
     /// the check digit fits, that value is on no label (a phantom).
     public static func fastRows(frames: Int, seed: UInt64) -> SynthScene {
         var generator = SplitMix(seed: seed)
-        let width = 1280
-        let speed = 20.0
-        let spacing = 330.0
-        var items: [SynthItem] = []
-        var serial = 0
-        for row in 0..<5 {
-            var x = Double(width) - 90 * Double(row % 2) - Double(generator.next() % 60)
-            let needed = Int((speed * Double(frames) + Double(width)) / spacing) + 3
-            for _ in 0..<needed {
-                serial += 1
-                let angle = Double(Int(generator.next() % 17) - 8)
-                x -= spacing
-                items.append(
-                    SynthItem(
-                        name: "fr\(serial)", width: 300, height: 132, startX: x, startY: 6 + Double(row) * 142,
-                        velocityX: speed,
-                        labels: [
-                            SynthLabel(
-                                .ean13, eanDigits(&generator), offsetX: 24, offsetY: 10, rotationDegrees: angle,
-                                barHeight: 36)
-                        ]))
-            }
+        let items = beltRows(
+            5, width: 1280, speed: 20, spacing: 330, frames: frames, box: (300, 132), pitch: 142, top: 6, name: "fr",
+            generator: &generator, stagger: { row, random in 90 * Double(row % 2) + Double(random.next() % 60) }
+        ) { _, random in
+            let angle = Double(Int(random.next() % 17) - 8)
+            return SynthLabel(
+                .ean13, eanDigits(&random), offsetX: 24, offsetY: 10, rotationDegrees: angle, barHeight: 36)
         }
         return SynthScene(
-            width: width, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
+            width: 1280, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
     }
 
     /// A pack station: labels that appear in the middle of the view and stay (a label placed by

@@ -82,7 +82,8 @@ public struct CandidateTracker: Sendable {
             if dx != nil || dy != nil { measured = true }
         }
 
-        func predictedBox(at frame: Int) -> Box {
+        /// Where it should be in `frame`, moving as it moved.
+        public func predictedBox(at frame: Int) -> Box {
             let elapsed = Double(frame - lastFrame)
             return lastBox.offset(dx: Int((velocityX * elapsed).rounded()), dy: Int((velocityY * elapsed).rounded()))
         }

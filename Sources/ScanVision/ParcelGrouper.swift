@@ -225,23 +225,37 @@ public struct ParcelGrouper: Sendable {
             maxY: mix(first.maxY, last.maxY))
     }
 
-    /// Parcels whose codes all left at least `grace` frames before `frame` (all of them when
-    /// `frame` is nil: the end of the stream).
-    public mutating func close(frame: Int?) -> [Parcel] {
+    /// Parcels whose codes all ended and either did so at least `grace` frames before `frame` or
+    /// should by now be outside the searched `area`, and with none of the `unread` labels still
+    /// followed (candidate no-reads) within the gap of where they are; all of them when `frame`
+    /// is nil (the end of the stream).
+    public mutating func close(frame: Int?, area: Box? = nil, unread: [Box] = []) -> [Parcel] {
         var closed: [Parcel] = []
-        let (grace, require) = (self.grace, config.require)
+        let (grace, require, gap) = (self.grace, config.require, config.maxGapPixels)
         open.removeAll { parcel in
             let due: Bool
-            if let frame {
-                due = parcel.endedAt.map { frame - $0 >= grace } ?? false
+            if let frame, let ended = parcel.endedAt {
+                let boxes = parcel.last.values.map { $0.predictedBox(at: frame) }
+                let left = area.map { Self.outside(boxes, $0) } ?? false
+                let waiting = unread.contains { label in boxes.contains { Self.gap(label, $0) <= gap } }
+                due = (frame - ended >= grace || left) && !waiting
             } else {
-                due = true
+                due = frame == nil
             }
             guard due else { return false }
             if let finished = Self.finish(parcel, require: require) { closed.append(finished) }
             return true
         }
         return closed
+    }
+
+    /// Every one of `boxes` (a parcel's codes where they should be now) has its centre outside `area`.
+    private static func outside(_ boxes: [Box], _ area: Box) -> Bool {
+        !boxes.isEmpty
+            && boxes.allSatisfy { box in
+                box.centerX < Double(area.minX) || box.centerX > Double(area.maxX) || box.centerY < Double(area.minY)
+                    || box.centerY > Double(area.maxY)
+            }
     }
 
     private static func finish(_ parcel: Open, require: [GroupingConfig.Requirement]) -> Parcel? {

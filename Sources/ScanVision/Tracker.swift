@@ -38,8 +38,13 @@ public struct Tracker: Sendable {
 
     public var confirmedLive: Int { live.reduce(0) { $0 + ($1.confirmed ? 1 : 0) } }
 
-    /// Advances by one frame. `detections` are this frame's decodes, already split and normalised.
-    public mutating func step(frame: Int, time: Timestamp, detections: [Detection]) -> [TrackerEvent] {
+    /// Advances by one frame. `detections` are this frame's decodes, already split and normalised;
+    /// `area` the part of the frame searched: a track not seen in this frame whose code should by
+    /// now be outside it (its predicted centre) has left the view and ends at once, rather than
+    /// after `maxMissedFrames` (a parcel's decision waits for its codes to end).
+    public mutating func step(frame: Int, time: Timestamp, detections: [Detection], area: Box? = nil)
+        -> [TrackerEvent]
+    {
         var events: [TrackerEvent] = []
         let boxes = detections.map { $0.box ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0) }
 
@@ -104,9 +109,17 @@ public struct Tracker: Sendable {
         // that ends next to a live track of its value was a partial read of that code's edge (a
         // label entering the view, read on one side while the whole code started its own track):
         // it is folded into that track rather than becoming a second sighting.
-        let ending = live.indices.filter { frame - live[$0].presentFrame > config.maxMissedFrames }
+        func ends(_ track: Track) -> Bool {
+            let missed = frame - track.presentFrame
+            guard missed <= config.maxMissedFrames else { return true }
+            guard missed >= 1, let area else { return false }
+            let predicted = track.predictedBox(at: frame)
+            return predicted.centerX < Double(area.minX) || predicted.centerX > Double(area.maxX)
+                || predicted.centerY < Double(area.minY) || predicted.centerY > Double(area.maxY)
+        }
+        let ending = live.indices.filter { ends(live[$0]) }
         if !ending.isEmpty {
-            let staying = live.indices.filter { frame - live[$0].presentFrame <= config.maxMissedFrames }
+            let staying = live.indices.filter { !ends(live[$0]) }
             for index in ending {
                 let gone = live[index]
                 guard gone.confirmed else {

@@ -68,6 +68,44 @@ struct ParcelGroupingTests {
         #expect(Set(parcels.map(\.parcelId)).count == 3)
     }
 
+    @Test(
+        "a parcel whose codes leave the view is sent in the first frame they are no longer seen, unless an unread label beside it may still join it"
+    )
+    func leavesTheViewPromptly() throws {
+        let area = Box(minX: 0, minY: 0, maxX: 639, maxY: 399)
+        /// The frame of the parcel event holding A, with `torn` an unread label 50 px behind A.
+        func closedIn(torn: Bool) -> (frame: Int, noReads: Int)? {
+            var pipeline = Self.pipeline()
+            for frame in 0..<60 {
+                let left = 100 + frame * 20
+                let seen = left + 40 <= 639
+                var regions: [CodeLocalizer.Region] = []
+                if seen {
+                    regions.append(CandidateTrackerTests.bars(x: left, y: 40, width: 40, height: 40))
+                }
+                if torn && left - 110 >= 0 && left - 110 + 60 <= 639 {
+                    regions.append(CandidateTrackerTests.bars(x: left - 110, y: 40, width: 60, height: 40))
+                }
+                let events = pipeline.process(
+                    frame: frame, time: Self.time(frame),
+                    detections: seen ? [Self.code("A", x: 100, y: 40, frame: frame, speed: 20)] : [],
+                    located: LocatedRegions(regions: regions, area: area, image: CandidateTrackerTests.frame))
+                for event in events where event.kind == .parcel {
+                    let parcel = try? ParcelEvent.parse(JSONValue.parse(event.json))
+                    if parcel?.codes.map(\.value) == ["A"] { return (frame, parcel?.noReads.count ?? -1) }
+                }
+            }
+            return nil
+        }
+        // A is last seen in frame 24 (left edge 580); its centre is out of view in frame 26.
+        let alone = try #require(closedIn(torn: false))
+        #expect(alone.frame == 26 && alone.noReads == 0)
+        // The torn label 50 px behind it is last seen in frame 29 and out of view in frame 31: the
+        // parcel waits for it (past the grace of 5 frames after A's last read) and holds it.
+        let withTorn = try #require(closedIn(torn: true))
+        #expect(withTorn.frame == 31 && withTorn.noReads == 1)
+    }
+
     @Test("a code between two parcels belongs to exactly one, the nearer")
     func codeBetweenTwoParcels() throws {
         var pipeline = Self.pipeline(gap: 60)

@@ -42,6 +42,31 @@ struct TrackerTests {
         #expect(abs(track.velocityPixelsPerSecond - 360) < 1)
     }
 
+    @Test(
+        "a code that leaves the searched area ends in the first frame it is not seen; one hidden inside the area waits maxMissedFrames; no area, no early end"
+    )
+    func leavesTheView() {
+        let area = Box(minX: 0, minY: 0, maxX: 639, maxY: 399)
+        // A code moving 30 px a frame, read while wholly in view (its left edge at most 579).
+        func frameOf(_ area: Box?, hiddenAt: Int? = nil) -> Int? {
+            var tracker = Tracker(idPrefix: "cam-1-run")
+            for frame in 0..<40 {
+                let x = 10 + frame * 30
+                let seen = x + 60 <= 639 && (hiddenAt.map { frame < $0 } ?? true)
+                let events = tracker.step(
+                    frame: frame, time: Self.time(frame), detections: seen ? [Self.code("A", x: x, y: 50)] : [],
+                    area: area)
+                if events.contains(where: { if case .removed = $0 { true } else { false } }) { return frame }
+            }
+            return nil
+        }
+        // Last read in frame 18 (x 550); its centre is out of view from frame 20 on.
+        #expect(frameOf(area) == 20)
+        #expect(frameOf(nil) == 29, "without an area: after maxMissedFrames (10)")
+        // Hidden at frame 8, mid-view: it may come back, so it waits.
+        #expect(frameOf(area, hiddenAt: 8) == 18)
+    }
+
     @Test("identical codes side by side are two tracks")
     func identicalSideBySide() {
         let result = Self.run(frames: 30) { frame in
