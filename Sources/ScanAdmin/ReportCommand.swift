@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScanAgentConfig
 import ScanCore
 import ScanPostgres
 import ScanReconciliation
@@ -167,6 +168,14 @@ struct ShiftFigures {
     var lanes: [ReportStore.Figures.LaneCounts] = []
     var hourly: [(hour: String, sightings: Int, itemPasses: Int)] = []
     var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
+    var parcels = ReportStore.Figures.ParcelCounts()
+    var decisions = ReportStore.Figures.DecisionCounts()
+
+    /// The decision reasons named in the period, in the contract's order.
+    var reasons: [(reason: String, count: Int)] {
+        DecisionReason.allCases.compactMap { reason in decisions.reasons[reason.rawValue].map { (reason.rawValue, $0) }
+        }
+    }
 
     static func load(_ db: PGConnection, period: ShiftPlan.Instance, filter: ReportFilter) throws(PGError)
         -> ShiftFigures
@@ -197,6 +206,8 @@ struct ShiftFigures {
             ($0.hour, $0.sightings, $0.itemPasses)
         }
         figures.health = stored.health.map { ($0.camera, $0.heartbeats, $0.maxGapSeconds, $0.framesDropped) }
+        figures.parcels = stored.parcels
+        figures.decisions = stored.decisions
         return figures
     }
 
@@ -250,6 +261,32 @@ struct ShiftFigures {
             packs.field("unknownOrder", packCount(f, .unknownOrder))
             packs.field("total", f.packs.values.reduce(0, +))
             w.raw("packs", packs.finished())
+            w.raw(
+                "parcels",
+                Array(
+                    object {
+                        $0.field("parcels", f.parcels.parcels)
+                        $0.field("complete", f.parcels.complete)
+                        $0.field("incomplete", f.parcels.parcels - f.parcels.complete - f.parcels.noRead)
+                        $0.field("noRead", f.parcels.noRead)
+                        $0.field("codes", f.parcels.codes)
+                        if let perParcel = f.parcels.codesPerParcel {
+                            $0.field("codesPerParcel", perParcel, decimals: 2)
+                        } else {
+                            $0.field("codesPerParcel", nil as String?)
+                        }
+                    }.utf8))
+            w.raw(
+                "decisions",
+                Array(
+                    object {
+                        $0.field("pass", f.decisions.pass)
+                        $0.field("divert", f.decisions.divert)
+                        $0.field("late", f.decisions.late)
+                        var reasons = JSONWriter()
+                        for (reason, count) in f.reasons { reasons.field(reason, count) }
+                        $0.raw("reasons", reasons.finished())
+                    }.utf8))
             w.raw(
                 "topRejectRules",
                 array(
@@ -346,6 +383,14 @@ struct ShiftFigures {
             ] {
                 add("packs", "", name, packCount(f, verdict))
             }
+            add("parcels", "", "parcels", f.parcels.parcels)
+            add("parcels", "", "complete", f.parcels.complete)
+            add("parcels", "", "noRead", f.parcels.noRead)
+            add("parcels", "", "codes", f.parcels.codes)
+            add("decisions", "", "pass", f.decisions.pass)
+            add("decisions", "", "divert", f.decisions.divert)
+            add("decisions", "", "late", f.decisions.late)
+            for (reason, count) in f.reasons { add("decisions", reason, "count", count) }
             for rule in f.topRules { add("rejectRules", rule.rule, "count", rule.count) }
             for c in f.cameras {
                 add("cameras", c.camera, "sightings", c.sightings)
@@ -400,6 +445,17 @@ struct ShiftFigures {
             out +=
                 "Packs            \(total)  complete \(packCount(f, .complete))  short \(packCount(f, .short))  over \(packCount(f, .over))"
             out += "  unexpected \(packCount(f, .unexpected))  unknown order \(packCount(f, .unknownOrder))\n"
+            if f.parcels.parcels > 0 || f.decisions.pass + f.decisions.divert > 0 {
+                let p = f.parcels
+                out +=
+                    "Parcels          \(p.parcels)  complete \(p.complete)  incomplete \(p.parcels - p.complete - p.noRead)"
+                    + "  no-read \(p.noRead)  codes a parcel "
+                    + (p.codesPerParcel.map { String(format: "%.2f", $0) } ?? "-") + "\n"
+                let why = f.reasons.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
+                out +=
+                    "Decisions        pass \(f.decisions.pass)  divert \(f.decisions.divert)  late \(f.decisions.late)"
+                    + (why.isEmpty ? "" : "  (\(why))") + "\n"
+            }
             if !f.cameras.isEmpty {
                 var cameras = Listing(columns: [
                     "camera", "sightings", "accepted", "rejected", "noread", "rate", "beats", "gap s", "dropped",

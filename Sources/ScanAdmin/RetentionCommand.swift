@@ -77,7 +77,8 @@ struct RetentionCommand: ParsableCommand {
             discussion: "Exit codes: 0 done, 1 unknown table or database failure.")
 
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "sightings, noreads, session_events, heartbeats, dead_letters or rollups.") var table: String
+        @Argument(help: "sightings, noreads, session_events, heartbeats, dead_letters, parcels, decisions or rollups.")
+        var table: String
         @Argument(help: "Whole days kept before the current UTC day; 0 keeps every day.") var days: Int
 
         func validate() throws {

@@ -126,7 +126,7 @@ extension EventStore {
                                          complete, no_read, body)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::integer, $10::boolean,
                             $11::boolean, $12::jsonb)
-                    ON CONFLICT (event_id) DO NOTHING
+                    ON CONFLICT (event_id, last_seen) DO NOTHING
                     """,
                     [
                         .text(p.eventId), .text(p.parcelId), .text(p.site), .text(p.camera), .optionalText(p.lane),
@@ -150,7 +150,7 @@ extension EventStore {
                                            closed_at, deadline, body)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8::boolean, $9, $10::timestamptz, $11::timestamptz,
                             $12::jsonb)
-                    ON CONFLICT (event_id) DO NOTHING
+                    ON CONFLICT (event_id, closed_at) DO NOTHING
                     """,
                     [
                         .text(d.eventId), .text(d.parcelId), .text(d.site), .text(d.lane), .text(d.camera),

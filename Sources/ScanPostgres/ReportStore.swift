@@ -84,6 +84,37 @@ public struct ReportStore {
         public var lanes: [LaneCounts] = []
         public var hourly: [Hour] = []
         public var health: [CameraHealth] = []
+        /// Parcels the cameras grouped (`parcel` events), and the divert decisions made for them.
+        public var parcels = ParcelCounts()
+        public var decisions = DecisionCounts()
+
+        public struct ParcelCounts: Sendable, Equatable {
+            public init(parcels: Int = 0, complete: Int = 0, noRead: Int = 0, codes: Int = 0) {
+                self.parcels = parcels
+                self.complete = complete
+                self.noRead = noRead
+                self.codes = codes
+            }
+            public var parcels = 0
+            /// A code read and no required code missing.
+            public var complete = 0
+            /// No code read.
+            public var noRead = 0
+            /// Codes in all of them.
+            public var codes = 0
+            /// Codes per parcel with a code read; nil when none.
+            public var codesPerParcel: Double? {
+                parcels > noRead ? Double(codes) / Double(parcels - noRead) : nil
+            }
+        }
+        public struct DecisionCounts: Sendable, Equatable {
+            public init() {}
+            public var pass = 0
+            public var divert = 0
+            public var late = 0
+            /// Decisions naming each reason (a decision may name several).
+            public var reasons: [String: Int] = [:]
+        }
 
         public struct Count: Sendable, Equatable {
             public var name: String
@@ -268,7 +299,45 @@ public struct ReportStore {
 
         figures.hourly = try hourly(scope)
         figures.health = try health(scope)
+        try parcelsAndDecisions(scope, into: &figures)
         return figures
+    }
+
+    /// Parcels by when they were last seen, decisions by the frame that closed their parcel, in
+    /// the period and the filters (their lane is the one the event names).
+    func parcelsAndDecisions(_ scope: Scope, into figures: inout Figures) throws(PGError) {
+        let filters = """
+            ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR lane = $4) AND ($5::text IS NULL OR camera = $5)
+            """
+        if let row = try connection.query(
+            """
+            SELECT count(*) AS parcels, count(*) FILTER (WHERE complete) AS complete,
+                   count(*) FILTER (WHERE no_read) AS no_read, coalesce(sum(codes), 0)::bigint AS codes
+            FROM parcels WHERE last_seen >= $1::timestamptz AND last_seen < $2::timestamptz AND \(filters)
+            """, scope.rowParameters
+        ).named("report parcels").first {
+            figures.parcels = Figures.ParcelCounts(
+                parcels: try row.int("parcels"), complete: try row.int("complete"), noRead: try row.int("no_read"),
+                codes: try row.int("codes"))
+        }
+        let decided = "closed_at >= $1::timestamptz AND closed_at < $2::timestamptz AND \(filters)"
+        if let row = try connection.query(
+            """
+            SELECT count(*) FILTER (WHERE action = 'pass') AS pass, count(*) FILTER (WHERE action = 'divert') AS divert,
+                   count(*) FILTER (WHERE late) AS late
+            FROM decisions WHERE \(decided)
+            """, scope.rowParameters
+        ).named("report decisions").first {
+            figures.decisions.pass = try row.int("pass")
+            figures.decisions.divert = try row.int("divert")
+            figures.decisions.late = try row.int("late")
+        }
+        for row in try connection.query(
+            "SELECT reason, count(*) AS n FROM decisions, unnest(reasons) AS reason WHERE \(decided) GROUP BY reason",
+            scope.rowParameters
+        ).named("report decision reasons") {
+            figures.decisions.reasons[try row.text("reason")] = try row.int("n")
+        }
     }
 
     /// Camera health: heartbeats heard in the period, the longest silence between two of them,

@@ -54,7 +54,9 @@ public struct Retention {
     }
 
     /// The time-series tables (not the rollups).
-    public static let tables = ["sightings", "noreads", "session_events", "heartbeats", "dead_letters"]
+    public static let tables = [
+        "sightings", "noreads", "session_events", "heartbeats", "dead_letters", "parcels", "decisions",
+    ]
 
     public func settings() throws(PGError) -> [Setting] {
         try connection.query("SELECT table_name, time_column, days FROM retention_settings ORDER BY table_name")

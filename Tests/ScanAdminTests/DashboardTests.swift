@@ -88,6 +88,19 @@ struct DashboardTests {
             VALUES ('cam"<b>&''x', 'dc1', 'L1', '', '{"paused": true}', '2026-10-25T00:59:55Z'),
                    ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z')
             """)
+        try db.query(
+            """
+            INSERT INTO parcels (event_id, parcel_id, site, camera, lane, first_seen, last_seen, codes, complete, no_read, body)
+            VALUES ('p1.parcel', 'p1', 'dc1', 'cam-01', 'L1', '2026-10-24T21:00:00Z', '2026-10-24T21:00:01Z', 2, true, false, '{}'),
+                   ('p2.parcel', 'p2', 'dc1', 'cam-01', 'L1', '2026-10-24T22:00:00Z', '2026-10-24T22:00:01Z', 0, false, true, '{}')
+            """)
+        try db.query(
+            """
+            INSERT INTO decisions (event_id, parcel_id, site, lane, camera, action, reasons, late, decided_by, closed_at,
+                                   deadline, body)
+            VALUES ('p2.decision', 'p2', 'dc1', 'L1', 'cam-01', 'divert', '{no-read}', true, 'agent', '2026-10-24T22:00:01Z',
+                    '2026-10-24T22:00:01.1Z', '{}')
+            """)
         let views = try DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
         let now = try views.now().markup
 
@@ -106,6 +119,14 @@ struct DashboardTests {
             #expect(now.contains("data-figure=\"\(key)\" data-value=\"\(value)\""), "\(key) \(value)")
         }
         #expect(now.contains("data-figure=\"packs.unknownOrder\" data-value=\"1\""))
+        for (key, value) in [
+            ("parcels", night["parcels"]?["parcels"]), ("parcels.noRead", night["parcels"]?["noRead"]),
+            ("decisions.divert", night["decisions"]?["divert"]), ("decisions.late", night["decisions"]?["late"]),
+        ] {
+            #expect(
+                value?.intValue ?? 0 >= 1
+                    && now.contains("data-figure=\"\(key)\" data-value=\"\(value?.intValue ?? -1)\""), "\(key)")
+        }
         #expect(now.contains("shift 2026-10-24/night"))
         #expect(now.contains("data-scope=\"lane:dc1/L1\""))
 

@@ -256,6 +256,95 @@ struct ReportCommandTests {
         #expect(try seeded.database.query("SELECT count(*) FROM noreads").rows.first?[0] == "4")
     }
 
+    /// `["a", "b"]` as `"a", "b"`.
+    static func quoted(_ values: [String]) -> String { values.map { "\"" + $0 + "\"" }.joined(separator: ", ") }
+
+    @Test(
+        "parcels and decisions: counted in the shift they end in, by lane and camera; codes a parcel; reasons in the contract's order"
+    )
+    func parcelsAndDecisions() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        let store = EventStore(connection: seeded.database)
+        func parcel(_ id: String, camera: String = "cam-01", lastSeen: String, codes: [String], missing: [String] = [])
+            throws -> (record: ParcelEvent, body: String)
+        {
+            let list = codes.enumerated().map { index, value in
+                #"{"trackId": "\#(id)-\#(index)", "symbology": "EAN-13", "value": "\#(value)", "status": "accepted"}"#
+            }.joined(separator: ", ")
+            let body = #"""
+                {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)", "time": "\#(lastSeen)",
+                 "parcelId": "\#(id)", "lane": "L1", "firstSeen": "\#(lastSeen)", "lastSeen": "\#(lastSeen)",
+                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)],
+                 "missing": [\#(Self.quoted(missing))], "noReads": []}
+                """#
+            return (try ParcelEvent.parse(try JSONValue.parse(Array(body.utf8))), body)
+        }
+        func decision(_ id: String, camera: String = "cam-01", at time: String, reasons: [String], late: Bool = false)
+            throws -> (record: DecisionEvent, body: String)
+        {
+            let body = #"""
+                {"type": "decision", "eventId": "\#(id).decision", "site": "dc1", "camera": "\#(camera)", "time": "\#(time)",
+                 "lane": "L1", "parcelId": "\#(id)", "action": "\#(reasons.isEmpty ? "pass" : "divert")",
+                 "reasons": [\#(Self.quoted(reasons))], "codes": [],
+                 "lastSeen": "\#(time)", "closedAt": "\#(time)", "deadline": "\#(time)", "late": \#(late),
+                 "decidedBy": "agent"}
+                """#
+            return (try DecisionEvent.parse(try JSONValue.parse(Array(body.utf8))), body)
+        }
+        // The night shift: three parcels of cam-01 (two codes, one code missing the SSCC, none read)
+        // and one of cam-02; one parcel of the early shift.
+        _ = try store.insertParcels([
+            try parcel("p1", lastSeen: "2026-10-24T21:00:00.000Z", codes: ["4006381333931", "LPN-1"]),
+            try parcel("p2", lastSeen: "2026-10-25T01:00:00.000Z", codes: ["5901234123457"], missing: ["GS1-128"]),
+            try parcel("p3", lastSeen: "2026-10-25T02:00:00.000Z", codes: [], missing: ["GS1-128"]),
+            try parcel(
+                "p4", camera: "cam-02", lastSeen: "2026-10-25T03:00:00.000Z", codes: ["x'; DROP TABLE parcels; --"]),
+            try parcel("p5", lastSeen: "2026-10-25T06:00:00.000Z", codes: ["4006381333931"]),
+        ])
+        _ = try store.insertDecisions([
+            try decision("p1", at: "2026-10-24T21:00:00.100Z", reasons: []),
+            try decision("p2", at: "2026-10-25T01:00:00.100Z", reasons: ["missing-required"], late: true),
+            try decision("p3", at: "2026-10-25T02:00:00.100Z", reasons: ["no-read", "missing-required"]),
+            try decision("p4", camera: "cam-02", at: "2026-10-25T03:00:00.100Z", reasons: []),
+            try decision("p5", at: "2026-10-25T06:00:00.100Z", reasons: ["rejected-code"]),
+        ])
+        let result = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .array(let shifts)? = try JSONValue.parse(result.stdoutText)["shifts"], let night = shifts.first
+        else {
+            Issue.record("no shifts in \(result.stdoutText)")
+            return
+        }
+        let parcels = try #require(night["parcels"])
+        #expect(parcels["parcels"]?.intValue == 4 && parcels["complete"]?.intValue == 2)
+        #expect(parcels["incomplete"]?.intValue == 1 && parcels["noRead"]?.intValue == 1)
+        #expect(parcels["codes"]?.intValue == 4 && parcels["codesPerParcel"]?.doubleValue == 1.33)
+        let decisions = try #require(night["decisions"])
+        #expect(
+            decisions["pass"]?.intValue == 2 && decisions["divert"]?.intValue == 2 && decisions["late"]?.intValue == 1)
+        #expect(
+            decisions["reasons"]
+                == .object([("no-read", .number(1)), ("missing-required", .number(2))]))
+        // One camera of the lane: cam-02's parcel and decision only.
+        let cam02 = try seeded.run(["report", "--shift", "2026-10-24/night", "--camera", "cam-02", "--format", "json"])
+        guard case .array(let only)? = try JSONValue.parse(cam02.stdoutText)["shifts"] else {
+            Issue.record("no shifts in \(cam02.stdoutText)")
+            return
+        }
+        #expect(only.first?["parcels"]?["parcels"]?.intValue == 1 && only.first?["decisions"]?["pass"]?.intValue == 1)
+        let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
+        #expect(
+            table.stdoutText.contains("Parcels          4  complete 2  incomplete 1  no-read 1  codes a parcel 1.33"),
+            "\(table.stdoutText)")
+        #expect(
+            table.stdoutText.contains(
+                "Decisions        pass 2  divert 2  late 1  (no-read 1, missing-required 2)"), "\(table.stdoutText)")
+        let csv = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "csv"])
+        #expect(csv.stdoutText.contains(",decisions,missing-required,count,2"), "\(csv.stdoutText)")
+    }
+
     @Test("today, filters and a custom range select the right shifts and rows")
     func selections() throws {
         let seeded = try Self.database()

@@ -147,6 +147,13 @@ struct DashboardViews {
             " class=\"\(rateClass(rate))\">\(ShiftFigures.percent(f.sightings, f.noReads))</b><span>read rate</span></div>"
         tile("noReads", "no-reads", f.noReads)
         tile("rejected", "rejects", f.rejected)
+        if f.parcels.parcels > 0 || f.decisions.pass + f.decisions.divert > 0 {
+            tile("parcels", "parcels", f.parcels.parcels)
+            tile("parcels.complete", "parcels complete", f.parcels.complete)
+            tile("parcels.noRead", "no-read parcels", f.parcels.noRead)
+            tile("decisions.divert", "diverted", f.decisions.divert)
+            tile("decisions.late", "late decisions", f.decisions.late)
+        }
         if packs {
             tile("packs.complete", "packs complete", ShiftFigures.packCount(f, .complete))
             tile("packs.short", "packs short", ShiftFigures.packCount(f, .short))
