@@ -213,8 +213,8 @@ let package = Package(
         .testTarget(
             name: "ScanAgentRuntimeTests",
             dependencies: [
-                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanRules", "ScanServices", "ScanTesting",
-                "ScanVision", .product(name: "Logging", package: "swift-log"),
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanRules", "ScanServices",
+                "ScanTesting", "ScanVision", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
@@ -318,8 +318,8 @@ let package = Package(
             name: "ScanSystemTests",
             dependencies: [
                 "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam",
-                "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanSynth", "ScanTestSupport",
-                "ScanVision", "ScanZXing",
+                "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanServices", "ScanSynth",
+                "ScanTestSupport", "ScanVision", "ScanZXing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

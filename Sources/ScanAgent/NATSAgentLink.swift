@@ -8,7 +8,7 @@ import ScanAgentConfig
 /// ever. Durable events go to JetStream (`Nats-Msg-Id` = event id), track events and heartbeats
 /// to core NATS (best effort), commands arrive by request/reply, and the ruleset is read from
 /// the rules bucket.
-final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable {
+final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, BeltFeed, @unchecked Sendable {
     // @unchecked: cnats objects are thread-safe; `subscription` and `bucket` are guarded by
     // `lock` (each is used by one service thread, made lazily).
     let connection: NATSConnection
@@ -18,6 +18,7 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
     let replicas: Int?
     private let lock = NSLock()
     private var subscription: NATSSubscription?
+    private var beltSubscription: NATSSubscription?
     private var bucket: KeyValueBucket?
 
     init(config: AgentConfig) throws(NATSError) {
@@ -84,16 +85,20 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
 
     // MARK: CommandFeed
 
+    /// A subscription to `subject`, checked: a denied one would receive nothing, silently, so
+    /// the server is asked now and the caller tries again later (permissions may be reloaded).
+    private func subscribeChecked(_ subject: String) throws -> NATSSubscription {
+        let mark = connection.reportedErrors
+        let made = try connection.subscribe(subject: subject)
+        try connection.flush()
+        if let denied = connection.denial(.subscription, subject: subject, since: mark) { throw denied }
+        return made
+    }
+
     func next(timeout: Duration) throws -> IncomingCommand? {
         let listening = try lock.withLock { () throws -> NATSSubscription in
             if let subscription { return subscription }
-            let subject = try subjects.commands(site: camera.site, camera: camera.id)
-            let mark = connection.reportedErrors
-            let made = try connection.subscribe(subject: subject)
-            // A denied subscription would receive nothing, silently: ask now, and try again
-            // later (the server's permissions may be reloaded).
-            try connection.flush()
-            if let denied = connection.denial(.subscription, subject: subject, since: mark) { throw denied }
+            let made = try subscribeChecked(try subjects.commands(site: camera.site, camera: camera.id))
             subscription = made
             return made
         }
@@ -102,6 +107,18 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, @unchecked Sendable
         return IncomingCommand(subject: message.subject, verb: verb, body: message.bytes) { bytes in
             try? listening.respond(to: message, bytes: bytes)
         }
+    }
+
+    // MARK: BeltFeed
+
+    func nextReading(timeout: Duration) throws -> [UInt8]? {
+        let listening = try lock.withLock { () throws -> NATSSubscription in
+            if let beltSubscription { return beltSubscription }
+            let made = try subscribeChecked(try subjects.belt(site: camera.site, lane: camera.lane ?? ""))
+            beltSubscription = made
+            return made
+        }
+        return try listening.next(timeoutMilliseconds: Int64(timeout.seconds * 1000))?.bytes
     }
 
     // MARK: RulesFeed

@@ -164,8 +164,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         // Before any metric is made: a metric made earlier would stay unrecorded.
         if agentConfig.metricsListen != nil { ScanMetrics.bootstrap() }
-        let parts = AgentParts(
+        var parts = AgentParts(
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
+        parts.belt = link
         let agent = AgentServices(
             settings: AgentLoop.Settings(config: agentConfig, runId: runId, rulesSource: rulesSource), ruleset: ruleset,
             parts: parts, decoder: decoder, images: images, checkpoint: checkpoint, drain: .seconds(drainSeconds),

@@ -389,10 +389,19 @@ public struct DecisionConfig: Sendable, Equatable {
     public var divertDistance: Double?
     /// Reasons that divert a parcel; each other reason is still reported on a `pass`.
     public var divertOn: Set<DecisionReason> = Set(DecisionReason.agentReasons)
+    /// Take the belt speed from `<prefix>.v1.belt.<site>.<lane>` (the PLC's speed or encoder
+    /// count); `beltSpeed` stands in while none has come for `beltStaleMilliseconds`.
+    public var beltFromBus = false
+    /// Encoder pulses a metre of belt, for readings that give a count.
+    public var pulsesPerMetre: Double?
+    public var beltStaleMilliseconds = 2_000
 
     public init() {}
 
-    static let keys = ["enabled", "deadlineMs", "beltSpeed", "divertDistance", "divertOn"]
+    static let keys = [
+        "enabled", "deadlineMs", "beltSpeed", "divertDistance", "divertOn", "beltFromBus", "pulsesPerMetre",
+        "beltStaleMs",
+    ]
 
     mutating func read(_ value: JSONValue?, at path: String, reader: inout ConfigReader) {
         guard let members = reader.object(value, at: path, allowed: Self.keys) else { return }
@@ -403,6 +412,13 @@ public struct DecisionConfig: Sendable, Equatable {
         beltSpeed = reader.double(members["beltSpeed"], at: "decision.beltSpeed", range: 0.01...20) ?? beltSpeed
         divertDistance =
             reader.double(members["divertDistance"], at: "decision.divertDistance", range: 0...1_000) ?? divertDistance
+        if let fromBus = reader.bool(members["beltFromBus"], at: "decision.beltFromBus") { beltFromBus = fromBus }
+        pulsesPerMetre =
+            reader.double(members["pulsesPerMetre"], at: "decision.pulsesPerMetre", range: 0.001...1_000_000)
+            ?? pulsesPerMetre
+        if let stale = reader.int(members["beltStaleMs"], at: "decision.beltStaleMs", range: 100...600_000) {
+            beltStaleMilliseconds = stale
+        }
         if let names = reader.array(members["divertOn"], at: "decision.divertOn") {
             divertOn = []
             for (index, element) in names.enumerated() {

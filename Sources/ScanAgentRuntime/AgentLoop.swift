@@ -18,8 +18,23 @@ public final class Inbox: @unchecked Sendable {
     private let lock = NSLock()
     private var commands: [PendingCommand] = []
     private var ruleset: (Ruleset, String)?
+    private var belt: [(reading: BeltReading, arrived: Timestamp)] = []
 
     public init() {}
+
+    /// A belt reading, with when it arrived.
+    public func post(belt reading: BeltReading, arrived: Timestamp) {
+        lock.withLock {
+            belt.append((reading, arrived))
+            if belt.count > 64 { belt.removeFirst(belt.count - 64) }  // a burst: the latest count
+        }
+    }
+    func takeBelt() -> [(reading: BeltReading, arrived: Timestamp)] {
+        lock.withLock {
+            defer { belt.removeAll() }
+            return belt
+        }
+    }
 
     public func post(_ command: AgentCommand, reply: @escaping @Sendable ([UInt8]) -> Void) {
         lock.withLock { commands.append(PendingCommand(command: command, reply: reply)) }
@@ -134,6 +149,8 @@ public final class AgentLoop: @unchecked Sendable {
     private let images: (any NoReadImages)?
     private let logger: Logger
     private var pipeline: ScanPipeline
+    /// The belt's speed from its subject (`decision.beltFromBus`); nil otherwise.
+    private var belt: BeltSpeed?
     private var rulesSource: String
     private var paused = false
     /// The camera is lost (its source reconnects): `reading.paused` was sent for it.
@@ -191,6 +208,11 @@ public final class AgentLoop: @unchecked Sendable {
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
             rules: ruleset, noread: config.noread, grouping: config.grouping, decision: config.decision,
             idPrefix: "\(config.camera.id)-\(settings.runId)")
+        if config.decision.enabled && config.decision.beltFromBus {
+            belt = BeltSpeed(
+                pulsesPerMetre: config.decision.pulsesPerMetre,
+                staleMilliseconds: Int64(config.decision.beltStaleMilliseconds))
+        }
         let start = clock.elapsed
         // The first heartbeat has a full interval to measure.
         self.nextHeartbeat = start + config.heartbeat
@@ -319,6 +341,7 @@ public final class AgentLoop: @unchecked Sendable {
         }
         window.frames += 1
         framesProcessed += 1
+        pipeline.beltSpeed = belt?.speed(at: clock.now)
         route(pipeline.process(frame: frame.index, time: frame.time, detections: detections, located: decoder.located))
     }
 
@@ -367,6 +390,7 @@ public final class AgentLoop: @unchecked Sendable {
         for pending in inbox.takeCommands() {
             pending.reply(apply(pending.command))
         }
+        for (reading, arrived) in inbox.takeBelt() { belt?.add(reading, arrived: arrived) }
     }
 
     private func apply(_ command: AgentCommand) -> [UInt8] {

@@ -14,6 +14,8 @@ public struct AgentParts: Sendable {
     public var clock: any AgentClock
     /// Where a good published ruleset is cached (beside the spool); nil: not cached.
     public var ruleCache: RuleCache?
+    /// The lane's belt speed (`decision.beltFromBus`); nil: not listened to.
+    public var belt: (any BeltFeed)?
 
     public init(
         source: any FrameSource, sink: any DurableSink, bus: any EventBus, commands: any CommandFeed,
@@ -76,10 +78,17 @@ public final class AgentServices: Sendable {
         let rules = RulesWatcher(
             feed: parts.rules, inbox: loop.inbox, board: loop.board, cache: parts.ruleCache, origin: rulesOrigin,
             clock: parts.clock, logger: logger)
-        return [
+        var listeners: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ThreadService("publisher", body: publisher.run), serviceName: "publisher"),
             .init(service: ThreadService("commands", body: commands.run), serviceName: "commands"),
             .init(service: ThreadService("rules", body: rules.run), serviceName: "rules"),
+        ]
+        if let feed = parts.belt, loop.config.decision.enabled, loop.config.decision.beltFromBus {
+            let belt = BeltListener(
+                feed: feed, inbox: loop.inbox, camera: loop.config.camera, clock: parts.clock, logger: logger)
+            listeners.append(.init(service: ThreadService("belt", body: belt.run), serviceName: "belt"))
+        }
+        return listeners + [
             // The end of the stream ends decoding, and decoding's end shuts the agent down.
             .init(
                 service: ThreadService("decoding", body: loop.run),

@@ -2,6 +2,7 @@ import Logging
 import ScanCore
 import ScanServices
 import ScanAgentConfig
+import ScanEvents
 import ScanRules
 
 /// The command service's loop: parses each request, answers a bad one at once (naming what is
@@ -23,17 +24,7 @@ public struct CommandListener: Sendable {
     }
 
     public func run(stop: StopToken) {
-        var retry = RetryLog("cannot listen for commands yet; retrying", logger: logger)
-        while !stop.isStopped {
-            let incoming: IncomingCommand?
-            do {
-                incoming = try feed.next(timeout: .milliseconds(250))
-                retry.succeeded("listening for commands")
-            } catch {
-                retry.failedAndWait(error, stop: stop, sleeper: clock)
-                continue
-            }
-            guard let incoming else { continue }
+        listen(for: "commands", stop: stop, clock: clock, logger: logger, next: feed.next) { incoming in
             switch AgentCommand.parse(verb: incoming.verb, body: incoming.body) {
             case .failure(let error):
                 logger.warning(
@@ -43,6 +34,27 @@ public struct CommandListener: Sendable {
                 inbox.post(command, reply: incoming.reply)
             }
         }
+    }
+}
+
+/// A listening service's loop: takes what `next` gives (nil: nothing within its wait) until
+/// `stop`; while `next` fails (no server yet, a subscription denied) it retries with the
+/// shared backoff and logs once per outage what it cannot listen for.
+func listen<Item>(
+    for what: String, stop: StopToken, clock: any AgentClock, logger: Logger,
+    next: (Duration) throws -> Item?, handle: (Item) -> Void
+) {
+    var retry = RetryLog("cannot listen for \(what) yet; retrying", logger: logger)
+    while !stop.isStopped {
+        let item: Item?
+        do {
+            item = try next(.milliseconds(250))
+            retry.succeeded("listening for \(what)")
+        } catch {
+            retry.failedAndWait(error, stop: stop, sleeper: clock)
+            continue
+        }
+        if let item { handle(item) }
     }
 }
 
@@ -110,6 +122,46 @@ public struct RulesWatcher: Sendable {
                 "ruleset refused; keeping the running one",
                 metadata: ["revision": "\(revision)", LogKey.error: "\(error.description)"])
             board.update { $0.rulesError = "revision \(revision): \(error.description)" }
+        }
+    }
+}
+
+/// The belt service's loop (`decision.beltFromBus`): each reading on the lane's belt subject is
+/// checked and posted to the decoding thread with the time it arrived; one that breaks the
+/// contract or names another site or lane is dropped, with a warning at most once a minute.
+public struct BeltListener: Sendable {
+    let feed: any BeltFeed
+    let inbox: Inbox
+    let camera: CameraIdentity
+    let clock: any AgentClock
+    let logger: Logger
+
+    public init(feed: any BeltFeed, inbox: Inbox, camera: CameraIdentity, clock: any AgentClock, logger: Logger) {
+        self.feed = feed
+        self.inbox = inbox
+        self.camera = camera
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run(stop: StopToken) {
+        var warned: Duration?
+        var dropped = 0
+        listen(for: "the belt speed", stop: stop, clock: clock, logger: logger, next: feed.nextReading) { bytes in
+            do throws(DeadLetter) {
+                let reading = try BeltReading.parse(bytes)
+                guard reading.site == camera.site, reading.lane == camera.lane else {
+                    throw DeadLetter(.subjectMismatch, "names site '\(reading.site)' and lane '\(reading.lane)'")
+                }
+                inbox.post(belt: reading, arrived: clock.now)
+            } catch {
+                dropped += 1
+                if warned.map({ clock.elapsed - $0 >= .seconds(60) }) ?? true {
+                    warned = clock.elapsed
+                    logger.warning(
+                        "belt reading dropped", metadata: [LogKey.error: "\(error.detail)", "dropped": "\(dropped)"])
+                }
+            }
         }
     }
 }

@@ -166,6 +166,13 @@ public protocol CommandFeed: AnyObject, Sendable {
     func next(timeout: Duration) throws -> IncomingCommand?
 }
 
+/// Where the belt's speed comes from (`<prefix>.v1.belt.<site>.<lane>`, the camera's lane).
+public protocol BeltFeed: AnyObject, Sendable {
+    /// The next reading's bytes, or nil when none came within `timeout`; throws while the feed
+    /// cannot listen (no server yet, or the subscription denied).
+    func nextReading(timeout: Duration) throws -> [UInt8]?
+}
+
 /// One ruleset as published for the fleet.
 public struct PublishedRules: Sendable, Equatable {
     public var bytes: [UInt8]

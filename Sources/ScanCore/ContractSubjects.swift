@@ -6,8 +6,8 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, reading, parcel, decision, item, pack, deadletter, cmd, order,
-        orderack
+    case sighting, session, track, noread, status, reading, parcel, decision, belt, item, pack, deadletter, cmd,
+        order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
@@ -121,6 +121,10 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     public func item(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.item) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    /// `<prefix>.v1.belt.<site>.<lane>`: the belt speed a lane's PLC publishes (core NATS).
+    public func belt(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head(.belt) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func decision(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.decision) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text

@@ -33,6 +33,8 @@ public struct DecisionEvent: Sendable, Equatable {
     public var deadline: Timestamp
     /// When the parcel reaches the diverter, from the belt speed and the diverter's distance.
     public var divertAt: Timestamp?
+    /// The belt speed `divertAt` was placed by (m/s): the belt subject's latest, else the config's.
+    public var beltSpeed: Double?
     /// Sent after its deadline.
     public var late: Bool
     /// `agent` or `aggregator`.
@@ -42,8 +44,9 @@ public struct DecisionEvent: Sendable, Equatable {
     public var site: String { envelope.site }
     public var camera: String { envelope.camera }
 
-    /// The agent's decision for its own parcel; nil when the camera is on no lane.
-    public init?(agentParcel parcel: ParcelEvent, config: DecisionConfig) {
+    /// The agent's decision for its own parcel; nil when the camera is on no lane. `beltSpeed`:
+    /// the belt subject's speed now (nil: the config's).
+    public init?(agentParcel parcel: ParcelEvent, config: DecisionConfig, beltSpeed: Double? = nil) {
         guard let lane = parcel.lane else { return nil }
         var found: Set<DecisionReason> = []
         if parcel.noRead { found.insert(.noRead) }
@@ -61,7 +64,8 @@ public struct DecisionEvent: Sendable, Equatable {
         lastSeen = parcel.lastSeen
         closedAt = parcel.time
         deadline = parcel.time.adding(milliseconds: Int64(config.deadlineMilliseconds))
-        if let speed = config.beltSpeed, let distance = config.divertDistance, speed > 0 {
+        self.beltSpeed = beltSpeed ?? config.beltSpeed
+        if let speed = self.beltSpeed, let distance = config.divertDistance, speed > 0 {
             divertAt = parcel.lastSeen.adding(milliseconds: Int64((distance / speed * 1000).rounded()))
         }
         late = false
@@ -71,8 +75,9 @@ public struct DecisionEvent: Sendable, Equatable {
     init(
         envelope: EventEnvelope, lane: String, parcelId: String, action: Action, reasons: [DecisionReason],
         codes: [Code], lastSeen: Timestamp, closedAt: Timestamp, deadline: Timestamp, divertAt: Timestamp?,
-        late: Bool, decidedBy: String
+        beltSpeed: Double?, late: Bool, decidedBy: String
     ) {
+        self.beltSpeed = beltSpeed
         self.envelope = envelope
         self.lane = lane
         self.parcelId = parcelId
@@ -107,6 +112,7 @@ public struct DecisionEvent: Sendable, Equatable {
         writer.field("closedAt", closedAt.description)
         writer.field("deadline", deadline.description)
         writer.field("divertAt", divertAt?.description)
+        if let beltSpeed { writer.field("beltSpeed", beltSpeed, decimals: 3) }
         writer.field("late", late)
         writer.field("decidedBy", decidedBy)
         return writer.finished()
@@ -159,7 +165,7 @@ public struct DecisionEvent: Sendable, Equatable {
             envelope: envelope, lane: try fields.token("lane"), parcelId: try fields.string("parcelId", maxLength: 256),
             action: action, reasons: reasons, codes: codes, lastSeen: try fields.time("lastSeen"),
             closedAt: try fields.time("closedAt"), deadline: try fields.time("deadline"),
-            divertAt: try fields.optionalTime("divertAt"),
+            divertAt: try fields.optionalTime("divertAt"), beltSpeed: try fields.optionalDouble("beltSpeed"),
             late: try fields.bool("late", default: false), decidedBy: decidedBy)
         guard parsed.eventId == parsed.parcelId + ".decision" else {
             throw DeadLetter(.badValue, "eventId is not parcelId.decision")

@@ -23,6 +23,9 @@ public struct ScanPipeline: Sendable {
     public private(set) var parcels: ParcelGrouper?
     /// A divert decision after each parcel event; nil when decisions are off.
     public let decision: DecisionConfig?
+    /// The belt's speed now (m/s) from its subject, for the decisions' divert points; nil: the
+    /// config's.
+    public var beltSpeed: Double?
     /// The session each confirmed, accepted track counted in.
     private var sessionOfTrack: [String: String] = [:]
     private var updateCounts: [String: Int] = [:]
@@ -98,7 +101,8 @@ public struct ScanPipeline: Sendable {
     private func parcelEvents(_ closed: [ParcelGrouper.Parcel], time: Timestamp) -> [AgentEvent] {
         closed.flatMap { parcel -> [AgentEvent] in
             let event = ParcelEvent(parcel, camera: factory.camera, time: time)
-            guard let decision, let decided = DecisionEvent(agentParcel: event, config: decision) else {
+            guard let decision, let decided = DecisionEvent(agentParcel: event, config: decision, beltSpeed: beltSpeed)
+            else {
                 return [event.agentEvent]
             }
             return [event.agentEvent, decided.agentEvent]

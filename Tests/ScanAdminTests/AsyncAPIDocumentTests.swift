@@ -37,7 +37,8 @@ struct AsyncAPIDocumentTests {
         #expect(
             summary["subjects"]
                 == .object([
-                    ("decision", .string("lane")), ("item", .string("lane")), ("noread", .string("camera")),
+                    ("belt", .string("lane")), ("decision", .string("lane")), ("item", .string("lane")),
+                    ("noread", .string("camera")),
                     ("order", .string("")),
                     ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
                     ("reading", .string("camera")),
@@ -86,6 +87,7 @@ struct AsyncAPIDocumentTests {
             }
             + [
                 placeholders(try subjects.decision(site: "SITE", lane: "LANE")),
+                placeholders(try subjects.belt(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.item(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.pack(site: "SITE", station: "STATION")),
                 placeholders(try subjects.order(site: "SITE")), placeholders(try subjects.orderAck(site: "SITE")),

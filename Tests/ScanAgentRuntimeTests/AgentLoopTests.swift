@@ -6,6 +6,7 @@ import ScanServices
 import ScanTesting
 import Testing
 import ScanAgentConfig
+import ScanEvents
 import ScanRules
 import ScanVision
 
@@ -27,12 +28,14 @@ struct AgentLoopTests {
 
         init(
             kind: SourceConfig.Kind = .v4l2, session: SessionConfig = SessionConfig(), ruleset: Ruleset = .acceptAll,
-            regions: @escaping (Int) -> [Box] = { _ in [] }, script: @escaping (Int) -> [Detection]
+            regions: @escaping (Int) -> [Box] = { _ in [] }, configure: (inout AgentConfig) -> Void = { _ in },
+            script: @escaping (Int) -> [Detection]
         ) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "in-1"))
             config.session = session
             config.heartbeat = .seconds(5)
             config.tracking.maxMissedFrames = 3
+            configure(&config)
             source = ScriptedFrameSource(kind: kind, count: 0, start: clock.now)
             decoder = ScriptedDecoder(script, regions: regions)
             queue = FrameQueue(capacity: 2, blocking: true)
@@ -62,6 +65,46 @@ struct AgentLoopTests {
 
     static func code(_ value: String, at frame: Int, y: Int = 40) -> Detection {
         ScriptedDecoder.code(value, x: 10 + frame * 5, y: y)
+    }
+
+    @Test(
+        "the belt speed from its subject (an encoder count) places each decision's divert point; once stale, the config's speed does"
+    )
+    func beltFromBus() throws {
+        let rig = Rig(
+            configure: { config in
+                config.grouping.enabled = true
+                config.decision.enabled = true
+                config.decision.beltFromBus = true
+                config.decision.beltSpeed = 1
+                config.decision.divertDistance = 2
+                config.decision.pulsesPerMetre = 1_000
+                config.decision.beltStaleMilliseconds = 2_500
+            },
+            script: { frame in
+                frame < 10
+                    ? [Self.code("A", at: frame)] : (20..<30).contains(frame) ? [Self.code("B", at: frame - 20)] : []
+            })
+        // Two encoder counts 100 ms apart on the PLC's clock, 400 pulses: 4 m/s.
+        let plc = Timestamp(milliseconds: 1_700_000_000_000)
+        rig.loop.inbox.post(
+            belt: BeltReading(site: "dc1", lane: "in-1", time: plc, pulses: 1_000), arrived: rig.clock.now)
+        rig.loop.inbox.post(
+            belt: BeltReading(site: "dc1", lane: "in-1", time: plc.adding(milliseconds: 100), pulses: 1_400),
+            arrived: rig.clock.now)
+        rig.play(0..<40)
+        let decisions = rig.durable.filter { $0["type"]?.stringValue == "decision" }
+        try #require(decisions.count == 2, "\(decisions)")
+        func lead(_ decision: JSONValue) -> Int64? {
+            guard let at = decision["divertAt"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+                let last = decision["lastSeen"]?.stringValue.flatMap(Timestamp.init(rfc3339:))
+            else { return nil }
+            return at.milliseconds - last.milliseconds
+        }
+        // A's parcel closes about 1.5 s after the reading: 2 m at 4 m/s. B's 3.5 s after: stale,
+        // so the config's 1 m/s.
+        #expect(decisions[0]["beltSpeed"]?.doubleValue == 4 && lead(decisions[0]) == 500)
+        #expect(decisions[1]["beltSpeed"]?.doubleValue == 1 && lead(decisions[1]) == 2_000)
     }
 
     @Test("a region that leaves undecoded is one noread in the spool, with its picture kept and named")

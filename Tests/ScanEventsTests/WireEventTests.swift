@@ -241,3 +241,73 @@ extension Track {
         return track
     }
 }
+
+/// Belt readings from a lane's PLC, and the speed they give.
+@Suite("belt readings")
+struct BeltReadingTests {
+    static let plc = Timestamp(milliseconds: 1_795_800_000_000)
+
+    @Test(
+        "a speed or an encoder count reads back to the same bytes; what breaks the contract is refused naming the field"
+    )
+    func parse() throws {
+        for reading in [
+            BeltReading(site: "dc1", lane: "L1", time: Self.plc, speed: 2.5),
+            BeltReading(site: "dc1", lane: "L1", time: Self.plc, pulses: 9_007_199_254),
+        ] {
+            #expect(try BeltReading.parse(reading.json) == reading)
+        }
+        for (text, field) in [
+            (#"{"type": "belt", "site": "dc1", "lane": "L1", "time": "2026-11-26T06:00:00.000Z"}"#, "speed or pulses"),
+            (
+                #"{"type": "belt", "site": "dc1", "lane": "L1", "time": "2026-11-26T06:00:00.000Z", "speed": 45}"#,
+                "speed"
+            ),
+            (
+                #"{"type": "belt", "site": "dc1", "lane": "L1", "time": "2026-11-26T06:00:00.000Z", "pulses": "9"}"#,
+                "pulses"
+            ),
+            (
+                #"{"type": "belt", "site": "dc1", "lane": "L.1", "time": "2026-11-26T06:00:00.000Z", "speed": 1}"#,
+                "lane"
+            ),
+            (
+                #"{"type": "parcel", "site": "dc1", "lane": "L1", "time": "2026-11-26T06:00:00.000Z", "speed": 1}"#,
+                "belt"
+            ),
+            (#"{"type": "belt", "site": "dc1", "lane": "L1", "time": "yesterday", "speed": 1}"#, "time"),
+        ] {
+            do {
+                _ = try BeltReading.parse(Array(text.utf8))
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.detail.contains(field), "\(error.detail)")
+            }
+        }
+    }
+
+    @Test(
+        "the speed: given, or pulses between two counts over their time; the first count, a count going back and a stale speed give none"
+    )
+    func speed() {
+        let now = Self.plc
+        var belt = BeltSpeed(pulsesPerMetre: 500, staleMilliseconds: 1_000)
+        #expect(belt.speed(at: now) == nil)
+        let first = belt.add(BeltReading(site: "dc1", lane: "L1", time: now, pulses: 10_000), arrived: now)
+        #expect(!first)
+        let second = belt.add(
+            BeltReading(site: "dc1", lane: "L1", time: now.adding(milliseconds: 500), pulses: 10_750), arrived: now)
+        #expect(second)
+        #expect(belt.speed(at: now.adding(milliseconds: 1_000)) == 3)  // 750 pulses, 1.5 m in 0.5 s
+        #expect(belt.speed(at: now.adding(milliseconds: 1_001)) == nil, "stale")
+        let back = belt.add(
+            BeltReading(site: "dc1", lane: "L1", time: now.adding(milliseconds: 600), pulses: 5), arrived: now)
+        #expect(!back)
+        let given = belt.add(BeltReading(site: "dc1", lane: "L1", time: now, speed: 1.25), arrived: now)
+        #expect(given)
+        #expect(belt.speed(at: now) == 1.25)
+        var noScale = BeltSpeed(pulsesPerMetre: nil, staleMilliseconds: 1_000)
+        let unscaled = noScale.add(BeltReading(site: "dc1", lane: "L1", time: now, pulses: 1), arrived: now)
+        #expect(!unscaled)
+    }
+}

@@ -210,6 +210,14 @@ struct AgentRunTests {
         #expect(denied(gateway, .subscription, "scantrack.v1.sighting.>", since: watching))
         #expect(denied(gateway, .publish, "scantrack.v1.decision.dc1.L1", since: watching))
         #expect(gateway.denial(.subscription, subject: "scantrack.v1.decision.>", since: watching) == nil)
+        // Belt speeds: the gateway sends them, the lane's camera reads its own lane's only.
+        try gateway.publish(subject: "scantrack.v1.belt.dc1.L1", bytes: Array("{}".utf8))
+        let reading = camera.reportedErrors
+        _ = try camera.subscribe(subject: "scantrack.v1.belt.dc1.L1")
+        _ = try camera.subscribe(subject: "scantrack.v1.belt.dc1.L2")
+        #expect(denied(camera, .subscription, "scantrack.v1.belt.dc1.L2", since: reading))
+        #expect(camera.denial(.subscription, subject: "scantrack.v1.belt.dc1.L1", since: reading) == nil)
+        #expect(gateway.denial(.publish, subject: "scantrack.v1.belt.dc1.L1", since: watching) == nil)
     }
 
     @Test(

@@ -1,9 +1,22 @@
 import Foundation
 import ScanCore
+import ScanEvents
+import ScanServices
 import ScanNATS
 import ScanSynth
 import ScanTestSupport
 import Testing
+
+/// A flag two threads share.
+final class Running: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var flag = true
+    var value: Bool {
+        get { lock.withLock { flag } }
+        set { lock.withLock { flag = newValue } }
+    }
+}
 
 /// Divert decisions end to end: `scan-agent run` on a rendered parcel clip paced like a camera,
 /// a real nats-server, and scripts/io_gateway.py playing the I/O gateway (nats-py).
@@ -17,7 +30,8 @@ struct DecisionGatewayTests {
             in: dir, source: H.clipSource(clip), natsURL: url, prefix: prefix,
             extra: #"""
                 , "grouping": {"enabled": true, "require": ["GS1-128"]},
-                 "decision": {"enabled": true, "deadlineMs": 150, "beltSpeed": 2, "divertDistance": 3}
+                 "decision": {"enabled": true, "deadlineMs": 150, "beltSpeed": 2, "divertDistance": 3,
+                              "beltFromBus": true}
                 """#)
     }
 
@@ -50,9 +64,23 @@ struct DecisionGatewayTests {
         defer { if gateway.isRunning { gateway.terminate() } }
         #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
 
+        // The lane's PLC says 4 m/s, ten times a second, while the agent runs.
+        let plc = try NATSConnection(url: nats.url)
+        let belt = try ContractSubjects(prefix: prefix).belt(site: "dc1", lane: "L1")
+        let running = Running()
+        let sender = Thread {
+            while running.value {
+                let reading = BeltReading(site: "dc1", lane: "L1", time: SystemClock().now, speed: 4)
+                try? plc.publish(subject: belt, bytes: reading.json)
+                usleep(100_000)
+            }
+        }
+        sender.start()
+        defer { running.value = false }
         let agent = try H.start(
             config: try Self.config(dir: dir, clip: clip, url: nats.url, prefix: prefix), log: dir + "/agent.log")
         #expect(H.waitForExit(agent))
+        running.value = false
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(H.waitForExit(gateway, seconds: 30))
@@ -77,6 +105,13 @@ struct DecisionGatewayTests {
         #expect((summary["reasons"]?["missing-required"]?.intValue ?? 0) >= 2, "\(output)")
         #expect((summary["reasons"]?["no-read"]?.intValue ?? 0) >= 1, "\(output)")
         #expect(summary["latencyMs"]?["p99"]?.doubleValue != nil, "\(output)")
+        // Each divert point placed by the PLC's 4 m/s, not the config's 2: 3 m in 750 ms.
+        for decision in decisions {
+            let at = decision["divertAt"]?.stringValue.flatMap(Timestamp.init(rfc3339:))
+            let last = decision["lastSeen"]?.stringValue.flatMap(Timestamp.init(rfc3339:))
+            #expect(decision["beltSpeed"]?.doubleValue == 4, "\(decision)")
+            #expect(at.map { $0.milliseconds - (last?.milliseconds ?? 0) } == 750, "\(decision)")
+        }
         let latency = summary["latencyMs"]
         print(
             "decision latency, seed \(seed): p50 \(latency?["p50"]?.doubleValue ?? -1) ms, p99 \(latency?["p99"]?.doubleValue ?? -1) ms (debug build)"

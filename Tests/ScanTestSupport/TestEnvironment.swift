@@ -66,10 +66,19 @@ public enum TestEnvironment {
         return prefix + "_" + String(random, radix: 36)
     }
 
-    /// A new directory under the system's temporary one, named `<prefix>_<unique>`; the caller
-    /// removes it.
+    /// A new directory in this process's temporary folder, named `<prefix>_<unique>`; the caller
+    /// removes it (what it leaves goes when the process exits).
+    /// The folder every temporary folder of this test process sits in, removed when the process
+    /// exits: a test that does not remove its own (a rendered clip's folder) leaves nothing behind.
+    static let processFolder: String = {
+        let path = NSTemporaryDirectory() + uniqueName("scantrack-tests")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestEnvironment.processFolder) }
+        return path
+    }()
+
     public static func temporaryDirectory(_ prefix: String = "scantrack-test") throws -> String {
-        let path = NSTemporaryDirectory() + uniqueName(prefix)
+        let path = processFolder + "/" + uniqueName(prefix)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
