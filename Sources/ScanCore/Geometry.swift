@@ -41,6 +41,12 @@ public struct Box: Sendable, Hashable {
     public var centerX: Double { Double(minX + maxX) / 2 }
     public var centerY: Double { Double(minY + maxY) / 2 }
 
+    /// Its centre lies outside `area`: on a moving belt, what is mostly out of view.
+    public func centreIsOutside(_ area: Box) -> Bool {
+        centerX < Double(area.minX) || centerX > Double(area.maxX) || centerY < Double(area.minY)
+            || centerY > Double(area.maxY)
+    }
+
     /// The same box moved by `dx`, `dy` pixels.
     public func offset(dx: Int, dy: Int) -> Box {
         Box(minX: minX + dx, minY: minY + dy, maxX: maxX + dx, maxY: maxY + dy)

@@ -163,10 +163,7 @@ public struct CandidateTracker: Sendable {
         for (c, candidate) in live.enumerated() {
             // Not seen, and where it should be is out of view: it has left, it is not hiding.
             let predicted = candidate.predictedBox(at: frame)
-            let gone =
-                !candidateTaken[c]
-                && (predicted.centerX < Double(area.minX) || predicted.centerX > Double(area.maxX)
-                    || predicted.centerY < Double(area.minY) || predicted.centerY > Double(area.maxY))
+            let gone = !candidateTaken[c] && predicted.centreIsOutside(area)
             if !gone && frame - candidate.lastFrame <= maxMissedFrames {
                 staying.append(candidate)
             } else if let noRead = noRead(candidate) {

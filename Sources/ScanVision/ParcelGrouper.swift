@@ -236,7 +236,7 @@ public struct ParcelGrouper: Sendable {
             let due: Bool
             if let frame, let ended = parcel.endedAt {
                 let boxes = parcel.last.values.map { $0.predictedBox(at: frame) }
-                let left = area.map { Self.outside(boxes, $0) } ?? false
+                let left = area.map { area in !boxes.isEmpty && boxes.allSatisfy { $0.centreIsOutside(area) } } ?? false
                 let waiting = unread.contains { label in boxes.contains { Self.gap(label, $0) <= gap } }
                 due = (frame - ended >= grace || left) && !waiting
             } else {
@@ -247,15 +247,6 @@ public struct ParcelGrouper: Sendable {
             return true
         }
         return closed
-    }
-
-    /// Every one of `boxes` (a parcel's codes where they should be now) has its centre outside `area`.
-    private static func outside(_ boxes: [Box], _ area: Box) -> Bool {
-        !boxes.isEmpty
-            && boxes.allSatisfy { box in
-                box.centerX < Double(area.minX) || box.centerX > Double(area.maxX) || box.centerY < Double(area.minY)
-                    || box.centerY > Double(area.maxY)
-            }
     }
 
     private static func finish(_ parcel: Open, require: [GroupingConfig.Requirement]) -> Parcel? {

@@ -113,9 +113,7 @@ public struct Tracker: Sendable {
             let missed = frame - track.presentFrame
             guard missed <= config.maxMissedFrames else { return true }
             guard missed >= 1, let area else { return false }
-            let predicted = track.predictedBox(at: frame)
-            return predicted.centerX < Double(area.minX) || predicted.centerX > Double(area.maxX)
-                || predicted.centerY < Double(area.minY) || predicted.centerY > Double(area.maxY)
+            return track.predictedBox(at: frame).centreIsOutside(area)
         }
         let ending = live.indices.filter { ends(live[$0]) }
         if !ending.isEmpty {
