@@ -28,7 +28,9 @@ struct TailCommand: ParsableCommand {
     @Option(help: "Stop after this many events.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
 
-    static let families = (SubjectFamily.agent + SubjectFamily.results).map(\.rawValue)
+    /// What it can follow: the agents' families, decisions and belt speeds (whose last subject
+    /// token is the lane: `--camera` then names a lane), and the aggregator's results.
+    static let families = (SubjectFamily.agent + [.decision, .belt] + SubjectFamily.resultsStream).map(\.rawValue)
 
     func validate() throws {
         if let type {
@@ -83,7 +85,8 @@ struct TailCommand: ParsableCommand {
         guard let event, case .object = event else { return "\(TerminalText.escaped(subject)) (not a JSON object)" }
         let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
         let type = event["type"]?.stringValue ?? "?"
-        let place = event[type == "item" ? "lane" : type == "pack" ? "station" : "camera"]?.stringValue ?? "?"
+        let placeKey = ["item": "lane", "decision": "lane", "belt": "lane", "pack": "station"][type] ?? "camera"
+        let place = event[placeKey]?.stringValue ?? "?"
         let who = "\(event["site"]?.stringValue ?? "?")/\(place)"
         var parts = [time, who, type]
         switch type {
@@ -110,6 +113,29 @@ struct TailCommand: ParsableCommand {
                 "spool=\(event["spool"]?["depth"]?.intValue ?? 0)", "nats=\(event["nats"]?.stringValue ?? "?")",
                 "rules=\(event["rules"]?["revision"]?.stringValue ?? "?")",
             ]
+        case "parcel":
+            guard let parcel = try? ParcelEvent.parse(event) else {
+                parts.append("(not a valid parcel)")
+                break
+            }
+            let state = parcel.noRead ? "no-read" : parcel.complete ? "complete" : "incomplete"
+            parts += [state, "codes=" + parcel.codes.map(\.value).joined(separator: ",")]
+            if !parcel.missing.isEmpty { parts.append("missing=" + parcel.missing.joined(separator: ",")) }
+            parts.append(parcel.parcelId)
+        case "decision":
+            guard let decision = try? DecisionEvent.parse(event) else {
+                parts.append("(not a valid decision)")
+                break
+            }
+            parts.append(decision.action.rawValue)
+            if !decision.reasons.isEmpty { parts.append(decision.reasons.map(\.rawValue).joined(separator: ",")) }
+            if decision.late { parts.append("LATE") }
+            parts.append(decision.parcelId)
+        case "belt":
+            let speed = event["speed"]?.doubleValue.map { String(format: "%.2f m/s", $0) }
+            parts.append(speed ?? event["pulses"]?.intValue.map { "pulses=\($0)" } ?? "")
+        case "reading.paused", "reading.resumed":
+            parts += [event["reason"]?.stringValue ?? "", event["detail"]?.stringValue ?? ""]
         case let kind where kind.hasPrefix("session."):
             parts += [
                 event["sessionId"]?.stringValue ?? "",

@@ -2,6 +2,10 @@ import Foundation
 import ScanNATS
 import ScanTestSupport
 import Testing
+import ScanCore
+import ScanEvents
+
+@testable import ScanAdmin
 
 @Suite("scanadmin tail and agent", .enabled(if: TestEnvironment.natsEnabled))
 struct TailCommandTests {
@@ -39,6 +43,40 @@ struct TailCommandTests {
         #expect(process.terminationStatus == 0)
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0 == "08:00:01.250 dc1/cam-2 sighting EAN-13 4006381333931 accepted cam-2-r-1" })
+    }
+
+    @Test("parcels, decisions, belt speeds and reading events get a line of their fields, escaped")
+    func parcelLines() throws {
+        let parcel = try JSONValue.parse(
+            Array(
+                #"""
+                {"type": "parcel", "eventId": "p1.parcel", "site": "dc1", "camera": "cam-1", "time": "2026-11-26T08:00:01.250Z",
+                 "parcelId": "p1", "lane": "L1", "firstSeen": "2026-11-26T08:00:00.000Z", "lastSeen": "2026-11-26T08:00:01.000Z",
+                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]],
+                 "codes": [{"trackId": "t1", "symbology": "EAN-13", "value": "4006381333931\u001b[2J", "status": "accepted"}],
+                 "missing": ["GS1-128"], "noReads": []}
+                """#.utf8))
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.parcel.dc1.cam-1", event: parcel)
+                == "08:00:01.250 dc1/cam-1 parcel incomplete codes=4006381333931\\x1B[2J missing=GS1-128 p1")
+        let decision = try JSONValue.parse(
+            Array(
+                #"""
+                {"type": "decision", "eventId": "p1.decision", "site": "dc1", "camera": "cam-1", "time": "2026-11-26T08:00:01.250Z",
+                 "lane": "L1", "parcelId": "p1", "action": "divert", "reasons": ["no-read", "missing-required"], "codes": [],
+                 "lastSeen": "2026-11-26T08:00:01.000Z", "closedAt": "2026-11-26T08:00:01.250Z",
+                 "deadline": "2026-11-26T08:00:01.450Z", "late": true, "decidedBy": "agent"}
+                """#.utf8))
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.decision.dc1.L1", event: decision)
+                == "08:00:01.250 dc1/L1 decision divert no-read,missing-required LATE p1")
+        let belt = BeltReading(site: "dc1", lane: "L1", time: Timestamp(milliseconds: 1_795_680_001_250), speed: 2.4)
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.belt.dc1.L1", event: try JSONValue.parse(belt.json))
+                == "08:00:01.250 dc1/L1 belt 2.40 m/s")
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.decision.dc1.L1", event: .object([("type", .string("decision"))]))
+                .hasSuffix("decision (not a valid decision)"))
     }
 
     @Test(
