@@ -9,7 +9,9 @@ import ScanServices
 /// (`--config`, else `$SCANTRACK_CONFIG`, else `~/.config/scantrack/scanadmin.json`, if it
 /// exists): `{"pg": "host=… dbname=…", "nats": "nats://…", "shifts": "early=06:00-14:00,…"}`.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG, then the config file).")
+    @Option(
+        name: .customLong("pg"),
+        help: "libpq connection string (default: $SCANTRACK_PG, the config file, then libpq's PG* variables).")
     var postgres: String?
 
     @Option(
@@ -19,7 +21,7 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         name: .customLong("nats"),
-        help: "NATS URL (default: $SCANTRACK_NATS, then the config file, else nats://127.0.0.1:4222).")
+        help: "NATS URL (default: $SCANTRACK_NATS, $NATS_URL, the config file, else nats://127.0.0.1:4222).")
     var nats: String?
 
     @Option(
@@ -64,9 +66,10 @@ struct ConnectionOptions: ParsableArguments {
         var resolver = SettingResolver()
         if let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG") { return dsn.value }
         resolver.file = try fileSettings()
-        guard let dsn = resolver.string(key: "pg") else {
+        guard let dsn = resolver.postgres(flag: ("pg", nil), key: "pg") else {
             throw ValidationError(
-                "no PostgreSQL connection: pass --pg, set SCANTRACK_PG or put \"pg\" in the config file")
+                "no PostgreSQL connection: pass --pg, set SCANTRACK_PG, put \"pg\" in the config file, or set libpq's PGHOST, PGSERVICE, …"
+            )
         }
         return dsn.value
     }
@@ -84,7 +87,7 @@ struct ConnectionOptions: ParsableArguments {
 
     var natsURL: String {
         var resolver = SettingResolver()
-        if let url = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS") { return url.value }
+        if let url = resolver.nats(flag: ("nats", nats)) { return url.value }
         resolver.file = (try? fileSettings()) ?? [:]
         return resolver.string(key: "nats")?.value ?? "nats://127.0.0.1:4222"
     }

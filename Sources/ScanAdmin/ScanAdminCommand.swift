@@ -6,10 +6,12 @@ public struct ScanAdminCommand: AsyncParsableCommand {
         commandName: "scanadmin",
         abstract: "Administer ScanTrack: schema, rules, orders, topology, cameras, reports, no-reads, the dashboard.",
         discussion: """
-            Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS, else the config file (--config,
-            $SCANTRACK_CONFIG, ~/.config/scantrack/scanadmin.json). Passwords are never printed.
-            Exit codes: 0 success, 1 failure at run time, 2 bad input file (named, with the line or JSON path),
-            64 bad usage; each command's --help lists its own.
+            Servers come from --pg/--nats, else SCANTRACK_PG/SCANTRACK_NATS (then NATS_URL), else the config \
+            file (--config, $SCANTRACK_CONFIG, ~/.config/scantrack/scanadmin.json), else for PostgreSQL libpq's \
+            own PGHOST, PGSERVICE, PGPASSFILE, … as psql reads them. Passwords are never printed.
+
+            Exit codes: 0 success, 1 failure at run time, 2 bad input file (named, with the line or JSON \
+            path), 64 bad usage; each command's --help lists its own.
             """,
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,

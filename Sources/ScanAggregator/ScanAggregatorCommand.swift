@@ -31,9 +31,11 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 schema that is behind (run `scanadmin migrate`). Several replicas may run at once: they
                 share one durable consumer. Exit codes: 0 stopped by a signal, 1 failure, 64 bad usage.
                 """)
-        @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS).") var nats: String?
-        @Option(name: .customLong("pg"), help: "libpq connection string (default: $SCANTRACK_PG).") var postgres:
+        @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS, then $NATS_URL).") var nats:
             String?
+        @Option(
+            name: .customLong("pg"),
+            help: "libpq connection string (default: $SCANTRACK_PG, then libpq's PG* variables).") var postgres: String?
         @Option(
             name: .customLong("pg-password-file"),
             help: "A file whose first line is the PostgreSQL password (default: $SCANTRACK_PG_PASSWORD_FILE).")
@@ -86,11 +88,11 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
 
         func run() async throws {
             let resolver = SettingResolver()
-            guard let natsURL = resolver.string(flag: ("nats", nats), variable: "SCANTRACK_NATS")?.value else {
-                throw ValidationError("no NATS server: pass --nats or set SCANTRACK_NATS")
+            guard let natsURL = resolver.nats(flag: ("nats", nats))?.value else {
+                throw ValidationError("no NATS server: pass --nats, or set SCANTRACK_NATS or NATS_URL")
             }
-            guard let dsn = resolver.string(flag: ("pg", postgres), variable: "SCANTRACK_PG")?.value else {
-                throw ValidationError("no PostgreSQL: pass --pg or set SCANTRACK_PG")
+            guard let dsn = resolver.postgres(flag: ("pg", postgres))?.value else {
+                throw ValidationError("no PostgreSQL: pass --pg, or set SCANTRACK_PG or libpq's PGHOST, PGSERVICE, …")
             }
             let passwordFile = resolver.string(
                 flag: ("pg-password-file", postgresPasswordFile), variable: PGConnection.passwordFileVariable)?.value

@@ -38,6 +38,28 @@ public struct SettingResolver: Sendable {
         return nil
     }
 
+    /// libpq's own variables (as psql reads them): with one set and no ScanTrack setting, the
+    /// empty connection string lets libpq take them, its service file and `PGPASSFILE`.
+    public static let libpqVariables = [
+        "PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE", "PGSERVICEFILE", "PGPASSFILE",
+    ]
+
+    /// The PostgreSQL connection string: the flag, `SCANTRACK_PG`, the file's `key`, else (when one
+    /// of libpq's own variables is set) the empty string, which libpq fills from them.
+    public func postgres(flag: (name: String, value: String?), key: String? = nil) -> (value: String, origin: Origin)? {
+        if let given = string(flag: flag, variable: "SCANTRACK_PG", key: key) { return given }
+        guard let variable = Self.libpqVariables.first(where: { !(environment[$0] ?? "").isEmpty }) else {
+            return nil
+        }
+        return ("", .environment(variable))
+    }
+
+    /// The NATS server: the flag, `SCANTRACK_NATS`, `NATS_URL` (the variable the nats CLI and
+    /// clients read), then the file's `key`.
+    public func nats(flag: (name: String, value: String?), key: String? = nil) -> (value: String, origin: Origin)? {
+        string(flag: flag, variable: "SCANTRACK_NATS") ?? string(variable: "NATS_URL", key: key)
+    }
+
     /// As `string`, read as a whole number; a value that is not one is an error naming where it came from.
     public func int(flag: (name: String, value: Int?)? = nil, variable: String? = nil, key: String? = nil)
         throws(SettingError) -> (value: Int, origin: Origin)?

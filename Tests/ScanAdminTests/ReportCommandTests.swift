@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanPostgres
+import ScanServices
 import ScanTestSupport
 import Testing
 import ScanEvents
@@ -343,6 +344,40 @@ struct ReportCommandTests {
                 "Decisions        pass 2  divert 2  late 1  (no-read 1, missing-required 2)"), "\(table.stdoutText)")
         let csv = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "csv"])
         #expect(csv.stdoutText.contains(",decisions,missing-required,count,2"), "\(csv.stdoutText)")
+    }
+
+    @Test(
+        "with no --pg, SCANTRACK_PG or config file, libpq's own variables connect (as psql's do); with none of them the error names them"
+    )
+    func libpqVariables() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        // The test database's connection string as libpq's variables (the later of a repeated key wins, as in libpq).
+        let names = [
+            "host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "dbname": "PGDATABASE", "sslmode": "PGSSLMODE",
+            "sslrootcert": "PGSSLROOTCERT", "password": "PGPASSWORD",
+        ]
+        var environment = [
+            "SCANTRACK_CONFIG": "", "HOME": "/nonexistent",
+            "SCANTRACK_MIGRATIONS": seeded.environment["SCANTRACK_MIGRATIONS"] ?? "",
+        ]
+        for pair in (seeded.environment["SCANTRACK_PG"] ?? "").split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2, let name = names[parts[0]] { environment[name] = parts[1] }
+        }
+        /// scanadmin with the test process's own SCANTRACK_PG and the machine's PG* unset.
+        func scanadmin(_ arguments: [String], _ environment: [String: String]) throws -> ProcessResult {
+            let unset = (["SCANTRACK_PG"] + SettingResolver.libpqVariables).flatMap { ["-u", $0] }
+            let set = environment.map { "\($0.key)=\($0.value)" }.sorted()
+            return try ProcessRunner.run("/usr/bin/env", unset + set + [Self.scanadmin] + arguments)
+        }
+        try #require(environment["PGDATABASE"] != nil && environment["PGHOST"] != nil)
+        let report = try scanadmin(["report", "--shift", "2026-10-24/night", "--format", "json"], environment)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdoutText.contains("\"itemPasses\":2"), "\(report.stdoutText)")
+        let none = try scanadmin(["report", "--shift", "today"], ["SCANTRACK_CONFIG": "", "HOME": "/nonexistent"])
+        #expect(none.status == 64 && none.stderr.contains("PGHOST"), "\(none.stderr)")
     }
 
     @Test("today, filters and a custom range select the right shifts and rows")

@@ -79,6 +79,36 @@ struct TailCommandTests {
                 .hasSuffix("decision (not a valid decision)"))
     }
 
+    @Test("NATS_URL is the server when neither --nats nor SCANTRACK_NATS is given; SCANTRACK_NATS wins over it")
+    func natsURLVariable() throws {
+        let url = try TestEnvironment.requireNATS()
+        /// The lines `tail --count 1` prints while a sighting is published on the test's server.
+        func tail(_ environment: [String: String]) throws -> [Substring] {
+            let prefix = TestEnvironment.uniqueName("st")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.scanadmin)
+            process.arguments = ["tail", "--prefix", prefix, "--count", "1", "--seconds", "4"]
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let connection = try NATSConnection(url: url)
+            while process.isRunning {
+                try connection.publish(
+                    subject: "\(prefix).v1.sighting.dc1.cam-2",
+                    bytes: Array(#"{"type":"sighting","site":"dc1","camera":"cam-2","value":"A"}"#.utf8))
+                try connection.flush()
+                usleep(100_000)
+            }
+            return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+                separator: "\n")
+        }
+        #expect(try tail(["SCANTRACK_NATS": "", "NATS_URL": url]).count == 1)
+        #expect(try tail(["SCANTRACK_NATS": url, "NATS_URL": "nats://127.0.0.1:1"]).count == 1)
+        #expect(try tail(["SCANTRACK_NATS": "", "NATS_URL": "nats://127.0.0.1:1"]).isEmpty, "another server")
+    }
+
     @Test(
         "bad usage exits 64 naming the option; no agent answering exits 3",
         arguments: [

@@ -17,6 +17,32 @@ struct SettingResolverTests {
         #expect(resolver.string(variable: "EMPTY") == nil, "an empty variable is not a value")
     }
 
+    @Test(
+        "NATS: flag, SCANTRACK_NATS, NATS_URL, file; PostgreSQL: flag, SCANTRACK_PG, file, then libpq's own variables (the empty string)"
+    )
+    func connections() throws {
+        let both = SettingResolver(
+            environment: ["SCANTRACK_NATS": "nats://scantrack", "NATS_URL": "nats://generic", "PGHOST": "db"],
+            file: ["nats": "nats://file", "pg": "host=file"])
+        #expect(both.nats(flag: ("nats", "nats://flag"), key: "nats")?.value == "nats://flag")
+        #expect(both.nats(flag: ("nats", nil), key: "nats")?.value == "nats://scantrack")
+        let generic = SettingResolver(environment: ["NATS_URL": "nats://generic"], file: ["nats": "nats://file"])
+        #expect(
+            generic.nats(flag: ("nats", nil), key: "nats") ?? ("", .fallback) == (
+                "nats://generic", .environment("NATS_URL")
+            ))
+        #expect(
+            SettingResolver(environment: [:], file: ["nats": "nats://file"]).nats(flag: ("nats", nil), key: "nats")?
+                .value == "nats://file")
+        #expect(both.postgres(flag: ("pg", nil), key: "pg")?.value == "host=file")
+        let libpq = try #require(SettingResolver(environment: ["PGSERVICE": "scantrack"]).postgres(flag: ("pg", nil)))
+        #expect(libpq == ("", .environment("PGSERVICE")))
+        #expect(SettingResolver(environment: ["PGHOST": ""]).postgres(flag: ("pg", nil)) == nil)
+        #expect(
+            SettingResolver(environment: ["SCANTRACK_PG": "host=x", "PGHOST": "db"]).postgres(flag: ("pg", nil))?.value
+                == "host=x")
+    }
+
     @Test("numbers: a flag's as given; an environment or file value that is not a number is an error naming its origin")
     func numbers() throws {
         let resolver = SettingResolver(environment: ["REPLICAS": "three", "DAYS": "7"], file: ["days": "9"])
