@@ -33,9 +33,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).")
+    var logFormat: String = "text"
+
     func validate() throws {
         do {
             _ = try ScanLogging.level(logLevel)
+            _ = try ScanLogging.format(logFormat)
         } catch {
             throw ValidationError(error.description)
         }
@@ -45,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
         var logger = ScanLogging.logger("scan-agent", level: (try? ScanLogging.level(logLevel)) ?? .info)
         let agentConfig: AgentConfig
         do {

@@ -65,6 +65,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         )
         var metricsListen: String?
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+        @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).") var logFormat: String = "text"
 
         func validate() throws {
             if let metricsListen, ListenAddress.parse(metricsListen) == nil {
@@ -72,6 +73,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             }
             do {
                 _ = try ScanLogging.level(logLevel)
+                _ = try ScanLogging.format(logFormat)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -96,6 +98,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             }
             let passwordFile = resolver.string(
                 flag: ("pg-password-file", postgresPasswordFile), variable: PGConnection.passwordFileVariable)?.value
+            ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
             let logger = ScanLogging.logger("scan-aggregator", level: (try? ScanLogging.level(logLevel)) ?? .info)
             do {
                 let given = resolver.string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?

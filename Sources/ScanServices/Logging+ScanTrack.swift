@@ -3,11 +3,28 @@ import Logging
 import ScanCore
 
 /// Logging the same way in every program: lines on stderr (stdout is for output scripts read),
-/// the level from `--log-level`, metadata under the dotted keys below.
+/// the level from `--log-level`, the form from `--log-format` (`text`, or `json` for Loki or
+/// ELK), metadata under the dotted keys below.
 public enum ScanLogging {
     /// Sends log lines to stderr. Call once, first thing in `main`.
     public static func bootstrap() {
-        LoggingSystem.bootstrap { label in EscapingLogHandler(StreamLogHandler.standardError(label: label)) }
+        LoggingSystem.bootstrap { label in EscapingLogHandler(LineLogHandler(label: label)) }
+    }
+
+    /// How lines are written from now on: set by a program once its `--log-format` is read.
+    public static var format: LogFormat {
+        get { formatLock.withLock { chosenFormat } }
+        set { formatLock.withLock { chosenFormat = newValue } }
+    }
+    private static let formatLock = NSLock()
+    nonisolated(unsafe) private static var chosenFormat = LogFormat.text
+
+    /// Parses a `--log-format` value; the error names the flag and lists the forms.
+    public static func format(_ text: String, flag: String = "--log-format") throws(LogLevelError) -> LogFormat {
+        guard let format = LogFormat(rawValue: text.lowercased()) else {
+            throw LogLevelError(flag: flag, value: text, expected: "a log format (text, json)")
+        }
+        return format
     }
 
     /// A logger for `label` at `level`.
@@ -26,12 +43,88 @@ public enum ScanLogging {
     }
 }
 
-/// A `--log-level` value that is not a level.
+/// `text`: `2026-11-26T08:00:01.250Z info scan-agent: key=value [source] message`; `json`: one
+/// object a line with `time` (RFC 3339, milliseconds), `level`, `logger`, `source`, `message`
+/// and each metadata key.
+public enum LogFormat: String, Sendable, CaseIterable {
+    case text, json
+}
+
+/// A `--log-level` or `--log-format` value that is not one.
 public struct LogLevelError: Error, CustomStringConvertible {
     public let flag: String
     public let value: String
-    public var description: String {
-        "\(flag): '\(value)' is not a log level (\(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")))"
+    public var expected: String = "a log level (\(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")))"
+    public var description: String { "\(flag): '\(value)' is not \(expected)" }
+}
+
+/// Writes each log event as one line on stderr, in `ScanLogging.format`.
+public struct LineLogHandler: LogHandler {
+    public let label: String
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+
+    public init(label: String) { self.label = label }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        if let given = event.metadata { all.merge(given) { $1 } }
+        let line = Self.line(
+            event: event, label: label, metadata: all, format: ScanLogging.format,
+            time: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// One event as a line (without its newline).
+    public static func line(
+        event: LogEvent, label: String, metadata: Logger.Metadata, format: LogFormat, time: Timestamp
+    ) -> String {
+        let keys = metadata.keys.sorted()
+        switch format {
+        case .text:
+            let pairs = keys.map { "\($0)=\(metadata[$0].map { "\($0)" } ?? "")" }.joined(separator: " ")
+            return "\(time) \(event.level) \(label):" + (pairs.isEmpty ? "" : " " + pairs)
+                + " [\(event.source)] \(event.message)"
+        case .json:
+            var writer = JSONWriter()
+            writer.field("time", time.description)
+            writer.field("level", event.level.rawValue)
+            writer.field("logger", label)
+            writer.field("source", event.source)
+            writer.field("message", event.message.description)
+            let reserved: Set = ["time", "level", "logger", "source", "message"]
+            for key in keys {
+                guard let value = metadata[key] else { continue }
+                writer.raw(reserved.contains(key) ? "metadata." + key : key, json(value))
+            }
+            return String(decoding: writer.finished(), as: UTF8.self)
+        }
+    }
+
+    static func json(_ value: Logger.Metadata.Value) -> [UInt8] {
+        switch value {
+        case .string(let text): return string(text)
+        case .stringConvertible(let item): return string(item.description)
+        case .array(let items): return JSONWriter.array(items.map(json))
+        case .dictionary(let entries):
+            var writer = JSONWriter()
+            for key in entries.keys.sorted() { if let entry = entries[key] { writer.raw(key, json(entry)) } }
+            return writer.finished()
+        @unknown default: return string("\(value)")
+        }
+    }
+
+    private static func string(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(text, to: &bytes)
+        return bytes
     }
 }
 

@@ -17,16 +17,19 @@ struct AggregatorProcessTests {
     /// build once hid an aggregator that ignored SIGTERM.
     static var releaseBinary: String { TestEnvironment.repoRoot + "/.build/release/scan-aggregator" }
 
-    static func start(_ world: IngestTests.World, batch: Int = 50, binary: String = binary) throws -> Process {
+    static func start(
+        _ world: IngestTests.World, batch: Int = 50, binary: String = binary, extra: [String] = [],
+        stderr: FileHandle = FileHandle.nullDevice
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--prefix", world.settings.prefix, "--batch", String(batch)]
+        process.arguments = ["run", "--prefix", world.settings.prefix, "--batch", String(batch)] + extra
         process.environment = ProcessInfo.processInfo.environment.merging([
             "SCANTRACK_NATS": world.settings.natsURL, "SCANTRACK_PG": world.settings.postgresDSN,
             "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
         ]) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = stderr
         try process.run()
         return process
     }
@@ -51,6 +54,30 @@ struct AggregatorProcessTests {
             usleep(100_000)
         }
         return rows
+    }
+
+    @Test("--log-format json: every line on stderr is one JSON object with a millisecond time, a level and a message")
+    func jsonLogs() throws {
+        let world = try IngestTests.world()
+        defer { world.drop() }
+        let log = try TestEnvironment.temporaryDirectory() + "/aggregator.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let aggregator = try Self.start(world, extra: ["--log-format", "json"], stderr: handle)
+        var lines: [Substring] = []
+        for _ in 0..<100 where lines.isEmpty {
+            usleep(100_000)
+            lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        }
+        #expect(Self.stop(aggregator, with: SIGTERM))
+        let all = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(!all.isEmpty)
+        for line in all {
+            let object = try JSONValue.parse(Array(line.utf8))
+            #expect(object["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) != nil, "\(line)")
+            #expect(object["level"]?.stringValue != nil && object["message"]?.stringValue != nil, "\(line)")
+            #expect(object["logger"] == .string("scan-aggregator"), "\(line)")
+        }
     }
 
     @Test("refuses to start on a schema that is behind, and says how to migrate")

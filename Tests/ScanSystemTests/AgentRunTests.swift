@@ -110,6 +110,32 @@ struct AgentRunTests {
         #expect(summary["problems"] == .array([]))
     }
 
+    @Test(
+        "--log-format json: every line the agent logs is one JSON object with a millisecond time, a level and a message"
+    )
+    func jsonLogs() throws {
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = try H.config(
+            in: dir, source: H.clipSource(try H.flowClip(frames: 30), realtime: false), natsURL: nats.url,
+            prefix: TestEnvironment.uniqueName("st"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["SCANTRACK_NATS"] = nil
+        let agent = try ProcessRunner.start(
+            H.agent, ["run", "--config", config, "--log-format", "json"], environment: environment,
+            log: dir + "/agent.log")
+        #expect(H.waitForExit(agent))
+        let lines = ((try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(lines.count >= 2, "running and stopped")
+        for line in lines {
+            let object = try JSONValue.parse(Array(line.utf8))
+            #expect(object["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) != nil, "\(line)")
+            #expect(object["level"]?.stringValue != nil && object["logger"] == .string("scan-agent"), "\(line)")
+        }
+        #expect(lines.contains { $0.contains(#""message":"scan-agent stopped""#) })
+    }
+
     @Test("a refused NATS login ends the agent at once with the server's reason (a missing server is waited for)")
     func refusedLogin() throws {
         let dir = try ReplayHarness.temporaryDirectory()

@@ -42,6 +42,28 @@ struct DashboardSecurityTests {
         return (serve, url)
     }
 
+    @Test("scanadmin serve --log-format json: its log lines on stderr are JSON objects with a millisecond time")
+    func jsonLogs() throws {
+        let migrated = try MigratedDatabase(prefix: "st_servelog")
+        defer { migrated.drop() }
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (serve, _) = try Self.serve(
+            ["--listen", "127.0.0.1:0", "--log-format", "json"], dsn: migrated.dsn, dir: dir)
+        defer { serve.terminate() }
+        var lines: [Substring] = []
+        _ = Polling.until(seconds: 10) {
+            lines = ((try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "").split(separator: "\n")
+            return !lines.isEmpty
+        }
+        #expect(!lines.isEmpty, "the server's start is logged")
+        for line in lines {
+            let object = try JSONValue.parse(Array(line.utf8))
+            #expect(object["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) != nil, "\(line)")
+            #expect(object["logger"] == .string("scanadmin.serve") && object["message"]?.stringValue != nil, "\(line)")
+        }
+    }
+
     @Test(
         "a camera state, camera id, order id and decoded value carrying <script> and <img onerror> show as text and do not run; every page has the security headers"
     )

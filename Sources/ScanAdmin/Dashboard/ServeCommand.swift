@@ -48,9 +48,15 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var allowHost: [String] = []
     @Option(help: "Seconds a query may run before PostgreSQL cancels it.") var statementTimeout: Double = 10
+    @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).") var logFormat: String = "text"
     @Option(help: .hidden) var now: String?
 
     func validate() throws {
+        do {
+            _ = try ScanLogging.format(logFormat)
+        } catch {
+            throw ValidationError(error.description)
+        }
         let (host, _) = try Self.address(listen)
         if !Self.isLoopback(host) && authTokenFile == nil
             && ProcessInfo.processInfo.environment[Self.tokenVariable] == nil
@@ -110,6 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
         let database = DashboardDatabase(
             dsn: try connection.postgresDSN(), passwordFile: connection.postgresPasswordFile,
             statementTimeoutMilliseconds: Int(statementTimeout * 1000))
+        ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
         let logger = Logger(label: "scanadmin.serve")
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
