@@ -8,25 +8,44 @@ struct RetentionCommand: ParsableCommand {
         commandName: "retention",
         abstract: "Show and apply how many days each time-series table keeps (day partitions).",
         discussion: """
-            sightings, noreads, session_events, heartbeats and dead_letters are partitioned by UTC day; each keeps
-            its `days` whole days before the current one (0: every day). `rollups` (what reports read) is kept by
-            default. scan-aggregator applies the same every hour; this command shows it and applies it now.
-            """,
-        subcommands: [Apply.self, Set.self],
-        defaultSubcommand: Apply.self)
+            sightings, noreads, session_events, heartbeats, dead_letters, parcels and decisions are \
+            partitioned by UTC day; each keeps its `days` whole days before the current one (0: every day). \
+            `rollups` (what reports read) is kept by default. scan-aggregator applies the same every hour.
 
-    /// `scanadmin retention [--dry-run]`
+            `scanadmin retention` (show) only shows the settings and what is past them; `scanadmin retention \
+            apply` drops it now.
+            """,
+        subcommands: [Show.self, Apply.self, Set.self],
+        defaultSubcommand: Show.self)
+
+    /// `scanadmin retention [show]`: changes nothing.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show",
+            abstract: "Show the settings and what is past them; drop nothing (the default).",
+            discussion: "Exit codes: 0 done, 1 database failure.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Flag(help: "Accepted for compatibility: showing is all this does.") var dryRun = false
+        @Option(help: "table, csv or json.") var format: ListingFormat = .table
+
+        func run() throws { try Apply.run(connection: connection, format: format, drop: false) }
+    }
+
+    /// `scanadmin retention apply [--dry-run]`
     struct Apply: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "apply",
-            abstract: "Show the settings and what is past them, then drop it (the default).",
+            abstract: "Show the settings and what is past them, then drop it.",
             discussion: "Exit codes: 0 done, 1 database failure.")
 
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Only show what would be dropped.") var dryRun = false
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
 
-        func run() throws {
+        func run() throws { try Self.run(connection: connection, format: format, drop: !dryRun) }
+
+        static func run(connection: ConnectionOptions, format: ListingFormat, drop: Bool) throws {
             try withDatabase(connection, command: "retention") { database in
                 let retention = Retention(connection: database)
                 let plan = try retention.plan()
@@ -49,10 +68,10 @@ struct RetentionCommand: ParsableCommand {
                     ])
                 }
                 print(listing.render(format), terminator: "")
-                if dryRun {
+                guard drop else {
                     if format == .table {
                         print(
-                            "dry run: \(plan.drop.count) partition(s) would be dropped (rows are the planner's estimates)"
+                            "\(plan.drop.count) partition(s) would be dropped (rows are the planner's estimates); `scanadmin retention apply` drops them"
                         )
                     }
                     return

@@ -54,7 +54,11 @@ struct RetentionCommandTests {
         }
         #expect(try db.query("SELECT count(*) FROM heartbeats").rows.first?[0] == "2", "a dry run drops nothing")
 
-        let run = try admin(["retention"])
+        // Bare `retention` shows and changes nothing; `apply` drops.
+        let shown = try admin(["retention"])
+        #expect(shown.status == 0 && shown.stdoutText.contains("retention apply"), "\(shown.stdoutText)")
+        #expect(try db.query("SELECT count(*) FROM heartbeats").rows.first?[0] == "2", "showing drops nothing")
+        let run = try admin(["retention", "apply"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdoutText.contains("dropped 1 partition(s) (heartbeats_\(old))"), "\(run.stdoutText)")
         #expect(try db.query("SELECT event_id FROM heartbeats").rows.map { $0[0] } == ["hb-0"])
