@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import ScanAgentConfig
+import ScanCore
+import ScanNATS
+
+/// `scan-agent config check FILE`: an agent config checked as `run` reads it, without opening a
+/// camera, a server or the spool.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Check an agent config without starting the camera.",
+        subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Validate an agent config as run reads it: exit 0 with what it sets up, 2 with every error by JSON path."
+        )
+        @Argument(help: "Agent config file (JSON; see docs/agent-config.md).") var file: String
+
+        func run() throws {
+            let config: AgentConfig
+            do {
+                config = try AgentConfigLoader.load(path: file)
+            } catch {
+                writeStandardError(error.description)
+                throw ExitCode(2)
+            }
+            print(TerminalText.escapedLines(Self.summary(config, file: file)), terminator: "")
+        }
+
+        /// What the config sets up, a line a part.
+        static func summary(_ config: AgentConfig, file: String) -> String {
+            let camera = config.camera
+            let place = [camera.lane.map { "lane \($0)" }, camera.station.map { "station \($0)" }].compactMap { $0 }
+            var lines = [
+                "\(file): ok",
+                "camera    \(camera.site)/\(camera.id)"
+                    + (place.isEmpty ? "" : " (" + place.joined(separator: ", ") + ")"),
+                "source    \(config.source.kind.rawValue) " + Self.source(config.source),
+                "decoder   \(config.decoder.mode.rawValue), "
+                    + config.decoder.symbologies.map(\.rawValue).joined(separator: ", "),
+                "no-reads  " + (config.noread.enabled ? "on, after \(config.noread.minFrames) frames" : "off"),
+                "session   \(config.session.start.rawValue)",
+                "grouping  "
+                    + (config.grouping.enabled
+                        ? "on, gap \(config.grouping.maxGapPixels) px"
+                            + (config.grouping.require.isEmpty
+                                ? "" : ", requires " + config.grouping.require.map(\.name).joined(separator: ", "))
+                        : "off"),
+                "decision  "
+                    + (config.decision.enabled
+                        ? "on, deadline \(config.decision.deadlineMilliseconds) ms"
+                            + (config.decision.beltFromBus ? ", belt speed from the bus" : "")
+                        : "off"),
+                "nats      \(redactedURL(config.nats.url)), prefix \(config.nats.prefix)",
+                "spool     \(config.spool.dir), at most \(config.spool.maxBytes) bytes, \(config.spool.whenFull.rawValue)",
+            ]
+            if let listen = config.metricsListen { lines.append("metrics   \(listen)") }
+            if let rules = config.rulesFile { lines.append("rules     \(rules)") }
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        static func source(_ source: SourceConfig) -> String {
+            switch source.kind {
+            case .v4l2: "\(source.device) \(source.width)x\(source.height) at \(source.fps) fps"
+            case .clip: "\(source.path ?? "?")" + (source.realtime ? " at its frame rate" : " as fast as it decodes")
+            case .genicam: source.camera ?? "the first camera found"
+            case .rtsp: source.url.map { "\($0)" } ?? "?"
+            }
+        }
+    }
+}
