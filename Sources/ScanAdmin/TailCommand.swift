@@ -85,7 +85,9 @@ struct TailCommand: ParsableCommand {
         guard let event, case .object = event else { return "\(TerminalText.escaped(subject)) (not a JSON object)" }
         let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
         let type = event["type"]?.stringValue ?? "?"
-        let placeKey = ["item": "lane", "decision": "lane", "belt": "lane", "pack": "station"][type] ?? "camera"
+        let placeKey =
+            ["item": "lane", "parcelpass": "lane", "decision": "lane", "belt": "lane", "pack": "station"][type]
+            ?? "camera"
         let place = event[placeKey]?.stringValue ?? "?"
         let who = "\(event["site"]?.stringValue ?? "?")/\(place)"
         var parts = [time, who, type]
@@ -122,6 +124,16 @@ struct TailCommand: ParsableCommand {
             parts += [state, "codes=" + parcel.codes.map(\.value).joined(separator: ",")]
             if !parcel.missing.isEmpty { parts.append("missing=" + parcel.missing.joined(separator: ",")) }
             parts.append(parcel.parcelId)
+        case "parcelpass":
+            guard let pass = try? ParcelPassEvent.parse(event) else {
+                parts.append("(not a valid parcel pass)")
+                break
+            }
+            let state = pass.noRead ? "no-read" : pass.complete ? "complete" : "incomplete"
+            parts += [
+                state, "codes=" + pass.codes.map(\.value).joined(separator: ","),
+                "cameras=\(pass.cameras.count)/\(pass.camerasExpected)", "rev=\(pass.revision)", pass.passId,
+            ]
         case "decision":
             guard let decision = try? DecisionEvent.parse(event) else {
                 parts.append("(not a valid decision)")

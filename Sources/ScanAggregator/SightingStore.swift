@@ -148,5 +148,21 @@ public final class PostgresReconcileStore: ReconcileStore {
         }
         func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] { try passes.unpublishedPacks(limit: limit) }
         func markPackPublished(sessionId: String) throws { try passes.markPackPublished(sessionId: sessionId) }
+        var parcels: ParcelPassStore { ParcelPassStore(connection: passes.connection) }
+        func unmergedParcels(limit: Int) throws -> [UnmergedParcel] { try parcels.unmergedParcels(limit: limit) }
+        func sightingStates(trackIds: [String]) throws -> [String: SightingState] {
+            try parcels.sightingStates(trackIds: trackIds)
+        }
+        func parcelPasses(from: Timestamp, to: Timestamp) throws -> (
+            passes: [ParcelPass], updatedAt: [String: Timestamp]
+        ) { try parcels.parcelPasses(from: from, to: to) }
+        func saveParcelPasses(_ rows: [ParcelPassRow]) throws { try parcels.saveParcelPasses(rows) }
+        func markParcelsMerged(eventIds: [String]) throws { try parcels.markParcelsMerged(eventIds: eventIds) }
+        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
+            try parcels.unpublishedParcelPasses(limit: limit)
+        }
+        func markParcelPassPublished(passId: String, revision: Int) throws {
+            try parcels.markParcelPassPublished(passId: passId, revision: revision)
+        }
     }
 }

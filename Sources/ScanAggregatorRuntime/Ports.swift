@@ -168,6 +168,19 @@ public protocol ReconcileTransaction {
     func markPassPublished(itemId: String, revision: Int) throws
     func unpublishedPacks(limit: Int) throws -> [PackRecordEvent]
     func markPackPublished(sessionId: String) throws
+    /// Camera parcels not merged into a parcel pass yet, oldest stored first.
+    func unmergedParcels(limit: Int) throws -> [UnmergedParcel]
+    /// Where each track's sighting stands (absent: not stored yet).
+    func sightingStates(trackIds: [String]) throws -> [String: SightingState]
+    /// Every open parcel pass, and the closed ones first seen between `from` and `to`; with when
+    /// each was last changed.
+    func parcelPasses(from: Timestamp, to: Timestamp) throws -> (passes: [ParcelPass], updatedAt: [String: Timestamp])
+    /// Inserts new parcel passes and updates changed ones (a closed pass keeps its first closing time).
+    func saveParcelPasses(_ rows: [ParcelPassRow]) throws
+    func markParcelsMerged(eventIds: [String]) throws
+    /// Closed (or changed) parcel passes whose revision was not published yet, oldest first.
+    func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent]
+    func markParcelPassPublished(passId: String, revision: Int) throws
 }
 
 /// What a runtime says of its connections (`/health/ready` in the programs).

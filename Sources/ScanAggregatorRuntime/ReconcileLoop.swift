@@ -16,6 +16,10 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// No-reads settled: attached to the item pass another camera read, or to none.
     public var noReadsSettled = 0
     public var noReadsAttached = 0
+    /// Camera parcels merged into parcel passes, parcel passes closed and published.
+    public var parcelsMerged = 0
+    public var parcelPassesClosed = 0
+    public var parcelPassesPublished = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 
@@ -31,6 +35,9 @@ public struct ReconcileCounts: Sendable, Equatable {
         packsPublished += round.packsPublished
         noReadsSettled += round.noReadsSettled
         noReadsAttached += round.noReadsAttached
+        parcelsMerged += round.parcelsMerged
+        parcelPassesClosed += round.parcelPassesClosed
+        parcelPassesPublished += round.parcelPassesPublished
     }
 }
 
@@ -86,6 +93,7 @@ public final class ReconcileLoop: @unchecked Sendable {
                 let topology = try db.topology()
                 try reconcile(db, topology: topology, counts: &counts)
                 try settleNoReads(db, topology: topology, counts: &counts)
+                try mergeParcels(db, topology: topology, counts: &counts)
                 try pack(db, topology: topology, counts: &counts)
                 try publish(db, counts: &counts)
                 return counts
@@ -206,6 +214,82 @@ public final class ReconcileLoop: @unchecked Sendable {
         }
     }
 
+    // MARK: parcel passes
+
+    /// Merges the lane cameras' parcels into parcel passes (`ParcelMerging.place`) once each code's
+    /// sighting has found its item pass (or, stored long ago, with what is known), and closes a
+    /// pass when every lane camera has sent its parcel or the lane has moved past it: its
+    /// watermark, or (a lane gone quiet) the wall clock since the pass last changed, beyond the
+    /// lane's span, window and grace. A parcel of a camera on no lane is set aside unmerged.
+    private func mergeParcels(_ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts)
+        throws
+    {
+        let now = clock.now.milliseconds
+        let waiting = try db.unmergedParcels(limit: batchSize)
+        let states = try db.sightingStates(trackIds: waiting.flatMap(\.trackIds))
+        var ready: [(site: String, parcel: LaneParcel, lane: Topology.Lane)] = []
+        var setAside: [String] = []
+        for row in waiting {
+            guard let lane = topology.lane(site: row.site, camera: row.parcel.camera) else {
+                setAside.append(row.parcel.eventId)
+                continue
+            }
+            let margin = lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+            let settled = row.trackIds.allSatisfy { id in states[id].map { $0.reconciled || !$0.accepted } ?? false }
+            guard settled || now > row.received.milliseconds + margin else { continue }
+            var parcel = row.parcel
+            for index in parcel.codes.indices where index < row.trackIds.count {
+                parcel.codes[index].itemId = states[row.trackIds[index]]?.itemId
+            }
+            ready.append((row.site, parcel, lane))
+        }
+        try db.markParcelsMerged(eventIds: setAside)
+        let watermarks = try db.watermarks()
+        let times = ready.flatMap { [$0.parcel.firstSeen.milliseconds, $0.parcel.lastSeen.milliseconds] }
+        let reach = ready.map { $0.lane.span + $0.lane.windowMilliseconds + $0.lane.graceMilliseconds }.max() ?? 0
+        var (passes, updatedAt) = try db.parcelPasses(
+            from: Timestamp(milliseconds: (times.min() ?? now) - reach),
+            to: Timestamp(milliseconds: (times.max() ?? now) + reach))
+        var touched: Set<Int> = []
+        for (site, parcel, lane) in ready {
+            if let index = passes.firstIndex(where: { $0.members.contains { $0.eventId == parcel.eventId } }) {
+                touched.insert(index)  // merged before, in a round whose marking was lost
+                continue
+            }
+            if let index = ParcelMerging.place(parcel, lane: lane, site: site, passes: passes) {
+                passes[index].members.append(parcel)
+                if passes[index].closed { passes[index].revision += 1 }
+                touched.insert(index)
+            } else {
+                var pass = ParcelPass(passId: newId(), site: site, lane: lane.id)
+                pass.members = [parcel]
+                passes.append(pass)
+                touched.insert(passes.count - 1)
+            }
+            counts.parcelsMerged += 1
+        }
+        for index in passes.indices where !passes[index].closed {
+            let pass = passes[index]
+            guard let lane = topology.lane(site: pass.site, id: pass.lane) else { continue }
+            let watermark = watermarks[LaneKey(site: pass.site, lane: pass.lane)] ?? Timestamp(milliseconds: 0)
+            let margin = lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+            let quiet = !touched.contains(index) && now - (updatedAt[pass.passId]?.milliseconds ?? now) > margin
+            if ParcelMerging.isDue(pass, lane: lane, watermark: watermark) || quiet {
+                passes[index].closed = true
+                passes[index].revision = 1
+                touched.insert(index)
+                counts.parcelPassesClosed += 1
+            }
+        }
+        try db.saveParcelPasses(
+            touched.sorted().map { index in
+                let pass = passes[index]
+                return ParcelPassRow(
+                    pass: pass, camerasExpected: topology.lane(site: pass.site, id: pass.lane)?.cameras.count ?? 0)
+            })
+        try db.markParcelsMerged(eventIds: ready.map(\.parcel.eventId))
+    }
+
     // MARK: pack records
 
     /// A session that names a station makes a pack record. Its station is the topology's for the
@@ -234,32 +318,42 @@ public final class ReconcileLoop: @unchecked Sendable {
     // MARK: publishing
 
     private func publish(_ db: any ReconcileTransaction, counts: inout ReconcileCounts) throws {
-        for pass in try db.unpublishedPasses(limit: 500) {
-            guard
-                let subject = subject({ () throws(SubjectTokenError) in
-                    try subjects.item(site: pass.site, lane: pass.lane)
-                })
-            else {
-                try db.markPassPublished(itemId: pass.itemId, revision: pass.revision)
+        guard
+            try publishEach(
+                try db.unpublishedPasses(limit: 500), counted: &counts.itemsPublished,
+                subject: { pass throws(SubjectTokenError) in try subjects.item(site: pass.site, lane: pass.lane) },
+                message: { ($0.json, $0.eventId) },
+                mark: { pass in try db.markPassPublished(itemId: pass.itemId, revision: pass.revision) }),
+            try publishEach(
+                try db.unpublishedParcelPasses(limit: 500), counted: &counts.parcelPassesPublished,
+                subject: { pass throws(SubjectTokenError) in try subjects.parcelPass(site: pass.site, lane: pass.lane)
+                },
+                message: { ($0.json, $0.eventId) },
+                mark: { pass in try db.markParcelPassPublished(passId: pass.passId, revision: pass.revision) })
+        else { return }
+        _ = try publishEach(
+            try db.unpublishedPacks(limit: 500), counted: &counts.packsPublished,
+            subject: { pack throws(SubjectTokenError) in try subjects.pack(site: pack.site, station: pack.station) },
+            message: { ($0.json, $0.eventId) }, mark: { pack in try db.markPackPublished(sessionId: pack.sessionId) })
+    }
+
+    /// Publishes each result and marks it published (one whose subject cannot be built is marked
+    /// and skipped); false, leaving the rest for a later round, when the publisher is away.
+    private func publishEach<Result>(
+        _ results: [Result], counted: inout Int, subject build: (Result) throws(SubjectTokenError) -> String,
+        message: (Result) -> (bytes: [UInt8], id: String), mark: (Result) throws -> Void
+    ) throws -> Bool {
+        for result in results {
+            guard let subject = subject({ () throws(SubjectTokenError) in try build(result) }) else {
+                try mark(result)
                 continue
             }
-            guard send(subject: subject, bytes: pass.json, id: pass.eventId) else { return }
-            try db.markPassPublished(itemId: pass.itemId, revision: pass.revision)
-            counts.itemsPublished += 1
+            let (bytes, id) = message(result)
+            guard send(subject: subject, bytes: bytes, id: id) else { return false }
+            try mark(result)
+            counted += 1
         }
-        for pack in try db.unpublishedPacks(limit: 500) {
-            guard
-                let subject = subject({ () throws(SubjectTokenError) in
-                    try subjects.pack(site: pack.site, station: pack.station)
-                })
-            else {
-                try db.markPackPublished(sessionId: pack.sessionId)
-                continue
-            }
-            guard send(subject: subject, bytes: pack.json, id: pack.eventId) else { return }
-            try db.markPackPublished(sessionId: pack.sessionId)
-            counts.packsPublished += 1
-        }
+        return true
     }
 
     /// A result's subject, or nil (logged) when a stored site, lane or station cannot be a subject

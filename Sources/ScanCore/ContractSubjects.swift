@@ -6,8 +6,8 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, reading, parcel, decision, belt, item, pack, deadletter, cmd,
-        order, orderack
+    case sighting, session, track, noread, status, reading, parcel, decision, belt, item, pack, parcelpass,
+        deadletter, cmd, order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
@@ -17,7 +17,7 @@ public enum SubjectFamily: String, Sendable, CaseIterable {
     /// the agent of a one-camera lane.
     public static let agentStreamOnly: [SubjectFamily] = [.decision]
     /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
-    public static let results: [SubjectFamily] = [.item, .pack]
+    public static let results: [SubjectFamily] = [.item, .pack, .parcelpass]
     /// Everything in the results stream: the results and the answers to orders
     /// (`<prefix>.v1.orderack.<site>`).
     public static let resultsStream: [SubjectFamily] = results + [.orderack]
@@ -128,6 +128,9 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     public func decision(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.decision) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    public func parcelPass(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head(.parcelpass) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func pack(site: String, station: String) throws(SubjectTokenError) -> String {
         try head(.pack) + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text

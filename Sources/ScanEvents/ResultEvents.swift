@@ -312,3 +312,129 @@ extension EventFields {
         return strings
     }
 }
+
+/// `parcelpass`: one parcel along a lane, the parcels its cameras saw of it merged
+/// (docs/schema/parcelpass.schema.json); republished with revision + 1 when a camera's parcel
+/// joins after it closed.
+public struct ParcelPassEvent: Sendable, Equatable {
+    public struct Code: Sendable, Equatable {
+        public var symbology: String
+        public var value: String
+        public var valueEncoding: String?
+        /// The item pass of this code (nil: none, e.g. a code the rules rejected).
+        public var itemId: String?
+
+        public init(symbology: String, value: String, valueEncoding: String?, itemId: String?) {
+            self.symbology = symbology
+            self.value = value
+            self.valueEncoding = valueEncoding
+            self.itemId = itemId
+        }
+
+        public var json: [UInt8] {
+            var entry = JSONWriter()
+            entry.field("symbology", symbology)
+            entry.field("value", value)
+            entry.field("valueEncoding", valueEncoding)
+            entry.field("itemId", itemId)
+            return entry.finished()
+        }
+    }
+
+    /// One camera's parcel in it.
+    public struct CameraParcel: Sendable, Equatable {
+        public var camera: String
+        public var parcelId: String
+
+        public init(camera: String, parcelId: String) {
+            self.camera = camera
+            self.parcelId = parcelId
+        }
+    }
+
+    public var passId: String
+    public var site: String
+    public var lane: String
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var revision: Int
+    public var camerasExpected: Int
+    public var parcels: [CameraParcel]
+    public var codes: [Code]
+    /// Required symbologies no camera read on it.
+    public var missing: [String]
+
+    public init(
+        passId: String, site: String, lane: String, firstSeen: Timestamp, lastSeen: Timestamp, revision: Int,
+        camerasExpected: Int, parcels: [CameraParcel], codes: [Code], missing: [String]
+    ) {
+        self.passId = passId
+        self.site = site
+        self.lane = lane
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.revision = revision
+        self.camerasExpected = camerasExpected
+        self.parcels = parcels
+        self.codes = codes
+        self.missing = missing
+    }
+
+    public var eventId: String { "\(passId).r\(revision)" }
+    public var noRead: Bool { codes.isEmpty }
+    public var complete: Bool { !codes.isEmpty && missing.isEmpty }
+    public var cameras: [String] { Array(Set(parcels.map(\.camera))).sorted() }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("type", "parcelpass")
+        writer.field("eventId", eventId)
+        writer.field("passId", passId)
+        writer.field("site", site)
+        writer.field("lane", lane)
+        writer.field("time", lastSeen.description)
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", lastSeen.description)
+        writer.field("revision", revision)
+        writer.field("camerasExpected", camerasExpected)
+        writer.raw(
+            "parcels",
+            JSONWriter.array(
+                parcels.map { parcel in
+                    var entry = JSONWriter()
+                    entry.field("camera", parcel.camera)
+                    entry.field("parcelId", parcel.parcelId)
+                    return entry.finished()
+                }))
+        writer.raw("codes", JSONWriter.array(codes.map(\.json)))
+        writer.strings("missing", missing)
+        writer.field("complete", complete)
+        writer.field("noRead", noRead)
+        return writer.finished()
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> ParcelPassEvent {
+        let fields = EventFields(event)
+        try fields.type("parcelpass")
+        var parcels: [CameraParcel] = []
+        for parcel in try fields.objects("parcels") {
+            parcels.append(
+                CameraParcel(
+                    camera: try parcel.token("camera"), parcelId: try parcel.string("parcelId", maxLength: 256)))
+        }
+        var codes: [Code] = []
+        for code in try fields.objects("codes") {
+            codes.append(
+                Code(
+                    symbology: try code.symbology("symbology"), value: try code.string("value", maxLength: 8192),
+                    valueEncoding: try code.optionalString("valueEncoding", maxLength: 16),
+                    itemId: try code.optionalString("itemId", maxLength: 256)))
+        }
+        return ParcelPassEvent(
+            passId: try fields.string("passId", maxLength: 256), site: try fields.token("site"),
+            lane: try fields.token("lane"), firstSeen: try fields.time("firstSeen"),
+            lastSeen: try fields.time("lastSeen"),
+            revision: try fields.int("revision"), camerasExpected: try fields.int("camerasExpected"), parcels: parcels,
+            codes: codes, missing: try fields.strings("missing"))
+    }
+}

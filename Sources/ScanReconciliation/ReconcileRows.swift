@@ -89,3 +89,79 @@ public struct CompletedSession: Sendable {
         self.event = event
     }
 }
+
+/// A camera's parcel waiting to be merged into a parcel pass: its codes (item passes not yet
+/// known), the track id of each code's sighting, and when it was stored.
+public struct UnmergedParcel: Sendable, Equatable {
+    public var site: String
+    public var parcel: LaneParcel
+    /// Parallel to `parcel.codes`.
+    public var trackIds: [String]
+    public var received: Timestamp
+
+    public init(site: String, parcel: LaneParcel, trackIds: [String], received: Timestamp) {
+        self.site = site
+        self.parcel = parcel
+        self.trackIds = trackIds
+        self.received = received
+    }
+}
+
+/// Where a code's sighting stands: placed in an item pass yet, accepted, and which pass.
+public struct SightingState: Sendable, Equatable {
+    public var reconciled: Bool
+    public var accepted: Bool
+    public var itemId: String?
+
+    public init(reconciled: Bool, accepted: Bool, itemId: String?) {
+        self.reconciled = reconciled
+        self.accepted = accepted
+        self.itemId = itemId
+    }
+}
+
+/// A parcel pass to store, with the number of cameras its lane has.
+public struct ParcelPassRow: Sendable {
+    public var pass: ParcelPass
+    public var camerasExpected: Int
+
+    public init(pass: ParcelPass, camerasExpected: Int) {
+        self.pass = pass
+        self.camerasExpected = camerasExpected
+    }
+}
+
+extension LaneParcel {
+    /// As a parcel pass stores its members (JSON), and back.
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("eventId", eventId)
+        writer.field("parcelId", parcelId)
+        writer.field("camera", camera)
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", lastSeen.description)
+        writer.raw("codes", JSONWriter.array(codes.map(\.json)))
+        writer.strings("missing", missing)
+        return writer.finished()
+    }
+
+    /// Reads what `json` wrote; nil for anything else.
+    public init?(stored value: JSONValue) {
+        guard let eventId = value["eventId"]?.stringValue, let parcelId = value["parcelId"]?.stringValue,
+            let camera = value["camera"]?.stringValue,
+            let firstSeen = value["firstSeen"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+            let lastSeen = value["lastSeen"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+            case .array(let codes)? = value["codes"], case .array(let missing)? = value["missing"]
+        else { return nil }
+        self.init(
+            eventId: eventId, parcelId: parcelId, camera: camera, firstSeen: firstSeen, lastSeen: lastSeen,
+            codes: codes.compactMap { code in
+                guard let symbology = code["symbology"]?.stringValue, let text = code["value"]?.stringValue else {
+                    return nil
+                }
+                return ParcelCode(
+                    symbology: symbology, value: text, valueEncoding: code["valueEncoding"]?.stringValue,
+                    itemId: code["itemId"]?.stringValue)
+            }, missing: missing.compactMap(\.stringValue))
+    }
+}

@@ -56,6 +56,38 @@ struct ReconcileLoopTests {
 
         func pass(_ value: String) -> ItemPass? { store.passes.first { $0.value == value } }
 
+        /// A sighting of `value` by `camera` with its own track id, first seen `at` ms after t0.
+        func sight(_ value: String, _ camera: String, at offset: Int64, track: String) {
+            let first = t0.adding(milliseconds: offset)
+            store.addSighting(
+                UnreconciledSighting(
+                    eventId: track + ".sighting", site: "dc1", camera: camera, trackId: track, symbology: "EAN-13",
+                    value: value, valueEncoding: "text", accepted: true, firstSeen: first,
+                    lastSeen: first.adding(milliseconds: 200)))
+        }
+
+        /// `camera`'s parcel `id` first seen `at` ms after t0, with codes (track id, value).
+        func parcel(_ id: String, _ camera: String, at offset: Int64, codes: [(String, String)]) throws {
+            let first = t0.adding(milliseconds: offset)
+            let list = codes.map { track, value in
+                #"{"trackId": "\#(track)", "symbology": "EAN-13", "value": "\#(value)", "status": "accepted"}"#
+            }.joined(separator: ", ")
+            let body = #"""
+                {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
+                 "time": "\#(first.adding(milliseconds: 300))", "parcelId": "\#(id)", "lane": "L1",
+                 "firstSeen": "\#(first)", "lastSeen": "\#(first.adding(milliseconds: 200))",
+                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)],
+                 "missing": [\#(codes.isEmpty ? "\"GS1-128\"" : "")], "noReads": []}
+                """#
+            store.addParcel(try ParcelEvent.parse(try JSONValue.parse(Array(body.utf8))))
+        }
+
+        func publishedParcelPasses() throws -> [ParcelPassEvent] {
+            try results.published.filter { $0.subject.hasPrefix("scantrack.v1.parcelpass.") }.map {
+                try ParcelPassEvent.parse(try JSONValue.parse($0.bytes))
+            }
+        }
+
         func publishedItems() throws -> [ItemPassEvent] {
             try results.published.map { try ItemPassEvent.parse(try JSONValue.parse($0.bytes)) }
         }
@@ -68,6 +100,50 @@ struct ReconcileLoopTests {
             value += 1
             return value
         }
+    }
+
+    @Test(
+        "parcel passes: a code both cameras read joins their parcels once; a camera that read nothing joins by time; a parcel arriving after its pass closed is revision 2"
+    )
+    func parcelPasses() throws {
+        let parts = Parts()
+        // Parcel 1: cam-1 reads A; cam-2 (1.5 s later) reads A and B.
+        parts.sight("A", "cam-1", at: 0, track: "c1-a")
+        parts.sight("A", "cam-2", at: 1_510, track: "c2-a")
+        parts.sight("B", "cam-2", at: 1_520, track: "c2-b")
+        try parts.parcel("c1-p1", "cam-1", at: 0, codes: [("c1-a", "A")])
+        try parts.parcel("c2-p1", "cam-2", at: 1_510, codes: [("c2-a", "A"), ("c2-b", "B")])
+        // Parcel 2: cam-1 reads nothing on it; cam-2 reads C.
+        parts.sight("C", "cam-2", at: 4_500, track: "c2-c")
+        try parts.parcel("c1-p2", "cam-1", at: 3_000, codes: [])
+        try parts.parcel("c2-p2", "cam-2", at: 4_520, codes: [("c2-c", "C")])
+        let round = try parts.loop.runOnce()
+        #expect(round.parcelsMerged == 4 && round.parcelPassesClosed == 2 && round.parcelPassesPublished == 2)
+        let passes = try parts.publishedParcelPasses()
+        try #require(passes.count == 2)
+        #expect(passes[0].codes.map(\.value) == ["A", "B"] && passes[0].cameras == ["cam-1", "cam-2"])
+        #expect(passes[0].codes[0].itemId != nil && passes[0].complete && passes[0].revision == 1)
+        #expect(passes[1].codes.map(\.value) == ["C"] && passes[1].cameras == ["cam-1", "cam-2"])
+        #expect(passes[1].complete, "cam-2 read what cam-1 missed")
+        #expect(passes.allSatisfy { $0.camerasExpected == 2 && $0.lane == "L1" })
+
+        // Parcel 3: cam-1 reads D; the lane moves on (E, 20 s later) before cam-2's parcel comes.
+        parts.sight("D", "cam-1", at: 10_000, track: "c1-d")
+        try parts.parcel("c1-p3", "cam-1", at: 10_000, codes: [("c1-d", "D")])
+        parts.sight("E", "cam-1", at: 30_000, track: "c1-e")
+        try parts.loop.runOnce()
+        let closedAlone = try #require(try parts.publishedParcelPasses().last)
+        #expect(
+            closedAlone.codes.map(\.value) == ["D"] && closedAlone.cameras == ["cam-1"] && closedAlone.revision == 1)
+        parts.sight("D", "cam-2", at: 11_500, track: "c2-d")
+        try parts.parcel("c2-p3", "cam-2", at: 11_500, codes: [("c2-d", "D")])
+        try parts.loop.runOnce()
+        let late = try #require(try parts.publishedParcelPasses().last)
+        #expect(late.passId == closedAlone.passId && late.revision == 2 && late.cameras == ["cam-1", "cam-2"])
+        #expect(late.codes.map(\.value) == ["D"], "D counted once")
+        // Nothing is published twice.
+        let ids = try parts.publishedParcelPasses().map(\.eventId)
+        #expect(Set(ids).count == ids.count)
     }
 
     @Test("a pass seen by every camera of its lane closes in the round that completes it, and is published once")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+import ScanEvents
 import ScanReconciliation
 import ScanNATS
 import ScanPostgres
@@ -119,6 +120,67 @@ struct ReconcileTests {
         #expect(try W.count(world.database, "SELECT count(*) FROM item_passes WHERE cameras_seen = 3") == 8)
         #expect(try W.count(world.database, "SELECT count(*) FROM item_sightings WHERE late") == 1)
         try Self.wmsCheck(world, expectItems: 10, packs: 0)  // nine passes, one republished as revision 2
+    }
+
+    @Test(
+        "parcel passes on PostgreSQL: the lane's cameras' parcels merged (a shared code once, a camera's no-read parcel by time), stored and published once each on parcelpass.<site>.<lane>"
+    )
+    func parcelPasses() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        let topology = #"""
+            {"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "windowSeconds": 0.4, "graceSeconds": 1,
+              "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 1.5}]}]}]}
+            """#
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(topology.utf8), file: "t.json"))
+        let prefix = world.settings.prefix
+        func publish(_ family: String, _ camera: String, _ bytes: [UInt8], _ id: String) throws {
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.\(family).dc1.\(camera)", bytes: bytes, messageID: id)
+        }
+        func parcel(_ id: String, _ camera: String, at time: Timestamp, codes: [(Int, String)]) -> [UInt8] {
+            let list = codes.map { n, value in
+                #"{"trackId": "\#(camera)-run-\#(n)", "symbology": "EAN-13", "value": "\#(value)", "status": "accepted"}"#
+            }.joined(separator: ", ")
+            return Array(
+                #"""
+                {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
+                 "time": "\#(time.adding(milliseconds: 500))", "parcelId": "\#(id)", "lane": "L1",
+                 "firstSeen": "\#(time)", "lastSeen": "\#(time.adding(milliseconds: 300))",
+                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)], "missing": [], "noReads": []}
+                """#.utf8)
+        }
+        // Parcel 1: both cameras read A (x'; DROP… as a value), cam-02 also B. Parcel 2: cam-01 reads
+        // nothing on it, cam-02 reads C.
+        let a = "x'; DROP TABLE parcel_passes; --"
+        try publish("sighting", "cam-01", W.sighting(1, value: a, camera: "cam-01", firstSeen: Self.base), "s1")
+        let later = Self.base.adding(milliseconds: 1_500)
+        try publish("sighting", "cam-02", W.sighting(2, value: a, camera: "cam-02", firstSeen: later), "s2")
+        try publish("sighting", "cam-02", W.sighting(3, value: "B", camera: "cam-02", firstSeen: later), "s3")
+        try publish("parcel", "cam-01", parcel("p1", "cam-01", at: Self.base, codes: [(1, a)]), "p1")
+        try publish("parcel", "cam-02", parcel("q1", "cam-02", at: later, codes: [(2, a), (3, "B")]), "q1")
+        let second = Self.base.adding(milliseconds: 3_000)
+        let secondLater = second.adding(milliseconds: 1_500)
+        try publish("sighting", "cam-02", W.sighting(4, value: "C", camera: "cam-02", firstSeen: secondLater), "s4")
+        try publish("parcel", "cam-01", parcel("p2", "cam-01", at: second, codes: []), "p2")
+        try publish("parcel", "cam-02", parcel("q2", "cam-02", at: secondLater, codes: [(4, "C")]), "q2")
+
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(
+                world.database,
+                "SELECT count(*) FROM parcel_passes WHERE published_revision = revision AND closed_at IS NOT NULL") == 2
+        }
+        #expect(try W.count(world.database, "SELECT count(*) FROM parcels WHERE NOT merged") == 0)
+        let events = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.parcelpass.>")
+        #expect(events.count == 2 && events.allSatisfy { $0.subject == "\(prefix).v1.parcelpass.dc1.L1" })
+        let passes = try events.map { try ParcelPassEvent.parse($0.event) }.sorted { $0.firstSeen < $1.firstSeen }
+        try #require(passes.count == 2)
+        #expect(passes[0].codes.map(\.value) == [a, "B"] && passes[0].cameras == ["cam-01", "cam-02"])
+        #expect(passes[1].codes.map(\.value) == ["C"] && passes[1].cameras == ["cam-01", "cam-02"])
+        #expect(passes.allSatisfy { $0.complete && $0.revision == 1 && $0.camerasExpected == 2 })
+        #expect(Set(events.compactMap(\.msgId)) == Set(passes.map(\.eventId)))
     }
 
     /// A no-read event as an agent writes it.

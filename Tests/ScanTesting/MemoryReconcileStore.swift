@@ -46,6 +46,16 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var sessions: [(row: CompletedSession, time: Timestamp, packed: Bool)] = []
         var orders: [String: [OrderLine]] = [:]
         var packs: [(record: PackRecordEvent, published: Bool)] = []
+        var parcels: [(row: UnmergedParcel, merged: Bool)] = []
+        var parcelPasses: [String: StoredParcelPass] = [:]
+    }
+
+    struct StoredParcelPass {
+        var pass: ParcelPass
+        var camerasExpected: Int
+        var closedAt: Timestamp?
+        var updatedAt: Timestamp
+        var publishedRevision = 0
     }
 
     public init(clock: any ServiceClock) { self.clock = clock }
@@ -81,6 +91,35 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                         eventId: event.eventId, site: event.envelope.site, camera: event.envelope.camera, event: event),
                     event.time, false
                 ))
+        }
+    }
+
+    /// A camera's parcel as ingest stores it, received now: its codes' sightings named by track id.
+    public func addParcel(_ event: ParcelEvent) {
+        lock.withLock {
+            let parcel = LaneParcel(
+                eventId: event.eventId, parcelId: event.parcelId, camera: event.camera, firstSeen: event.firstSeen,
+                lastSeen: event.lastSeen,
+                codes: event.codes.map {
+                    ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
+                }, missing: event.missing)
+            tables.parcels.append(
+                (
+                    UnmergedParcel(
+                        site: event.site, parcel: parcel, trackIds: event.codes.map(\.trackId), received: clock.now),
+                    false
+                ))
+        }
+    }
+
+    /// Every parcel pass, oldest first.
+    public var parcelPasses: [ParcelPass] {
+        lock.withLock {
+            tables.parcelPasses.values.map { stored in
+                var pass = stored.pass
+                pass.closed = stored.closedAt != nil
+                return pass
+            }.sorted { $0.firstSeen < $1.firstSeen }
         }
     }
 
@@ -289,6 +328,70 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         func markPackPublished(sessionId: String) throws {
             for index in tables.packs.indices where tables.packs[index].record.sessionId == sessionId {
                 tables.packs[index].published = true
+            }
+        }
+
+        func unmergedParcels(limit: Int) throws -> [UnmergedParcel] {
+            Array(tables.parcels.filter { !$0.merged }.map(\.row).sorted { $0.received < $1.received }.prefix(limit))
+        }
+
+        func sightingStates(trackIds: [String]) throws -> [String: SightingState] {
+            let wanted = Set(trackIds)
+            var states: [String: SightingState] = [:]
+            for sighting in tables.sightings where wanted.contains(sighting.row.trackId) {
+                let itemId = tables.members.first { _, members in
+                    members.contains { $0.member.eventId == sighting.row.eventId }
+                }?.key
+                states[sighting.row.trackId] = SightingState(
+                    reconciled: sighting.reconciled, accepted: sighting.row.accepted, itemId: itemId)
+            }
+            return states
+        }
+
+        func parcelPasses(from: Timestamp, to: Timestamp) throws -> (
+            passes: [ParcelPass], updatedAt: [String: Timestamp]
+        ) {
+            let chosen = tables.parcelPasses.values.filter {
+                $0.closedAt == nil || ($0.pass.firstSeen >= from && $0.pass.firstSeen <= to)
+            }.sorted { $0.pass.passId < $1.pass.passId }
+            return (
+                chosen.map { stored in
+                    var pass = stored.pass
+                    pass.closed = stored.closedAt != nil
+                    return pass
+                }, Dictionary(uniqueKeysWithValues: chosen.map { ($0.pass.passId, $0.updatedAt) })
+            )
+        }
+
+        func saveParcelPasses(_ rows: [ParcelPassRow]) throws {
+            for row in rows {
+                var stored =
+                    tables.parcelPasses[row.pass.passId]
+                    ?? StoredParcelPass(pass: row.pass, camerasExpected: row.camerasExpected, updatedAt: now)
+                stored.pass = row.pass
+                stored.camerasExpected = row.camerasExpected
+                stored.closedAt = stored.closedAt ?? (row.pass.closed ? now : nil)
+                stored.updatedAt = now
+                tables.parcelPasses[row.pass.passId] = stored
+            }
+        }
+
+        func markParcelsMerged(eventIds: [String]) throws {
+            let ids = Set(eventIds)
+            for index in tables.parcels.indices where ids.contains(tables.parcels[index].row.parcel.eventId) {
+                tables.parcels[index].merged = true
+            }
+        }
+
+        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
+            tables.parcelPasses.values.filter { $0.closedAt != nil && $0.publishedRevision < $0.pass.revision }
+                .sorted { ($0.pass.lastSeen, $0.pass.passId) < ($1.pass.lastSeen, $1.pass.passId) }.prefix(limit)
+                .map { $0.pass.event(camerasExpected: $0.camerasExpected) }
+        }
+
+        func markParcelPassPublished(passId: String, revision: Int) throws {
+            if let stored = tables.parcelPasses[passId] {
+                tables.parcelPasses[passId]?.publishedRevision = max(stored.publishedRevision, revision)
             }
         }
     }

@@ -1,0 +1,150 @@
+import ScanCore
+import ScanEvents
+import ScanReconciliation
+
+/// Parcel passes in PostgreSQL (migration 0014): the camera parcels waiting to be merged, where
+/// their codes' sightings stand, and the passes with their members as JSON.
+public struct ParcelPassStore {
+    public let connection: PGConnection
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// Camera parcels not merged yet, oldest stored first; a stored body that no longer parses is
+    /// set aside (merged) rather than blocking the queue.
+    public func unmergedParcels(limit: Int) throws(PGError) -> [UnmergedParcel] {
+        var parcels: [UnmergedParcel] = []
+        var unreadable: [String] = []
+        for row in try connection.query(
+            """
+            SELECT event_id, site, body::text AS body, floor(extract(epoch FROM received_at) * 1000)::bigint AS received
+            FROM parcels WHERE NOT merged ORDER BY received_at, event_id LIMIT $1
+            """, [.int(limit)]
+        ).named("parcels to merge") {
+            let eventId = try row.text("event_id")
+            guard let value = try? JSONValue.parse(Array(try row.text("body").utf8)),
+                let event = try? ParcelEvent.parse(value)
+            else {
+                unreadable.append(eventId)
+                continue
+            }
+            let parcel = LaneParcel(
+                eventId: eventId, parcelId: event.parcelId, camera: event.camera, firstSeen: event.firstSeen,
+                lastSeen: event.lastSeen,
+                codes: event.codes.map {
+                    ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
+                }, missing: event.missing)
+            parcels.append(
+                UnmergedParcel(
+                    site: try row.text("site"), parcel: parcel, trackIds: event.codes.map(\.trackId),
+                    received: try row.milliseconds("received")))
+        }
+        try markParcelsMerged(eventIds: unreadable)
+        return parcels
+    }
+
+    /// Where each track's sighting stands: reconciled, accepted, its item pass.
+    public func sightingStates(trackIds: [String]) throws(PGError) -> [String: SightingState] {
+        guard !trackIds.isEmpty else { return [:] }
+        var states: [String: SightingState] = [:]
+        for row in try connection.query(
+            """
+            SELECT s.track_id, s.reconciled, s.status = 'accepted' AS accepted, i.item_id
+            FROM sightings s LEFT JOIN item_sightings i ON i.event_id = s.event_id
+            WHERE s.event_id = ANY($1::text[])
+            """, [.text(SiteStore.arrayLiteral(trackIds.map { $0 + ".sighting" }))]
+        ).named("sighting states") {
+            states[try row.text("track_id")] = SightingState(
+                reconciled: try row.bool("reconciled"), accepted: try row.bool("accepted"),
+                itemId: try row.optionalText("item_id"))
+        }
+        return states
+    }
+
+    /// Open passes and those first seen between `from` and `to`, with when each was changed.
+    public func parcelPasses(from: Timestamp, to: Timestamp) throws(PGError) -> (
+        passes: [ParcelPass], updatedAt: [String: Timestamp]
+    ) {
+        var passes: [ParcelPass] = []
+        var updatedAt: [String: Timestamp] = [:]
+        for row in try connection.query(
+            """
+            SELECT pass_id, site, lane, members::text AS members, revision, closed_at IS NOT NULL AS closed,
+                   floor(extract(epoch FROM updated_at) * 1000)::bigint AS updated
+            FROM parcel_passes
+            WHERE closed_at IS NULL OR (first_seen >= $1::timestamptz AND first_seen <= $2::timestamptz)
+            ORDER BY pass_id
+            """, [.text(from.description), .text(to.description)]
+        ).named("parcel passes") {
+            var pass = ParcelPass(
+                passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
+            if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
+                pass.members = members.compactMap(LaneParcel.init(stored:))
+            }
+            pass.revision = try row.int("revision")
+            pass.closed = try row.bool("closed")
+            passes.append(pass)
+            updatedAt[pass.passId] = try row.milliseconds("updated")
+        }
+        return (passes, updatedAt)
+    }
+
+    /// Inserts or updates each pass; a closed pass keeps its first closing time.
+    public func saveParcelPasses(_ rows: [ParcelPassRow]) throws(PGError) {
+        for row in rows {
+            let pass = row.pass
+            try connection.query(
+                """
+                INSERT INTO parcel_passes (pass_id, site, lane, first_seen, last_seen, cameras_expected, members, codes,
+                                           complete, no_read, revision, closed_at)
+                VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, $6::integer, $7::jsonb, $8::integer, $9::boolean,
+                        $10::boolean, $11::integer, CASE WHEN $12::boolean THEN now() END)
+                ON CONFLICT (pass_id) DO UPDATE SET
+                    first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen,
+                    cameras_expected = EXCLUDED.cameras_expected, members = EXCLUDED.members, codes = EXCLUDED.codes,
+                    complete = EXCLUDED.complete, no_read = EXCLUDED.no_read, revision = EXCLUDED.revision,
+                    closed_at = coalesce(parcel_passes.closed_at, EXCLUDED.closed_at), updated_at = now()
+                """,
+                [
+                    .text(pass.passId), .text(pass.site), .text(pass.lane), .text(pass.firstSeen.description),
+                    .text(pass.lastSeen.description), .int(row.camerasExpected),
+                    .text(String(decoding: JSONWriter.array(pass.members.map(\.json)), as: UTF8.self)),
+                    .int(pass.codes.count), .text(pass.complete ? "true" : "false"),
+                    .text(pass.noRead ? "true" : "false"), .int(pass.revision), .text(pass.closed ? "true" : "false"),
+                ])
+        }
+    }
+
+    public func markParcelsMerged(eventIds: [String]) throws(PGError) {
+        guard !eventIds.isEmpty else { return }
+        try connection.query(
+            "UPDATE parcels SET merged = true WHERE event_id = ANY($1::text[])",
+            [.text(SiteStore.arrayLiteral(eventIds))])
+    }
+
+    /// Closed passes whose revision was not published yet, oldest first, as the `parcelpass`
+    /// results they become.
+    public func unpublishedParcelPasses(limit: Int) throws(PGError) -> [ParcelPassEvent] {
+        var events: [ParcelPassEvent] = []
+        for row in try connection.query(
+            """
+            SELECT pass_id, site, lane, members::text AS members, revision, cameras_expected FROM parcel_passes
+            WHERE closed_at IS NOT NULL AND published_revision < revision ORDER BY last_seen, pass_id LIMIT $1
+            """, [.int(limit)]
+        ).named("parcel passes to publish") {
+            var pass = ParcelPass(
+                passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
+            if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
+                pass.members = members.compactMap(LaneParcel.init(stored:))
+            }
+            pass.revision = try row.int("revision")
+            events.append(pass.event(camerasExpected: try row.int("cameras_expected")))
+        }
+        return events
+    }
+
+    public func markParcelPassPublished(passId: String, revision: Int) throws(PGError) {
+        try connection.query(
+            "UPDATE parcel_passes SET published_revision = greatest(published_revision, $2::integer) WHERE pass_id = $1",
+            [.text(passId), .int(revision)])
+    }
+}

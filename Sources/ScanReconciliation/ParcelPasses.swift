@@ -1,0 +1,131 @@
+import ScanCore
+import ScanEvents
+
+/// One code of a camera's parcel, with the item pass its sighting joined (nil: none, e.g. a code
+/// the rules rejected): the code as a parcel pass publishes it.
+public typealias ParcelCode = ParcelPassEvent.Code
+
+/// One camera's parcel (a `parcel` event) as merging needs it.
+public struct LaneParcel: Sendable, Equatable {
+    public var eventId: String
+    public var parcelId: String
+    public var camera: String
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var codes: [ParcelCode]
+    /// Required symbologies this camera did not read on it.
+    public var missing: [String]
+
+    public init(
+        eventId: String, parcelId: String, camera: String, firstSeen: Timestamp, lastSeen: Timestamp,
+        codes: [ParcelCode], missing: [String]
+    ) {
+        self.eventId = eventId
+        self.parcelId = parcelId
+        self.camera = camera
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.codes = codes
+        self.missing = missing
+    }
+}
+
+/// One parcel along a lane: the parcels its cameras saw of it, merged. Its codes are the union
+/// of theirs, a code two cameras read (one item pass) counted once; a required symbology is
+/// missing only when no camera read it.
+public struct ParcelPass: Sendable, Equatable {
+    public var passId: String
+    public var site: String
+    public var lane: String
+    public var members: [LaneParcel] = []
+    public var closed = false
+    /// 0 while open; 1 when first closed; +1 for every camera's parcel that joins after that.
+    public var revision = 0
+
+    public init(passId: String, site: String, lane: String) {
+        self.passId = passId
+        self.site = site
+        self.lane = lane
+    }
+
+    public var firstSeen: Timestamp { members.map(\.firstSeen).min() ?? Timestamp(milliseconds: 0) }
+    public var lastSeen: Timestamp { members.map(\.lastSeen).max() ?? Timestamp(milliseconds: 0) }
+    public var cameras: [String] { Array(Set(members.map(\.camera))).sorted() }
+
+    /// The union of the members' codes: by item pass where the sighting joined one, else by
+    /// symbology and value.
+    public var codes: [ParcelCode] {
+        var seen: Set<String> = []
+        var codes: [ParcelCode] = []
+        for code in members.flatMap(\.codes) {
+            let key = code.itemId.map { "item:" + $0 } ?? "code:\(code.symbology)\u{0}\(code.value)"
+            if seen.insert(key).inserted { codes.append(code) }
+        }
+        return codes
+    }
+
+    /// Required symbologies no camera read on it.
+    public var missing: [String] {
+        guard let first = members.first?.missing else { return [] }
+        return members.dropFirst().reduce(first) { kept, member in kept.filter(member.missing.contains) }
+    }
+
+    public var noRead: Bool { codes.isEmpty }
+    public var complete: Bool { !codes.isEmpty && missing.isEmpty }
+
+    /// The pass's time at the lane's first camera: the mean of its members' first sights moved
+    /// back by their cameras' offsets.
+    public func anchor(on lane: Topology.Lane) -> Int64 {
+        let times = members.map { $0.firstSeen.milliseconds - (lane.offset(of: $0.camera) ?? 0) }
+        guard !times.isEmpty else { return 0 }
+        return times.reduce(0, +) / Int64(times.count)
+    }
+}
+
+public enum ParcelMerging {
+    /// The pass a camera's parcel joins: the one holding an item pass its codes joined (a code
+    /// the other camera read too); else, among the lane's passes with no parcel from this
+    /// camera, the one whose time at this camera is nearest, within the lane's window (a parcel
+    /// whose codes another camera read, or one this camera read nothing on). Nil: a new pass.
+    public static func place(_ parcel: LaneParcel, lane: Topology.Lane, site: String, passes: [ParcelPass]) -> Int? {
+        let items = Set(parcel.codes.compactMap(\.itemId))
+        let candidates = passes.indices.filter { passes[$0].site == site && passes[$0].lane == lane.id }
+        if !items.isEmpty,
+            let shared = candidates.first(where: { index in
+                passes[index].members.contains { member in
+                    member.codes.contains { $0.itemId.map(items.contains) ?? false }
+                }
+            })
+        {
+            return shared
+        }
+        let time = parcel.firstSeen.milliseconds - (lane.offset(of: parcel.camera) ?? 0)
+        var best: (index: Int, distance: Int64)?
+        for index in candidates where !passes[index].members.contains(where: { $0.camera == parcel.camera }) {
+            let distance = abs(passes[index].anchor(on: lane) - time)
+            guard distance <= lane.windowMilliseconds, distance < (best?.distance ?? .max) else { continue }
+            best = (index, distance)
+        }
+        return best?.index
+    }
+
+    /// An open pass is due when every camera of its lane has sent its parcel, or when the lane's
+    /// watermark is past its time at the last camera plus the window and the grace.
+    public static func isDue(_ pass: ParcelPass, lane: Topology.Lane, watermark: Timestamp) -> Bool {
+        guard !pass.closed else { return false }
+        if Set(lane.cameras.map(\.id)).isSubset(of: pass.cameras) { return true }
+        return watermark.milliseconds > pass.anchor(on: lane) + lane.span + lane.windowMilliseconds
+            + lane.graceMilliseconds
+    }
+}
+
+extension ParcelPass {
+    /// The pass as published, with the number of cameras its lane has.
+    public func event(camerasExpected: Int) -> ParcelPassEvent {
+        ParcelPassEvent(
+            passId: passId, site: site, lane: lane, firstSeen: firstSeen, lastSeen: lastSeen, revision: revision,
+            camerasExpected: camerasExpected,
+            parcels: members.map { ParcelPassEvent.CameraParcel(camera: $0.camera, parcelId: $0.parcelId) },
+            codes: codes, missing: missing)
+    }
+}
