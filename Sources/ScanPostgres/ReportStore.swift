@@ -84,7 +84,7 @@ public struct ReportStore {
         public var lanes: [LaneCounts] = []
         public var hourly: [Hour] = []
         public var health: [CameraHealth] = []
-        /// Parcels the cameras grouped (`parcel` events), and the divert decisions made for them.
+        /// Parcels (parcel passes: a lane's cameras' parcels merged), and the divert decisions made.
         public var parcels = ParcelCounts()
         public var decisions = DecisionCounts()
 
@@ -303,8 +303,9 @@ public struct ReportStore {
         return figures
     }
 
-    /// Parcels by when they were last seen, decisions by the frame that closed their parcel, in
-    /// the period and the filters (their lane is the one the event names).
+    /// Parcels — the parcel passes, a lane's cameras' parcels merged — by when they were last
+    /// seen (a camera filter: the passes that camera saw), decisions by the frame that closed
+    /// their parcel, in the period and the filters.
     func parcelsAndDecisions(_ scope: Scope, into figures: inout Figures) throws(PGError) {
         let filters = """
             ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR lane = $4) AND ($5::text IS NULL OR camera = $5)
@@ -313,7 +314,10 @@ public struct ReportStore {
             """
             SELECT count(*) AS parcels, count(*) FILTER (WHERE complete) AS complete,
                    count(*) FILTER (WHERE no_read) AS no_read, coalesce(sum(codes), 0)::bigint AS codes
-            FROM parcels WHERE last_seen >= $1::timestamptz AND last_seen < $2::timestamptz AND \(filters)
+            FROM parcel_passes
+            WHERE closed_at IS NOT NULL AND last_seen >= $1::timestamptz AND last_seen < $2::timestamptz
+              AND ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR lane = $4)
+              AND ($5::text IS NULL OR members @> jsonb_build_array(jsonb_build_object('camera', $5::text)))
             """, scope.rowParameters
         ).named("report parcels").first {
             figures.parcels = Figures.ParcelCounts(

@@ -90,9 +90,10 @@ struct DashboardTests {
             """)
         try db.query(
             """
-            INSERT INTO parcels (event_id, parcel_id, site, camera, lane, first_seen, last_seen, codes, complete, no_read, body)
-            VALUES ('p1.parcel', 'p1', 'dc1', 'cam-01', 'L1', '2026-10-24T21:00:00Z', '2026-10-24T21:00:01Z', 2, true, false, '{}'),
-                   ('p2.parcel', 'p2', 'dc1', 'cam-01', 'L1', '2026-10-24T22:00:00Z', '2026-10-24T22:00:01Z', 0, false, true, '{}')
+            INSERT INTO parcel_passes (pass_id, site, lane, first_seen, last_seen, cameras_expected, members, codes, complete,
+                                       no_read, revision, closed_at)
+            VALUES ('p1', 'dc1', 'L1', '2026-10-24T21:00:00Z', '2026-10-24T21:00:01Z', 2, '[]', 2, true, false, 1, now()),
+                   ('p2', 'dc1', 'L1', '2026-10-24T22:00:00Z', '2026-10-24T22:00:01Z', 2, '[]', 0, false, true, 1, now())
             """)
         try db.query(
             """

@@ -261,7 +261,7 @@ struct ReportCommandTests {
     static func quoted(_ values: [String]) -> String { values.map { "\"" + $0 + "\"" }.joined(separator: ", ") }
 
     @Test(
-        "parcels and decisions: counted in the shift they end in, by lane and camera; codes a parcel; reasons in the contract's order"
+        "parcels (the parcel passes) and decisions: counted in the shift they end in, by lane and camera; codes a parcel; reasons in the contract's order"
     )
     func parcelsAndDecisions() throws {
         let seeded = try Self.database()
@@ -296,14 +296,40 @@ struct ReportCommandTests {
         }
         // The night shift: three parcels of cam-01 (two codes, one code missing the SSCC, none read)
         // and one of cam-02; one parcel of the early shift.
-        _ = try store.insertParcels([
+        let parcels = [
             try parcel("p1", lastSeen: "2026-10-24T21:00:00.000Z", codes: ["4006381333931", "LPN-1"]),
             try parcel("p2", lastSeen: "2026-10-25T01:00:00.000Z", codes: ["5901234123457"], missing: ["GS1-128"]),
             try parcel("p3", lastSeen: "2026-10-25T02:00:00.000Z", codes: [], missing: ["GS1-128"]),
             try parcel(
                 "p4", camera: "cam-02", lastSeen: "2026-10-25T03:00:00.000Z", codes: ["x'; DROP TABLE parcels; --"]),
             try parcel("p5", lastSeen: "2026-10-25T06:00:00.000Z", codes: ["4006381333931"]),
-        ])
+        ]
+        _ = try store.insertParcels(parcels)
+        // Their parcel passes, as reconciliation makes them: p1 seen by cam-02 as well (its codes
+        // counted once); a pass still open is not counted.
+        func member(_ event: ParcelEvent, camera: String) -> LaneParcel {
+            LaneParcel(
+                eventId: event.eventId + camera, parcelId: event.parcelId, camera: camera, firstSeen: event.firstSeen,
+                lastSeen: event.lastSeen,
+                codes: event.codes.map {
+                    ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: nil, itemId: "item-" + $0.value)
+                }, missing: event.missing)
+        }
+        var passes = parcels.map { event, _ in
+            var pass = ParcelPass(passId: "pass-" + event.parcelId, site: "dc1", lane: "L1")
+            pass.members =
+                [member(event, camera: event.camera)]
+                + (event.parcelId == "p1" ? [member(event, camera: "cam-02")] : [])
+            pass.closed = true
+            pass.revision = 1
+            return ParcelPassRow(pass: pass, camerasExpected: 2)
+        }
+        passes[1].pass.closed = false  // p2's pass is still open: not counted yet
+        passes[1].pass.revision = 0
+        try ParcelPassStore(connection: seeded.database).saveParcelPasses(passes)
+        passes[1].pass.closed = true  // and now closed
+        passes[1].pass.revision = 1
+        try ParcelPassStore(connection: seeded.database).saveParcelPasses([passes[1]])
         _ = try store.insertDecisions([
             try decision("p1", at: "2026-10-24T21:00:00.100Z", reasons: []),
             try decision("p2", at: "2026-10-25T01:00:00.100Z", reasons: ["missing-required"], late: true),
@@ -318,10 +344,10 @@ struct ReportCommandTests {
             Issue.record("no shifts in \(result.stdoutText)")
             return
         }
-        let parcels = try #require(night["parcels"])
-        #expect(parcels["parcels"]?.intValue == 4 && parcels["complete"]?.intValue == 2)
-        #expect(parcels["incomplete"]?.intValue == 1 && parcels["noRead"]?.intValue == 1)
-        #expect(parcels["codes"]?.intValue == 4 && parcels["codesPerParcel"]?.doubleValue == 1.33)
+        let figures = try #require(night["parcels"])
+        #expect(figures["parcels"]?.intValue == 4 && figures["complete"]?.intValue == 2)
+        #expect(figures["incomplete"]?.intValue == 1 && figures["noRead"]?.intValue == 1)
+        #expect(figures["codes"]?.intValue == 4 && figures["codesPerParcel"]?.doubleValue == 1.33)
         let decisions = try #require(night["decisions"])
         #expect(
             decisions["pass"]?.intValue == 2 && decisions["divert"]?.intValue == 2 && decisions["late"]?.intValue == 1)
@@ -334,7 +360,8 @@ struct ReportCommandTests {
             Issue.record("no shifts in \(cam02.stdoutText)")
             return
         }
-        #expect(only.first?["parcels"]?["parcels"]?.intValue == 1 && only.first?["decisions"]?["pass"]?.intValue == 1)
+        #expect(only.first?["parcels"]?["parcels"]?.intValue == 2, "p4's pass and p1's, which cam-02 saw too")
+        #expect(only.first?["decisions"]?["pass"]?.intValue == 1)
         let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
         #expect(
             table.stdoutText.contains("Parcels          4  complete 2  incomplete 1  no-read 1  codes a parcel 1.33"),
