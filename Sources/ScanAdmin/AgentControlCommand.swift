@@ -10,9 +10,11 @@ struct AgentControlCommand: ParsableCommand {
         commandName: "agent",
         abstract: "Send a command to a running agent and print its reply.",
         discussion: """
-            Verbs: \(AgentCommand.verbs.joined(separator: ", ")). The request goes to
+            Verbs: \(AgentCommand.verbs.joined(separator: ", ")). The request goes to \
             <prefix>.v1.cmd.<site>.<camera>.<verb>; the agent answers with one JSON object.
-            Exit codes: 0 the agent said ok; 1 it refused (the reply says why); 3 no agent answered; 64 bad usage.
+
+            Exit codes: 0 the agent said ok; 1 it refused (the reply says why) or NATS cannot be \
+            reached; 3 no agent answered; 64 bad usage.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -49,9 +51,16 @@ struct AgentControlCommand: ParsableCommand {
             body = writer.finished()
         }
         let subject = try ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
+        // NATS away is a failure (1); no agent answering is 3.
+        let nats: NATSConnection
+        do {
+            nats = try connection.connectNATS()
+        } catch {
+            printError("scanadmin agent: cannot reach NATS at \(redactedURL(connection.natsURL)): \(error)")
+            throw ExitCode.failure
+        }
         let reply: NATSMessage
         do {
-            let nats = try connection.connectNATS()
             reply = try nats.request(subject: subject, bytes: body, timeoutMilliseconds: Int64(timeout * 1000))
         } catch {
             printError("scanadmin agent: no reply on \(subject): \(error)")

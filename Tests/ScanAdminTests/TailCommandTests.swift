@@ -109,6 +109,16 @@ struct TailCommandTests {
         #expect(try tail(["SCANTRACK_NATS": "", "NATS_URL": "nats://127.0.0.1:1"]).isEmpty, "another server")
     }
 
+    @Test("NATS away is a failure (exit 1) naming the server, not \"no agent answered\" (3)")
+    func natsAway() throws {
+        let result = try ProcessRunner.run(
+            Self.scanadmin, ["agent", "status", "--camera", "c1", "--timeout", "0.5"],
+            environment: ["SCANTRACK_NATS": "nats://scanadmin:secret@127.0.0.1:1"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot reach NATS at nats://***@127.0.0.1:1"), "\(result.stderr)")
+        #expect(!result.stderr.contains("secret"))
+    }
+
     @Test(
         "bad usage exits 64 naming the option; no agent answering exits 3",
         arguments: [
