@@ -91,9 +91,10 @@ public final class ReconcileLoop: @unchecked Sendable {
                 var counts = ReconcileCounts()
                 counts.leader = true
                 let topology = try db.topology()
-                try reconcile(db, topology: topology, counts: &counts)
-                try settleNoReads(db, topology: topology, counts: &counts)
-                try mergeParcels(db, topology: topology, counts: &counts)
+                // The lanes' watermarks as this round leaves them, read once for every step.
+                let watermarks = try reconcile(db, topology: topology, counts: &counts)
+                try settleNoReads(db, topology: topology, watermarks: watermarks, counts: &counts)
+                try mergeParcels(db, topology: topology, watermarks: watermarks, counts: &counts)
                 try pack(db, topology: topology, counts: &counts)
                 try publish(db, counts: &counts)
                 return counts
@@ -104,7 +105,10 @@ public final class ReconcileLoop: @unchecked Sendable {
 
     // MARK: item passes
 
-    private func reconcile(_ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts) throws {
+    /// Places the waiting sightings and closes what is due; returns the lanes' watermarks.
+    private func reconcile(_ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts) throws
+        -> [LaneKey: Timestamp]
+    {
         let sightings = try db.unreconciled(limit: batchSize)
         var placed: [(sighting: LaneSighting, lane: Topology.Lane)] = []
         for sighting in sightings where sighting.accepted {
@@ -178,6 +182,7 @@ public final class ReconcileLoop: @unchecked Sendable {
             })
         try db.insertMembers(newMembers.map { (passes[$0.index].itemId, $0.member, $0.late) })
         try db.markReconciled(sightings)
+        return laneWatermark
     }
 
     // MARK: no-reads
@@ -187,10 +192,12 @@ public final class ReconcileLoop: @unchecked Sendable {
     /// (or, a lane gone quiet, the wall clock since the no-read was stored) is beyond the
     /// no-read by the lane's span, window and grace. A no-read off any lane, or with no such
     /// pass, is settled without one.
-    private func settleNoReads(_ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts)
+    private func settleNoReads(
+        _ db: any ReconcileTransaction, topology: Topology, watermarks: [LaneKey: Timestamp],
+        counts: inout ReconcileCounts
+    )
         throws
     {
-        let watermarks = try db.watermarks()
         let now = clock.now.milliseconds
         for noRead in try db.unsettledNoReads(limit: batchSize) {
             guard let lane = topology.lane(site: noRead.site, camera: noRead.camera) else {
@@ -221,7 +228,10 @@ public final class ReconcileLoop: @unchecked Sendable {
     /// pass when every lane camera has sent its parcel or the lane has moved past it: its
     /// watermark, or (a lane gone quiet) the wall clock since the pass last changed, beyond the
     /// lane's span, window and grace. A parcel of a camera on no lane is set aside unmerged.
-    private func mergeParcels(_ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts)
+    private func mergeParcels(
+        _ db: any ReconcileTransaction, topology: Topology, watermarks: [LaneKey: Timestamp],
+        counts: inout ReconcileCounts
+    )
         throws
     {
         let now = clock.now.milliseconds
@@ -244,7 +254,6 @@ public final class ReconcileLoop: @unchecked Sendable {
             ready.append((row.site, parcel, lane))
         }
         try db.markParcelsMerged(eventIds: setAside)
-        let watermarks = try db.watermarks()
         let times = ready.flatMap { [$0.parcel.firstSeen.milliseconds, $0.parcel.lastSeen.milliseconds] }
         let reach = ready.map { $0.lane.span + $0.lane.windowMilliseconds + $0.lane.graceMilliseconds }.max() ?? 0
         var (passes, updatedAt) = try db.parcelPasses(

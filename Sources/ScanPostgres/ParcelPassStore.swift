@@ -16,7 +16,7 @@ public struct ParcelPassStore {
         var unreadable: [String] = []
         for row in try connection.query(
             """
-            SELECT event_id, site, body::text AS body, floor(extract(epoch FROM received_at) * 1000)::bigint AS received
+            SELECT event_id, body::text AS body, floor(extract(epoch FROM received_at) * 1000)::bigint AS received
             FROM parcels WHERE NOT merged ORDER BY received_at, event_id LIMIT $1
             """, [.int(limit)]
         ).named("parcels to merge") {
@@ -27,16 +27,7 @@ public struct ParcelPassStore {
                 unreadable.append(eventId)
                 continue
             }
-            let parcel = LaneParcel(
-                eventId: eventId, parcelId: event.parcelId, camera: event.camera, firstSeen: event.firstSeen,
-                lastSeen: event.lastSeen,
-                codes: event.codes.map {
-                    ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
-                }, missing: event.missing)
-            parcels.append(
-                UnmergedParcel(
-                    site: try row.text("site"), parcel: parcel, trackIds: event.codes.map(\.trackId),
-                    received: try row.milliseconds("received")))
+            parcels.append(UnmergedParcel(event, received: try row.milliseconds("received")))
         }
         try markParcelsMerged(eventIds: unreadable)
         return parcels
@@ -75,12 +66,7 @@ public struct ParcelPassStore {
             ORDER BY pass_id
             """, [.text(from.description), .text(to.description)]
         ).named("parcel passes") {
-            var pass = ParcelPass(
-                passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
-            if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
-                pass.members = members.compactMap(LaneParcel.init(stored:))
-            }
-            pass.revision = try row.int("revision")
+            var pass = try Self.pass(row)
             pass.closed = try row.bool("closed")
             passes.append(pass)
             updatedAt[pass.passId] = try row.milliseconds("updated")
@@ -131,15 +117,19 @@ public struct ParcelPassStore {
             WHERE closed_at IS NOT NULL AND published_revision < revision ORDER BY last_seen, pass_id LIMIT $1
             """, [.int(limit)]
         ).named("parcel passes to publish") {
-            var pass = ParcelPass(
-                passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
-            if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
-                pass.members = members.compactMap(LaneParcel.init(stored:))
-            }
-            pass.revision = try row.int("revision")
-            events.append(pass.event(camerasExpected: try row.int("cameras_expected")))
+            events.append(try Self.pass(row).event(camerasExpected: try row.int("cameras_expected")))
         }
         return events
+    }
+
+    /// A stored pass from its row (`pass_id`, `site`, `lane`, `members` as text, `revision`).
+    private static func pass(_ row: PGRow) throws(PGError) -> ParcelPass {
+        var pass = ParcelPass(passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
+        if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
+            pass.members = members.compactMap(LaneParcel.init(stored:))
+        }
+        pass.revision = try row.int("revision")
+        return pass
     }
 
     public func markParcelPassPublished(passId: String, revision: Int) throws(PGError) {

@@ -105,6 +105,17 @@ public struct UnmergedParcel: Sendable, Equatable {
         self.trackIds = trackIds
         self.received = received
     }
+
+    /// A stored `parcel` event, its codes' item passes not known yet.
+    public init(_ event: ParcelEvent, received: Timestamp) {
+        let parcel = LaneParcel(
+            eventId: event.eventId, parcelId: event.parcelId, camera: event.camera, firstSeen: event.firstSeen,
+            lastSeen: event.lastSeen,
+            codes: event.codes.map {
+                ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
+            }, missing: event.missing)
+        self.init(site: event.site, parcel: parcel, trackIds: event.codes.map(\.trackId), received: received)
+    }
 }
 
 /// Where a code's sighting stands: placed in an item pass yet, accepted, and which pass.

@@ -97,16 +97,9 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
     /// A camera's parcel as ingest stores it, received now: its codes' sightings named by track id.
     public func addParcel(_ event: ParcelEvent) {
         lock.withLock {
-            let parcel = LaneParcel(
-                eventId: event.eventId, parcelId: event.parcelId, camera: event.camera, firstSeen: event.firstSeen,
-                lastSeen: event.lastSeen,
-                codes: event.codes.map {
-                    ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
-                }, missing: event.missing)
             tables.parcels.append(
                 (
-                    UnmergedParcel(
-                        site: event.site, parcel: parcel, trackIds: event.codes.map(\.trackId), received: clock.now),
+                    UnmergedParcel(event, received: clock.now),
                     false
                 ))
         }
