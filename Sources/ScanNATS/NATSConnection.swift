@@ -72,7 +72,17 @@ public final class NATSConnection: @unchecked Sendable {
                 natsOptions_SetRetryOnFailedConnect(opts, true, { _, _ in }, nil))
         }
         var connection: OpaquePointer?
-        let status = natsConnection_Connect(&connection, opts)
+        var status = natsConnection_Connect(&connection, opts)
+        // libnats 3.4 sends no signature at all when the nonce's signature begins with a zero
+        // byte (its base64 encoder takes a leading 0 for an empty input), so about one NKey or
+        // .creds login in 256 is refused. Each attempt signs a new nonce: a few more attempts
+        // make that negligible, and credentials that are really wrong still fail every time.
+        var attemptsLeft = options.security.signsNonce ? 4 : 0
+        while status == NATS_CONNECTION_AUTH_FAILED, attemptsLeft > 0 {
+            attemptsLeft -= 1
+            connection = nil
+            status = natsConnection_Connect(&connection, opts)
+        }
         guard status == NATS_OK || (options.retryOnFailedConnect && status == NATS_NOT_YET_CONNECTED),
             let connection
         else {

@@ -82,6 +82,9 @@ public struct NATSSecurity: Sendable, Equatable {
     var usesTLS: Bool { caFile != nil || certFile != nil || keyFile != nil }
 
     /// Sets these on cnats options; `url` (already redacted) names the connection in errors.
+    /// Whether the login signs the server's nonce (an NKey seed or a `.creds` file).
+    var signsNonce: Bool { nkeySeedFile != nil || credsFile != nil }
+
     func apply(to options: OpaquePointer, url: String) throws(NATSError) {
         if usesTLS || url.lowercased().hasPrefix("tls://") {
             try NATSError.check("natsOptions_SetSecure", url, natsOptions_SetSecure(options, true))
