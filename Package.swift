@@ -76,7 +76,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         // Pure too, but only the aggregator's (item passes, pack verdicts, order files) and only
         // the reports' (shifts): kept out of ScanCore so that it changes for the agent's reasons only.
-        .target(name: "ScanReconciliation", dependencies: ["ScanCore", "ScanEvents"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanReconciliation", dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents"],
+            swiftSettings: swiftSettings),
         .target(name: "ScanReports", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
 
         // Adapters: the only modules that import a C module.
@@ -227,7 +229,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanReconciliationTests", dependencies: ["ScanCore", "ScanReconciliation", "ScanTestSupport"],
+            name: "ScanReconciliationTests",
+            dependencies: [
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "ScanReportsTests", dependencies: ["ScanCore", "ScanReports"], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanAgentConfig
 import Foundation
 import ScanCore
 import ScanPostgres
@@ -48,7 +49,7 @@ struct TopologyCommand: ParsableCommand {
                 try SiteStore(connection: $0).topology()
             }
             var listing = Listing(columns: [
-                "site", "timeZone", "kind", "id", "position", "camera", "offsetSeconds", "windowSeconds",
+                "site", "timeZone", "kind", "id", "position", "camera", "offsetSeconds", "windowSeconds", "decision",
             ])
             listing.numeric = ["position"]
             for place in topology.sites where site == nil || place.id == site {
@@ -57,16 +58,28 @@ struct TopologyCommand: ParsableCommand {
                         listing.rows.append([
                             place.id, place.timeZone, "lane", lane.id, String(position), camera.id,
                             seconds(camera.offsetMilliseconds), seconds(lane.windowMilliseconds),
+                            lane.decision.map(Self.summary) ?? "",
                         ])
                     }
                 }
                 for station in place.stations {
                     for camera in station.cameras {
-                        listing.rows.append([place.id, place.timeZone, "station", station.id, "", camera, "", ""])
+                        listing.rows.append([place.id, place.timeZone, "station", station.id, "", camera, "", "", ""])
                     }
                 }
             }
             print(listing.render(format), terminator: "")
+        }
+
+        /// The aggregator's decisions for a lane: `deadline 1.50 s, orders, divert on no-read missing-required`.
+        static func summary(_ decision: Topology.LaneDecision) -> String {
+            var parts = ["deadline \(seconds(decision.deadlineMilliseconds)) s"]
+            if decision.checkOrders { parts.append("orders") }
+            if decision.divertOn != Set(DecisionReason.allCases) {
+                let reasons = DecisionReason.allCases.filter(decision.divertOn.contains).map(\.rawValue)
+                parts.append("divert on " + (reasons.isEmpty ? "nothing" : reasons.joined(separator: " ")))
+            }
+            return parts.joined(separator: ", ")
         }
     }
 }

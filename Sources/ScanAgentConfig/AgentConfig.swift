@@ -419,19 +419,10 @@ public struct DecisionConfig: Sendable, Equatable {
         if let stale = reader.int(members["beltStaleMs"], at: "decision.beltStaleMs", range: 100...600_000) {
             beltStaleMilliseconds = stale
         }
-        if let names = reader.array(members["divertOn"], at: "decision.divertOn") {
-            divertOn = []
-            for (index, element) in names.enumerated() {
-                guard let name = reader.string(element, at: "decision.divertOn[\(index)]") else { continue }
-                if let reason = DecisionReason(rawValue: name), DecisionReason.agentReasons.contains(reason) {
-                    divertOn.insert(reason)
-                } else {
-                    reader.fail(
-                        "decision.divertOn[\(index)]",
-                        "'\(TerminalText.escaped(name))' is not one of \(DecisionReason.agentReasons.map(\.rawValue).joined(separator: ", "))"
-                    )
-                }
-            }
+        if let reasons = DecisionReason.read(
+            members["divertOn"], at: "decision.divertOn", allowed: DecisionReason.agentReasons, reader: &reader)
+        {
+            divertOn = reasons
         }
     }
 }
@@ -452,6 +443,26 @@ public enum DecisionReason: String, Sendable, CaseIterable {
 
     /// What one camera's parcel can tell (orders are the aggregator's).
     public static let agentReasons: [DecisionReason] = [.noRead, .missingRequired, .rejectedCode]
+
+    /// A `divertOn` list of reason names, each one of `allowed`; nil when absent or not a list
+    /// (every problem reported by path).
+    public static func read(
+        _ value: JSONValue?, at path: String, allowed: [DecisionReason], reader: inout ConfigReader
+    ) -> Set<DecisionReason>? {
+        guard let names = reader.array(value, at: path) else { return nil }
+        var reasons: Set<DecisionReason> = []
+        for (index, element) in names.enumerated() {
+            guard let name = reader.string(element, at: "\(path)[\(index)]") else { continue }
+            if let reason = DecisionReason(rawValue: name), allowed.contains(reason) {
+                reasons.insert(reason)
+            } else {
+                reader.fail(
+                    "\(path)[\(index)]",
+                    "'\(TerminalText.escaped(name))' is not one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        return reasons
+    }
 }
 
 extension SessionConfig {

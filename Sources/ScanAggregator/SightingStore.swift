@@ -164,5 +164,10 @@ public final class PostgresReconcileStore: ReconcileStore {
         func markParcelPassPublished(passId: String, revision: Int) throws {
             try parcels.markParcelPassPublished(passId: passId, revision: revision)
         }
+        func insertDecision(_ decision: DecisionEvent) throws { try parcels.insertDecision(decision) }
+        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
+            try parcels.unpublishedDecisions(limit: limit)
+        }
+        func markDecisionPublished(_ decision: DecisionEvent) throws { try parcels.markDecisionPublished(decision) }
     }
 }

@@ -181,6 +181,12 @@ public protocol ReconcileTransaction {
     /// Closed (or changed) parcel passes whose revision was not published yet, oldest first.
     func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent]
     func markParcelPassPublished(passId: String, revision: Int) throws
+    /// Stores a divert decision the aggregator made, to be published.
+    func insertDecision(_ decision: DecisionEvent) throws
+    /// The aggregator's decisions not published yet, oldest first.
+    func unpublishedDecisions(limit: Int) throws -> [DecisionEvent]
+    /// Marks a decision published, stored as it was sent (`late` when sent after its deadline).
+    func markDecisionPublished(_ decision: DecisionEvent) throws
 }
 
 /// What a runtime says of its connections (`/health/ready` in the programs).

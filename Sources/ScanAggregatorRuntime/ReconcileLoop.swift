@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+import ScanEvents
 import ScanReconciliation
 import ScanServices
 
@@ -20,6 +21,10 @@ public struct ReconcileCounts: Sendable, Equatable {
     public var parcelsMerged = 0
     public var parcelPassesClosed = 0
     public var parcelPassesPublished = 0
+    /// Divert decisions made for parcel passes as they closed (lanes with a `decision`), and
+    /// published.
+    public var decisions = 0
+    public var decisionsPublished = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 
@@ -38,6 +43,8 @@ public struct ReconcileCounts: Sendable, Equatable {
         parcelsMerged += round.parcelsMerged
         parcelPassesClosed += round.parcelPassesClosed
         parcelPassesPublished += round.parcelPassesPublished
+        decisions += round.decisions
+        decisionsPublished += round.decisionsPublished
     }
 }
 
@@ -288,6 +295,12 @@ public final class ReconcileLoop: @unchecked Sendable {
                 passes[index].revision = 1
                 touched.insert(index)
                 counts.parcelPassesClosed += 1
+                if let rules = lane.decision {
+                    // Once, as it closes: a camera's parcel joining later cannot call a parcel back.
+                    try db.insertDecision(
+                        passes[index].decision(lane: lane, rules: rules, at: clock.now) { id in try db.orderLines(id) })
+                    counts.decisions += 1
+                }
             }
         }
         try db.saveParcelPasses(
@@ -327,7 +340,15 @@ public final class ReconcileLoop: @unchecked Sendable {
     // MARK: publishing
 
     private func publish(_ db: any ReconcileTransaction, counts: inout ReconcileCounts) throws {
+        // Decisions first: a diverter is waiting for them.
+        let now = clock.now
         guard
+            try publishEach(
+                try db.unpublishedDecisions(limit: 500).map { $0.sent(at: now) }, counted: &counts.decisionsPublished,
+                subject: { decision throws(SubjectTokenError) in
+                    try subjects.decision(site: decision.site, lane: decision.lane)
+                },
+                message: { ($0.json, $0.eventId) }, mark: { decision in try db.markDecisionPublished(decision) }),
             try publishEach(
                 try db.unpublishedPasses(limit: 500), counted: &counts.itemsPublished,
                 subject: { pass throws(SubjectTokenError) in try subjects.item(site: pass.site, lane: pass.lane) },

@@ -17,6 +17,12 @@ public struct DecisionEvent: Sendable, Equatable {
         public var symbology: String
         public var value: String
         public var valueEncoding: String?
+
+        public init(symbology: String, value: String, valueEncoding: String?) {
+            self.symbology = symbology
+            self.value = value
+            self.valueEncoding = valueEncoding
+        }
     }
 
     public var envelope: EventEnvelope
@@ -72,7 +78,7 @@ public struct DecisionEvent: Sendable, Equatable {
         decidedBy = "agent"
     }
 
-    init(
+    public init(
         envelope: EventEnvelope, lane: String, parcelId: String, action: Action, reasons: [DecisionReason],
         codes: [Code], lastSeen: Timestamp, closedAt: Timestamp, deadline: Timestamp, divertAt: Timestamp?,
         beltSpeed: Double?, late: Bool, decidedBy: String

@@ -139,24 +139,27 @@ extension EventStore {
         return added
     }
 
-    /// Stores decisions, each once (by event id); returns how many were new.
-    public func insertDecisions(_ batch: [(record: DecisionEvent, body: String)]) throws(PGError) -> Int {
+    /// Stores decisions, each once (by event id); returns how many were new. `published`: false
+    /// for the aggregator's own, stored to be published.
+    public func insertDecisions(_ batch: [(record: DecisionEvent, body: String)], published: Bool = true)
+        throws(PGError) -> Int
+    {
         var added = 0
         for (d, body) in batch {
             added +=
                 try connection.query(
                     """
                     INSERT INTO decisions (event_id, parcel_id, site, lane, camera, action, reasons, late, decided_by,
-                                           closed_at, deadline, body)
+                                           closed_at, deadline, body, published)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8::boolean, $9, $10::timestamptz, $11::timestamptz,
-                            $12::jsonb)
+                            $12::jsonb, $13::boolean)
                     ON CONFLICT (event_id, closed_at) DO NOTHING
                     """,
                     [
                         .text(d.eventId), .text(d.parcelId), .text(d.site), .text(d.lane), .text(d.camera),
                         .text(d.action.rawValue), .text(SiteStore.arrayLiteral(d.reasons.map(\.rawValue))),
                         .text(d.late ? "true" : "false"), .text(d.decidedBy), .text(d.closedAt.description),
-                        .text(d.deadline.description), .text(body),
+                        .text(d.deadline.description), .text(body), .text(published ? "true" : "false"),
                     ]
                 ).affected
         }

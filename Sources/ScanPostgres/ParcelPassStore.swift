@@ -137,4 +137,43 @@ public struct ParcelPassStore {
             "UPDATE parcel_passes SET published_revision = greatest(published_revision, $2::integer) WHERE pass_id = $1",
             [.text(passId), .int(revision)])
     }
+
+    // MARK: the aggregator's decisions
+
+    /// Stores a decision the aggregator made for a parcel pass, not published yet.
+    public func insertDecision(_ decision: DecisionEvent) throws(PGError) {
+        _ = try EventStore(connection: connection).insertDecisions(
+            [(decision, String(decoding: decision.json, as: UTF8.self))], published: false)
+    }
+
+    /// The aggregator's decisions not published yet, oldest first.
+    public func unpublishedDecisions(limit: Int) throws(PGError) -> [DecisionEvent] {
+        var decisions: [DecisionEvent] = []
+        for row in try connection.query(
+            "SELECT body::text AS body FROM decisions WHERE NOT published ORDER BY closed_at LIMIT $1", [.int(limit)]
+        ).named("unpublished decisions") {
+            let body = try row.text("body")
+            guard let value = try? JSONValue.parse(Array(body.utf8)), let decision = try? DecisionEvent.parse(value)
+            else {
+                throw PGError(
+                    code: .unexpectedResult, function: "unpublished decisions", input: "body",
+                    message: "a stored decision is not one")
+            }
+            decisions.append(decision)
+        }
+        return decisions
+    }
+
+    /// Marks a decision published, stored as it was sent.
+    public func markDecisionPublished(_ decision: DecisionEvent) throws(PGError) {
+        try connection.query(
+            """
+            UPDATE decisions SET published = true, late = $3::boolean, body = $4::jsonb
+            WHERE event_id = $1 AND closed_at = $2::timestamptz
+            """,
+            [
+                .text(decision.eventId), .text(decision.closedAt.description), .text(decision.late ? "true" : "false"),
+                .text(String(decoding: decision.json, as: UTF8.self)),
+            ])
+    }
 }

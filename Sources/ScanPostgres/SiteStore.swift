@@ -24,6 +24,11 @@ public struct SiteStore {
                             .text(site.id), .text(lane.id), .int(Int(lane.windowMilliseconds)),
                             .int(Int(lane.graceMilliseconds)),
                         ])
+                    if let decision = lane.decision {  // migration 0015
+                        try connection.query(
+                            "UPDATE lanes SET decision = $3::jsonb WHERE site = $1 AND lane = $2",
+                            [.text(site.id), .text(lane.id), .text(String(decoding: decision.json, as: UTF8.self))])
+                    }
                     for (position, camera) in lane.cameras.enumerated() {
                         try connection.query(
                             "INSERT INTO lane_cameras (site, lane, camera, position, offset_ms) VALUES ($1, $2, $3, $4, $5)",
@@ -55,9 +60,9 @@ public struct SiteStore {
             laneCameras[try row.text("site") + "\u{0}" + row.text("lane"), default: []].append(
                 Topology.LaneCamera(id: try row.text("camera"), offsetMilliseconds: Int64(try row.int("offset_ms"))))
         }
-        for row in try connection.query("SELECT site, lane, window_ms, grace_ms FROM lanes ORDER BY site, lane").named(
-            "lanes")
-        {
+        for row in try connection.query(
+            "SELECT site, lane, window_ms, grace_ms, decision::text AS decision FROM lanes ORDER BY site, lane"
+        ).named("lanes") {
             let site = try row.text("site")
             let lane = try row.text("lane")
             guard let index = sites.firstIndex(where: { $0.id == site }) else { continue }
@@ -65,7 +70,9 @@ public struct SiteStore {
                 Topology.Lane(
                     id: lane, cameras: laneCameras[site + "\u{0}" + lane] ?? [],
                     windowMilliseconds: Int64(try row.int("window_ms")),
-                    graceMilliseconds: Int64(try row.int("grace_ms"))))
+                    graceMilliseconds: Int64(try row.int("grace_ms")),
+                    decision: try row.optionalText("decision").flatMap { Topology.LaneDecision(stored: Array($0.utf8)) }
+                ))
         }
         for row in try connection.query(
             "SELECT site, station, coalesce(array_to_json(cameras)::text, '[]') AS cameras FROM stations ORDER BY site, station"

@@ -15,10 +15,14 @@ public struct LaneParcel: Sendable, Equatable {
     public var codes: [ParcelCode]
     /// Required symbologies this camera did not read on it.
     public var missing: [String]
+    /// The frame that closed it (it had left this camera's view): the parcel event's time.
+    public var closedAt: Timestamp
+    /// A code the rules reject is among its codes.
+    public var rejected: Bool
 
     public init(
         eventId: String, parcelId: String, camera: String, firstSeen: Timestamp, lastSeen: Timestamp,
-        codes: [ParcelCode], missing: [String]
+        codes: [ParcelCode], missing: [String], closedAt: Timestamp? = nil, rejected: Bool = false
     ) {
         self.eventId = eventId
         self.parcelId = parcelId
@@ -27,6 +31,8 @@ public struct LaneParcel: Sendable, Equatable {
         self.lastSeen = lastSeen
         self.codes = codes
         self.missing = missing
+        self.closedAt = closedAt ?? lastSeen
+        self.rejected = rejected
     }
 }
 

@@ -113,7 +113,7 @@ public struct UnmergedParcel: Sendable, Equatable {
             lastSeen: event.lastSeen,
             codes: event.codes.map {
                 ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
-            }, missing: event.missing)
+            }, missing: event.missing, closedAt: event.time, rejected: event.codes.contains { $0.status == .rejected })
         self.init(site: event.site, parcel: parcel, trackIds: event.codes.map(\.trackId), received: received)
     }
 }
@@ -153,6 +153,8 @@ extension LaneParcel {
         writer.field("lastSeen", lastSeen.description)
         writer.raw("codes", JSONWriter.array(codes.map(\.json)))
         writer.strings("missing", missing)
+        writer.field("closedAt", closedAt.description)
+        writer.field("rejected", rejected)
         return writer.finished()
     }
 
@@ -173,6 +175,8 @@ extension LaneParcel {
                 return ParcelCode(
                     symbology: symbology, value: text, valueEncoding: code["valueEncoding"]?.stringValue,
                     itemId: code["itemId"]?.stringValue)
-            }, missing: missing.compactMap(\.stringValue))
+            }, missing: missing.compactMap(\.stringValue),
+            closedAt: value["closedAt"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+            rejected: value["rejected"]?.boolValue ?? false)
     }
 }

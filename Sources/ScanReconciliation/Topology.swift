@@ -1,4 +1,5 @@
 import Foundation
+import ScanAgentConfig
 import ScanCore
 import ScanEvents
 
@@ -32,19 +33,94 @@ public struct Topology: Sendable, Equatable {
         public var windowMilliseconds: Int64 = 1_000
         /// How long after the last camera's expected time a pass waits for late sightings.
         public var graceMilliseconds: Int64 = 2_000
+        /// The aggregator decides each parcel pass of the lane (nil: it decides none).
+        public var decision: LaneDecision?
         public init(
-            id: String, cameras: [LaneCamera], windowMilliseconds: Int64 = 1_000, graceMilliseconds: Int64 = 2_000
+            id: String, cameras: [LaneCamera], windowMilliseconds: Int64 = 1_000, graceMilliseconds: Int64 = 2_000,
+            decision: LaneDecision? = nil
         ) {
             self.id = id
             self.cameras = cameras
             self.windowMilliseconds = windowMilliseconds
             self.graceMilliseconds = graceMilliseconds
+            self.decision = decision
         }
 
         /// Expected time from the first camera to `camera`, or nil when it is not on the lane.
         public func offset(of camera: String) -> Int64? { cameras.first { $0.id == camera }?.offsetMilliseconds }
         /// Expected time from the first camera to the last.
         public var span: Int64 { cameras.last?.offsetMilliseconds ?? 0 }
+    }
+
+    /// A lane's divert decisions made by the aggregator, once its cameras' parcels are merged
+    /// into a parcel pass (docs/topology.md, "decision").
+    public struct LaneDecision: Sendable, Equatable {
+        /// A decision reaches the gateway at most this long after the last camera's parcel left
+        /// its view, or it says `late`.
+        public var deadlineMilliseconds: Int64 = 1_500
+        /// Reasons that divert; any other reason found is still reported on a `pass`.
+        public var divertOn: Set<DecisionReason> = Set(DecisionReason.allCases)
+        /// Check each parcel against the orders: the first of its codes that names a known order
+        /// is its order (none: `unknown-order`), its other codes are counted against the lines.
+        public var checkOrders = false
+        /// Belt speed (m/s) and distance from the last camera to the diverter (m) for `divertAt`.
+        public var beltSpeed: Double?
+        public var divertDistance: Double?
+
+        public init(
+            deadlineMilliseconds: Int64 = 1_500, divertOn: Set<DecisionReason> = Set(DecisionReason.allCases),
+            checkOrders: Bool = false, beltSpeed: Double? = nil, divertDistance: Double? = nil
+        ) {
+            self.deadlineMilliseconds = deadlineMilliseconds
+            self.divertOn = divertOn
+            self.checkOrders = checkOrders
+            self.beltSpeed = beltSpeed
+            self.divertDistance = divertDistance
+        }
+
+        static let keys = ["deadlineSeconds", "divertOn", "checkOrders", "beltSpeed", "divertDistance"]
+
+        /// The lane's `decision` object; every problem by path.
+        static func read(_ value: JSONValue, at path: String, reader: inout ConfigReader) -> LaneDecision? {
+            guard let members = reader.object(value, at: path, allowed: keys) else { return nil }
+            var decision = LaneDecision()
+            if let deadline = reader.double(
+                members["deadlineSeconds"], at: path + ".deadlineSeconds", range: 0.01...600)
+            {
+                decision.deadlineMilliseconds = Int64((deadline * 1000).rounded())
+            }
+            if let reasons = DecisionReason.read(
+                members["divertOn"], at: path + ".divertOn", allowed: DecisionReason.allCases, reader: &reader)
+            {
+                decision.divertOn = reasons
+            }
+            decision.checkOrders = reader.bool(members["checkOrders"], at: path + ".checkOrders") ?? false
+            decision.beltSpeed = reader.double(members["beltSpeed"], at: path + ".beltSpeed", range: 0.01...20)
+            decision.divertDistance = reader.double(
+                members["divertDistance"], at: path + ".divertDistance", range: 0...1_000)
+            return decision
+        }
+
+        /// As `read` takes it (how the store keeps it).
+        public var json: [UInt8] {
+            var writer = JSONWriter()
+            writer.field("deadlineSeconds", Double(deadlineMilliseconds) / 1000, decimals: 3)
+            writer.strings("divertOn", DecisionReason.allCases.filter(divertOn.contains).map(\.rawValue))
+            writer.field("checkOrders", checkOrders)
+            if let beltSpeed { writer.field("beltSpeed", beltSpeed, decimals: 3) }
+            if let divertDistance { writer.field("divertDistance", divertDistance, decimals: 3) }
+            return writer.finished()
+        }
+
+        /// Reads what `json` wrote (a stored lane's decision); nil when it is not that.
+        public init?(stored bytes: [UInt8]) {
+            guard let value = try? JSONValue.parse(bytes) else { return nil }
+            var reader = ConfigReader()
+            guard let decision = Self.read(value, at: "decision", reader: &reader), reader.issues.isEmpty else {
+                return nil
+            }
+            self = decision
+        }
     }
 
     public struct LaneCamera: Sendable, Equatable {
@@ -138,7 +214,8 @@ public struct Topology: Sendable, Equatable {
         _ reader: inout ConfigReader, _ element: JSONValue, at path: String, seen: inout Set<String>
     ) -> Lane? {
         guard
-            let members = reader.object(element, at: path, allowed: ["id", "cameras", "windowSeconds", "graceSeconds"])
+            let members = reader.object(
+                element, at: path, allowed: ["id", "cameras", "windowSeconds", "graceSeconds", "decision"])
         else {
             return nil
         }
@@ -173,6 +250,9 @@ public struct Topology: Sendable, Equatable {
         }
         if let grace = reader.double(members["graceSeconds"], at: path + ".graceSeconds", range: 0...3600) {
             lane.graceMilliseconds = Int64((grace * 1000).rounded())
+        }
+        if let decision = members["decision"] {
+            lane.decision = LaneDecision.read(decision, at: path + ".decision", reader: &reader)
         }
         return lane
     }

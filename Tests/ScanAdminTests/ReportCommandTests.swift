@@ -466,13 +466,20 @@ struct ReportCommandTests {
         defer { seeded.drop() }
         let dir = try ReplayHarnessDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.topology.write(toFile: dir + "/t.json", atomically: true, encoding: .utf8)
+        // The lane also has the aggregator decide, against the orders, diverting no-reads only.
+        let decided = Self.topology.replacingOccurrences(
+            of: #""cameras": [{"id": "cam-01"}"#,
+            with: #""decision": {"checkOrders": true, "divertOn": ["no-read"]}, "cameras": [{"id": "cam-01"}"#)
+        try decided.write(toFile: dir + "/t.json", atomically: true, encoding: .utf8)
         let load = try seeded.run(["topology", "load", dir + "/t.json"])
         #expect(load.status == 0, "\(load.stderr)")
         #expect(load.stdoutText.contains("1 site(s), 1 lane(s), 2 lane camera(s)"))
         let show = try seeded.run(["topology", "show", "--format", "csv"])
-        #expect(show.stdoutText.contains("dc1,Europe/Zurich,lane,L1,1,cam-02,1.50,1.00"))
-        #expect(show.stdoutText.contains("dc1,Europe/Zurich,station,pack-01,,cam-10,,"))
+        #expect(
+            show.stdoutText.contains(
+                "dc1,Europe/Zurich,lane,L1,1,cam-02,1.50,1.00,\"deadline 1.50 s, orders, divert on no-read\""),
+            "\(show.stdoutText)")
+        #expect(show.stdoutText.contains("dc1,Europe/Zurich,station,pack-01,,cam-10,,,"))
         try #"{"sites": [{"id": "dc2", "lanes": [{"id": "L9", "cameras": []}]}]}"#.write(
             toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
         let bad = try seeded.run(["topology", "load", dir + "/bad.json"])

@@ -34,9 +34,9 @@ struct ReconcileLoopTests {
         let t0: Timestamp
         private let ids = Counter()
 
-        init() {
+        init(topology: Topology = ReconcileLoopTests.topology) {
             store = MemoryReconcileStore(clock: clock)
-            store.setTopology(ReconcileLoopTests.topology)
+            store.setTopology(topology)
             t0 = clock.now
             let ids = self.ids
             loop = ReconcileLoop(
@@ -85,6 +85,12 @@ struct ReconcileLoopTests {
         func publishedParcelPasses() throws -> [ParcelPassEvent] {
             try results.published.filter { $0.subject.hasPrefix("scantrack.v1.parcelpass.") }.map {
                 try ParcelPassEvent.parse(try JSONValue.parse($0.bytes))
+            }
+        }
+
+        func publishedDecisions() throws -> [DecisionEvent] {
+            try results.published.filter { $0.subject.hasPrefix("scantrack.v1.decision.dc1.L1") }.map {
+                try DecisionEvent.parse(try JSONValue.parse($0.bytes))
             }
         }
 
@@ -144,6 +150,66 @@ struct ReconcileLoopTests {
         // Nothing is published twice.
         let ids = try parts.publishedParcelPasses().map(\.eventId)
         #expect(Set(ids).count == ids.count)
+    }
+
+    @Test(
+        "decisions for a lane the topology has decide: one per parcel pass as it closes, against the orders; one made or sent after its deadline says late"
+    )
+    func decisions() throws {
+        var topology = Self.topology
+        topology.sites[0].lanes[0].decision = Topology.LaneDecision(deadlineMilliseconds: 1_000, checkOrders: true)
+        let parts = Parts(topology: topology)
+        parts.store.addOrder("ORD-1", lines: [OrderLine(line: 1, code: "A", expected: 1)])
+        // Parcel 1: cam-1 reads the order's label, cam-2 its one item. Parcel 2: only an item no order holds.
+        parts.sight("ORD-1", "cam-1", at: 0, track: "c1-o")
+        parts.sight("A", "cam-2", at: 1_510, track: "c2-a")
+        try parts.parcel("c1-p1", "cam-1", at: 0, codes: [("c1-o", "ORD-1")])
+        try parts.parcel("c2-p1", "cam-2", at: 1_510, codes: [("c2-a", "A")])
+        parts.sight("C", "cam-2", at: 4_500, track: "c2-c")
+        try parts.parcel("c1-p2", "cam-1", at: 3_000, codes: [])
+        try parts.parcel("c2-p2", "cam-2", at: 4_520, codes: [("c2-c", "C")])
+        let round = try parts.loop.runOnce()
+        #expect(round.decisions == 2 && round.decisionsPublished == 2)
+        let decided = try parts.publishedDecisions()
+        try #require(decided.count == 2)
+        let passes = try parts.publishedParcelPasses()
+        #expect(decided.map(\.parcelId) == passes.map(\.passId), "one decision a pass, named by the pass")
+        #expect(decided[0].action == .pass && decided[0].reasons.isEmpty && decided[0].camera == "cam-2")
+        #expect(decided[1].action == .divert && decided[1].reasons == [.unknownOrder])
+        #expect(decided.allSatisfy { $0.decidedBy == "aggregator" && !$0.late && $0.lane == "L1" })
+        #expect(decided[0].closedAt == parts.t0.adding(milliseconds: 1_510 + 300), "cam-2's parcel closed it")
+        // Decided before the subject's messages: a diverter is waiting.
+        #expect(parts.results.published.first?.subject == "scantrack.v1.decision.dc1.L1")
+
+        // Parcel 3: cam-2 never sends its parcel; the pass closes on the watermark, 30 s later on
+        // the wall clock too: decided late, and still sent.
+        parts.sight("D", "cam-1", at: 10_000, track: "c1-d")
+        try parts.parcel("c1-p3", "cam-1", at: 10_000, codes: [("c1-d", "D")])
+        parts.sight("E", "cam-1", at: 30_000, track: "c1-e")
+        parts.clock.advance(by: .seconds(30))
+        try parts.loop.runOnce()
+        let late = try #require(try parts.publishedDecisions().last)
+        #expect(late.late && late.reasons == [.unknownOrder] && late.codes.map(\.value) == ["D"])
+        // A parcel joining after the pass closed changes the pass (revision 2), not the decision.
+        parts.sight("D", "cam-2", at: 11_500, track: "c2-d")
+        try parts.parcel("c2-p3", "cam-2", at: 11_500, codes: [("c2-d", "D")])
+        #expect(try parts.loop.runOnce().decisions == 0)
+        #expect(try parts.publishedDecisions().count == 3)
+
+        // JetStream away when a decision is made: it is kept and sent in a later round, marked late
+        // once its deadline has passed, and stored as sent.
+        parts.sight("F", "cam-1", at: 40_000, track: "c1-f")
+        parts.sight("F", "cam-2", at: 41_500, track: "c2-f")
+        try parts.parcel("c1-p4", "cam-1", at: 40_000, codes: [("c1-f", "F")])
+        try parts.parcel("c2-p4", "cam-2", at: 41_500, codes: [("c2-f", "F")])
+        parts.results.failNext(1)
+        #expect(try parts.loop.runOnce().decisions == 1)
+        #expect(try parts.publishedDecisions().count == 3)
+        parts.clock.advance(by: .seconds(60))
+        #expect(try parts.loop.runOnce().decisionsPublished == 1)
+        let retried = try #require(try parts.publishedDecisions().last)
+        #expect(retried.codes.map(\.value) == ["F"] && retried.late)
+        #expect(parts.store.decisions.allSatisfy(\.published) && parts.store.decisions.last?.decision.late == true)
     }
 
     @Test("a pass seen by every camera of its lane closes in the round that completes it, and is published once")

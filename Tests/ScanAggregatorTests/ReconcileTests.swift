@@ -130,9 +130,12 @@ struct ReconcileTests {
         defer { world.drop() }
         let topology = #"""
             {"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "windowSeconds": 0.4, "graceSeconds": 1,
-              "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 1.5}]}]}]}
+              "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 1.5}],
+              "decision": {"deadlineSeconds": 600, "checkOrders": true}}]}]}
             """#
-        try SiteStore(connection: world.database).load(try Topology.parse(Array(topology.utf8), file: "t.json"))
+        let sites = SiteStore(connection: world.database)
+        try sites.load(try Topology.parse(Array(topology.utf8), file: "t.json"))
+        #expect(try sites.topology().lane(site: "dc1", id: "L1")?.decision?.checkOrders == true, "stored and read back")
         let prefix = world.settings.prefix
         func publish(_ family: String, _ camera: String, _ bytes: [UInt8], _ id: String) throws {
             _ = try world.jetStream.publish(
@@ -153,6 +156,8 @@ struct ReconcileTests {
         // Parcel 1: both cameras read A (x'; DROP… as a value), cam-02 also B. Parcel 2: cam-01 reads
         // nothing on it, cam-02 reads C.
         let a = "x'; DROP TABLE parcel_passes; --"
+        // A is also an order's id (a label naming its order), whose one line is B.
+        _ = try sites.applyOrder(id: a, site: "dc1", revision: 1, cancel: false, lines: [(1, "B", 1)], source: "test")
         try publish("sighting", "cam-01", W.sighting(1, value: a, camera: "cam-01", firstSeen: Self.base), "s1")
         let later = Self.base.adding(milliseconds: 1_500)
         try publish("sighting", "cam-02", W.sighting(2, value: a, camera: "cam-02", firstSeen: later), "s2")
@@ -181,6 +186,22 @@ struct ReconcileTests {
         #expect(passes[1].codes.map(\.value) == ["C"] && passes[1].cameras == ["cam-01", "cam-02"])
         #expect(passes.allSatisfy { $0.complete && $0.revision == 1 && $0.camerasExpected == 2 })
         #expect(Set(events.compactMap(\.msgId)) == Set(passes.map(\.eventId)))
+
+        // The lane decides: parcel 1 carries its order and the order's line, parcel 2 no known order.
+        let sent = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.agentStream, subject: "\(prefix).v1.decision.>")
+        let decisions = try sent.map { try DecisionEvent.parse($0.event) }
+        #expect(sent.allSatisfy { $0.subject == "\(prefix).v1.decision.dc1.L1" })
+        #expect(decisions.map(\.parcelId) == passes.map(\.passId), "one a pass, as they closed")
+        #expect(decisions.map(\.action) == [.pass, .divert] && decisions.last?.reasons == [.unknownOrder])
+        #expect(decisions.allSatisfy { $0.decidedBy == "aggregator" && !$0.late })
+        // Stored once, published, though ingest reads them back from the agents' stream.
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM decisions WHERE published AND decided_by = 'aggregator'")
+                == 2
+        }
+        #expect(try W.count(world.database, "SELECT count(*) FROM decisions") == 2)
+        #expect(try W.count(world.database, "SELECT count(*) FROM dead_letters") == 0)
     }
 
     /// A no-read event as an agent writes it.

@@ -1,4 +1,6 @@
+import ScanAgentConfig
 import ScanCore
+import ScanEvents
 import ScanReconciliation
 import Testing
 
@@ -75,5 +77,99 @@ struct ParcelPassTests {
         #expect(!ParcelMerging.isDue(alone, lane: Self.lane, watermark: Timestamp(milliseconds: 3_000)))
         #expect(
             ParcelMerging.isDue(alone, lane: Self.lane, watermark: Timestamp(milliseconds: 1_000 + 1_000 + 2_000 + 1)))
+    }
+
+    static let orders: [String: [OrderLine]] = [
+        "ORD-7": [OrderLine(line: 1, code: "A", expected: 1), OrderLine(line: 2, code: "B", expected: 1)]
+    ]
+
+    /// The aggregator's decision for a pass of the two-camera lane: the top camera's parcel closed
+    /// at 400 ms, the side camera's at `sideClosed`.
+    static func decide(
+        _ codes: [(String, String?)], missing: [String] = [], rejected: Bool = false, sideClosed: Int64 = 1_400,
+        rules: Topology.LaneDecision, at now: Int64 = 1_500
+    ) -> DecisionEvent {
+        var top = Self.parcel("top", at: 0, codes: [], missing: missing)
+        top.closedAt = Timestamp(milliseconds: 400)
+        var side = Self.parcel("side", at: 1_000, codes: codes, missing: missing)
+        side.closedAt = Timestamp(milliseconds: sideClosed)
+        side.rejected = rejected
+        return Self.pass([top, side]).decision(lane: Self.lane, rules: rules, at: Timestamp(milliseconds: now)) {
+            Self.orders[$0]
+        }
+    }
+
+    @Test(
+        "the aggregator's decision: every reason found, divert only on the lane's divertOn, deadline from the last camera"
+    )
+    func decision() {
+        let rules = Topology.LaneDecision(deadlineMilliseconds: 300, beltSpeed: 2, divertDistance: 3)
+        let good = Self.decide([("A", "item-a")], rules: rules)
+        #expect(good.action == .pass && good.reasons.isEmpty && good.decidedBy == "aggregator" && !good.late)
+        #expect(good.camera == "side" && good.parcelId == "p" && good.eventId == "p.decision")
+        #expect(good.closedAt == Timestamp(milliseconds: 1_400) && good.deadline == Timestamp(milliseconds: 1_700))
+        #expect(good.divertAt == Timestamp(milliseconds: 1_200 + 1_500), "lastSeen + 3 m at 2 m/s")
+        #expect(good.codes.map(\.value) == ["A"])
+
+        let unread = Self.decide([], missing: ["GS1-128"], rules: rules)
+        #expect(unread.action == .divert && unread.reasons == [.noRead, .missingRequired])
+        #expect(Self.decide([("A", "item-a")], rejected: true, rules: rules).reasons == [.rejectedCode])
+        // A reason the lane does not divert on is still reported, on a pass.
+        var lenient = rules
+        lenient.divertOn = [.noRead]
+        let reported = Self.decide([("A", "item-a")], missing: ["GS1-128"], rules: lenient)
+        #expect(reported.action == .pass && reported.reasons == [.missingRequired])
+        // Made after its deadline: late, and still made.
+        #expect(Self.decide([("A", "item-a")], rules: rules, at: 1_701).late)
+        #expect(!Self.decide([("A", "item-a")], rules: rules, at: 1_700).late)
+    }
+
+    @Test("against orders: the first code naming a known order is its order; short, over and unknown orders divert")
+    func decisionAgainstOrders() {
+        var rules = Topology.LaneDecision()
+        rules.checkOrders = true
+        #expect(Self.decide([("ORD-7", nil), ("A", "a"), ("B", "b")], rules: rules).reasons.isEmpty)
+        #expect(Self.decide([("A", "a"), ("ORD-7", nil), ("B", "b")], rules: rules).action == .pass, "any position")
+        #expect(Self.decide([("ORD-7", nil), ("A", "a")], rules: rules).reasons == [.shortPack])
+        #expect(Self.decide([("ORD-7", nil), ("A", "a"), ("B", "b"), ("C", "c")], rules: rules).reasons == [.overPack])
+        #expect(
+            Self.decide([("ORD-7", nil), ("A", "a"), ("C", "c")], rules: rules).reasons == [.shortPack, .overPack])
+        let unknown = Self.decide([("ORD-8", nil), ("A", "a")], rules: rules)
+        #expect(unknown.action == .divert && unknown.reasons == [.unknownOrder])
+        // A no-read parcel is a no-read, not also an unknown order; without checkOrders, no order reason.
+        #expect(Self.decide([], rules: rules).reasons == [.noRead])
+        #expect(Self.decide([("ORD-8", nil)], rules: Topology.LaneDecision()).reasons.isEmpty)
+    }
+
+    @Test("a lane's decision object: read with every problem by path, and stored and read back unchanged")
+    func laneDecisionConfig() throws {
+        let good = #"""
+            {"sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "top"}, {"id": "side", "travelSeconds": 1}],
+              "decision": {"deadlineSeconds": 0.8, "divertOn": ["no-read", "short-pack"], "checkOrders": true,
+                           "beltSpeed": 1.5, "divertDistance": 4}}]}]}
+            """#
+        let topology = try Topology.parse(Array(good.utf8), file: "t.json")
+        let decision = try #require(topology.lane(site: "dc1", id: "L1")?.decision)
+        #expect(
+            decision
+                == Topology.LaneDecision(
+                    deadlineMilliseconds: 800, divertOn: [.noRead, .shortPack], checkOrders: true, beltSpeed: 1.5,
+                    divertDistance: 4))
+        #expect(Topology.LaneDecision(stored: decision.json) == decision)
+        #expect(topology.lane(site: "dc1", id: "L1").map { $0.decision != nil } == true)
+        let bad = #"""
+            {"sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "top"}],
+              "decision": {"deadlineSeconds": 0, "divertOn": ["no-read", "jam\u001b[2J"], "checkOrder": true}}]}]}
+            """#
+        do {
+            _ = try Topology.parse(Array(bad.utf8), file: "t.json")
+            Issue.record("a bad decision object was accepted")
+        } catch {
+            let paths = error.issues.map(\.path)
+            #expect(paths.contains("sites[0].lanes[0].decision.deadlineSeconds"), "\(paths)")
+            #expect(paths.contains("sites[0].lanes[0].decision.divertOn[1]"), "\(paths)")
+            #expect(error.description.contains("checkOrder"), "\(error)")
+            #expect(!error.description.contains("\u{1B}"), "a control character from the file is escaped")
+        }
     }
 }

@@ -48,6 +48,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var packs: [(record: PackRecordEvent, published: Bool)] = []
         var parcels: [(row: UnmergedParcel, merged: Bool)] = []
         var parcelPasses: [String: StoredParcelPass] = [:]
+        var decisions: [(decision: DecisionEvent, published: Bool)] = []
     }
 
     struct StoredParcelPass {
@@ -140,6 +141,8 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         }
     }
     public var packRecords: [PackRecordEvent] { lock.withLock { tables.packs.map(\.record) } }
+    /// The aggregator's decisions as stored (a published one as it was sent).
+    public var decisions: [(decision: DecisionEvent, published: Bool)] { lock.withLock { tables.decisions } }
 
     // MARK: ReconcileStore
 
@@ -385,6 +388,23 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         func markParcelPassPublished(passId: String, revision: Int) throws {
             if let stored = tables.parcelPasses[passId] {
                 tables.parcelPasses[passId]?.publishedRevision = max(stored.publishedRevision, revision)
+            }
+        }
+
+        func insertDecision(_ decision: DecisionEvent) throws {
+            guard !tables.decisions.contains(where: { $0.decision.eventId == decision.eventId }) else { return }
+            tables.decisions.append((decision, false))
+        }
+
+        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
+            Array(
+                tables.decisions.filter { !$0.published }.map(\.decision).sorted { $0.closedAt < $1.closedAt }.prefix(
+                    limit))
+        }
+
+        func markDecisionPublished(_ decision: DecisionEvent) throws {
+            for index in tables.decisions.indices where tables.decisions[index].decision.eventId == decision.eventId {
+                tables.decisions[index] = (decision, true)
             }
         }
     }
