@@ -359,3 +359,4 @@ echo
 scripts/bench/dashboard.sh "$bin"
 scripts/bench/camera.sh "$bin"
 scripts/bench/decisions.sh "$bin"
+scripts/bench/aggregator-decisions.sh "$bin"
