@@ -28,9 +28,10 @@ struct TailCommand: ParsableCommand {
     @Option(help: "Stop after this many events.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
 
-    /// What it can follow: the agents' families, decisions and belt speeds (whose last subject
-    /// token is the lane: `--camera` then names a lane), and the aggregator's results.
-    static let families = (SubjectFamily.agent + [.decision, .belt] + SubjectFamily.resultsStream).map(\.rawValue)
+    /// What it can follow: the agents' families, decisions, measurements and belt speeds (whose
+    /// last subject token is the lane: `--camera` then names a lane), and the aggregator's results.
+    static let families = (SubjectFamily.agent + [.decision, .measure, .belt] + SubjectFamily.resultsStream).map(
+        \.rawValue)
 
     func validate() throws {
         if let type {
@@ -86,7 +87,10 @@ struct TailCommand: ParsableCommand {
         let time = event["time"]?.stringValue.map { String($0.dropFirst(11).prefix(12)) } ?? "?"
         let type = event["type"]?.stringValue ?? "?"
         let placeKey =
-            ["item": "lane", "parcelpass": "lane", "decision": "lane", "belt": "lane", "pack": "station"][type]
+            [
+                "item": "lane", "parcelpass": "lane", "decision": "lane", "measure": "lane", "belt": "lane",
+                "pack": "station",
+            ][type]
             ?? "camera"
         let place = event[placeKey]?.stringValue ?? "?"
         let who = "\(event["site"]?.stringValue ?? "?")/\(place)"
@@ -134,6 +138,7 @@ struct TailCommand: ParsableCommand {
                 state, "codes=" + pass.codes.map(\.value).joined(separator: ","),
                 "cameras=\(pass.cameras.count)/\(pass.camerasExpected)", "rev=\(pass.revision)", pass.passId,
             ]
+            if let measurement = pass.measurement { parts.append(Self.measured(measurement)) }
         case "decision":
             guard let decision = try? DecisionEvent.parse(event) else {
                 parts.append("(not a valid decision)")
@@ -143,6 +148,12 @@ struct TailCommand: ParsableCommand {
             if !decision.reasons.isEmpty { parts.append(decision.reasons.map(\.rawValue).joined(separator: ",")) }
             if decision.late { parts.append("LATE") }
             parts.append(decision.parcelId)
+        case "measure":
+            guard let measurement = try? MeasureEvent.parse(event) else {
+                parts.append("(not a valid measurement)")
+                break
+            }
+            parts += [measurement.device, Self.measured(measurement)]
         case "belt":
             let speed = event["speed"]?.doubleValue.map { String(format: "%.2f m/s", $0) }
             parts.append(speed ?? event["pulses"]?.intValue.map { "pulses=\($0)" } ?? "")
@@ -163,5 +174,15 @@ struct TailCommand: ParsableCommand {
         }
         // A value or id from a label or a camera may hold control characters: shown escaped.
         return TerminalText.escaped(parts.filter { !$0.isEmpty }.joined(separator: " "))
+    }
+
+    /// `412x305x220 mm 3.42 kg`, what was measured of it.
+    static func measured(_ measurement: MeasureEvent) -> String {
+        let sizes = [measurement.length, measurement.width, measurement.height]
+        var text =
+            sizes.contains { $0 != nil }
+            ? sizes.map { $0.map { String(format: "%.0f", $0) } ?? "?" }.joined(separator: "x") + " mm" : ""
+        if let weight = measurement.weight { text += (text.isEmpty ? "" : " ") + String(format: "%.2f kg", weight) }
+        return text
     }
 }

@@ -35,6 +35,7 @@ public final class PostgresSightingStore: SightingStore {
             stored.readings = try store.insertReadings(batch.readings)
             stored.parcels = try store.insertParcels(batch.parcels)
             stored.decisions = try store.insertDecisions(batch.decisions)
+            stored.measurements = try store.insertMeasurements(batch.measurements)
             for message in batch.refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)
@@ -169,5 +170,11 @@ public final class PostgresReconcileStore: ReconcileStore {
             try parcels.unpublishedDecisions(limit: limit)
         }
         func markDecisionPublished(_ decision: DecisionEvent) throws { try parcels.markDecisionPublished(decision) }
+        func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement] {
+            try parcels.unsettledMeasurements(limit: limit)
+        }
+        func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws {
+            try parcels.settleMeasurement(measurement, passId: passId)
+        }
     }
 }

@@ -17,14 +17,17 @@ public struct IngestCounts: Sendable, Equatable {
     public var parcelsStored = 0
     /// Decisions (`decision` events) stored.
     public var decisionsStored = 0
+    /// Dimensioner and scale readings (`measure` events) stored.
+    public var measurementsStored = 0
     public var duplicates = 0
     public var deadLetters = 0
 
     public init(
         messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
-        readingsStored: Int = 0, parcelsStored: Int = 0, decisionsStored: Int = 0, duplicates: Int = 0,
-        deadLetters: Int = 0
+        readingsStored: Int = 0, parcelsStored: Int = 0, decisionsStored: Int = 0, measurementsStored: Int = 0,
+        duplicates: Int = 0, deadLetters: Int = 0
     ) {
+        self.measurementsStored = measurementsStored
         self.parcelsStored = parcelsStored
         self.decisionsStored = decisionsStored
         self.messages = messages
@@ -42,7 +45,7 @@ public struct IngestCounts: Sendable, Equatable {
             sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
             noReadsStored: a.noReadsStored + b.noReadsStored, readingsStored: a.readingsStored + b.readingsStored,
             parcelsStored: a.parcelsStored + b.parcelsStored, decisionsStored: a.decisionsStored + b.decisionsStored,
-            duplicates: a.duplicates + b.duplicates,
+            measurementsStored: a.measurementsStored + b.measurementsStored, duplicates: a.duplicates + b.duplicates,
             deadLetters: a.deadLetters + b.deadLetters)
     }
 }
@@ -244,6 +247,7 @@ public final class IngestLoop: @unchecked Sendable {
         let readingPrefix = subjects.prefix + ".v1.\(SubjectFamily.reading.rawValue)."
         let parcelPrefix = subjects.prefix + ".v1.\(SubjectFamily.parcel.rawValue)."
         let decisionPrefix = subjects.prefix + ".v1.\(SubjectFamily.decision.rawValue)."
+        let measurePrefix = subjects.prefix + ".v1.\(SubjectFamily.measure.rawValue)."
         for message in messages {
             let bytes = message.bytes
             do {
@@ -286,6 +290,17 @@ public final class IngestLoop: @unchecked Sendable {
                     try EventValidator.checkPlace(
                         site: event.site, camera: event.camera, lane: event.lane, station: nil, topology: topology)
                     batch.events.decisions.append((event, body))
+                } else if message.subject.hasPrefix(measurePrefix) {
+                    let event = try MeasureEvent.parse(event)
+                    // Sent on its lane's subject (the device's permission), for a lane of the site.
+                    try EventValidator.checkLaneSender(
+                        site: event.site, lane: event.lane, subject: message.subject, family: .measure,
+                        subjects: subjects)
+                    if topology.site(event.site) != nil && topology.lane(site: event.site, id: event.lane) == nil {
+                        throw DeadLetter(
+                            .laneMismatch, "site '\(event.site)' has no lane '\(event.lane)' in the topology")
+                    }
+                    batch.events.measurements.append((event, body))
                 } else {
                     let event = try SessionEvent.parse(event)
                     try check(
@@ -324,6 +339,7 @@ public final class IngestLoop: @unchecked Sendable {
                 counts.readingsStored = stored.readings
                 counts.parcelsStored = stored.parcels
                 counts.decisionsStored = stored.decisions
+                counts.measurementsStored = stored.measurements
                 readiness?.set("postgres", ok: true, detail: "storing")
                 retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
@@ -340,7 +356,7 @@ public final class IngestLoop: @unchecked Sendable {
         onCommit?(batch.events.sightings.map(\.record.time))
         counts.duplicates =
             batch.events.events - counts.sightingsStored - counts.sessionEventsStored - counts.noReadsStored
-            - counts.readingsStored - counts.parcelsStored - counts.decisionsStored
+            - counts.readingsStored - counts.parcelsStored - counts.decisionsStored - counts.measurementsStored
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)

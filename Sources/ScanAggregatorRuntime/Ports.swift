@@ -68,6 +68,7 @@ public struct EventBatch: Sendable {
     public var readings: [ReadingEvent] = []
     public var parcels: [(record: ParcelEvent, body: String)] = []
     public var decisions: [(record: DecisionEvent, body: String)] = []
+    public var measurements: [(record: MeasureEvent, body: String)] = []
     public var refused: [RefusedMessage] = []
 
     public init() {}
@@ -75,6 +76,7 @@ public struct EventBatch: Sendable {
     /// Events to store (the refused left out).
     public var events: Int {
         sightings.count + sessions.count + noReads.count + readings.count + parcels.count + decisions.count
+            + measurements.count
     }
 }
 
@@ -103,11 +105,13 @@ public struct StoredCounts: Sendable, Equatable {
     public var readings = 0
     public var parcels = 0
     public var decisions = 0
+    public var measurements = 0
     public init(
         sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0, parcels: Int = 0,
-        decisions: Int = 0
+        decisions: Int = 0, measurements: Int = 0
     ) {
         self.decisions = decisions
+        self.measurements = measurements
         self.sightings = sightings
         self.sessions = sessions
         self.noReads = noReads
@@ -187,6 +191,10 @@ public protocol ReconcileTransaction {
     func unpublishedDecisions(limit: Int) throws -> [DecisionEvent]
     /// Marks a decision published, stored as it was sent (`late` when sent after its deadline).
     func markDecisionPublished(_ decision: DecisionEvent) throws
+    /// Measurements not attached to a parcel pass yet (nor given up on), oldest stored first.
+    func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement]
+    /// Marks a measurement attached to `passId`, or (nil) given up on.
+    func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws
 }
 
 /// What a runtime says of its connections (`/health/ready` in the programs).

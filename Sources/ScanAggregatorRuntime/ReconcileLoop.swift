@@ -25,6 +25,9 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// published.
     public var decisions = 0
     public var decisionsPublished = 0
+    /// Measurements attached to a parcel pass, and given up on (no pass of their lane near them).
+    public var measurementsAttached = 0
+    public var measurementsUnmatched = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 
@@ -45,6 +48,8 @@ public struct ReconcileCounts: Sendable, Equatable {
         parcelPassesPublished += round.parcelPassesPublished
         decisions += round.decisions
         decisionsPublished += round.decisionsPublished
+        measurementsAttached += round.measurementsAttached
+        measurementsUnmatched += round.measurementsUnmatched
     }
 }
 
@@ -261,8 +266,14 @@ public final class ReconcileLoop: @unchecked Sendable {
             ready.append((row.site, parcel, lane))
         }
         try db.markParcelsMerged(eventIds: setAside)
-        let times = ready.flatMap { [$0.parcel.firstSeen.milliseconds, $0.parcel.lastSeen.milliseconds] }
-        let reach = ready.map { $0.lane.span + $0.lane.windowMilliseconds + $0.lane.graceMilliseconds }.max() ?? 0
+        let measurements = try unsettledMeasurements(db, topology: topology, counts: &counts)
+        let times =
+            ready.flatMap { [$0.parcel.firstSeen.milliseconds, $0.parcel.lastSeen.milliseconds] }
+            + measurements.map { $0.row.measurement.time.milliseconds - $0.lane.measureOffsetMilliseconds }
+        let reach =
+            (ready.map(\.lane) + measurements.map(\.lane)).map {
+                $0.span + $0.windowMilliseconds + $0.graceMilliseconds
+            }.max() ?? 0
         var (passes, updatedAt) = try db.parcelPasses(
             from: Timestamp(milliseconds: (times.min() ?? now) - reach),
             to: Timestamp(milliseconds: (times.max() ?? now) + reach))
@@ -284,6 +295,9 @@ public final class ReconcileLoop: @unchecked Sendable {
             }
             counts.parcelsMerged += 1
         }
+        // Before closing: a measurement that finds its pass open goes out with its first revision.
+        try attach(
+            measurements, to: &passes, touched: &touched, watermarks: watermarks, db: db, counts: &counts)
         for index in passes.indices where !passes[index].closed {
             let pass = passes[index]
             guard let lane = topology.lane(site: pass.site, id: pass.lane) else { continue }
@@ -310,6 +324,58 @@ public final class ReconcileLoop: @unchecked Sendable {
                     pass: pass, camerasExpected: topology.lane(site: pass.site, id: pass.lane)?.cameras.count ?? 0)
             })
         try db.markParcelsMerged(eventIds: ready.map(\.parcel.eventId))
+    }
+
+    // MARK: measurements
+
+    /// The measurements waiting for their parcel pass, with their lanes; one for a lane the
+    /// topology does not have is settled without one at once.
+    private func unsettledMeasurements(
+        _ db: any ReconcileTransaction, topology: Topology, counts: inout ReconcileCounts
+    ) throws -> [(row: UnsettledMeasurement, lane: Topology.Lane)] {
+        var placed: [(row: UnsettledMeasurement, lane: Topology.Lane)] = []
+        for row in try db.unsettledMeasurements(limit: batchSize) {
+            guard let lane = topology.lane(site: row.measurement.site, id: row.measurement.lane) else {
+                try db.settleMeasurement(row.measurement, passId: nil)
+                counts.measurementsUnmatched += 1
+                continue
+            }
+            placed.append((row, lane))
+        }
+        return placed
+    }
+
+    /// Attaches each dimensioner or scale reading to the parcel pass that was at the device
+    /// (`ParcelMerging.place(_:lane:passes:)`); a closed pass goes out again as revision + 1. One
+    /// with no such pass waits until the lane has moved past it (its watermark, or the wall clock
+    /// since it was stored, beyond its time by the lane's span, window and grace), then is settled
+    /// without one.
+    private func attach(
+        _ measurements: [(row: UnsettledMeasurement, lane: Topology.Lane)], to passes: inout [ParcelPass],
+        touched: inout Set<Int>, watermarks: [LaneKey: Timestamp], db: any ReconcileTransaction,
+        counts: inout ReconcileCounts
+    ) throws {
+        let now = clock.now.milliseconds
+        for (row, lane) in measurements {
+            let measurement = row.measurement
+            if let index = ParcelMerging.place(measurement, lane: lane, passes: passes) {
+                passes[index].measurement = measurement
+                if passes[index].closed { passes[index].revision += 1 }
+                touched.insert(index)
+                try db.settleMeasurement(measurement, passId: passes[index].passId)
+                counts.measurementsAttached += 1
+                continue
+            }
+            let time = measurement.time.milliseconds - lane.measureOffsetMilliseconds
+            let margin = lane.span + lane.windowMilliseconds + lane.graceMilliseconds
+            let watermark = watermarks[LaneKey(site: measurement.site, lane: lane.id)]?.milliseconds ?? 0
+            // A device upstream of the first camera measures before any camera sees the parcel.
+            let wait = margin + max(0, -lane.measureOffsetMilliseconds)
+            if watermark > time + margin || now > row.received.milliseconds + wait {
+                try db.settleMeasurement(measurement, passId: nil)
+                counts.measurementsUnmatched += 1
+            }
+        }
     }
 
     // MARK: pack records

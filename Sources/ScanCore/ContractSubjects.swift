@@ -6,16 +6,17 @@
 /// becomes a subject, whatever let it in upstream.
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
-    case sighting, session, track, noread, status, reading, parcel, decision, belt, item, pack, parcelpass,
-        deadletter, cmd, order, orderack
+    case sighting, session, track, noread, status, reading, parcel, decision, measure, belt, item, pack,
+        parcelpass, deadletter, cmd, order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
     /// The agents' durable families (JetStream, the aggregator stores them).
     public static let durable: [SubjectFamily] = [.sighting, .session, .noread, .reading, .parcel]
-    /// Divert decisions, on `<prefix>.v1.decision.<site>.<lane>`: in the agents' stream, sent by
-    /// the agent of a one-camera lane.
-    public static let agentStreamOnly: [SubjectFamily] = [.decision]
+    /// Divert decisions and a lane's dimensioner and scale readings, on
+    /// `<prefix>.v1.<family>.<site>.<lane>`: in the agents' stream, sent by the agent of a
+    /// one-camera lane (or the aggregator) and by the devices.
+    public static let agentStreamOnly: [SubjectFamily] = [.decision, .measure]
     /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
     public static let results: [SubjectFamily] = [.item, .pack, .parcelpass]
     /// Everything in the results stream: the results and the answers to orders
@@ -128,6 +129,10 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     public func decision(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.decision) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    /// `<prefix>.v1.measure.<site>.<lane>`: what a lane's dimensioner or scale measured.
+    public func measure(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head(.measure) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func parcelPass(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.parcelpass) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text

@@ -77,15 +77,26 @@ public enum EventValidator {
     public static func checkDecisionSender(_ decision: DecisionEvent, subject: String, subjects: ContractSubjects)
         throws(DeadLetter)
     {
-        guard let sender = subjects.sender(ofAgentSubject: subject, family: .decision) else {
+        try checkLaneSender(
+            site: decision.site, lane: decision.lane, subject: subject, family: .decision, subjects: subjects)
+    }
+
+    /// An event about a lane (a decision, a measurement) is taken only from that lane's subject,
+    /// `<prefix>.v1.<family>.<site>.<lane>`: what may publish there is the bus's permissions' say.
+    public static func checkLaneSender(
+        site: String, lane: String, subject: String, family: SubjectFamily, subjects: ContractSubjects
+    ) throws(DeadLetter) {
+        guard let sender = subjects.sender(ofAgentSubject: subject, family: family) else {
             throw DeadLetter(
                 .subjectMismatch,
-                "subject '\(TerminalText.escaped(subject))' is not \(subjects.prefix).v1.decision.{site}.{lane}")
+                "subject '\(TerminalText.escaped(subject))' is not \(subjects.prefix).v1.\(family.rawValue).{site}.{lane}"
+            )
         }
-        guard sender.site == decision.site, sender.camera == decision.lane else {
+        guard sender.site == site, sender.camera == lane else {
             throw DeadLetter(
                 .subjectMismatch,
-                "the decision names site '\(decision.site)' and lane '\(decision.lane)' but came on '\(subject)'")
+                "the \(family.rawValue) names site '\(site)' and lane '\(lane)' but came on '\(TerminalText.escaped(subject))'"
+            )
         }
     }
 }

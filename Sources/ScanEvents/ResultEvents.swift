@@ -363,11 +363,15 @@ public struct ParcelPassEvent: Sendable, Equatable {
     public var codes: [Code]
     /// Required symbologies no camera read on it.
     public var missing: [String]
+    /// What the lane's dimensioner or scale measured of it (nil: nothing yet, or no device).
+    public var measurement: MeasureEvent?
 
     public init(
         passId: String, site: String, lane: String, firstSeen: Timestamp, lastSeen: Timestamp, revision: Int,
-        camerasExpected: Int, parcels: [CameraParcel], codes: [Code], missing: [String]
+        camerasExpected: Int, parcels: [CameraParcel], codes: [Code], missing: [String],
+        measurement: MeasureEvent? = nil
     ) {
+        self.measurement = measurement
         self.passId = passId
         self.site = site
         self.lane = lane
@@ -410,6 +414,7 @@ public struct ParcelPassEvent: Sendable, Equatable {
         writer.strings("missing", missing)
         writer.field("complete", complete)
         writer.field("noRead", noRead)
+        if let measurement { writer.raw("measurement", measurement.json) }
         return writer.finished()
     }
 
@@ -435,6 +440,9 @@ public struct ParcelPassEvent: Sendable, Equatable {
             lane: try fields.token("lane"), firstSeen: try fields.time("firstSeen"),
             lastSeen: try fields.time("lastSeen"),
             revision: try fields.int("revision"), camerasExpected: try fields.int("camerasExpected"), parcels: parcels,
-            codes: codes, missing: try fields.strings("missing"))
+            codes: codes, missing: try fields.strings("missing"),
+            measurement: try event["measurement"].flatMap { value throws(DeadLetter) in
+                value == .null ? nil : try MeasureEvent.parse(value)
+            })
     }
 }

@@ -166,6 +166,30 @@ extension EventStore {
         return added
     }
 
+    /// Stores measurements, each once (by event id); returns how many were new.
+    public func insertMeasurements(_ batch: [(record: MeasureEvent, body: String)]) throws(PGError) -> Int {
+        var added = 0
+        for (m, body) in batch {
+            added +=
+                try connection.query(
+                    """
+                    INSERT INTO measurements (event_id, site, lane, device, measured_at, length_mm, width_mm, height_mm,
+                                              weight_kg, body)
+                    VALUES ($1, $2, $3, $4, $5::timestamptz, $6::double precision, $7::double precision,
+                            $8::double precision, $9::double precision, $10::jsonb)
+                    ON CONFLICT (event_id, measured_at) DO NOTHING
+                    """,
+                    [
+                        .text(m.eventId), .text(m.site), .text(m.lane), .text(m.device), .text(m.time.description),
+                        .optionalText(m.length.map { String($0) }), .optionalText(m.width.map { String($0) }),
+                        .optionalText(m.height.map { String($0) }), .optionalText(m.weight.map { String($0) }),
+                        .text(body),
+                    ]
+                ).affected
+        }
+        return added
+    }
+
     /// Stores `reading.paused` / `reading.resumed` events, each once (by event id); returns how
     /// many were new.
     public func insertReadings(_ batch: [ReadingEvent]) throws(PGError) -> Int {

@@ -59,7 +59,8 @@ public struct ParcelPassStore {
         var updatedAt: [String: Timestamp] = [:]
         for row in try connection.query(
             """
-            SELECT pass_id, site, lane, members::text AS members, revision, closed_at IS NOT NULL AS closed,
+            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement, revision,
+                   closed_at IS NOT NULL AS closed,
                    floor(extract(epoch FROM updated_at) * 1000)::bigint AS updated
             FROM parcel_passes
             WHERE closed_at IS NULL OR (first_seen >= $1::timestamptz AND first_seen <= $2::timestamptz)
@@ -81,14 +82,15 @@ public struct ParcelPassStore {
             try connection.query(
                 """
                 INSERT INTO parcel_passes (pass_id, site, lane, first_seen, last_seen, cameras_expected, members, codes,
-                                           complete, no_read, revision, closed_at)
+                                           complete, no_read, revision, closed_at, measurement)
                 VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, $6::integer, $7::jsonb, $8::integer, $9::boolean,
-                        $10::boolean, $11::integer, CASE WHEN $12::boolean THEN now() END)
+                        $10::boolean, $11::integer, CASE WHEN $12::boolean THEN now() END, $13::jsonb)
                 ON CONFLICT (pass_id) DO UPDATE SET
                     first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen,
                     cameras_expected = EXCLUDED.cameras_expected, members = EXCLUDED.members, codes = EXCLUDED.codes,
                     complete = EXCLUDED.complete, no_read = EXCLUDED.no_read, revision = EXCLUDED.revision,
-                    closed_at = coalesce(parcel_passes.closed_at, EXCLUDED.closed_at), updated_at = now()
+                    closed_at = coalesce(parcel_passes.closed_at, EXCLUDED.closed_at), measurement = EXCLUDED.measurement,
+                    updated_at = now()
                 """,
                 [
                     .text(pass.passId), .text(pass.site), .text(pass.lane), .text(pass.firstSeen.description),
@@ -96,6 +98,7 @@ public struct ParcelPassStore {
                     .text(String(decoding: JSONWriter.array(pass.members.map(\.json)), as: UTF8.self)),
                     .int(pass.codes.count), .text(pass.complete ? "true" : "false"),
                     .text(pass.noRead ? "true" : "false"), .int(pass.revision), .text(pass.closed ? "true" : "false"),
+                    .optionalText(pass.measurement.map { String(decoding: $0.json, as: UTF8.self) }),
                 ])
         }
     }
@@ -113,7 +116,9 @@ public struct ParcelPassStore {
         var events: [ParcelPassEvent] = []
         for row in try connection.query(
             """
-            SELECT pass_id, site, lane, members::text AS members, revision, cameras_expected FROM parcel_passes
+            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement, revision,
+                   cameras_expected
+            FROM parcel_passes
             WHERE closed_at IS NOT NULL AND published_revision < revision ORDER BY last_seen, pass_id LIMIT $1
             """, [.int(limit)]
         ).named("parcel passes to publish") {
@@ -122,11 +127,15 @@ public struct ParcelPassStore {
         return events
     }
 
-    /// A stored pass from its row (`pass_id`, `site`, `lane`, `members` as text, `revision`).
+    /// A stored pass from its row (`pass_id`, `site`, `lane`, `members` and `measurement` as text,
+    /// `revision`).
     private static func pass(_ row: PGRow) throws(PGError) -> ParcelPass {
         var pass = ParcelPass(passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
         if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
             pass.members = members.compactMap(LaneParcel.init(stored:))
+        }
+        pass.measurement = try row.optionalText("measurement").flatMap { text in
+            (try? JSONValue.parse(Array(text.utf8))).flatMap(MeasureEvent.init(stored:))
         }
         pass.revision = try row.int("revision")
         return pass
@@ -175,5 +184,37 @@ public struct ParcelPassStore {
                 .text(decision.eventId), .text(decision.closedAt.description), .text(decision.late ? "true" : "false"),
                 .text(String(decoding: decision.json, as: UTF8.self)),
             ])
+    }
+
+    // MARK: measurements
+
+    /// Measurements not attached to a parcel pass yet (nor given up on), oldest stored first.
+    public func unsettledMeasurements(limit: Int) throws(PGError) -> [UnsettledMeasurement] {
+        var measurements: [UnsettledMeasurement] = []
+        for row in try connection.query(
+            """
+            SELECT body::text AS body, floor(extract(epoch FROM received_at) * 1000)::bigint AS received
+            FROM measurements WHERE NOT settled ORDER BY received_at LIMIT $1
+            """, [.int(limit)]
+        ).named("unsettled measurements") {
+            guard let value = try? JSONValue.parse(Array(try row.text("body").utf8)),
+                let measurement = MeasureEvent(stored: value)
+            else {
+                throw PGError(
+                    code: .unexpectedResult, function: "unsettled measurements", input: "body",
+                    message: "a stored measurement is not one")
+            }
+            measurements.append(UnsettledMeasurement(measurement, received: try row.milliseconds("received")))
+        }
+        return measurements
+    }
+
+    /// Marks a measurement attached to `passId`, or (nil) given up on.
+    public func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws(PGError) {
+        try connection.query(
+            """
+            UPDATE measurements SET settled = true, pass_id = $3
+            WHERE event_id = $1 AND measured_at = $2::timestamptz
+            """, [.text(measurement.eventId), .text(measurement.time.description), .optionalText(passId)])
     }
 }

@@ -55,7 +55,7 @@ public struct Retention {
 
     /// The time-series tables (not the rollups).
     public static let tables = [
-        "sightings", "noreads", "session_events", "heartbeats", "dead_letters", "parcels", "decisions",
+        "sightings", "noreads", "session_events", "heartbeats", "dead_letters", "parcels", "decisions", "measurements",
     ]
 
     public func settings() throws(PGError) -> [Setting] {

@@ -24,10 +24,14 @@ public struct SiteStore {
                             .text(site.id), .text(lane.id), .int(Int(lane.windowMilliseconds)),
                             .int(Int(lane.graceMilliseconds)),
                         ])
-                    if let decision = lane.decision {  // migration 0015
+                    if lane.decision != nil || lane.measureOffsetMilliseconds != 0 {  // migrations 0015, 0016
                         try connection.query(
-                            "UPDATE lanes SET decision = $3::jsonb WHERE site = $1 AND lane = $2",
-                            [.text(site.id), .text(lane.id), .text(String(decoding: decision.json, as: UTF8.self))])
+                            "UPDATE lanes SET decision = $3::jsonb, measure_offset_ms = $4 WHERE site = $1 AND lane = $2",
+                            [
+                                .text(site.id), .text(lane.id),
+                                .optionalText(lane.decision.map { String(decoding: $0.json, as: UTF8.self) }),
+                                .int(Int(lane.measureOffsetMilliseconds)),
+                            ])
                     }
                     for (position, camera) in lane.cameras.enumerated() {
                         try connection.query(
@@ -61,7 +65,10 @@ public struct SiteStore {
                 Topology.LaneCamera(id: try row.text("camera"), offsetMilliseconds: Int64(try row.int("offset_ms"))))
         }
         for row in try connection.query(
-            "SELECT site, lane, window_ms, grace_ms, decision::text AS decision FROM lanes ORDER BY site, lane"
+            """
+            SELECT site, lane, window_ms, grace_ms, decision::text AS decision, measure_offset_ms
+            FROM lanes ORDER BY site, lane
+            """
         ).named("lanes") {
             let site = try row.text("site")
             let lane = try row.text("lane")
@@ -71,8 +78,10 @@ public struct SiteStore {
                     id: lane, cameras: laneCameras[site + "\u{0}" + lane] ?? [],
                     windowMilliseconds: Int64(try row.int("window_ms")),
                     graceMilliseconds: Int64(try row.int("grace_ms")),
-                    decision: try row.optionalText("decision").flatMap { Topology.LaneDecision(stored: Array($0.utf8)) }
-                ))
+                    decision: try row.optionalText("decision").flatMap {
+                        Topology.LaneDecision(stored: Array($0.utf8))
+                    },
+                    measureOffsetMilliseconds: Int64(try row.int("measure_offset_ms"))))
         }
         for row in try connection.query(
             "SELECT site, station, coalesce(array_to_json(cameras)::text, '[]') AS cameras FROM stations ORDER BY site, station"

@@ -45,8 +45,11 @@ public struct ParcelPass: Sendable, Equatable {
     public var lane: String
     public var members: [LaneParcel] = []
     public var closed = false
-    /// 0 while open; 1 when first closed; +1 for every camera's parcel that joins after that.
+    /// 0 while open; 1 when first closed; +1 for every camera's parcel (or measurement) that
+    /// joins after that.
     public var revision = 0
+    /// What the lane's dimensioner or scale measured of it.
+    public var measurement: MeasureEvent?
 
     public init(passId: String, site: String, lane: String) {
         self.passId = passId
@@ -115,6 +118,24 @@ public enum ParcelMerging {
         return best?.index
     }
 
+    /// The pass a measurement belongs to: among the lane's passes with none yet, the one whose
+    /// time at the device (its anchor plus the device's offset) is nearest the measurement's,
+    /// within the lane's window. Nil: none (yet).
+    public static func place(_ measurement: MeasureEvent, lane: Topology.Lane, passes: [ParcelPass]) -> Int? {
+        guard measurement.lane == lane.id else { return nil }
+        let time = measurement.time.milliseconds - lane.measureOffsetMilliseconds
+        var best: (index: Int, distance: Int64)?
+        for index in passes.indices
+        where passes[index].site == measurement.site && passes[index].lane == lane.id
+            && passes[index].measurement == nil && !passes[index].members.isEmpty
+        {
+            let distance = abs(passes[index].anchor(on: lane) - time)
+            guard distance <= lane.windowMilliseconds, distance < (best?.distance ?? .max) else { continue }
+            best = (index, distance)
+        }
+        return best?.index
+    }
+
     /// An open pass is due when every camera of its lane has sent its parcel, or when the lane's
     /// watermark is past its time at the last camera plus the window and the grace.
     public static func isDue(_ pass: ParcelPass, lane: Topology.Lane, watermark: Timestamp) -> Bool {
@@ -132,6 +153,6 @@ extension ParcelPass {
             passId: passId, site: site, lane: lane, firstSeen: firstSeen, lastSeen: lastSeen, revision: revision,
             camerasExpected: camerasExpected,
             parcels: members.map { ParcelPassEvent.CameraParcel(camera: $0.camera, parcelId: $0.parcelId) },
-            codes: codes, missing: missing)
+            codes: codes, missing: missing, measurement: measurement)
     }
 }

@@ -180,3 +180,14 @@ extension LaneParcel {
             rejected: value["rejected"]?.boolValue ?? false)
     }
 }
+
+/// A measurement waiting for its parcel pass, with when it was stored.
+public struct UnsettledMeasurement: Sendable, Equatable {
+    public var measurement: MeasureEvent
+    public var received: Timestamp
+
+    public init(_ measurement: MeasureEvent, received: Timestamp) {
+        self.measurement = measurement
+        self.received = received
+    }
+}

@@ -35,10 +35,14 @@ public struct Topology: Sendable, Equatable {
         public var graceMilliseconds: Int64 = 2_000
         /// The aggregator decides each parcel pass of the lane (nil: it decides none).
         public var decision: LaneDecision?
+        /// Expected time from the first camera to the lane's dimensioner or scale (negative:
+        /// upstream of it), to match measurements to parcel passes.
+        public var measureOffsetMilliseconds: Int64 = 0
         public init(
             id: String, cameras: [LaneCamera], windowMilliseconds: Int64 = 1_000, graceMilliseconds: Int64 = 2_000,
-            decision: LaneDecision? = nil
+            decision: LaneDecision? = nil, measureOffsetMilliseconds: Int64 = 0
         ) {
+            self.measureOffsetMilliseconds = measureOffsetMilliseconds
             self.id = id
             self.cameras = cameras
             self.windowMilliseconds = windowMilliseconds
@@ -215,7 +219,8 @@ public struct Topology: Sendable, Equatable {
     ) -> Lane? {
         guard
             let members = reader.object(
-                element, at: path, allowed: ["id", "cameras", "windowSeconds", "graceSeconds", "decision"])
+                element, at: path,
+                allowed: ["id", "cameras", "windowSeconds", "graceSeconds", "decision", "measureOffsetSeconds"])
         else {
             return nil
         }
@@ -250,6 +255,11 @@ public struct Topology: Sendable, Equatable {
         }
         if let grace = reader.double(members["graceSeconds"], at: path + ".graceSeconds", range: 0...3600) {
             lane.graceMilliseconds = Int64((grace * 1000).rounded())
+        }
+        if let offset = reader.double(
+            members["measureOffsetSeconds"], at: path + ".measureOffsetSeconds", range: -3600...3600)
+        {
+            lane.measureOffsetMilliseconds = Int64((offset * 1000).rounded())
         }
         if let decision = members["decision"] {
             lane.decision = LaneDecision.read(decision, at: path + ".decision", reader: &reader)

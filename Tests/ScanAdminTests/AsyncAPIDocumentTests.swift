@@ -38,7 +38,7 @@ struct AsyncAPIDocumentTests {
             summary["subjects"]
                 == .object([
                     ("belt", .string("lane")), ("decision", .string("lane")), ("item", .string("lane")),
-                    ("noread", .string("camera")),
+                    ("measure", .string("lane")), ("noread", .string("camera")),
                     ("order", .string("")),
                     ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
                     ("parcelpass", .string("lane")),
@@ -88,6 +88,7 @@ struct AsyncAPIDocumentTests {
             }
             + [
                 placeholders(try subjects.decision(site: "SITE", lane: "LANE")),
+                placeholders(try subjects.measure(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.belt(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.item(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.parcelPass(site: "SITE", lane: "LANE")),

@@ -44,10 +44,10 @@ struct RetentionCommandTests {
         let heartbeats = rows.first { $0["table"]?.stringValue == "heartbeats" }
         #expect(heartbeats?["days"]?.intValue == 7)
         #expect(heartbeats?["toDrop"]?.intValue == 1, "\(String(describing: heartbeats))")
-        #expect(rows.count == 8, "seven tables and the rollups")
-        // Parcels and decisions are partitioned by day like the others: kept 90 days, partitions
-        // made from yesterday to three days ahead.
-        for table in ["parcels", "decisions"] {
+        #expect(rows.count == 9, "eight tables and the rollups")
+        // Parcels, decisions and measurements are partitioned by day like the others: kept 90 days,
+        // partitions made from yesterday to three days ahead.
+        for table in ["parcels", "decisions", "measurements"] {
             let row = rows.first { $0["table"]?.stringValue == table }
             #expect(
                 row?["days"]?.intValue == 90 && (row?["partitions"]?.intValue ?? 0) >= 5, "\(String(describing: row))")

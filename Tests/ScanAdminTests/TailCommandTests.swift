@@ -77,6 +77,18 @@ struct TailCommandTests {
         #expect(
             TailCommand.line(subject: "scantrack.v1.decision.dc1.L1", event: .object([("type", .string("decision"))]))
                 .hasSuffix("decision (not a valid decision)"))
+        let measurement = MeasureEvent(
+            eventId: "m1", site: "dc1", lane: "L1", device: "dim-1", time: Timestamp(milliseconds: 1_795_680_001_250),
+            length: 412.4, width: 305, height: 220, weight: 3.421)
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.measure.dc1.L1", event: try JSONValue.parse(measurement.json))
+                == "08:00:01.250 dc1/L1 measure dim-1 412x305x220 mm 3.42 kg")
+        let scale = MeasureEvent(
+            eventId: "m2", site: "dc1", lane: "L1", device: "scale", time: Timestamp(milliseconds: 1_795_680_001_250),
+            weight: 0.5)
+        #expect(
+            TailCommand.line(subject: "scantrack.v1.measure.dc1.L1", event: try JSONValue.parse(scale.json))
+                == "08:00:01.250 dc1/L1 measure scale 0.50 kg")
     }
 
     @Test("NATS_URL is the server when neither --nats nor SCANTRACK_NATS is given; SCANTRACK_NATS wins over it")

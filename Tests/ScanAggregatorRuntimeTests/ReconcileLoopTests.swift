@@ -212,6 +212,51 @@ struct ReconcileLoopTests {
         #expect(parts.store.decisions.allSatisfy(\.published) && parts.store.decisions.last?.decision.late == true)
     }
 
+    @Test(
+        "a measurement joins its parcel pass: before it closes, or after as a new revision; one no pass was near is given up once the lane moved on"
+    )
+    func measurements() throws {
+        var topology = Self.topology
+        topology.sites[0].lanes[0].measureOffsetMilliseconds = 2_500  // the scale, 1 s past cam-2
+        let parts = Parts(topology: topology)
+        func measure(_ id: String, at offset: Int64, lane: String = "L1", weight: Double) -> MeasureEvent {
+            MeasureEvent(
+                eventId: id, site: "dc1", lane: lane, device: "scale-1", time: parts.t0.adding(milliseconds: offset),
+                weight: weight)
+        }
+        // Parcel 1 is weighed before cam-2 sends its parcel: the open pass takes it.
+        parts.sight("A", "cam-1", at: 0, track: "c1-a")
+        try parts.parcel("c1-p1", "cam-1", at: 0, codes: [("c1-a", "A")])
+        parts.store.addMeasurement(measure("w1", at: 2_540, weight: 1.25))
+        parts.store.addMeasurement(measure("w-elsewhere", at: 2_540, lane: "L9", weight: 9))
+        let first = try parts.loop.runOnce()
+        #expect(first.measurementsAttached == 1 && first.measurementsUnmatched == 1 && first.parcelPassesClosed == 0)
+        parts.sight("A", "cam-2", at: 1_510, track: "c2-a")
+        try parts.parcel("c2-p1", "cam-2", at: 1_510, codes: [("c2-a", "A")])
+        try parts.loop.runOnce()
+        let weighed = try #require(try parts.publishedParcelPasses().last)
+        #expect(
+            weighed.revision == 1 && weighed.measurement?.weight == 1.25 && weighed.measurement?.device == "scale-1")
+        // Parcel 2 closes before its weight comes: published again as revision 2, with it.
+        parts.sight("B", "cam-1", at: 5_000, track: "c1-b")
+        parts.sight("B", "cam-2", at: 6_500, track: "c2-b")
+        try parts.parcel("c1-p2", "cam-1", at: 5_000, codes: [("c1-b", "B")])
+        try parts.parcel("c2-p2", "cam-2", at: 6_500, codes: [("c2-b", "B")])
+        try parts.loop.runOnce()
+        #expect(try parts.publishedParcelPasses().last?.measurement == nil)
+        parts.store.addMeasurement(measure("w2", at: 7_480, weight: 7.5))
+        #expect(try parts.loop.runOnce().measurementsAttached == 1)
+        let late = try #require(try parts.publishedParcelPasses().last)
+        #expect(late.revision == 2 && late.measurement?.weight == 7.5 && late.codes.map(\.value) == ["B"])
+        // A weight with no parcel near it waits, then is given up once the lane has moved past it.
+        parts.store.addMeasurement(measure("w3", at: 20_000, weight: 2))
+        #expect(try parts.loop.runOnce().measurementsUnmatched == 0)
+        parts.sight("Z", "cam-1", at: 40_000, track: "c1-z")
+        #expect(try parts.loop.runOnce().measurementsUnmatched == 1)
+        #expect(parts.store.measurementPasses["w3"] == .some(nil))
+        #expect(parts.store.measurementPasses["w1"] == .some(weighed.passId))
+    }
+
     @Test("a pass seen by every camera of its lane closes in the round that completes it, and is published once")
     func completePass() throws {
         let parts = Parts()

@@ -64,6 +64,35 @@ struct WireEventTests {
         #expect(throws: DeadLetter.self) { try ReadingEvent.parse(try JSONValue.parse(Array(odd.utf8))) }
     }
 
+    @Test("a measurement reads back to the same bytes; a device reading that breaks the contract is refused")
+    func measureEvents() throws {
+        let event = MeasureEvent(
+            eventId: "dim-1-000042", site: "dc1", lane: "L1", device: "dim-1", time: Self.start, length: 412.5,
+            width: 305, height: 220.25, weight: 3.42)
+        let parsed = try MeasureEvent.parse(try JSONValue.parse(event.json))
+        #expect(parsed == event && parsed.json == event.json)
+        let scaleOnly = MeasureEvent(
+            eventId: "s-1", site: "dc1", lane: "L1", device: "scale", time: Self.start, weight: 0.2)
+        #expect(try MeasureEvent.parse(try JSONValue.parse(scaleOnly.json)) == scaleOnly)
+        let head =
+            #""type": "measure", "eventId": "m", "site": "dc1", "lane": "L1", "time": "2026-11-26T06:00:00.000Z""#
+        for (body, reason) in [
+            (#"{\#(head), "device": "d"}"#, DeadLetterReason.missingField),  // nothing measured
+            (#"{\#(head), "device": "d", "length": -4}"#, .badValue),
+            (#"{\#(head), "device": "d", "weight": 20000}"#, .badValue),
+            (#"{\#(head), "device": "d", "height": "tall"}"#, .wrongType),
+            (#"{\#(head), "device": "dim.1", "length": 4}"#, .badToken),  // a dot would split a subject
+            (#"{\#(head), "length": 4}"#, .missingField),
+        ] {
+            do {
+                _ = try MeasureEvent.parse(try JSONValue.parse(Array(body.utf8)))
+                Issue.record("accepted: \(body)")
+            } catch {
+                #expect((error as? DeadLetter)?.reason == reason, "\(body): \(error)")
+            }
+        }
+    }
+
     @Test("what the agent writes, each type reads back to the same bytes")
     func roundTrip() throws {
         let events = Self.run()

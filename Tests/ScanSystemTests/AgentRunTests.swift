@@ -244,6 +244,19 @@ struct AgentRunTests {
         #expect(denied(camera, .subscription, "scantrack.v1.belt.dc1.L2", since: reading))
         #expect(camera.denial(.subscription, subject: "scantrack.v1.belt.dc1.L1", since: reading) == nil)
         #expect(gateway.denial(.publish, subject: "scantrack.v1.belt.dc1.L1", since: watching) == nil)
+        // Measurements: the gateway bridges the lanes' dimensioners and scales; a camera may not.
+        let measuring = camera.reportedErrors
+        try gateway.publish(subject: "scantrack.v1.measure.dc1.L1", bytes: Array("{}".utf8))
+        try camera.publish(subject: "scantrack.v1.measure.dc1.L1", bytes: Array("{}".utf8))
+        #expect(denied(camera, .publish, "scantrack.v1.measure.dc1.L1", since: measuring))
+        #expect(gateway.denial(.publish, subject: "scantrack.v1.measure.dc1.L1", since: watching) == nil)
+        // The aggregator decides the lanes of several cameras: it may publish decisions.
+        let aggregator = try NATSConnection(url: url("aggregator", "agg-pass"))
+        let deciding = aggregator.reportedErrors
+        try aggregator.publish(subject: "scantrack.v1.decision.dc1.L1", bytes: Array("{}".utf8))
+        try aggregator.publish(subject: "scantrack.v1.measure.dc1.L1", bytes: Array("{}".utf8))
+        #expect(denied(aggregator, .publish, "scantrack.v1.measure.dc1.L1", since: deciding))
+        #expect(aggregator.denial(.publish, subject: "scantrack.v1.decision.dc1.L1", since: deciding) == nil)
     }
 
     @Test(

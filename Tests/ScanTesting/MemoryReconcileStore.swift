@@ -49,6 +49,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var parcels: [(row: UnmergedParcel, merged: Bool)] = []
         var parcelPasses: [String: StoredParcelPass] = [:]
         var decisions: [(decision: DecisionEvent, published: Bool)] = []
+        var measurements: [(row: UnsettledMeasurement, settled: Bool, passId: String?)] = []
     }
 
     struct StoredParcelPass {
@@ -141,6 +142,21 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         }
     }
     public var packRecords: [PackRecordEvent] { lock.withLock { tables.packs.map(\.record) } }
+    /// A measurement as ingest stores it, received now.
+    public func addMeasurement(_ measurement: MeasureEvent) {
+        lock.withLock {
+            tables.measurements.append((UnsettledMeasurement(measurement, received: clock.now), false, nil))
+        }
+    }
+    /// Each measurement's pass: absent while unsettled, nil when given up on.
+    public var measurementPasses: [String: String?] {
+        lock.withLock {
+            Dictionary(
+                uniqueKeysWithValues: tables.measurements.filter(\.settled).map {
+                    ($0.row.measurement.eventId, $0.passId)
+                })
+        }
+    }
     /// The aggregator's decisions as stored (a published one as it was sent).
     public var decisions: [(decision: DecisionEvent, published: Bool)] { lock.withLock { tables.decisions } }
 
@@ -400,6 +416,18 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             Array(
                 tables.decisions.filter { !$0.published }.map(\.decision).sorted { $0.closedAt < $1.closedAt }.prefix(
                     limit))
+        }
+
+        func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement] {
+            Array(tables.measurements.filter { !$0.settled }.map(\.row).prefix(limit))
+        }
+
+        func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws {
+            for index in tables.measurements.indices
+            where tables.measurements[index].row.measurement.eventId == measurement.eventId {
+                tables.measurements[index].settled = true
+                tables.measurements[index].passId = passId
+            }
         }
 
         func markDecisionPublished(_ decision: DecisionEvent) throws {

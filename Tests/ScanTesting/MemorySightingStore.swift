@@ -15,6 +15,7 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     private var readingsById: [String: ReadingEvent] = [:]
     private var parcelsById: [String: ParcelEvent] = [:]
     private var decisionsById: [String: DecisionEvent] = [:]
+    private var measurementsById: [String: MeasureEvent] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
@@ -41,6 +42,7 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     public var readings: [ReadingEvent] { lock.withLock { Array(readingsById.values) } }
     public var parcels: [ParcelEvent] { lock.withLock { Array(parcelsById.values) } }
     public var decisions: [DecisionEvent] { lock.withLock { Array(decisionsById.values) } }
+    public var measurements: [MeasureEvent] { lock.withLock { Array(measurementsById.values) } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
@@ -76,6 +78,10 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
             for (decision, _) in batch.decisions where decisionsById[decision.eventId] == nil {
                 decisionsById[decision.eventId] = decision
                 added.decisions += 1
+            }
+            for (measurement, _) in batch.measurements where measurementsById[measurement.eventId] == nil {
+                measurementsById[measurement.eventId] = measurement
+                added.measurements += 1
             }
             letters += batch.refused
             return added

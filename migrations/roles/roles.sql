@@ -36,7 +36,7 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO scantrack_wr
 GRANT INSERT, UPDATE, DELETE ON
     sightings, noreads, session_events, heartbeats, dead_letters, cameras, item_passes, item_sightings,
     lane_watermarks, pack_records, pack_lines, read_rollups, pass_rollups, heartbeat_rollups,
-    sites, lanes, lane_cameras, stations, reading_events, parcels, decisions, parcel_passes
+    sites, lanes, lane_cameras, stations, reading_events, parcels, decisions, parcel_passes, measurements
     TO scantrack_writer;
 GRANT USAGE ON SEQUENCE dead_letters_id_seq TO scantrack_writer;
 
