@@ -20,7 +20,10 @@ public final class AggregatorRuntime: Sendable {
     private let logger: Logger
     private let readiness: (any HealthReport)?
     private let totals = Totals()
-    /// Between reconciliation rounds that found less than a batch.
+    /// Ends the reconciliation pause early when ingest has stored parcels: a parcel pass and its
+    /// divert decision wait for the next round, and a diverter is waiting for that.
+    private let parcelsStored = Nudge()
+    /// Between reconciliation rounds that found less than a batch (cut short when parcels come).
     public let reconcilePause: Duration
 
     /// `reconcile` nil: this replica only stores events (`--ingest-only`). `orders` nil: no
@@ -99,6 +102,7 @@ public final class AggregatorRuntime: Sendable {
             while !stop.isStopped {
                 let counts = try loop.runOnce(stop: stop)
                 totals.ingest = loop.totals
+                if counts.parcelsStored > 0 { parcelsStored.fire() }
                 if counts.messages > 0 {
                     logger.debug(
                         "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
@@ -115,17 +119,21 @@ public final class AggregatorRuntime: Sendable {
     }
 
     /// Rounds until stopped: at once while a round finds a full batch, else after
-    /// `reconcilePause`; a failed round is retried on the poll policy, each new error logged once.
+    /// `reconcilePause` or as soon as ingest has stored parcels (since the round began); a failed
+    /// round is retried on the poll policy, each new error logged once.
     func runReconcile(_ loop: ReconcileLoop, stop: StopToken) {
         var retry = RetryLog("reconciliation paused", logger: logger, policy: .poll)
         let reconciliationLag = AggregatorMetrics().reconciliationLag
+        let nudge = parcelsStored
+        stop.whenStopped { nudge.fire() }
         while !stop.isStopped {
             do {
+                let pause = parcelsStored.renew()
                 let counts = try loop.runOnce()
                 totals.reconcile = loop.totals
                 retry.succeeded("reconciliation resumed")
                 if let lag = try? loop.lagSeconds() { reconciliationLag.record(lag) }
-                if counts.sightings < loop.batchSize { clock.sleep(for: reconcilePause, stop: stop) }
+                if counts.sightings < loop.batchSize { clock.sleep(for: reconcilePause, stop: pause) }
             } catch {
                 retry.failedAndWait(error, stop: stop, sleeper: clock)
             }
@@ -140,6 +148,24 @@ public final class AggregatorRuntime: Sendable {
                 "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)",
                 "packsPublished": "\(totals.packsPublished)",
             ])
+    }
+
+    /// A wake-up call between threads: `renew` hands out a token that the next `fire` stops, so
+    /// a sleep on it ends early; a fire before the sleep begins (during the round) is not lost.
+    private final class Nudge: @unchecked Sendable {
+        // @unchecked: guarded by the lock.
+        private let lock = NSLock()
+        private var current = StopToken()
+
+        /// The token for the coming pause: a fresh one unless it has not fired since.
+        func renew() -> StopToken {
+            lock.withLock {
+                if current.isStopped { current = StopToken() }
+                return current
+            }
+        }
+
+        func fire() { lock.withLock { current }.stop() }
     }
 
     /// The loops' running totals, written by their threads, read by anyone.

@@ -35,8 +35,8 @@ echo "\`dropLate\`, with grouping and without decisions of their own; \`scan-agg
 echo "with the lane's \`decision\` in the topology (\`deadlineSeconds\` 1); \`scripts/io_gateway.py\` measures each"
 echo "decision's latency from \`closedAt\` (when the last camera's parcel of the pass left its view) to its arrival."
 echo "Nothing pinned: the two agents, the aggregator, the gateway, nats-server and PostgreSQL share the two cores."
-echo "The path: agent spool → JetStream → ingest (fetch, COPY, commit) → reconciliation round (every 250 ms when"
-echo "idle) → decision published → gateway."
+echo "The path: agent spool → JetStream → ingest (fetch, COPY, commit) → reconciliation round (started as soon as"
+echo "ingest has stored parcels) → decision published → gateway."
 echo
 echo "| clip | decisions/s | pass | divert | late | p50 | p99 | max |"
 echo "|---|---|---|---|---|---|---|---|"
