@@ -116,7 +116,8 @@ struct AggregatorRuntimeTests {
             Topology(sites: [
                 Topology.Site(
                     id: "dc1",
-                    lanes: [Topology.Lane(id: "L1", cameras: [Topology.LaneCamera(id: "cam-1", offsetMilliseconds: 0)])])
+                    lanes: [Topology.Lane(id: "L1", cameras: [Topology.LaneCamera(id: "cam-1", offsetMilliseconds: 0)])]
+                )
             ]))
         let results = RecordingPublisher()
         let logger = Logger(label: "test")
@@ -129,7 +130,8 @@ struct AggregatorRuntimeTests {
             },
             reconcile: { _ in
                 ReconcileLoop(
-                    store: reconcileStore, publisher: results, subjects: settings.subjects, clock: clock, logger: logger)
+                    store: reconcileStore, publisher: results, subjects: settings.subjects, clock: clock, logger: logger
+                )
             }, clock: wall, logger: logger, reconcilePause: .seconds(3600))
         let group = programGroup(runtime.services, stopsOnSignals: false, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in

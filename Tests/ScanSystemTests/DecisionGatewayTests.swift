@@ -118,6 +118,96 @@ struct DecisionGatewayTests {
         )
     }
 
+    /// The codes of a parcel or decision event, as one sorted text (what identifies it across
+    /// cameras and runs).
+    static func codes(_ event: JSONValue) -> String {
+        guard case .array(let codes)? = event["codes"] else { return "" }
+        return codes.compactMap { $0["value"]?.stringValue }.sorted().joined(separator: "+")
+    }
+
+    @Test(
+        "a lane of two cameras: the aggregator merges their parcels into parcel passes and sends one valid decision for each to the gateway",
+        .enabled(if: TestEnvironment.postgresEnabled), arguments: [(UInt64(3), 10.0), (7, 14.0)])
+    func aggregatorDecides(seed: UInt64, speed: Double) throws {
+        let nats = try H.PrivateNATS()
+        let (clip, _) = try ReplayHarness.clip(
+            of: Scenarios.parcels(seed: seed, speed: speed), name: "aggdecide-\(seed)")
+        let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let database = try MigratedDatabase(prefix: "st_aggdecide")
+        defer { database.drop() }
+        // A top and a side camera at the same place; the lane decided by the aggregator.
+        try #"""
+        {"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "windowSeconds": 0.5, "graceSeconds": 1,
+          "cameras": [{"id": "cam-01"}, {"id": "cam-02", "travelSeconds": 0}],
+          "decision": {"deadlineSeconds": 5}}]}]}
+        """#.write(toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
+        let aggregator = try ProcessRunner.start(
+            TestEnvironment.productsDirectory + "/scan-aggregator",
+            ["run", "--prefix", prefix, "--topology", dir + "/topology.json", "--batch", "50"],
+            environment: ProcessInfo.processInfo.environment.merging([
+                "SCANTRACK_NATS": nats.url, "SCANTRACK_PG": database.dsn,
+                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+            ]) { _, new in new }, log: dir + "/aggregator.log")
+        defer { if aggregator.isRunning { aggregator.terminate() } }
+        #expect(
+            H.eventually(seconds: 30) {
+                ((try? String(contentsOfFile: dir + "/aggregator.log", encoding: .utf8)) ?? "").contains("ingesting")
+            }, "the aggregator started")
+        let ready = dir + "/gateway.ready"
+        let gateway = try ProcessRunner.start(
+            TestEnvironment.repoRoot + "/.cache/venv/bin/python",
+            [
+                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--nats", nats.url, "--prefix", prefix, "--site",
+                "dc1", "--lane", "L1", "--ready", ready, "--idle", "8", "--timeout", "180",
+            ], environment: ProcessInfo.processInfo.environment, log: dir + "/gateway.err",
+            stdoutFile: dir + "/gateway.out")
+        defer { if gateway.isRunning { gateway.terminate() } }
+        #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
+        var agents: [Process] = []
+        for camera in ["cam-01", "cam-02"] {
+            let config = try H.config(
+                in: dir, camera: camera, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix,
+                extra: #", "grouping": {"enabled": true, "require": ["GS1-128"]}"#)
+            agents.append(try H.start(config: config, log: dir + "/\(camera).log"))
+        }
+        for (index, agent) in agents.enumerated() {
+            #expect(H.waitForExit(agent))
+            let log = (try? String(contentsOfFile: dir + "/cam-0\(index + 1).log", encoding: .utf8)) ?? ""
+            #expect(agent.terminationStatus == 0, "\(log)")
+        }
+        #expect(H.waitForExit(gateway, seconds: 60))
+        aggregator.terminate()
+        #expect(H.waitForExit(aggregator, seconds: 30) && aggregator.terminationStatus == 0)
+        let output =
+            ((try? String(contentsOfFile: dir + "/gateway.out", encoding: .utf8)) ?? "")
+            + ((try? String(contentsOfFile: dir + "/gateway.err", encoding: .utf8)) ?? "")
+        let summary = try JSONValue.parse(
+            Array((output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "").utf8))
+
+        let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
+        let top = parcels.filter { $0["camera"] == .string("cam-01") }
+        let side = parcels.filter { $0["camera"] == .string("cam-02") }
+        #expect(top.count >= 6 && top.count == side.count, "the scene's boxes, seen by both cameras")
+        // One decision per parcel pass — a box both cameras saw is one — naming what was read on it.
+        #expect(decisions.count == top.count, "\(decisions.count) decisions for \(top.count) boxes")
+        #expect(decisions.allSatisfy { $0["decidedBy"] == .string("aggregator") && $0["lane"] == .string("L1") })
+        #expect(decisions.map(Self.codes).sorted() == top.map(Self.codes).sorted())
+        #expect(
+            try Int(database.connection.query("SELECT count(*) FROM parcel_passes").rows.first?[0] ?? "0")
+                == top.count)
+        #expect(summary["ok"] == .bool(true), "\(output)")
+        #expect(summary["decisions"]?.intValue == decisions.count, "\(output)")
+        // The torn SSCC and the unreadable box are diverted.
+        #expect((summary["reasons"]?["missing-required"]?.intValue ?? 0) >= 2, "\(output)")
+        #expect((summary["reasons"]?["no-read"]?.intValue ?? 0) >= 1, "\(output)")
+        let latency = summary["latencyMs"]
+        print(
+            "aggregator decision latency, seed \(seed): p50 \(latency?["p50"]?.doubleValue ?? -1) ms, p99 \(latency?["p99"]?.doubleValue ?? -1) ms (debug build)"
+        )
+    }
+
     @Test(
         "JetStream away past the deadline: the decisions wait in the spool and go out marked late, each once",
         arguments: [UInt64(2), 6])
