@@ -35,6 +35,21 @@ struct DecisionGatewayTests {
                 """#)
     }
 
+    /// scripts/io_gateway.py on lane L1 of dc1, its output in `dir` (gateway.out, gateway.err),
+    /// once it has subscribed; it stops `idleSeconds` after the last decision.
+    static func startGateway(url: String, prefix: String, dir: String, idleSeconds: Int) throws -> Process {
+        let ready = dir + "/gateway.ready"
+        let gateway = try ProcessRunner.start(
+            TestEnvironment.repoRoot + "/.cache/venv/bin/python",
+            [
+                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--nats", url, "--prefix", prefix, "--site", "dc1",
+                "--lane", "L1", "--ready", ready, "--idle", String(idleSeconds), "--timeout", "180",
+            ], environment: ProcessInfo.processInfo.environment, log: dir + "/gateway.err",
+            stdoutFile: dir + "/gateway.out")
+        #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
+        return gateway
+    }
+
     /// The parcel and decision events in the prefix's agents' stream.
     static func streamed(_ url: String, prefix: String) throws -> (parcels: [JSONValue], decisions: [JSONValue]) {
         let events = try H.streamEvents(try NATSConnection(url: url).jetStream(), prefix: prefix)
@@ -53,16 +68,8 @@ struct DecisionGatewayTests {
         let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let prefix = TestEnvironment.uniqueName("st")
-        let ready = dir + "/gateway.ready"
-        let gateway = try ProcessRunner.start(
-            TestEnvironment.repoRoot + "/.cache/venv/bin/python",
-            [
-                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--nats", nats.url, "--prefix", prefix, "--site",
-                "dc1", "--lane", "L1", "--ready", ready, "--idle", "6", "--timeout", "120",
-            ], environment: ProcessInfo.processInfo.environment, log: dir + "/gateway.err",
-            stdoutFile: dir + "/gateway.out")
+        let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 6)
         defer { if gateway.isRunning { gateway.terminate() } }
-        #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
 
         // The lane's PLC says 4 m/s, ten times a second, while the agent runs.
         let plc = try NATSConnection(url: nats.url)
@@ -155,16 +162,8 @@ struct DecisionGatewayTests {
             H.eventually(seconds: 30) {
                 ((try? String(contentsOfFile: dir + "/aggregator.log", encoding: .utf8)) ?? "").contains("ingesting")
             }, "the aggregator started")
-        let ready = dir + "/gateway.ready"
-        let gateway = try ProcessRunner.start(
-            TestEnvironment.repoRoot + "/.cache/venv/bin/python",
-            [
-                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--nats", nats.url, "--prefix", prefix, "--site",
-                "dc1", "--lane", "L1", "--ready", ready, "--idle", "8", "--timeout", "180",
-            ], environment: ProcessInfo.processInfo.environment, log: dir + "/gateway.err",
-            stdoutFile: dir + "/gateway.out")
+        let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 8)
         defer { if gateway.isRunning { gateway.terminate() } }
-        #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
         var agents: [Process] = []
         for camera in ["cam-01", "cam-02"] {
             let config = try H.config(
