@@ -44,20 +44,22 @@ struct ConnectionOptions: ParsableArguments {
         let explicit = configFile ?? environment["SCANTRACK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         let path = explicit ?? (environment["HOME"].map { $0 + "/.config/scantrack/scanadmin.json" } ?? "")
         guard let data = FileManager.default.contents(atPath: path) else {
-            if let explicit { throw ValidationError("cannot read the config file \(explicit)") }
+            if let explicit { throw ConfigFileError(description: "cannot read the config file \(explicit)") }
             return [:]
         }
         let document: JSONValue
         do {
             document = try ConfigReader.document(Array(data), file: path)
         } catch {
-            throw ValidationError("\(error)")
+            throw ConfigFileError(description: "\(error)")
         }
         var reader = ConfigReader()
         let members = reader.object(document, at: "$", allowed: Self.keys) ?? [:]
         var settings: [String: String] = [:]
         for key in Self.keys { if let value = reader.string(members[key], at: key) { settings[key] = value } }
-        if !reader.issues.isEmpty { throw ValidationError(ConfigErrors(file: path, issues: reader.issues).description) }
+        if !reader.issues.isEmpty {
+            throw ConfigFileError(description: ConfigErrors(file: path, issues: reader.issues).description)
+        }
         return settings
     }
 
@@ -99,6 +101,12 @@ struct ConnectionOptions: ParsableArguments {
             url: natsURL,
             options: NATSConnection.Options(security: .fromEnvironment(ProcessInfo.processInfo.environment)))
     }
+}
+
+/// A scanadmin config file that cannot be read or breaks its format: exit 2 with the problem
+/// (the file, and the JSON path), not the usage (`ScanAdminCommand.run`).
+struct ConfigFileError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// One message on stderr; values in it that came from a label, a camera or a file have their

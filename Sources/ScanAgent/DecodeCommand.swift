@@ -9,17 +9,21 @@ import ScanMedia
 import ScanVision
 
 /// `scan-agent decode FILE...`: the thorough mode for still images (a photo of a label): every
-/// symbology, both engines, one JSON object per symbol on stdout.
+/// symbology, both engines, one JSON object (or `SYMBOLOGY:value` line) per symbol on stdout.
 struct DecodeCommand: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, text
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Decode still images with both engines and print one JSON object per symbol.",
         discussion: """
             Reads PNG (any colour type and depth; colour becomes luma), JPEG (baseline and progressive,
             decoded to luma by libjpeg-turbo) and binary PGM (P5) and PPM (P6) images, told apart by their
-            first bytes, whatever their names; another format (GIF, BMP, TIFF, WebP, …) is named in the
-            error: convert it first, e.g. `convert label.gif label.png` (ImageMagick) or
-            `ffmpeg -i label.webp label.png`.
+            first bytes, whatever their names; `-` reads one image from standard input. Another format
+            (GIF, BMP, TIFF, WebP, …) is named in the error: convert it first, e.g.
+            `convert label.gif label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`.
             Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and
             columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
             Limited; rotated and inverted images tried). A symbol read by both is printed once with
@@ -27,11 +31,15 @@ struct DecodeCommand: ParsableCommand {
             is binary), aim (the AIM symbology identifier, e.g. ]E0, ]C1, ]d2), gs1 (true for GS1 data),
             addOn (an EAN/UPC add-on, read with its main code), printedSymbology and printedValue (a UPC
             reported in its EAN-13 form, as printed), engine, box (four corners, pixels).
-            Exit codes: 0 done, also when nothing was found; 2 a file could not be read (named on stderr;
-            the other files are still decoded).
+            --format text prints SYMBOLOGY:value, one line a symbol, as zbarimg does (a binary value in
+            base64, control characters escaped).
+            Exit codes: 0 a symbol was found; 4 none was found in any image (as zbarimg); 2 a file could
+            not be read (named on stderr; the other files are still decoded); 64 bad arguments.
             """)
 
-    @Argument(help: "Images (PNG, JPEG, PGM or PPM).") var files: [String]
+    @Argument(help: "Images (PNG, JPEG, PGM or PPM); - for standard input.") var files: [String]
+
+    @Option(help: "json (an object a symbol) or text (SYMBOLOGY:value a line).") var format: Format = .json
 
     @Option(help: "Only these symbologies (comma-separated, e.g. DataMatrix,EAN-13); default all.")
     var symbologies: String?
@@ -56,12 +64,14 @@ struct DecodeCommand: ParsableCommand {
         }
         let decoder = try StillDecoder(symbologies: only, normalizer: CodeNormalizer(upcAsEAN13: !upcAsPrinted))
         var unreadable = 0
+        var found = 0
         for file in files {
             let image: GrayImage
             do {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw PGM.ParseError(reason: "cannot read the file")
-                }
+                let data =
+                    file == "-"
+                    ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
+                guard let data else { throw PGM.ParseError(reason: "cannot read the file") }
                 image = try StillImage.decode(Array(data))
             } catch {
                 writeStandardError("scan-agent decode: \(file): \(error)")
@@ -70,6 +80,13 @@ struct DecodeCommand: ParsableCommand {
             }
             do {
                 for symbol in try decoder.decode(image, name: file) {
+                    found += 1
+                    if format == .text {
+                        let value = EncodedValue(bytes: symbol.detection.value).eventString
+                        let line = TerminalText.escaped(symbol.detection.symbology.rawValue + ":" + value)
+                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                        continue
+                    }
                     var writer = JSONWriter()
                     writer.field("file", file)
                     writer.field("symbology", symbol.detection.symbology.rawValue)
@@ -94,6 +111,7 @@ struct DecodeCommand: ParsableCommand {
             }
         }
         if unreadable > 0 { throw ExitCode(2) }
+        if found == 0 { throw ExitCode(4) }
     }
 }
 

@@ -2,6 +2,6 @@ import ScanAdmin
 import ScanServices
 
 ScanLogging.bootstrap()
-/// In an async function the async `main` (which can run `scanadmin serve`) is the one chosen.
-func runCommand() async { await ScanAdminCommand.main() }
+/// Async, so that `scanadmin serve` can run; a bad config file exits 2 (`ScanAdminCommand.run`).
+func runCommand() async { await ScanAdminCommand.run() }
 await runCommand()

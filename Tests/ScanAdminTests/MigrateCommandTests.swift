@@ -1,3 +1,4 @@
+import Foundation
 import ScanPostgres
 import ScanTestSupport
 import Testing
@@ -21,6 +22,29 @@ struct MigrateCommandTests {
         let result = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: ["SCANTRACK_PG": ""])
         #expect(result.status == 64)
         #expect(result.stderr.contains("SCANTRACK_PG"))
+    }
+
+    @Test("a config file that cannot be read or breaks its format: exit 2 naming the file and the JSON path, no usage")
+    func badConfigFile() throws {
+        let dir = try TestEnvironment.temporaryDirectory("badconfig")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"pg": "host=127.0.0.1", "shift": "early=06:00-14:00"}"#.write(
+            toFile: dir + "/unknown-key.json", atomically: true, encoding: .utf8)
+        try #"{"pg": 5432"#.write(toFile: dir + "/broken.json", atomically: true, encoding: .utf8)
+        for (file, named) in [
+            ("unknown-key.json", "shift"), ("broken.json", "broken.json"), ("missing.json", "missing.json"),
+        ] {
+            let result = try ProcessRunner.run(
+                Self.scanadmin, ["report", "--shift", "today", "--config", dir + "/" + file],
+                environment: ["SCANTRACK_PG": ""])
+            #expect(result.status == 2, "\(file): \(result.stderr)")
+            #expect(result.stderr.contains(named) && result.stderr.hasPrefix("scanadmin: "), "\(result.stderr)")
+            #expect(!result.stderr.lowercased().contains("usage:"), "\(result.stderr)")
+        }
+        // Through the environment too.
+        let viaVariable = try ProcessRunner.run(
+            Self.scanadmin, ["migrate"], environment: ["SCANTRACK_PG": "", "SCANTRACK_CONFIG": dir + "/broken.json"])
+        #expect(viaVariable.status == 2, "\(viaVariable.stderr)")
     }
 
     @Test("migrate against an unreachable server fails without printing the password")
