@@ -146,21 +146,24 @@ public struct ShiftPlan: Sendable, Equatable {
         public var description: String
     }
 
-    /// The shift instances a selection means at `now`: `today` every shift that started today
-    /// (local date), `yesterday` every shift of yesterday, `current` the one running now,
-    /// `previous` the one before it, a name the latest of that shift that has started, and
+    /// The shift instances a selection means at `now`. `today` is the current production day:
+    /// the local date on which the latest shift that has started began (so at 02:00, while the
+    /// night shift that began at 22:00 runs, it is yesterday's date), with its shifts that have
+    /// started; `yesterday` every shift of the production day before; `current` the one running
+    /// now, `previous` the one before it, a name the latest of that shift that has started, and
     /// `DATE/NAME` that one.
     public func resolve(_ selection: Selection, now: Date) throws(SelectionError) -> [Instance] {
-        let today = localDate(now)
-        let yesterday = date(today, plus: -1)
+        let calendarDay = localDate(now)
         func all(on day: String) -> [Instance] { shifts.compactMap { instance($0, on: day) } }
-        let recent = (all(on: date(today, plus: -2)) + all(on: yesterday) + all(on: today)).filter { $0.start <= now }
-            .sorted { $0.start < $1.start }
+        let recent =
+            (all(on: date(calendarDay, plus: -2)) + all(on: date(calendarDay, plus: -1)) + all(on: calendarDay))
+            .filter { $0.start <= now }.sorted { $0.start < $1.start }
+        let productionDay = recent.last?.date ?? calendarDay
         switch selection {
         case .today:
-            return all(on: today).filter { $0.start <= now }
+            return all(on: productionDay).filter { $0.start <= now }
         case .yesterday:
-            return all(on: yesterday)
+            return all(on: date(productionDay, plus: -1))
         case .current:
             guard let current = recent.last(where: { $0.end > now }) else {
                 throw SelectionError(description: "no shift is running at \(localTime(now))")

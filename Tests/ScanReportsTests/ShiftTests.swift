@@ -19,7 +19,9 @@ struct ShiftTests {
         instance.end.timeIntervalSince(instance.start) / 3600
     }
 
-    @Test("today: every shift that started today, local time; a night shift belongs to the day it starts")
+    @Test(
+        "today: the shifts of the current production day, local time; a night shift belongs to the day it starts, so after midnight today is still that day"
+    )
     func today() throws {
         let plan = try Self.plan()
         // 15:00 in Zurich (UTC+1 in November): early and late have started.
@@ -34,10 +36,23 @@ struct ShiftTests {
         #expect(current.map(\.label) == ["2026-11-22/night"])
         #expect(
             try plan.resolve(.previous, now: Self.at("2026-11-23T00:00:00.000Z")).map(\.label) == ["2026-11-22/late"])
-        #expect(try plan.resolve(.today, now: Self.at("2026-11-23T00:00:00.000Z")).isEmpty)
+        // The production day is still the 22nd: its three shifts, the night one under way.
         #expect(
-            try plan.resolve(.yesterday, now: Self.at("2026-11-23T00:00:00.000Z")).map(\.name) == [
-                "early", "late", "night",
+            try plan.resolve(.today, now: Self.at("2026-11-23T00:00:00.000Z")).map(\.label) == [
+                "2026-11-22/early", "2026-11-22/late", "2026-11-22/night",
+            ])
+        #expect(
+            try plan.resolve(.yesterday, now: Self.at("2026-11-23T00:00:00.000Z")).map(\.label) == [
+                "2026-11-21/early", "2026-11-21/late", "2026-11-21/night",
+            ])
+        // Once the early shift of the 23rd has started, the 23rd is today.
+        #expect(
+            try plan.resolve(.today, now: Self.at("2026-11-23T05:00:00.000Z")).map(\.label) == ["2026-11-23/early"])
+        // Without a night shift, at 03:00 the day that ended at 22:00 is still today's report.
+        let days = try Self.plan("early=06:00-14:00,late=14:00-22:00")
+        #expect(
+            try days.resolve(.today, now: Self.at("2026-11-23T02:00:00.000Z")).map(\.label) == [
+                "2026-11-22/early", "2026-11-22/late",
             ])
         #expect(
             try plan.resolve(.named("late"), now: Self.at("2026-11-23T10:00:00.000Z")).map(\.label) == [
