@@ -90,7 +90,7 @@ start_nats() {
   echo 'jetstream { max_file_store: 1TB }' > "$limits"
   for attempt in 1 2 3; do
     nats-server -c "$limits" -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
-      -l "$run/nats/nats.log" &
+      -l "$run/nats/nats.log" < /dev/null > /dev/null 2>&1 &  # not the caller's stdout: `start | cat` ends
     echo $! > "$run/nats/nats.pid"
     if wait_for_port "$port" nats-server "$run/nats/nats.pid" 2>/dev/null; then
       echo "servers: nats-server on 127.0.0.1:$port (JetStream store $run/nats/store)"
@@ -209,7 +209,8 @@ start_node() {  # N
   done
   echo 'jetstream { max_file_store: 1TB }' > "$dir/limits.conf"
   nats-server -c "$dir/limits.conf" -js -a 127.0.0.1 -p "$(cat "$dir/port")" -sd "$dir/store" -P "$dir/nats.pid" \
-    -l "$dir/nats.log" --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" &
+    -l "$dir/nats.log" --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" \
+    < /dev/null > /dev/null 2>&1 &
   echo $! > "$dir/nats.pid"
   wait_for_port "$(cat "$dir/port")" "nats-server n$n" "$dir/nats.pid"
   echo "servers: nats-server n$n on 127.0.0.1:$(cat "$dir/port") (routes on $(cat "$dir/route"))"
