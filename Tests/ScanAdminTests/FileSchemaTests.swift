@@ -3,7 +3,7 @@ import ScanCore
 import ScanTestSupport
 import Testing
 
-/// docs/schema's schemas of the files people write (topology, ruleset, order) against every example
+/// docs/schema's schemas of the files people write (topology, ruleset, order, agent config) against every example
 /// the repository ships, with the Python `jsonschema` package (Draft 2020-12) a user's editor or CI
 /// would use; and against broken copies, so that a schema that accepts anything fails too.
 @Suite("file schemas: every shipped example validates")
@@ -16,11 +16,12 @@ struct FileSchemaTests {
             document = json.load(open(f"{root}/docs/schema/{name}.schema.json"))
             jsonschema.Draft202012Validator.check_schema(document)
             return jsonschema.Draft202012Validator(document)
-        schemas = {name: schema(name) for name in ["topology", "ruleset", "order"]}
+        schemas = {name: schema(name) for name in ["topology", "ruleset", "order", "agent-config"]}
         def kind(document):
             if "sites" in document: return "topology"
             if "rules" in document or "defaultAction" in document: return "ruleset"
             if document.get("type") == "order": return "order"
+            if "camera" in document and isinstance(document["camera"], dict): return "agent-config"
             return None
         result = {"checked": {}, "errors": {}, "refused": {}}
         files = sorted(set(glob.glob(f"{root}/docs/**/*.json", recursive=True) + glob.glob(f"{root}/scripts/**/*.json", recursive=True)
@@ -41,13 +42,17 @@ struct FileSchemaTests {
             "ruleset": {"version": 1, "rules": [{"id": "r", "action": "drop", "match": {"prefix": "40"}}]},
             "ruleset-no-condition": {"version": 1, "rules": [{"id": "r", "action": "reject"}]},
             "order": {"type": "order"},
+            "agent-config": {"camera": {"id": "cam-01"}, "source": {"type": "usb"}},
+            "agent-config-unknown-key": {"camera": {"id": "cam-01"}, "decoder": {"symbology": ["EAN-13"]}},
         }
         for label, document in broken.items():
-            result["refused"][label] = not schemas[label.split("-")[0]].is_valid(document)
+            name = next(n for n in ["agent-config", "topology", "ruleset", "order"] if label.startswith(n))
+            result["refused"][label] = not schemas[name].is_valid(document)
         print(json.dumps(result))
         """#
 
-    @Test("topologies, rulesets and orders in docs/, scripts/ and docker/ are valid; broken ones are not")
+    @Test(
+        "topologies, rulesets, orders and agent configs in docs/, scripts/ and docker/ are valid; broken ones are not")
     func examples() throws {
         let python = try AsyncAPIDocumentTests.python()
         let run = try ProcessRunner.run(python, ["-c", Self.script, TestEnvironment.repoRoot])
@@ -58,13 +63,13 @@ struct FileSchemaTests {
             return
         }
         let kinds = Set(checked.compactMap { $0.1.stringValue })
-        #expect(kinds == ["topology", "ruleset", "order"], "\(checked)")
-        #expect(checked.count >= 5, "\(checked)")
+        #expect(kinds == ["topology", "ruleset", "order", "agent-config"], "\(checked)")
+        #expect(checked.count >= 9, "\(checked)")
         #expect(result["errors"] == .object([]), "\(run.stdoutText)")
         guard case .object(let refused)? = result["refused"] else {
             Issue.record("no refusals: \(run.stdoutText)")
             return
         }
-        #expect(refused.count == 5 && refused.allSatisfy { $0.1 == .bool(true) }, "\(refused)")
+        #expect(refused.count == 7 && refused.allSatisfy { $0.1 == .bool(true) }, "\(refused)")
     }
 }
