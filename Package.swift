@@ -170,8 +170,8 @@ let package = Package(
         .target(
             name: "ScanAdmin",
             dependencies: [
-                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanNATS", "ScanPostgres", "ScanReconciliation",
-                "ScanReports", "ScanRules", "ScanServices",
+                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanMetrics", "ScanNATS", "ScanPostgres",
+                "ScanReconciliation", "ScanReports", "ScanRules", "ScanServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

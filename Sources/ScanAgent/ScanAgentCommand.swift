@@ -8,7 +8,7 @@ public struct ScanAgentCommand: AsyncParsableCommand {
         abstract: "Read barcodes from one camera or clip, track them, and publish events.",
         subcommands: [
             RunCommand.self, ReplayCommand.self, DecodeCommand.self, RulesCommand.self, CamerasCommand.self,
-            TuneCommand.self, ConfigCommand.self,
+            TuneCommand.self, ConfigCommand.self, HealthCommand.self,
         ]
     )
 

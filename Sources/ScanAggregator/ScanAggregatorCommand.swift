@@ -14,10 +14,31 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan-aggregator",
         abstract: "Consume ScanTrack agent events into PostgreSQL and publish item and pack results.",
-        subcommands: [Run.self]
+        subcommands: [Run.self, Health.self]
     )
 
     public init() {}
+
+    /// `scan-aggregator health`: asks a running aggregator whether it is ready (a container's
+    /// HEALTHCHECK).
+    struct Health: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask a running aggregator at its metrics address whether it is ready (exit 0) or not (exit 1).",
+            discussion: """
+                The address is --listen, else $SCANTRACK_METRICS_LISTEN (what run --metrics-listen also
+                takes). Prints what /health/ready says (NATS, the consumer, PostgreSQL), or /health/live with --live.
+                """)
+
+        @Option(help: "HOST:PORT of the aggregator's metrics and health endpoint.") var listen: String?
+        @Flag(help: "Only whether it runs (/health/live), not whether it is ready.") var live = false
+
+        func run() throws {
+            guard let address = SettingResolver().string(flag: ("listen", listen), variable: "SCANTRACK_METRICS_LISTEN")
+            else { throw ValidationError("give --listen HOST:PORT or set SCANTRACK_METRICS_LISTEN") }
+            let status = HealthProbe.check(listen: address.value, live: live, program: "scan-aggregator")
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
 
     /// Parses the program's arguments and runs the command (async: `run` is a service group).
     public static func start() async { await main(nil) }

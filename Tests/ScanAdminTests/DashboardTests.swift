@@ -260,6 +260,9 @@ struct DashboardTests {
 
             // The port is taken now: a second server says so and exits 1.
             let port = url.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""
+            // `scanadmin health` asks it, without the dashboard's password: ready, it reads its database.
+            let health = try ProcessRunner.run(Self.releaseBinary, ["health", "--listen", "127.0.0.1:\(port)"])
+            #expect(health.status == 0 && health.stdoutText == "postgres ok\n", "\(health)")
             let second = try ProcessRunner.run(
                 Self.releaseBinary, ["serve", "--listen", "127.0.0.1:\(port)"], environment: seeded.environment)
             #expect(second.status == 1)
@@ -268,6 +271,9 @@ struct DashboardTests {
             kill(process.processIdentifier, signal)
             #expect(Self.waitForExit(process, seconds: 5), "signal \(signal)")
             #expect(process.terminationStatus == 0)
+            let after = try ProcessRunner.run(
+                Self.releaseBinary, ["health", "--listen", "127.0.0.1:\(port)", "--live"])
+            #expect(after.status == 1 && after.stderr.contains("nothing answers"), "\(after)")
         }
         let unreachable = try ProcessRunner.run(
             Self.releaseBinary,

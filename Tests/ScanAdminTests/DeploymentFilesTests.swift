@@ -31,6 +31,45 @@ struct DeploymentFilesTests {
         #expect(try ProcessRunner.run(tool, ["-f", broken, "config", "-q"]).status != 0)
     }
 
+    @Test(
+        "compose: each ScanTrack service has a healthcheck running its program's health command (which exists), the schema is migrated before the aggregator and the dashboard start, migrate waits for a healthy PostgreSQL"
+    )
+    func composeHealthAndOrder() throws {
+        let python = try AsyncAPIDocumentTests.python()
+        let script = """
+            import json, sys, yaml
+            compose = yaml.safe_load(open(sys.argv[1]))
+            services = compose["services"]
+            print(json.dumps({name: {"health": (s.get("healthcheck") or {}).get("test"), "depends": s.get("depends_on")}
+                              for name, s in services.items()}))
+            """
+        let run = try ProcessRunner.run(python, ["-c", script, Self.docker + "/compose.yaml"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let services = try JSONValue.parse(run.stdout)
+        let programs = ["aggregator": "scan-aggregator", "dashboard": "scanadmin", "agent-cam-01": "scan-agent"]
+        for (service, program) in programs {
+            guard case .array(let test)? = services[service]?["health"] else {
+                Issue.record("\(service) has no healthcheck")
+                continue
+            }
+            let words = test.compactMap(\.stringValue)
+            #expect(words.prefix(3) == ["CMD", program, "health"], "\(service): \(words)")
+            // The command the image runs exists in the program, with the options given.
+            let help = try ProcessRunner.run(TestEnvironment.productsDirectory + "/" + program, ["health", "--help"])
+            #expect(help.status == 0, "\(program) health --help: \(help.stderr)")
+            for option in words.dropFirst(3) where option.hasPrefix("--") {
+                #expect(help.stdoutText.contains(option), "\(program) health has no \(option)")
+            }
+        }
+        for service in ["aggregator", "dashboard"] {
+            #expect(
+                services[service]?["depends"]?["migrate"]?["condition"] == .string("service_completed_successfully"),
+                "\(service)")
+        }
+        #expect(services["migrate"]?["depends"]?["postgres"]?["condition"] == .string("service_healthy"))
+        #expect(services["aggregator"]?["depends"]?["postgres"]?["condition"] == .string("service_healthy"))
+    }
+
     /// The compose file as it was before it was made secure by default: every rule is broken once.
     static let insecureCompose = """
         version: "3.8"

@@ -177,5 +177,9 @@ struct DashboardSecurityTests {
         #expect(try status(host: "scan.example", authorization: basic("correct-horse-battery")) == "200")
         #expect(try status(host: "scan.example", authorization: "Bearer correct-horse-battery") == "200")
         #expect(try status(host: "other.example", authorization: basic("correct-horse-battery")).hasPrefix("421"))
+        // Health alone needs no password (a container's HEALTHCHECK has none), and says nothing else.
+        let health = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scanadmin", ["health", "--listen", "0.0.0.0:\(port)"])
+        #expect(health.status == 0 && health.stdoutText == "postgres ok\n", "\(health)")
     }
 }

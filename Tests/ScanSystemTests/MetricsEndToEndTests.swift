@@ -132,6 +132,22 @@ struct MetricsEndToEndTests {
             #expect(H.eventually(seconds: 20) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
             #expect(Self.get(url + "/health/live").status == 200)
         }
+        // The programs' own `health` commands (the containers' HEALTHCHECK) say the same.
+        let agentBinary = TestEnvironment.productsDirectory + "/scan-agent"
+        let aggregatorBinary = TestEnvironment.productsDirectory + "/scan-aggregator"
+        func health() throws -> (agent: ProcessResult, aggregator: ProcessResult) {
+            (
+                try ProcessRunner.run(agentBinary, ["health", "--config", config]),
+                try ProcessRunner.run(
+                    aggregatorBinary, ["health"],
+                    environment: ["SCANTRACK_METRICS_LISTEN": "0.0.0.0:\(aggregatorPort)"])
+            )
+        }
+        let healthy = try health()
+        #expect(healthy.agent.status == 0 && healthy.agent.stdoutText.contains("nats ok"), "\(healthy.agent)")
+        #expect(
+            healthy.aggregator.status == 0 && healthy.aggregator.stdoutText.contains("postgres ok"),
+            "\(healthy.aggregator)")
         // What the agent serves (it is gone once its clip ends).
         let agentExposition = Self.get(agentURL + "/metrics").body
 
@@ -145,6 +161,11 @@ struct MetricsEndToEndTests {
                 }, "\(url): \(Self.get(url + "/health/ready"))")
             #expect(Self.get(url + "/health/live").status == 200)
         }
+        let unhealthy = try health()
+        #expect(
+            unhealthy.agent.status == 1 && unhealthy.agent.stdoutText.contains("nats failing"), "\(unhealthy.agent)")
+        #expect(unhealthy.aggregator.status == 1, "\(unhealthy.aggregator)")
+        #expect(try ProcessRunner.run(agentBinary, ["health", "--config", config, "--live"]).status == 0)
         try nats.start()
         for url in [agentURL, aggregatorURL] {
             #expect(H.eventually(seconds: 30) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
@@ -157,6 +178,8 @@ struct MetricsEndToEndTests {
         // The clip ends; every sighting is stored, and Prometheus's figure is the database's.
         #expect(H.waitForExit(agent))
         #expect(agent.terminationStatus == 0, "\(log("agent"))")
+        let gone = try ProcessRunner.run(agentBinary, ["health", "--config", config])
+        #expect(gone.status == 1 && gone.stderr.contains("nothing answers"), "\(gone)")
         let database = migrated.connection
         func count(_ sql: String) throws -> Int { try database.query(sql).named("count").first?.int("n") ?? -1 }
         var stored = 0

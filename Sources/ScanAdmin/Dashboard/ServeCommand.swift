@@ -146,6 +146,25 @@ struct ServeCommand: AsyncParsableCommand {
         database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>
     ) -> Router<BasicRequestContext> {
         let router = Router()
+        // Health, before the guard (it says nothing but whether the dashboard and its database work):
+        // what `scanadmin health` and a container's HEALTHCHECK ask.
+        router.get("/health/live") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "live\n")))
+        }
+        router.get("/health/ready") { _, _ in
+            do {
+                _ = try await database.read { connection in try connection.query("SELECT 1") }
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain"],
+                    body: .init(byteBuffer: ByteBuffer(string: "postgres ok\n")))
+            } catch {
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain"],
+                    body: .init(byteBuffer: ByteBuffer(string: "postgres failing\n")))
+            }
+        }
         router.add(middleware: check)
         @Sendable func html(_ text: HTMLText?, _ what: String) -> Response {
             guard let text else {
