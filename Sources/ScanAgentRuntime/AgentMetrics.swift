@@ -20,7 +20,7 @@ public struct AgentMetrics: Sendable {
     let liveTracks: Gauge
     let spoolEvents: Gauge
     let spoolBytes: Gauge
-    let spoolDropped: Gauge
+    let spoolDropped: Counter
     let natsConnected: Gauge
     let paused: Gauge
     let publish: Timer
@@ -44,7 +44,7 @@ public struct AgentMetrics: Sendable {
         liveTracks = Gauge(label: "scantrack_agent_live_tracks", dimensions: labels)
         spoolEvents = Gauge(label: "scantrack_agent_spool_events", dimensions: labels)
         spoolBytes = Gauge(label: "scantrack_agent_spool_bytes", dimensions: labels)
-        spoolDropped = Gauge(label: "scantrack_agent_spool_dropped_events", dimensions: labels)
+        spoolDropped = Counter(label: "scantrack_agent_spool_dropped_events_total", dimensions: labels)
         natsConnected = Gauge(label: "scantrack_agent_nats_connected", dimensions: labels)
         paused = Gauge(label: "scantrack_agent_paused", dimensions: labels)
         publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
@@ -67,7 +67,7 @@ public struct AgentMetrics: Sendable {
         liveTracks.record(status.liveTracks)
         spoolEvents.record(status.spoolDepth)
         spoolBytes.record(status.spoolBytes)
-        spoolDropped.record(status.spoolDropped)
+        spoolDropped.increment(by: max(0, status.spoolDropped - (previous?.spoolDropped ?? 0)))
         natsConnected.record(status.nats == LinkState.connected.rawValue ? 1 : 0)
         paused.record(status.paused ? 1 : 0)
         sourceStreaming.record(status.sourceState == SourceStatus.streaming.rawValue ? 1 : 0)

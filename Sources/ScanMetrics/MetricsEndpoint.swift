@@ -60,15 +60,73 @@ public enum ScanMetrics {
     public static let registry = PrometheusCollectorRegistry()
 
     private static let bootstrapped: Bool = {
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["scantrack_agent_decode_seconds"] = decodeBuckets
+        MetricsSystem.bootstrap(factory)
         return true
     }()
 
     /// Points swift-metrics at the Prometheus registry (the first call does; later ones nothing).
     public static func bootstrap() { _ = bootstrapped }
 
-    /// The registry in the Prometheus text format.
-    public static func text() -> String { registry.emitToString() }
+    /// Every metric's `# HELP` text: the words of docs/metrics.md's tables (a test holds them equal).
+    public static let help: [String: String] = [
+        "scantrack_agent_frames_received_total": "frames the camera (or clip) delivered",
+        "scantrack_agent_frames_decoded_total": "frames decoded",
+        "scantrack_agent_frames_dropped_total": "frames dropped because decoding was busy (a camera does not wait)",
+        "scantrack_agent_source_incomplete_frames_total":
+            "camera frames that arrived incomplete (GigE Vision packets lost) and were not decoded",
+        "scantrack_agent_source_reconnects_total":
+            "times the camera was opened again after it went away (a cable pulled, a reboot)",
+        "scantrack_agent_source_streaming":
+            "1 while the camera streams, 0 while it is starting, reconnecting or ended (why: the heartbeat's source.error and the log)",
+        "scantrack_agent_decode_seconds": "time to decode one frame (localiser, zbar, zxing-cpp)",
+        "scantrack_agent_sightings_total": "sightings made, label status = accepted or rejected (by the rules)",
+        "scantrack_agent_noreads_total": "labels seen but not decoded (no-read events)",
+        "scantrack_agent_live_tracks": "codes followed in the view now",
+        "scantrack_agent_spool_events": "events in the spool waiting for JetStream",
+        "scantrack_agent_spool_bytes": "the spool's unsent bytes",
+        "scantrack_agent_spool_dropped_events_total": "events dropped by a full spool",
+        "scantrack_agent_nats_connected": "1 when connected to NATS, else 0",
+        "scantrack_agent_paused": "1 while paused (scanadmin agent pause)",
+        "scantrack_agent_publish_seconds": "one event from the spool to JetStream's acknowledgement",
+        "scantrack_aggregator_messages_total": "JetStream messages ingested (stored, duplicate or refused)",
+        "scantrack_aggregator_events_stored_total": "events newly stored, label type = sighting, session or noread",
+        "scantrack_aggregator_duplicates_total": "events stored before (a redelivery or an agent's resend), skipped",
+        "scantrack_aggregator_dead_letters_total": "messages refused, label reason (as in dead_letters.reason)",
+        "scantrack_aggregator_batch_seconds": "one batch from validation to commit",
+        "scantrack_aggregator_consumer_pending_messages":
+            "messages in the stream not yet delivered to the durable consumer (ingest lag)",
+        "scantrack_aggregator_consumer_ack_pending_messages": "delivered, not yet acknowledged",
+        "scantrack_aggregator_reconciliation_lag_seconds":
+            "age of the oldest sighting not yet reconciled into an item pass (0: none waits)",
+        "scantrack_aggregator_postgres_errors_total":
+            "failed attempts to store a batch (each retried; nothing is lost)",
+    ]
+
+    /// A decode takes about 1.4 ms guided (hundreds for a full 4K frame): buckets that resolve it.
+    static let decodeBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1),
+    ]
+
+    /// The registry in the Prometheus text format, each metric with its `# HELP` line.
+    public static func text() -> String { withHelp(registry.emitToString()) }
+
+    /// Puts `# HELP name text` before each `# TYPE name …` line whose metric has a text.
+    static func withHelp(_ exposition: String) -> String {
+        var lines: [Substring] = []
+        for line in exposition.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.dropFirst(7).split(separator: " ").first,
+                let text = help[String(name)]
+            {
+                lines.append("# HELP \(name) \(text)")
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// The HTTP service of `/metrics`, `/health/live` and `/health/ready`. `onListening` gets the
     /// bound address (the real port when 0 was asked for).
@@ -81,7 +139,7 @@ public enum ScanMetrics {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+                body: .init(byteBuffer: ByteBuffer(string: text())))
         }
         router.get("/health/live") { _, _ in
             Response(

@@ -232,5 +232,23 @@ struct MetricsEndToEndTests {
         #expect(
             served == documented,
             "served only: \(served.subtracting(documented)); documented only: \(documented.subtracting(served))")
+        // Each served metric has its HELP line, in docs/metrics.md's words; decode times resolve
+        // below a millisecond.
+        let exposition = Self.get(aggregatorURL + "/metrics").body + agentExposition
+        let lines = exposition.split(separator: "\n")
+        for (index, line) in lines.enumerated() where line.hasPrefix("# TYPE ") {
+            let name = String(line.split(separator: " ")[2])
+            let row = doc.split(separator: "\n").first { $0.hasPrefix("| `\(name)` |") }
+            let words = row.flatMap { $0.split(separator: "|").dropFirst(2).first }.map {
+                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "")
+            }
+            #expect(
+                index > 0 && lines[index - 1] == "# HELP \(name) \(words ?? "?")",
+                "\(name): \(lines[max(0, index - 1)])")
+        }
+        #expect(
+            agentExposition.contains(#"camera="cam-01",le="0.00025"} "#),
+            "\(agentExposition.prefix(3000))")
+        #expect(agentExposition.contains("# TYPE scantrack_agent_spool_dropped_events_total counter"))
     }
 }
