@@ -51,6 +51,16 @@ struct MetricsEndToEndTests {
         return box.value
     }
 
+    /// How many series one instant query to Prometheus's HTTP API returns (nil: an error).
+    static func seriesCount(_ prometheus: String, _ expression: String) -> Int? {
+        let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
+        let answer = get("\(prometheus)/api/v1/query?query=\(encoded)")
+        guard answer.status == 200, let json = try? JSONValue.parse(answer.body),
+            case .array(let results)? = json["data"]?["result"]
+        else { return nil }
+        return results.count
+    }
+
     /// One instant query to Prometheus's HTTP API: the first series' value, nil when none.
     static func query(_ prometheus: String, _ expression: String) -> Double? {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
@@ -150,6 +160,36 @@ struct MetricsEndToEndTests {
             "\(healthy.aggregator)")
         // What the agent serves (it is gone once its clip ends).
         let agentExposition = Self.get(agentURL + "/metrics").body
+        // Every query of the Grafana dashboard (docker/grafana), its site and camera variables at
+        // "All", returns series while the agent and the aggregator run (the dead letters' once
+        // there is one: that counter has a series per reason, made by the first).
+        let dashboard = try JSONValue.parse(
+            Array(
+                try Data(
+                    contentsOf: URL(
+                        fileURLWithPath: TestEnvironment.repoRoot + "/docker/grafana/scantrack-dashboard.json"))))
+        guard case .array(let panels)? = dashboard["panels"] else {
+            Issue.record("no panels")
+            return
+        }
+        var queries: [String] = []
+        for panel in panels {
+            if case .array(let targets)? = panel["targets"] {
+                queries += targets.compactMap { $0["expr"]?.stringValue }
+            }
+        }
+        #expect(queries.count >= 15)
+        func charted(_ query: String) -> Bool {
+            let expression = query.replacingOccurrences(of: "$site", with: ".*").replacingOccurrences(
+                of: "$camera", with: ".*")
+            return H.eventually(seconds: 20) { (Self.seriesCount(prometheusURL, expression) ?? 0) > 0 }
+        }
+        for query in queries where !query.contains("dead_letters") { #expect(charted(query), "no series: \(query)") }
+        #expect(
+            try String(
+                contentsOfFile: TestEnvironment.repoRoot + "/docker/grafana/scantrack-dashboard.json", encoding: .utf8
+            )
+            .contains(#"label_values(scantrack_agent_frames_received_total, site)"#), "a site variable")
 
         // NATS goes away: neither is ready (the agent spools, the aggregator waits); back: both are.
         try nats.stop()
@@ -174,6 +214,7 @@ struct MetricsEndToEndTests {
         // A malformed event on a sighting subject: one dead letter, counted by its reason.
         _ = try NATSConnection(url: nats.url).jetStream().publish(
             subject: "\(prefix).v1.sighting.dc1.cam-01", bytes: Array("{\"type\": \"sighting\", ".utf8))
+        for query in queries where query.contains("dead_letters") { #expect(charted(query), "no series: \(query)") }
 
         // The clip ends; every sighting is stored, and Prometheus's figure is the database's.
         #expect(H.waitForExit(agent))
