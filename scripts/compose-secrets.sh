@@ -20,7 +20,7 @@ password() {  # FILE: 32 random characters, readable by the containers' non-root
 
 for name in postgres_password pg_aggregator_password pg_operator_password pg_reporter_password \
   nats_aggregator_password nats_cam_01_password nats_wms_password nats_gateway_password nats_scanadmin_password \
-  dashboard_password; do
+  dashboard_password grafana_admin_password; do
   password "$name"
 done
 

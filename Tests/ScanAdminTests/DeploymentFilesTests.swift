@@ -70,6 +70,52 @@ struct DeploymentFilesTests {
         #expect(services["aggregator"]?["depends"]?["postgres"]?["condition"] == .string("service_healthy"))
     }
 
+    @Test(
+        "compose provisions Grafana: Prometheus of the compose file as its data source, the dashboard mounted where the provider reads, the admin password a secret compose-secrets.sh makes, on loopback"
+    )
+    func composeGrafana() throws {
+        let python = try AsyncAPIDocumentTests.python()
+        let script = """
+            import json, sys, yaml
+            docker = sys.argv[1]
+            compose = yaml.safe_load(open(docker + "/compose.yaml"))
+            grafana = compose["services"]["grafana"]
+            sources = yaml.safe_load(open(docker + "/grafana/provisioning/datasources/prometheus.yml"))["datasources"]
+            providers = yaml.safe_load(open(docker + "/grafana/provisioning/dashboards/scantrack.yml"))["providers"]
+            print(json.dumps({"volumes": grafana["volumes"], "ports": grafana["ports"], "environment": grafana["environment"],
+                              "secrets": grafana["secrets"], "secretFiles": compose["secrets"],
+                              "sources": sources, "paths": [p["options"]["path"] for p in providers],
+                              "prometheus": "prometheus" in compose["services"]}))
+            """
+        let run = try ProcessRunner.run(python, ["-c", script, Self.docker])
+        try #require(run.status == 0, "\(run.stderr)")
+        let facts = try JSONValue.parse(run.stdout)
+        #expect(facts["prometheus"] == .bool(true))
+        if case .array(let sources)? = facts["sources"] {
+            #expect(sources.first?["url"] == .string("http://prometheus:9090"))
+            #expect(sources.first?["type"] == .string("prometheus"))
+        } else {
+            Issue.record("no data source: \(run.stdoutText)")
+        }
+        guard case .array(let volumes)? = facts["volumes"], case .array(let paths)? = facts["paths"],
+            let path = paths.first?.stringValue
+        else {
+            Issue.record("\(run.stdoutText)")
+            return
+        }
+        // The dashboard file is mounted inside the folder the provider loads.
+        #expect(
+            volumes.contains { $0.stringValue?.hasPrefix("./grafana/scantrack-dashboard.json:\(path)/") ?? false },
+            "\(volumes)")
+        #expect(facts["ports"] == .array([.string("127.0.0.1:3000:3000")]))
+        #expect(
+            facts["environment"]?["GF_SECURITY_ADMIN_PASSWORD__FILE"] == .string("/run/secrets/grafana_admin_password"))
+        #expect(facts["secretFiles"]?["grafana_admin_password"]?["file"] == .string("./secrets/grafana_admin_password"))
+        let secrets = try String(
+            contentsOfFile: TestEnvironment.repoRoot + "/scripts/compose-secrets.sh", encoding: .utf8)
+        #expect(secrets.contains("grafana_admin_password"), "compose-secrets.sh makes the password")
+    }
+
     /// The compose file as it was before it was made secure by default: every rule is broken once.
     static let insecureCompose = """
         version: "3.8"
