@@ -4,21 +4,29 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 # zxing-cpp is built into the repo by scripts/build-zxing.sh; SwiftPM finds it through this path.
 export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all deps build release corpus lint test demo bench fuzz format clean
+.PHONY: all deps build-deps build release corpus lint test demo bench fuzz format clean
 
 all: build
 
+# Each target installs the Debian packages it needs and no more (scripts/install-deps.sh --list
+# TARGET names them): building needs the libraries, the demo and the benchmarks the servers, the
+# tests also the reference tools, the RTSP camera, Chromium and Prometheus. `make deps`: all.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh all
 	@scripts/build-zxing.sh >/dev/null
 
-build: deps
+build-deps:
+	@scripts/install-deps.sh build
+	@scripts/build-zxing.sh >/dev/null
+
+build: build-deps
 	swift build
 
-release: deps
+release: build-deps
 	swift build -c release
 
-corpus: deps
+corpus:
+	@scripts/install-deps.sh corpus
 	@scripts/corpus-gray.sh
 
 # Unit and integration tests; integration tests run against the nats-server and PostgreSQL
@@ -31,17 +39,19 @@ test: deps corpus lint
 	swift build -c release --product scanadmin
 	scripts/with-servers.sh test swift test --skip-build
 
-demo: deps
+demo: build-deps
+	@scripts/install-deps.sh demo
 	swift build
 	scripts/with-servers.sh demo scripts/demo.sh
 
-bench: deps corpus
+bench: build-deps corpus
+	@scripts/install-deps.sh bench
 	swift build -c release
 	scripts/with-servers.sh bench scripts/bench.sh
 
 # Every input reader under libFuzzer for FUZZ_SECONDS (60) each, from the committed seed corpus
 # (scripts/fuzz/run.sh; FuzzCorpusTests replays that corpus in make test).
-fuzz: deps
+fuzz: build-deps
 	scripts/fuzz/run.sh
 
 format:

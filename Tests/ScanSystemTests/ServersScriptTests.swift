@@ -2,10 +2,38 @@ import Foundation
 import ScanTestSupport
 import Testing
 
-/// scripts/servers.sh as a shell user runs it.
-@Suite("scripts/servers.sh", .enabled(if: TestEnvironment.natsEnabled))
+/// scripts/servers.sh and scripts/install-deps.sh as a shell user runs them.
+@Suite("set-up scripts")
 struct ServersScriptTests {
-    @Test("start-nats can be piped: `servers.sh start-nats NAME | cat` ends once the server is up (it keeps running)")
+    static let installDeps = TestEnvironment.repoRoot + "/scripts/install-deps.sh"
+
+    @Test(
+        "install-deps: each make target's packages (build needs no server, browser or Prometheus); off Debian it names them and exits 1"
+    )
+    func installDepsPerTarget() throws {
+        func list(_ target: String) throws -> Set<String> {
+            let run = try ProcessRunner.run("/bin/bash", [Self.installDeps, "--list", target])
+            #expect(run.status == 0, "\(target): \(run.stderr)")
+            return Set(run.stdoutText.split(separator: "\n").map(String.init))
+        }
+        let build = try list("build")
+        let demo = try list("demo")
+        let test = try list("test")
+        #expect(build.isSuperset(of: ["libzbar-dev", "libpq-dev", "libnats-dev", "cmake", "pkg-config"]), "\(build)")
+        #expect(build.isDisjoint(with: ["postgresql", "nats-server", "chromium", "prometheus", "docker-compose"]))
+        #expect(demo.isSuperset(of: build.union(["postgresql", "nats-server"])) && !demo.contains("chromium"))
+        #expect(test.isSuperset(of: demo.union(["chromium", "prometheus", "zbar-tools", "imagemagick"])))
+        #expect(try ProcessRunner.run("/bin/bash", [Self.installDeps, "--list", "everything"]).status == 64)
+        // A system without apt-get or dpkg: the packages are named, nothing is attempted.
+        let off = try ProcessRunner.run(
+            "/usr/bin/env", ["-i", "PATH=/nonexistent", "/bin/bash", Self.installDeps, "build"])
+        #expect(off.status == 1, "\(off.stderr)")
+        #expect(off.stderr.contains("no apt-get") && off.stderr.contains("libzbar-dev"), "\(off.stderr)")
+    }
+
+    @Test(
+        "start-nats can be piped: `servers.sh start-nats NAME | cat` ends once the server is up (it keeps running)",
+        .enabled(if: TestEnvironment.natsEnabled))
     func piped() throws {
         let name = TestEnvironment.uniqueName("piped")
         let dir = try ReplayHarness.temporaryDirectory()
