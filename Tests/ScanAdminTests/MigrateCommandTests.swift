@@ -17,6 +17,24 @@ struct MigrateCommandTests {
         }
     }
 
+    @Test("each program writes its shell completion script for bash, zsh and fish, naming its subcommands")
+    func completion() throws {
+        let programs = [
+            "scanadmin": ["report", "rules", "health"], "scan-agent": ["decode", "config", "health"],
+            "scan-aggregator": ["run", "health"],
+        ]
+        for (program, subcommands) in programs {
+            for shell in ["bash", "zsh", "fish"] {
+                let result = try ProcessRunner.run(
+                    TestEnvironment.productsDirectory + "/" + program, ["--generate-completion-script", shell])
+                #expect(result.status == 0, "\(program) \(shell): \(result.stderr)")
+                for subcommand in subcommands {
+                    #expect(result.stdoutText.contains(subcommand), "\(program) \(shell): \(subcommand)")
+                }
+            }
+        }
+    }
+
     @Test("migrate without a database says how to give one, exit 64")
     func noDatabase() throws {
         let result = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: ["SCANTRACK_PG": ""])
