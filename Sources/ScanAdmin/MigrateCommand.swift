@@ -12,7 +12,9 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     @Option(
-        help: "Folder of NNNN_name.sql files (default: $SCANTRACK_MIGRATIONS, ./migrations, or the installed copy).")
+        help:
+            "Folder of NNNN_name.sql files (default: $SCANTRACK_MIGRATIONS, ./migrations, the installed copy, else the ones built into scanadmin)."
+    )
     var migrations: String?
 
     @Flag(help: "Only list the migrations and whether each is applied.")
@@ -39,13 +41,9 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         let given = SettingResolver().string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?
             .value
-        guard let folder = MigrationsFolder.resolve(given) else {
-            throw ValidationError(
-                "no migrations folder found (tried \(MigrationsFolder.candidates(given).joined(separator: ", "))); pass --migrations"
-            )
-        }
         do {
-            let migrator = try Migrator(directory: folder)
+            let source = try MigrationsFolder.source(given)
+            let migrator = try source.migrator()
             let database = try connection.connectPostgres()
             if status {
                 for state in try migrator.status(database) {
@@ -63,7 +61,7 @@ struct MigrateCommand: ParsableCommand {
             }
             if roles || !logins.isEmpty {
                 let made = logins.compactMap(RoleLogin.init)
-                try database.applyRoles(folder: folder, logins: made)
+                try database.applyRoles(sql: try source.rolesSQL(), logins: made)
                 print("program roles applied" + made.map { ", login \($0.name) in scantrack_\($0.role)" }.joined())
             }
         } catch let error as PGError {

@@ -91,9 +91,8 @@ func seconds(_ milliseconds: Int64) -> String { String(format: "%.2f", Double(mi
 func withDatabase<T>(_ connection: ConnectionOptions, command: String, _ body: (PGConnection) throws -> T) throws -> T {
     do {
         let database = try connection.connectPostgres()
-        if let folder = MigrationsFolder.resolve(SettingResolver().string(variable: MigrationsFolder.variable)?.value) {
-            try Migrator(directory: folder).requireCurrent(database)
-        }
+        try MigrationsFolder.source(SettingResolver().string(variable: MigrationsFolder.variable)?.value).migrator()
+            .requireCurrent(database)
         return try body(database)
     } catch let error as PGError {
         printError("scanadmin \(command): \(error)")

@@ -70,7 +70,10 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         )
         var streamReplicas: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
-        @Option(help: "Folder of the SQL migrations, to check the schema is current (default: $SCANTRACK_MIGRATIONS).")
+        @Option(
+            help:
+                "Folder of the SQL migrations, to check the schema is current (default: $SCANTRACK_MIGRATIONS, ./migrations, the installed copy, else the ones built into the program)."
+        )
         var migrations: String?
         @Option(help: "A topology file (lanes, cameras, travel times) to load before starting; see docs/topology.md.")
         var topology: String?
@@ -124,13 +127,8 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             do {
                 let given = resolver.string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?
                     .value
-                guard let folder = MigrationsFolder.resolve(given) else {
-                    throw PGError(
-                        code: .schemaBehind, function: "schema check", input: "migrations",
-                        message: "no migrations folder found; pass --migrations or set SCANTRACK_MIGRATIONS")
-                }
                 let database = try PGConnection(dsn: dsn, passwordFile: passwordFile)
-                try Migrator(directory: folder).requireCurrent(database)
+                try MigrationsFolder.source(given).migrator().requireCurrent(database)
                 if let topology {
                     let layout = try loadTopologyFile(topology)
                     try SiteStore(connection: database).load(layout)

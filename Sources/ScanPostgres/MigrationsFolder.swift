@@ -23,4 +23,61 @@ public enum MigrationsFolder {
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
     }
+
+    /// Where the schema comes from: the folder given (it must exist), else a folder found
+    /// (`candidates`), else the migrations built into the program — so a program works from any
+    /// directory, and a folder still wins for someone writing a new migration.
+    public enum Source: Sendable, Equatable {
+        case folder(String)
+        case embedded
+
+        /// The migrator over this source's migrations.
+        public func migrator() throws(PGError) -> Migrator {
+            switch self {
+            case .folder(let path): return try Migrator(directory: path)
+            case .embedded:
+                return try Migrator(
+                    migrations: EmbeddedMigrations.files.compactMap { file in
+                        guard let underscore = file.name.firstIndex(of: "_"),
+                            let version = Int(file.name[..<underscore])
+                        else { return nil }
+                        return Migration(version: version, name: file.name, sql: file.sql)
+                    })
+            }
+        }
+
+        /// roles/roles.sql of this source.
+        public func rolesSQL() throws(PGError) -> String {
+            switch self {
+            case .embedded: return EmbeddedMigrations.roles
+            case .folder(let path):
+                guard let data = FileManager.default.contents(atPath: path + "/roles/roles.sql") else {
+                    throw PGError(
+                        code: .migrationFailed, function: "read roles", input: path + "/roles/roles.sql",
+                        message: "cannot read the file")
+                }
+                return String(decoding: data, as: UTF8.self)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .folder(let path): path
+            case .embedded: "the migrations built into the program"
+            }
+        }
+    }
+
+    /// The source for `given` (a flag or SCANTRACK_MIGRATIONS): that folder, which must exist;
+    /// nil given, a folder found, else the built-in migrations.
+    public static func source(_ given: String?) throws(PGError) -> Source {
+        if let given, !given.isEmpty {
+            guard let folder = resolve(given) else {
+                throw PGError(
+                    code: .migrationFailed, function: "read migrations", input: given, message: "no such folder")
+            }
+            return .folder(folder)
+        }
+        return resolve(nil).map(Source.folder) ?? .embedded
+    }
 }

@@ -33,11 +33,12 @@ extension PGConnection {
     /// password and role updated. The password goes to the server only as a SCRAM-SHA-256
     /// verifier computed here by libpq, so the clear text is in no statement or server log.
     public func applyRoles(folder: String, logins: [RoleLogin]) throws(PGError) {
-        let path = folder + "/roles/roles.sql"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PGError(code: .migrationFailed, function: "read roles", input: path, message: "cannot read the file")
-        }
-        try execute(String(decoding: data, as: UTF8.self))
+        try applyRoles(sql: try MigrationsFolder.Source.folder(folder).rolesSQL(), logins: logins)
+    }
+
+    /// Applies roles.sql's text (`sql`), then makes or updates each login.
+    public func applyRoles(sql: String, logins: [RoleLogin]) throws(PGError) {
+        try execute(sql)
         for login in logins {
             let verifier = try scramVerifier(password: try Self.readPassword(login.passwordFile), user: login.name)
             // The names are checked (RoleLogin), and format's %I and %L quote them besides.

@@ -102,4 +102,59 @@ struct MigrateCommandTests {
         #expect(status.stdoutText.contains("0001_"))
         #expect(!status.stdoutText.contains("pending"))
     }
+
+    @Test(
+        "from any directory, with no migrations folder: scanadmin migrate applies the migrations built into it, which the folder then finds current, and the aggregator starts on that schema",
+        .enabled(if: TestEnvironment.postgresEnabled && TestEnvironment.natsEnabled))
+    func builtInMigrations() throws {
+        let base = try TestEnvironment.requirePostgres()
+        let admin = try PGConnection(dsn: base)
+        let name = TestEnvironment.uniqueName("st_builtin")
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let elsewhere = try TestEnvironment.temporaryDirectory("elsewhere")
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        let dsn = TestDatabase.dsn(base, database: name)
+        /// A program run in `elsewhere`, SCANTRACK_MIGRATIONS unset.
+        func run(_ program: String, _ arguments: [String]) throws -> ProcessResult {
+            let quoted = ([TestEnvironment.productsDirectory + "/" + program] + arguments).map { "'\($0)'" }
+            return try ProcessRunner.run(
+                "/usr/bin/env",
+                [
+                    "-u", "SCANTRACK_MIGRATIONS", "SCANTRACK_PG=" + dsn, "/bin/bash", "-c",
+                    "cd '\(elsewhere)' && exec " + quoted.joined(separator: " "),
+                ])
+        }
+        let first = try run("scanadmin", ["migrate"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(
+            first.stdoutText.contains("applied 0001_") && first.stdoutText.contains("applied 0016_"),
+            "\(first.stdoutText)")
+        // The folder's files are the same migrations with the same checksums.
+        let status = try ProcessRunner.run(
+            Self.scanadmin, ["migrate", "--status", "--migrations", TestEnvironment.repoRoot + "/migrations"],
+            environment: ["SCANTRACK_PG": dsn])
+        #expect(status.status == 0 && !status.stdoutText.contains("pending"), "\(status.stdoutText)")
+        #expect(!status.stdoutText.contains("file changed"), "\(status.stdoutText)")
+        // The aggregator checks the schema against what it carries, and runs.
+        let nats = try TestEnvironment.requireNATS()
+        let aggregator = try ProcessRunner.start(
+            "/usr/bin/env",
+            [
+                "-u", "SCANTRACK_MIGRATIONS", "SCANTRACK_PG=" + dsn, "SCANTRACK_NATS=" + nats, "/bin/bash", "-c",
+                "cd '\(elsewhere)' && exec '\(TestEnvironment.productsDirectory)/scan-aggregator' run --prefix \(TestEnvironment.uniqueName("st"))",
+            ],
+            environment: ProcessInfo.processInfo.environment, log: elsewhere + "/aggregator.log")
+        defer { if aggregator.isRunning { aggregator.terminate() } }
+        let deadline = Date().addingTimeInterval(30)
+        var log = ""
+        while Date() < deadline && aggregator.isRunning && !log.contains("ingesting") {
+            usleep(100_000)
+            log = (try? String(contentsOfFile: elsewhere + "/aggregator.log", encoding: .utf8)) ?? ""
+        }
+        #expect(log.contains("ingesting"), "\(log)")
+        aggregator.terminate()
+        aggregator.waitUntilExit()
+        #expect(aggregator.terminationStatus == 0, "\(log)")
+    }
 }
