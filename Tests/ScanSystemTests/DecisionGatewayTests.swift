@@ -50,6 +50,15 @@ struct DecisionGatewayTests {
         return gateway
     }
 
+    /// The gateway's summary line (JSON), and all it printed (for messages).
+    static func gatewaySummary(dir: String) throws -> (summary: JSONValue, output: String) {
+        let output =
+            ((try? String(contentsOfFile: dir + "/gateway.out", encoding: .utf8)) ?? "")
+            + ((try? String(contentsOfFile: dir + "/gateway.err", encoding: .utf8)) ?? "")
+        let line = output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? ""
+        return (try JSONValue.parse(Array(line.utf8)), output)
+    }
+
     /// The parcel and decision events in the prefix's agents' stream.
     static func streamed(_ url: String, prefix: String) throws -> (parcels: [JSONValue], decisions: [JSONValue]) {
         let events = try H.streamEvents(try NATSConnection(url: url).jetStream(), prefix: prefix)
@@ -91,11 +100,7 @@ struct DecisionGatewayTests {
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(H.waitForExit(gateway, seconds: 30))
-        let output =
-            ((try? String(contentsOfFile: dir + "/gateway.out", encoding: .utf8)) ?? "")
-            + ((try? String(contentsOfFile: dir + "/gateway.err", encoding: .utf8)) ?? "")
-        let summary = try JSONValue.parse(
-            Array((output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "").utf8))
+        let (summary, output) = try Self.gatewaySummary(dir: dir)
 
         let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
         #expect(parcels.count >= 6, "the scene's boxes")
@@ -179,11 +184,7 @@ struct DecisionGatewayTests {
         #expect(H.waitForExit(gateway, seconds: 60))
         aggregator.terminate()
         #expect(H.waitForExit(aggregator, seconds: 30) && aggregator.terminationStatus == 0)
-        let output =
-            ((try? String(contentsOfFile: dir + "/gateway.out", encoding: .utf8)) ?? "")
-            + ((try? String(contentsOfFile: dir + "/gateway.err", encoding: .utf8)) ?? "")
-        let summary = try JSONValue.parse(
-            Array((output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "").utf8))
+        let (summary, output) = try Self.gatewaySummary(dir: dir)
 
         let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
         let top = parcels.filter { $0["camera"] == .string("cam-01") }
