@@ -21,7 +21,9 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Decode a recorded clip (YUV4MPEG2) and print every event as one JSON line.",
         discussion: """
-            Frame times come from the clip's frame rate, starting at --start (default: now).
+            Frame times come from the clip's frame rate, starting at --start (default: now). On a
+            terminal (or with --progress) a line on stderr shows the frames done of the clip's, the
+            frames/s and the time left; --no-progress turns it off.
             Turn any recording into a clip with: ffmpeg -i in.mp4 -pix_fmt gray out.y4m
             Needs no NATS or PostgreSQL. Exit codes: 0 done; 1 the clip is damaged part way (the
             events of the frames before the damage are printed, the error names file and frame);
@@ -54,6 +56,11 @@ struct ReplayCommand: ParsableCommand {
 
     @Flag(help: "Print every frame's decoding regions (tracked, discovery, sweep) on stderr (diagnostics).")
     var traceRegions = false
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Show frames, frames/s and time left on stderr while it runs (default: when stderr is a terminal).")
+    var progress: Bool?
 
     @Flag(help: "Print the time per stage (localise, zbar, zxing-cpp, tracking and events) on stderr at the end.")
     var profile = false
@@ -123,6 +130,8 @@ struct ReplayCommand: ParsableCommand {
         let began = ContinuousClock.now
         var tracking: Duration = .zero
         var damaged: ClipError?
+        var meter = ReplayProgress(
+            clip: clip, frameBytes: reader.header.frameBytes, show: progress ?? (isatty(STDERR_FILENO) == 1))
         while true {
             do {
                 guard try reader.readFrame(into: &image) else { break }
@@ -139,7 +148,9 @@ struct ReplayCommand: ParsableCommand {
             tracking += ContinuousClock.now - decoded
             output.write(events)
             frame += 1
+            meter.update(frames: frame)
         }
+        meter.finish()
         output.write(pipeline.finish(time: lastTime))
         output.flush()
         let seconds = (ContinuousClock.now - began).seconds
@@ -219,4 +230,43 @@ struct EventOutput {
     }
 
     func flush() { if let stream { fflush(stream) } }
+}
+
+/// `replay --progress`: a line on stderr, rewritten at most twice a second, with the frames done,
+/// their rate and the time left (the total from the clip's size: its frames are all one size).
+struct ReplayProgress {
+    let show: Bool
+    let total: Int?
+    private let began = ContinuousClock.now
+    private var shown = ContinuousClock.now
+    private var wrote = false
+
+    init(clip: String, frameBytes: Int, show: Bool) {
+        self.show = show
+        let size = (try? FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int) ?? nil
+        // Each frame is "FRAME\n" and its bytes; the stream header is small beside them.
+        total = size.map { $0 / (frameBytes + 6) }.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    mutating func update(frames: Int) {
+        guard show, ContinuousClock.now - shown >= .milliseconds(500) else { return }
+        shown = ContinuousClock.now
+        let seconds = (shown - began).seconds
+        let rate = seconds > 0 ? Double(frames) / seconds : 0
+        var line = "scan-agent replay: \(frames)"
+        if let total {
+            line += " of \(total) frames (\(min(100, frames * 100 / total)) %)"
+        } else {
+            line += " frames"
+        }
+        line += String(format: ", %.1f frames/s", rate)
+        if let total, rate > 0 { line += String(format: ", %.0f s left", Double(max(0, total - frames)) / rate) }
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+        wrote = true
+    }
+
+    /// Ends the progress line, so that what follows starts on a line of its own.
+    func finish() {
+        if wrote { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
 }

@@ -43,6 +43,22 @@ struct ReplayContractTests {
         #expect(Set(eventIds).count == eventIds.count, "event ids are unique")
     }
 
+    @Test(
+        "--progress shows frames of the total, frames/s and time left on stderr, and changes no event; off when stderr is no terminal"
+    )
+    func progress() throws {
+        let clip = try AgentRunHarness.flowClip(frames: 240, seed: 31)
+        let fixed = ["--start", "2026-11-21T08:00:00Z", "--run-id", "progress"]
+        let shown = try ProcessRunner.run(ReplayHarness.agent, ["replay", clip, "--progress"] + fixed)
+        let quiet = try ProcessRunner.run(ReplayHarness.agent, ["replay", clip] + fixed)
+        #expect(shown.status == 0 && quiet.status == 0, "\(shown.stderr)")
+        #expect(shown.stderr.contains("\r") && shown.stderr.contains(" of 240 frames ("), "\(shown.stderr)")
+        #expect(shown.stderr.contains("frames/s, ") && shown.stderr.contains(" s left"), "\(shown.stderr)")
+        #expect(!quiet.stderr.contains("\r"), "\(quiet.stderr)")
+        #expect(shown.stdout == quiet.stdout, "the events are the same")
+        #expect(!shown.stdout.isEmpty)
+    }
+
     @Test("frame times follow the clip's frame rate from --start")
     func frameTimes() throws {
         let (clip, _) = try ReplayHarness.clip(of: Scenarios.covered(), name: "times")
