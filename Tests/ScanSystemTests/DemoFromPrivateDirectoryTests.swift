@@ -43,11 +43,14 @@ struct DemoFromPrivateDirectoryTests {
             "\(output.suffix(2000))")
         #expect(output.contains("3 packs: complete 1, short 1, over 0, unexpected 1"))
         #expect(output.contains("demo done"))
-        // PostgreSQL's data lived outside the clone, in the directory recorded in run/demo/pg/dir,
-        // and the servers are stopped.
-        let pgDir = try String(contentsOfFile: clone + "/run/demo/pg/dir", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(!pgDir.hasPrefix(home) && !pgDir.isEmpty)
+        // PostgreSQL's data lived outside the clone (the start line names it), the servers are
+        // stopped, and the private directory is gone: nothing of the run is left in /tmp.
+        let started = try #require(output.split(separator: "\n").first { $0.contains("servers: PostgreSQL on") })
+        let data = try #require(started.range(of: "(data ")).upperBound
+        let pgData = String(started[data...].prefix { $0 != ";" && $0 != ")" })
+        #expect(!pgData.hasPrefix(home) && pgData.contains("/scantrack-pg-demo."), "\(started)")
         #expect(output.contains("servers: stopped PostgreSQL"))
+        let privateDirectory = URL(fileURLWithPath: pgData).deletingLastPathComponent().path
+        #expect(!FileManager.default.fileExists(atPath: privateDirectory), "\(privateDirectory) left behind")
     }
 }
