@@ -111,6 +111,7 @@ let package = Package(
         .target(
             name: "ScanMetrics",
             dependencies: [
+                "ScanCore",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

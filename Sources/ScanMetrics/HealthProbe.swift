@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 
 #if canImport(Glibc)
     import Glibc
@@ -64,12 +65,10 @@ public enum HealthProbe {
     /// A `health` command's work: asks `/health/ready` (or `/health/live`) of the program at
     /// `listen` (HOST:PORT) and prints what it says; 0 when healthy, 1 when not or nothing answers.
     public static func check(listen: String, live: Bool, program: String) -> Int32 {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
+        guard let (host, port) = ListenAddress.parse(listen) else {
             FileHandle.standardError.write(Data("\(program) health: '\(listen)' is not HOST:PORT\n".utf8))
             return 1
         }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         do {
             let answer = try get(host: host, port: port, path: live ? "/health/live" : "/health/ready")
             let text = answer.body.hasSuffix("\n") || answer.body.isEmpty ? answer.body : answer.body + "\n"

@@ -36,13 +36,16 @@ public enum MigrationsFolder {
             switch self {
             case .folder(let path): return try Migrator(directory: path)
             case .embedded:
-                return try Migrator(
-                    migrations: EmbeddedMigrations.files.compactMap { file in
-                        guard let underscore = file.name.firstIndex(of: "_"),
-                            let version = Int(file.name[..<underscore])
-                        else { return nil }
-                        return Migration(version: version, name: file.name, sql: file.sql)
-                    })
+                var migrations: [Migration] = []
+                for file in EmbeddedMigrations.files {
+                    guard let version = Migration.version(ofFile: file.name) else {
+                        throw PGError(
+                            code: .migrationFailed, function: "read migrations", input: file.name,
+                            message: "a migration file is named NNNN_description.sql")
+                    }
+                    migrations.append(Migration(version: version, name: file.name, sql: file.sql))
+                }
+                return try Migrator(migrations: migrations)
             }
         }
 

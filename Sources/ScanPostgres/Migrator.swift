@@ -8,6 +8,16 @@ public struct Migration: Sendable, Equatable {
     /// FNV-1a over the file's bytes: an applied migration whose file later changed is reported.
     public var checksum: String
 
+    /// The version in a migration file's name, `NNNN_description.sql` (nil: not such a name).
+    public static func version(ofFile name: String) -> Int? {
+        guard name.hasSuffix(".sql") else { return nil }
+        let stem = name.dropLast(4)
+        guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
+            return nil
+        }
+        return version
+    }
+
     public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
@@ -62,8 +72,7 @@ public struct Migrator {
         }
         var loaded: [Migration] = []
         for name in names where name.hasSuffix(".sql") {
-            let stem = name.dropLast(4)
-            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
+            guard let version = Migration.version(ofFile: name) else {
                 throw PGError(
                     code: .migrationFailed, function: "read migrations", input: "\(directory)/\(name)",
                     message: "a migration file is named NNNN_description.sql")
