@@ -30,7 +30,9 @@ corpus:
 	@scripts/corpus-gray.sh
 
 # Unit and integration tests; integration tests run against the nats-server and PostgreSQL
-# that scripts/with-servers.sh starts in run/test and stops afterwards, pass or fail.
+# that scripts/with-servers.sh starts in run/test and stops afterwards, pass or fail. Every compiler
+# warning is an error here (Package.swift reads the variable), not in a user's `make build`.
+test: export SCANTRACK_WARNINGS_AS_ERRORS := 1
 test: deps corpus lint
 	swift build --build-tests
 	@# Signals and lifetimes are checked on the release build too (what users run).
@@ -59,7 +61,7 @@ format:
 
 # Formatting and the style rules in .swift-format (120 columns, no force unwraps or try!), and the
 # pure modules free of I/O (scripts/check-pure.sh); a violation fails `make test`, as a compiler
-# warning does (Package.swift: warnings are errors).
+# warning does (SCANTRACK_WARNINGS_AS_ERRORS above).
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
 	scripts/check-pure.sh

@@ -9,8 +9,9 @@ struct CamerasCommand: ParsableCommand {
         commandName: "cameras",
         abstract: "Every known camera with its last heartbeat (fps, drops, tracks, spool, rules), and who is silent.",
         discussion: """
-            Cameras are those that ever sent a heartbeat (stored by scan-aggregator) and those in the topology.
+            Cameras are those that ever sent a heartbeat (stored by scan-aggregator) and those in the topology. \
             A camera is silent when its last heartbeat is older than --silent-after seconds (or it never sent one).
+
             Exit codes: 0 done (with --check: every camera is heard), 1 database failure (with --check: a camera is silent).
             """)
 

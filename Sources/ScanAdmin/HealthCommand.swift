@@ -8,7 +8,7 @@ struct HealthCommand: ParsableCommand {
         commandName: "health",
         abstract: "Ask a running dashboard (scanadmin serve) whether it is ready (exit 0) or not (exit 1).",
         discussion: """
-            Asks /health/ready (it reads PostgreSQL), or /health/live with --live, at --listen, the
+            Asks /health/ready (it reads PostgreSQL), or /health/live with --live, at --listen, the \
             address serve --listen was given. Neither needs the dashboard's password.
             """)
 

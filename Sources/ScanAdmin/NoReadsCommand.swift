@@ -9,9 +9,10 @@ struct NoReadsCommand: ParsableCommand {
         commandName: "noreads",
         abstract: "Labels seen but not decoded: list them by shift, or write one's picture.",
         discussion: """
-            Each no-read is a code-like region a camera followed for at least noread.minFrames frames that
-            left the view without a confirmed decode (a torn, smeared or covered label). Its picture comes
+            Each no-read is a code-like region a camera followed for at least noread.minFrames frames that \
+            left the view without a confirmed decode (a torn, smeared or covered label). Its picture comes \
             from its sharpest frame. item: the item pass another camera of the lane read (empty: none did). The period options are those of `scanadmin report` (default: today).
+
             Exit codes: 0 done, 1 database failure or no such no-read, 64 bad usage.
             """,
         subcommands: [List.self, Show.self],

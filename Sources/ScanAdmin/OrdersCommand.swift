@@ -12,6 +12,7 @@ struct OrdersCommand: ParsableCommand {
         abstract: "Import expected orders from CSV and show an order with its pack verdicts.",
         discussion: """
             CSV: a header naming order_id, line, code, quantity (in any order; other columns are ignored).
+
             Exit codes: 0 done, 1 database failure or unknown order, 2 bad file (every bad row by line number; nothing imported).
             """,
         subcommands: [Import.self, Show.self])

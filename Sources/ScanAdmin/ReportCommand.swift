@@ -12,14 +12,15 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Shift report: item passes, sightings, rules, packs, throughput and camera health per shift.",
         discussion: """
-            --shift takes today (the shifts of the current production day that have started: the day
-            the latest shift began, so after midnight, during or after a night shift, still the day
-            before), yesterday (the production day before), current, previous, a shift name (its
-            latest start), or DATE/NAME (2026-11-23/night: a night shift belongs to the day it
-            starts). --from/--to report any range instead (RFC 3339, or a local date YYYY-MM-DD).
-            Shifts: --shifts, else "shifts" in the config file, else early=06:00-14:00,late=14:00-22:00,
-            night=22:00-06:00, in the site's time zone (from the topology; UTC when unknown).
+            --shift takes today (the shifts of the current production day that have started: the day \
+            the latest shift began, so after midnight, during or after a night shift, still the day \
+            before), yesterday (the production day before), current, previous, a shift name (its \
+            latest start), or DATE/NAME (2026-11-23/night: a night shift belongs to the day it \
+            starts). --from/--to report any range instead (RFC 3339, or a local date YYYY-MM-DD). \
+            Shifts: --shifts, else "shifts" in the config file, else early=06:00-14:00,late=14:00-22:00, \
+            night=22:00-06:00, in the site's time zone (from the topology; UTC when unknown). \
             Filters: --site, --lane (sightings and item passes of the lane), --camera.
+
             Exit codes: 0 done, 1 database failure, 64 bad usage (an unknown shift, a bad date).
             """)
 

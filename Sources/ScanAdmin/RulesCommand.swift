@@ -11,10 +11,11 @@ struct RulesCommand: ParsableCommand {
         commandName: "rules",
         abstract: "Manage the unwanted-code rules: revisions in PostgreSQL, published to the agents' rules bucket.",
         discussion: """
-            Every change (add, remove) stores a new revision of the whole ruleset with who made it and when, and
-            publishes it to the rules key-value bucket (<PREFIX>_RULES, key "ruleset"); running agents pick it up
+            Every change (add, remove) stores a new revision of the whole ruleset with who made it and when, and \
+            publishes it to the rules key-value bucket (<PREFIX>_RULES, key "ruleset"); running agents pick it up \
             within seconds and report the bucket revision they run. File format: docs/rules.md.
-            Exit codes: 0 done (test: accepted), 1 failure or no such rule (test: rejected), 2 a bad ruleset file
+
+            Exit codes: 0 done (test: accepted), 1 failure or no such rule (test: rejected), 2 a bad ruleset file \
             (every error by JSON path), 3 stored but not published (NATS unreachable; run `rules publish`), 64 bad usage.
             """,
         subcommands: [List.self, Show.self, Add.self, Remove.self, Check.self, Test.self, History.self, Publish.self])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanMetrics
 
 /// `scanadmin`: the operator's terminal tool.
 public struct ScanAdminCommand: AsyncParsableCommand {
@@ -13,6 +14,7 @@ public struct ScanAdminCommand: AsyncParsableCommand {
             Exit codes: 0 success, 1 failure at run time, 2 bad input or config file (named, with the \
             line or JSON path), 64 bad usage; each command's --help lists its own (docs/exit-codes.md).
             """,
+        version: BuildInfo.versionText(program: "scanadmin"),
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,

@@ -11,11 +11,12 @@ struct TailCommand: ParsableCommand {
         commandName: "tail",
         abstract: "Print live agent and aggregator events from NATS until interrupted.",
         discussion: """
-            Subscribes to <prefix>.v1.<family>.<site>.<camera> (core NATS: what is published from
-            now on). --type takes a family (sighting, session, track, noread, status; item and pack from
-            the aggregator, whose last token is the lane or station, matched by --camera) or an
-            event type (track.added, session.completed …). Text output is one line an event; --format json
+            Subscribes to <prefix>.v1.<family>.<site>.<camera> (core NATS: what is published from \
+            now on). --type takes a family (sighting, session, track, noread, status; item and pack from \
+            the aggregator, whose last token is the lane or station, matched by --camera) or an \
+            event type (track.added, session.completed …). Text output is one line an event; --format json \
             prints each event's JSON unchanged, one a line.
+
             Exit codes: 0 done (count reached, time up or interrupted), 1 NATS unreachable, 64 bad usage.
             """)
 

@@ -12,13 +12,13 @@ struct CamerasCommand: ParsableCommand {
         commandName: "cameras",
         abstract: "List the cameras this machine sees (V4L2 devices and GenICam cameras), or one camera's controls.",
         discussion: """
-            Without ID: every V4L2 device (/dev/video*: driver and card name) and every GenICam camera Aravis
-            finds (GigE Vision on the networks of this machine, USB3 Vision): interface, id, vendor, model,
-            serial and address. With a /dev/videoN: its V4L2 controls (value and range of each, the frame rate). The id
-            is what source.camera takes (a serial, a user id or an IP address work too). With ID and --controls:
-            the camera's controls with their current values and ranges (exposure, gain, frame rate, region,
-            binning, pixel format, trigger). With an rtsp:// or rtsps:// URL as ID: the stream's codec, size and
-            frame rate (an IP camera's settings are its own web page's or ONVIF's, not RTSP's). Exit codes: 0
+            Without ID: every V4L2 device (/dev/video*: driver and card name) and every GenICam camera Aravis \
+            finds (GigE Vision on the networks of this machine, USB3 Vision): interface, id, vendor, model, \
+            serial and address. With a /dev/videoN: its V4L2 controls (value and range of each, the frame rate). The id \
+            is what source.camera takes (a serial, a user id or an IP address work too). With ID and --controls: \
+            the camera's controls with their current values and ranges (exposure, gain, frame rate, region, \
+            binning, pixel format, trigger). With an rtsp:// or rtsps:// URL as ID: the stream's codec, size and \
+            frame rate (an IP camera's settings are its own web page's or ONVIF's, not RTSP's). Exit codes: 0 \
             listed, 1 the camera cannot be opened, 64 bad usage.
             """)
 

@@ -4,12 +4,39 @@ import ScanAgentConfig
 import ScanCore
 import ScanNATS
 
-/// `scan-agent config check FILE`: an agent config checked as `run` reads it, without opening a
-/// camera, a server or the spool.
+/// `scan-agent config check|show FILE`: an agent config checked as `run` reads it, or shown with
+/// every default filled in, without opening a camera, a server or the spool.
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "config", abstract: "Check an agent config without starting the camera.",
-        subcommands: [Check.self])
+        commandName: "config",
+        abstract: "Check an agent config, or show it with its defaults, without starting the camera.",
+        subcommands: [Check.self, Show.self])
+
+    /// The config as `run` reads it, or exit 2 with every error by JSON path.
+    static func load(_ file: String) throws -> AgentConfig {
+        do {
+            return try AgentConfigLoader.load(path: file)
+        } catch {
+            writeStandardError(error.description)
+            throw ExitCode(2)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Print the effective config as JSON: every setting with the value run uses, defaults filled in (exit 2 with every error by JSON path).",
+            discussion: """
+                The output is itself a valid agent config that reads back to the same settings, \
+                except that a password in source.url is shown as ***. Settings with no value and no \
+                default (a rules file, TLS files) are left out.
+                """)
+        @Argument(help: "Agent config file (JSON; see docs/agent-config.md).") var file: String
+
+        func run() throws {
+            print(try ConfigCommand.load(file).document.formatted())
+        }
+    }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -19,13 +46,7 @@ struct ConfigCommand: ParsableCommand {
         @Argument(help: "Agent config file (JSON; see docs/agent-config.md).") var file: String
 
         func run() throws {
-            let config: AgentConfig
-            do {
-                config = try AgentConfigLoader.load(path: file)
-            } catch {
-                writeStandardError(error.description)
-                throw ExitCode(2)
-            }
+            let config = try ConfigCommand.load(file)
             print(TerminalText.escapedLines(Self.summary(config, file: file)), terminator: "")
         }
 

@@ -19,21 +19,22 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode still images with both engines and print one JSON object per symbol.",
         discussion: """
-            Reads PNG (any colour type and depth; colour becomes luma), JPEG (baseline and progressive,
-            decoded to luma by libjpeg-turbo) and binary PGM (P5) and PPM (P6) images, told apart by their
-            first bytes, whatever their names; `-` reads one image from standard input. Another format
-            (GIF, BMP, TIFF, WebP, …) is named in the error: convert it first, e.g.
-            `convert label.gif label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`.
-            Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and
-            columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar
-            Limited; rotated and inverted images tried). A symbol read by both is printed once with
-            engine "zbar+zxing". Each line: file, symbology, value (valueEncoding "base64" when the value
-            is binary), aim (the AIM symbology identifier, e.g. ]E0, ]C1, ]d2), gs1 (true for GS1 data),
-            addOn (an EAN/UPC add-on, read with its main code), printedSymbology and printedValue (a UPC
-            reported in its EAN-13 form, as printed), engine, box (four corners, pixels).
-            --format text prints SYMBOLOGY:value, one line a symbol, as zbarimg does (a binary value in
+            Reads PNG (any colour type and depth; colour becomes luma), JPEG (baseline and progressive, \
+            decoded to luma by libjpeg-turbo) and binary PGM (P5) and PPM (P6) images, told apart by their \
+            first bytes, whatever their names; `-` reads one image from standard input. Another format \
+            (GIF, BMP, TIFF, WebP, …) is named in the error: convert it first, e.g. \
+            `convert label.gif label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`. \
+            Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and \
+            columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar \
+            Limited; rotated and inverted images tried). A symbol read by both is printed once with \
+            engine "zbar+zxing". Each line: file, symbology, value (valueEncoding "base64" when the value \
+            is binary), aim (the AIM symbology identifier, e.g. ]E0, ]C1, ]d2), gs1 (true for GS1 data), \
+            addOn (an EAN/UPC add-on, read with its main code), printedSymbology and printedValue (a UPC \
+            reported in its EAN-13 form, as printed), engine, box (four corners, pixels). \
+            --format text prints SYMBOLOGY:value, one line a symbol, as zbarimg does (a binary value in \
             base64, control characters escaped).
-            Exit codes: 0 a symbol was found; 4 none was found in any image (as zbarimg); 2 a file could
+
+            Exit codes: 0 a symbol was found; 4 none was found in any image (as zbarimg); 2 a file could \
             not be read (named on stderr; the other files are still decoded); 64 bad arguments.
             """)
 

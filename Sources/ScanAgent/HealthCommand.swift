@@ -8,7 +8,7 @@ struct HealthCommand: ParsableCommand {
         commandName: "health",
         abstract: "Ask a running agent at its metrics address whether it is ready (exit 0) or not (exit 1).",
         discussion: """
-            The address is --listen, else the config's metrics.listen. Prints what /health/ready says (each
+            The address is --listen, else the config's metrics.listen. Prints what /health/ready says (each \
             check ok or failing, e.g. the camera and NATS), or /health/live with --live.
             """)
 

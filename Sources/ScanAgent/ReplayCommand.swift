@@ -21,12 +21,14 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Decode a recorded clip (YUV4MPEG2) and print every event as one JSON line.",
         discussion: """
-            Frame times come from the clip's frame rate, starting at --start (default: now). On a
-            terminal (or with --progress) a line on stderr shows the frames done of the clip's, the
-            frames/s and the time left; --no-progress turns it off.
+            Frame times come from the clip's frame rate, starting at --start (default: now). On a \
+            terminal (or with --progress) a line on stderr shows the frames done of the clip's, the \
+            frames/s and the time left; --no-progress turns it off. Needs no NATS or PostgreSQL.
+
             Turn any recording into a clip with: ffmpeg -i in.mp4 -pix_fmt gray out.y4m
-            Needs no NATS or PostgreSQL. Exit codes: 0 done; 1 the clip is damaged part way (the
-            events of the frames before the damage are printed, the error names file and frame);
+
+            Exit codes: 0 done; 1 the clip is damaged part way (the \
+            events of the frames before the damage are printed, the error names file and frame); \
             2 bad config or unreadable clip.
             """)
 

@@ -19,8 +19,8 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run one camera: capture, decode, track, and publish to NATS JetStream.",
         discussion: """
-            Exit codes: 0 stopped by SIGTERM/SIGINT or at the end of a clip (open tracks and the
-            session ended, events flushed to JetStream or kept in the spool); 1 runtime failure
+            Exit codes: 0 stopped by SIGTERM/SIGINT or at the end of a clip (open tracks and the \
+            session ended, events flushed to JetStream or kept in the spool); 1 runtime failure \
             (spool folder unusable); 2 bad config, ruleset or clip.
             """)
 
@@ -168,7 +168,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         // Before any metric is made: a metric made earlier would stay unrecorded.
-        if agentConfig.metricsListen != nil { ScanMetrics.bootstrap() }
+        if agentConfig.metricsListen != nil { BuildInfo.record(program: "scan-agent") }  // bootstraps metrics
         var parts = AgentParts(
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
         parts.belt = link

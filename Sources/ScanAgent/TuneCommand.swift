@@ -14,14 +14,15 @@ struct TuneCommand: ParsableCommand {
         abstract:
             "Measure a clip of the line and suggest the agent's settings: symbologies, module size, speed, exposure.",
         discussion: """
-            Replays CLIP with every symbology on and measures what it read: the symbologies present, the module size
-            in pixels (linear codes), how far codes move a frame, how many frames each is in view, and the band of the
-            frame they crossed. It suggests the longest exposure that keeps motion blur under half a module at that
-            speed (blur in modules = speed × exposure ÷ module size), the symbologies to enable, the region of
-            interest and noread.minFrames. --write FILE writes the suggestion as an agent config (source: the clip).
-            With --camera ID --seconds N instead of CLIP: records N seconds of what the camera (a GenICam id, a
-            /dev/videoN or an RTSP URL) sees into --record FILE (default tune-recording.y4m), measures that, and the
+            Replays CLIP with every symbology on and measures what it read: the symbologies present, the module size \
+            in pixels (linear codes), how far codes move a frame, how many frames each is in view, and the band of the \
+            frame they crossed. It suggests the longest exposure that keeps motion blur under half a module at that \
+            speed (blur in modules = speed × exposure ÷ module size), the symbologies to enable, the region of \
+            interest and noread.minFrames. --write FILE writes the suggestion as an agent config (source: the clip). \
+            With --camera ID --seconds N instead of CLIP: records N seconds of what the camera (a GenICam id, a \
+            /dev/videoN or an RTSP URL) sees into --record FILE (default tune-recording.y4m), measures that, and the \
             written config reads the camera with the exposure bound set.
+
             Exit codes: 0 measured, 1 nothing was read or the camera sent nothing, 2 an unreadable clip, 64 bad usage.
             """)
 

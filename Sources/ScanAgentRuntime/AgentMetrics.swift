@@ -22,6 +22,8 @@ public struct AgentMetrics: Sendable {
     let spoolBytes: Gauge
     let spoolDropped: Counter
     let natsConnected: Gauge
+    /// `scantrack_agent_nats_link{state}`: 1 for the state now, 0 for the others.
+    let natsLink: [(state: String, gauge: Gauge)]
     let paused: Gauge
     let publish: Timer
 
@@ -46,6 +48,9 @@ public struct AgentMetrics: Sendable {
         spoolBytes = Gauge(label: "scantrack_agent_spool_bytes", dimensions: labels)
         spoolDropped = Counter(label: "scantrack_agent_spool_dropped_events_total", dimensions: labels)
         natsConnected = Gauge(label: "scantrack_agent_nats_connected", dimensions: labels)
+        natsLink = LinkState.allCases.map {
+            ($0.rawValue, Gauge(label: "scantrack_agent_nats_link", dimensions: labels + [("state", $0.rawValue)]))
+        }
         paused = Gauge(label: "scantrack_agent_paused", dimensions: labels)
         publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
     }
@@ -69,6 +74,7 @@ public struct AgentMetrics: Sendable {
         spoolBytes.record(status.spoolBytes)
         spoolDropped.increment(by: max(0, status.spoolDropped - (previous?.spoolDropped ?? 0)))
         natsConnected.record(status.nats == LinkState.connected.rawValue ? 1 : 0)
+        for link in natsLink { link.gauge.record(status.nats == link.state ? 1 : 0) }
         paused.record(status.paused ? 1 : 0)
         sourceStreaming.record(status.sourceState == SourceStatus.streaming.rawValue ? 1 : 0)
     }

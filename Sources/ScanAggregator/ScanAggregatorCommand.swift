@@ -14,6 +14,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan-aggregator",
         abstract: "Consume ScanTrack agent events into PostgreSQL and publish item and pack results.",
+        version: BuildInfo.versionText(program: "scan-aggregator"),
         subcommands: [Run.self, Health.self]
     )
 
@@ -25,7 +26,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask a running aggregator at its metrics address whether it is ready (exit 0) or not (exit 1).",
             discussion: """
-                The address is --listen, else $SCANTRACK_METRICS_LISTEN (what run --metrics-listen also
+                The address is --listen, else $SCANTRACK_METRICS_LISTEN (what run --metrics-listen also \
                 takes). Prints what /health/ready says (NATS, the consumer, PostgreSQL), or /health/live with --live.
                 """)
 
@@ -47,9 +48,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ingest agent events until SIGTERM/SIGINT.",
             discussion: """
-                Servers come from --nats/--pg, else SCANTRACK_NATS/SCANTRACK_PG; a NATS cluster is given as
-                its servers' URLs separated by commas. Refuses to start on a
-                schema that is behind (run `scanadmin migrate`). Several replicas may run at once: they
+                Servers come from --nats/--pg, else SCANTRACK_NATS/SCANTRACK_PG; a NATS cluster is given as \
+                its servers' URLs separated by commas. Refuses to start on a \
+                schema that is behind (run `scanadmin migrate`). Several replicas may run at once: they \
                 share one durable consumer. Exit codes: 0 stopped by a signal, 1 failure, 64 bad usage.
                 """)
         @Option(name: .customLong("nats"), help: "NATS URL (default: $SCANTRACK_NATS, then $NATS_URL).") var nats:
@@ -175,7 +176,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                     throw ValidationError("SCANTRACK_METRICS_LISTEN '\(listen)' is not HOST:PORT")
                 }
                 metrics = address
-                ScanMetrics.bootstrap()  // before any metric is made
+                BuildInfo.record(program: "scan-aggregator")  // bootstraps metrics before any is made
             }
             let services = AggregatorServices(
                 settings: settings, ingestOnly: ingestOnly, logger: logger, metricsListen: metrics)

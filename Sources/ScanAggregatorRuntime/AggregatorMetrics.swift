@@ -13,6 +13,14 @@ struct AggregatorMetrics: Sendable {
     let ackPending = Gauge(label: "scantrack_aggregator_consumer_ack_pending_messages")
     let postgresErrors = Counter(label: "scantrack_aggregator_postgres_errors_total")
     let reconciliationLag = Gauge(label: "scantrack_aggregator_reconciliation_lag_seconds")
+    let natsConnected = Gauge(label: "scantrack_aggregator_nats_link", dimensions: [("state", "connected")])
+    let natsDisconnected = Gauge(label: "scantrack_aggregator_nats_link", dimensions: [("state", "disconnected")])
+
+    /// `scantrack_aggregator_nats_link{state}`: 1 for the state now, 0 for the other.
+    func natsLink(connected: Bool) {
+        natsConnected.record(connected ? 1 : 0)
+        natsDisconnected.record(connected ? 0 : 1)
+    }
 
     func deadLetter(reason: String) {
         Counter(label: "scantrack_aggregator_dead_letters_total", dimensions: [("reason", reason)]).increment()

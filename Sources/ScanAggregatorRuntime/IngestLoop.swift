@@ -173,6 +173,7 @@ public final class IngestLoop: @unchecked Sendable {
         lastObserved = now
         let connected = consumer.isConnected
         readiness?.set("nats", ok: connected, detail: connected ? "connected" : "disconnected")
+        metrics.natsLink(connected: connected)
         do {
             try storage.ping()
             readiness?.set("postgres", ok: true, detail: "reachable")

@@ -88,6 +88,8 @@ public enum ScanMetrics {
         "scantrack_agent_spool_bytes": "the spool's unsent bytes",
         "scantrack_agent_spool_dropped_events_total": "events dropped by a full spool",
         "scantrack_agent_nats_connected": "1 when connected to NATS, else 0",
+        "scantrack_agent_nats_link":
+            "1 for the link's state now (label state = connected, degraded: connected but JetStream does not acknowledge, or disconnected), 0 for the others",
         "scantrack_agent_paused": "1 while paused (scanadmin agent pause)",
         "scantrack_agent_publish_seconds": "one event from the spool to JetStream's acknowledgement",
         "scantrack_aggregator_messages_total": "JetStream messages ingested (stored, duplicate or refused)",
@@ -100,6 +102,9 @@ public enum ScanMetrics {
         "scantrack_aggregator_consumer_ack_pending_messages": "delivered, not yet acknowledged",
         "scantrack_aggregator_reconciliation_lag_seconds":
             "age of the oldest sighting not yet reconciled into an item pass (0: none waits)",
+        "scantrack_aggregator_nats_link":
+            "1 for the link's state now (label state = connected or disconnected), 0 for the other",
+        "scantrack_build_info": "1, labelled with the program, its version and the commit it was built from",
         "scantrack_aggregator_postgres_errors_total":
             "failed attempts to store a batch (each retried; nothing is lost)",
     ]

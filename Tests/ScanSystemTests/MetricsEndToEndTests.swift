@@ -191,6 +191,30 @@ struct MetricsEndToEndTests {
             )
             .contains(#"label_values(scantrack_agent_frames_received_total, site)"#), "a site variable")
 
+        // The NATS link as a labelled gauge: 1 for the state now, on both programs.
+        func link(_ url: String) -> String? {
+            Self.get(url + "/metrics").body.split(separator: "\n").first {
+                $0.hasPrefix("scantrack_") && $0.contains("_nats_link{")
+                    && $0.split(separator: " ").last.flatMap { Double($0) } == 1
+            }?.firstMatch(of: /state="(\w+)"/).map { String($0.output.1) }
+        }
+        for url in [agentURL, aggregatorURL] {
+            #expect(H.eventually(seconds: 20) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
+        }
+        // Which build runs: scantrack_build_info with what --version says.
+        for (url, binary, program) in [
+            (agentURL, agentBinary, "scan-agent"), (aggregatorURL, aggregatorBinary, "scan-aggregator"),
+        ] {
+            let version = try ProcessRunner.run(binary, ["--version"]).stdoutText
+            let commit = try #require(version.firstMatch(of: /\(commit (\S+)\)/)).output.1
+            let info = Self.get(url + "/metrics").body.split(separator: "\n").first {
+                $0.hasPrefix("scantrack_build_info{")
+            }
+            #expect(
+                info.map { $0.contains(#"program="\#(program)""#) && $0.contains(#"commit="\#(commit)""#) } == true,
+                "\(info ?? "none") vs \(version)")
+        }
+
         // NATS goes away: neither is ready (the agent spools, the aggregator waits); back: both are.
         try nats.stop()
         for url in [agentURL, aggregatorURL] {
@@ -205,10 +229,14 @@ struct MetricsEndToEndTests {
         #expect(
             unhealthy.agent.status == 1 && unhealthy.agent.stdoutText.contains("nats failing"), "\(unhealthy.agent)")
         #expect(unhealthy.aggregator.status == 1, "\(unhealthy.aggregator)")
+        for url in [agentURL, aggregatorURL] {
+            #expect(H.eventually(seconds: 20) { link(url) == "disconnected" }, "\(url): \(link(url) ?? "none")")
+        }
         #expect(try ProcessRunner.run(agentBinary, ["health", "--config", config, "--live"]).status == 0)
         try nats.start()
         for url in [agentURL, aggregatorURL] {
             #expect(H.eventually(seconds: 30) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(H.eventually(seconds: 20) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
         }
 
         // A malformed event on a sighting subject: one dead letter, counted by its reason.

@@ -15,17 +15,17 @@ struct ServeCommand: AsyncParsableCommand {
         abstract:
             "Read-only supervisor dashboard in a browser: each site and lane now, trends, no-reads, packs, cameras.",
         discussion: """
-            Pages: / (per site: the current shift's item passes, read rate, rejects and packs, each lane, the
-            latest packs and every camera's state, refreshed in place every --refresh-seconds; below, each
-            lane's hourly item passes and read rate over the last --trend-shifts shifts), /lanes/SITE/LANE
-            (the lane's figures and recent no-reads with their pictures), /packs/SESSION (a pack's lines
-            against its order), /cameras/CAMERA (its last heartbeats). Figures come from the queries of
-            scanadmin report. Nothing on the page changes anything, and the database session is read-only.
-            Listens on loopback unless --listen says otherwise; prints its address once it listens. Beyond
-            loopback it needs --auth-token-file (browsers ask for it: any user name, the file's first line as
-            password) and answers only requests naming a host of --allow-host (loopback names always). Every
-            page is sent with a Content-Security-Policy that runs no inline script, and every query has
-            --statement-timeout.
+            Pages: / (per site: the current shift's item passes, read rate, rejects and packs, each lane, the \
+            latest packs and every camera's state, refreshed in place every --refresh-seconds; below, each \
+            lane's hourly item passes and read rate over the last --trend-shifts shifts), /lanes/SITE/LANE \
+            (the lane's figures and recent no-reads with their pictures), /packs/SESSION (a pack's lines \
+            against its order), /cameras/CAMERA (its last heartbeats). Figures come from the queries of \
+            scanadmin report. Nothing on the page changes anything, and the database session is read-only. \
+            Listens on loopback unless --listen says otherwise; prints its address once it listens. Beyond \
+            loopback it needs --auth-token-file (browsers ask for it: any user name, the file's first line as \
+            password) and answers only requests naming a host of --allow-host (loopback names always). Every \
+            page is sent with a Content-Security-Policy that runs no inline script, and every query has \
+            --statement-timeout. \
             SIGTERM or SIGINT stops it. Exit codes: 0 stopped, 1 database or listening failure, 64 bad usage.
             """)
 

@@ -1,0 +1,201 @@
+import ScanCore
+import ScanVision
+
+extension AgentConfig {
+    /// The config as a document in the file's own keys, every setting there with its value after
+    /// the defaults (`scan-agent config show`): `parse` reads it back to an equal config, except
+    /// that a password in `source.url` is shown as `***`. Settings with no value and no default
+    /// (a rules file, a TLS CA) are left out.
+    public var document: JSONValue {
+        var top: [(String, JSONValue)] = [
+            (
+                "camera",
+                .members(
+                    [("id", .string(camera.id)), ("site", .string(camera.site))]
+                        + [
+                            camera.lane.map { ("lane", .string($0)) }, camera.station.map { ("station", .string($0)) },
+                        ].compactMap { $0 })
+            ),
+            ("source", source.document),
+            ("decoder", Self.document(decoder)),
+            (
+                "tracking",
+                .members([
+                    ("maxMissedFrames", .int(tracking.maxMissedFrames)), ("minDecodes", .int(tracking.minDecodes)),
+                    ("updateIntervalMs", .int(tracking.updateIntervalMilliseconds)),
+                ])
+            ),
+            (
+                "noread",
+                .members(
+                    [
+                        ("enabled", .bool(noread.enabled)), ("minFrames", .int(noread.minFrames)),
+                        ("maxImages", .int(noread.maxImages)), ("maxImageBytes", .int(noread.maxImageBytes)),
+                    ] + [noread.imageDir.map { ("imageDir", .string($0)) }].compactMap { $0 })
+            ),
+            ("session", session.document),
+            (
+                "grouping",
+                .members([
+                    ("enabled", .bool(grouping.enabled)), ("maxGapPixels", .int(grouping.maxGapPixels)),
+                    ("velocityTolerance", .number(grouping.velocityTolerance)),
+                    ("require", .array(grouping.require.map { .string($0.name) })),
+                ])
+            ),
+            ("decision", decision.document),
+            ("nats", nats.document),
+            (
+                "spool",
+                .members([
+                    ("dir", .string(spool.dir)), ("maxBytes", .int(spool.maxBytes)),
+                    ("whenFull", .string(spool.whenFull.rawValue)),
+                ])
+            ),
+            ("heartbeatSeconds", .number(heartbeat.seconds)),
+        ]
+        if let rulesFile { top.append(("rules", .string(rulesFile))) }
+        if let metricsListen { top.append(("metrics", .members([("listen", .string(metricsListen))]))) }
+        return .object(top)
+    }
+
+    private static func document(_ decoder: DecoderConfig) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("mode", .string(decoder.mode.rawValue)),
+            ("symbologies", .array(decoder.symbologies.map { .string($0.rawValue) })),
+            ("density", .int(decoder.density)),
+        ]
+        if let threads = decoder.threads { members.append(("threads", .int(threads))) }
+        let region = decoder.regionOfInterest
+        members += [
+            (
+                "regionOfInterest",
+                .members([
+                    ("x", .number(region.x)), ("y", .number(region.y)), ("width", .number(region.width)),
+                    ("height", .number(region.height)),
+                ])
+            ),
+            ("upcAsEAN13", .bool(decoder.upcAsEAN13)), ("zxingEveryNthFrame", .int(decoder.zxingEveryNthFrame)),
+            ("secondOpinion", .bool(decoder.secondOpinion)),
+            ("zxingSweep", .array(decoder.zxingSweep.map { .string($0.rawValue) })),
+            ("sweepFrames", .int(decoder.sweepFrames)), ("sweepDensity", .int(decoder.sweepDensity)),
+            ("sweepOverlap", .int(decoder.sweepOverlap)), ("trackedDensity", .int(decoder.trackedDensity)),
+        ]
+        return .object(members)
+    }
+}
+
+extension SourceConfig {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(kind.rawValue))]
+        switch kind {
+        case .v4l2:
+            members += [
+                ("device", .string(device)), ("width", .int(width)), ("height", .int(height)), ("fps", .int(fps)),
+            ]
+        case .clip:
+            members += [path.map { ("path", .string($0)) }].compactMap { $0 }
+            members += [("realtime", .bool(realtime)), ("dropLate", .bool(dropLate))]
+        case .genicam:
+            members += [camera.map { ("camera", .string($0)) }].compactMap { $0 }
+        case .rtsp:
+            members += [url.map { ("url", .string($0.redacted)) }].compactMap { $0 }
+            members.append(("transport", .string(transport)))
+            members += [passwordFile.map { ("passwordFile", .string($0)) }].compactMap { $0 }
+        }
+        if !controls.isEmpty { members.append(("controls", controls.document)) }
+        return .object(members)
+    }
+}
+
+extension CameraControls {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let exposureMicroseconds { members.append(("exposureMicroseconds", .number(exposureMicroseconds))) }
+        members.append(("exposureAuto", .bool(exposureAuto)))
+        if let gainDecibels { members.append(("gainDecibels", .number(gainDecibels))) }
+        if let frameRate { members.append(("frameRate", .number(frameRate))) }
+        if let focus { members.append(("focus", .number(focus))) }
+        members.append(("focusAuto", .bool(focusAuto)))
+        if let pixelFormat { members.append(("pixelFormat", .string(pixelFormat))) }
+        if let region {
+            members.append(
+                (
+                    "region",
+                    .members([
+                        ("x", .int(region.x)), ("y", .int(region.y)), ("width", .int(region.width)),
+                        ("height", .int(region.height)),
+                    ])
+                ))
+        }
+        if let binning {
+            members.append(
+                ("binning", .members([("horizontal", .int(binning.horizontal)), ("vertical", .int(binning.vertical))])))
+        }
+        switch trigger {
+        case nil: break
+        case .freeRun: members.append(("trigger", .string("freeRun")))
+        case .software: members.append(("trigger", .string("software")))
+        case .line(let line, let rising):
+            members.append(
+                ("trigger", .members([("line", .string(line)), ("edge", .string(rising ? "rising" : "falling"))])))
+        }
+        if !features.isEmpty { members.append(("features", .object(features.map { ($0.name, $0.value) }))) }
+        members.append(("clampOutOfRange", .bool(clampOutOfRange)))
+        return .object(members)
+    }
+}
+
+extension SessionConfig {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [("start", .string(start.rawValue))]
+        if let stopAfterCodes { members.append(("stopAfterCodes", .int(stopAfterCodes))) }
+        if let stopAfter { members.append(("stopAfterSeconds", .number(stopAfter.seconds))) }
+        if let stopAfterIdle { members.append(("stopAfterIdleSeconds", .number(stopAfterIdle.seconds))) }
+        members.append(("startDelaySeconds", .number(startDelay.seconds)))
+        return .object(members)
+    }
+}
+
+extension DecisionConfig {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("enabled", .bool(enabled)), ("deadlineMs", .int(deadlineMilliseconds)),
+        ]
+        if let beltSpeed { members.append(("beltSpeed", .number(beltSpeed))) }
+        if let divertDistance { members.append(("divertDistance", .number(divertDistance))) }
+        members.append(
+            ("divertOn", .array(DecisionReason.allCases.filter(divertOn.contains).map { .string($0.rawValue) })))
+        members.append(("beltFromBus", .bool(beltFromBus)))
+        if let pulsesPerMetre { members.append(("pulsesPerMetre", .number(pulsesPerMetre))) }
+        members.append(("beltStaleMs", .int(beltStaleMilliseconds)))
+        return .object(members)
+    }
+}
+
+extension NATSConfig {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [("url", .string(url)), ("prefix", .string(prefix))]
+        let optional: [(String, String?)] = [
+            ("credsFile", credsFile), ("nkeySeedFile", nkeySeedFile), ("inboxPrefix", inboxPrefix), ("user", user),
+            ("passwordFile", passwordFile), ("tokenFile", tokenFile),
+        ]
+        if let replicas { members.append(("replicas", .int(replicas))) }
+        members += optional.compactMap { name, value in value.map { (name, .string($0)) } }
+        let tls: [(String, JSONValue)] = [("ca", tlsCA), ("cert", tlsCert), ("key", tlsKey)].compactMap { name, value in
+            value.map { (name, .string($0)) }
+        }
+        if !tls.isEmpty { members.append(("tls", .object(tls))) }
+        return .object(members)
+    }
+}
+
+extension JSONValue {
+    fileprivate static func int(_ value: Int) -> JSONValue { .number(Double(value)) }
+    fileprivate static func members(_ members: [(String, JSONValue)]) -> JSONValue { .object(members) }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import ScanCore
+import ScanTestSupport
+import Testing
+
+/// What every program does alike: `--version` with the commit, and help text that wraps cleanly.
+@Suite("program conventions: --version, help text")
+struct ProgramConventionsTests {
+    static let programs = ["scan-agent", "scan-aggregator", "scanadmin"]
+
+    static func path(_ program: String) -> String { TestEnvironment.productsDirectory + "/" + program }
+
+    @Test("--version prints the program, its version and the commit it was built from, the same for all")
+    func version() throws {
+        var versions = Set<String>()
+        for program in Self.programs {
+            let result = try ProcessRunner.run(Self.path(program), ["--version"])
+            #expect(result.status == 0, "\(program): \(result.stderr)")
+            let line = result.stdoutText.trimmingCharacters(in: .newlines)
+            let match = try #require(
+                line.wholeMatch(of: /(\S+) (\d+\.\d+\.\d+) \(commit ([0-9a-f]{12}(?:-dirty)?|unknown)\)/), "\(line)")
+            #expect(String(match.output.1) == program)
+            versions.insert("\(match.output.2) \(match.output.3)")
+            // Built from a git checkout (as make test builds), the commit is the checkout's: HEAD
+            // when the build was made, so at least an ancestor-or-self of HEAD now.
+            let commit = String(match.output.3.prefix(12))
+            if FileManager.default.fileExists(atPath: TestEnvironment.repoRoot + "/.git") {
+                let known = try ProcessRunner.run(
+                    "/usr/bin/git", ["-C", TestEnvironment.repoRoot, "merge-base", "--is-ancestor", commit, "HEAD"])
+                #expect(known.status == 0, "\(line) is not a commit of this checkout: \(known.stderr)")
+            }
+        }
+        #expect(versions.count == 1, "\(versions)")
+    }
+
+    @Test("warnings are errors when make test builds (SCANTRACK_WARNINGS_AS_ERRORS=1), not in a user's swift build")
+    func warningsAsErrorsOnlyUnderTest() throws {
+        let swift = try #require(ProcessRunner.which("swift"), "the Swift toolchain on PATH")
+        let scratch = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        func settings(_ value: String) throws -> String {
+            // A scratch path of its own: the tests' build folder stays locked by `swift test`.
+            let dump = try ProcessRunner.run(
+                swift,
+                ["package", "--package-path", TestEnvironment.repoRoot, "--scratch-path", scratch, "dump-package"],
+                environment: ["SCANTRACK_WARNINGS_AS_ERRORS": value])
+            #expect(dump.status == 0, "\(dump.stderr)")
+            return dump.stdoutText
+        }
+        #expect(try settings("1").contains("treatAllWarnings"))
+        #expect(try !settings("0").contains("treatAllWarnings"))
+        let makefile = try String(contentsOfFile: TestEnvironment.repoRoot + "/Makefile", encoding: .utf8)
+        #expect(makefile.contains("\ntest: export SCANTRACK_WARNINGS_AS_ERRORS := 1\n"))
+        let ci = try String(contentsOfFile: TestEnvironment.repoRoot + "/.ci/run", encoding: .utf8)
+        #expect(ci.contains("make test"))
+    }
+
+    /// Every command path of a program, from ArgumentParser's description of its commands.
+    static func commands(of program: String) throws -> [[String]] {
+        let dump = try ProcessRunner.run(Self.path(program), ["--experimental-dump-help"])
+        let root = try JSONValue.parse(dump.stdout)["command"]
+        func walk(_ command: JSONValue?, _ path: [String]) -> [[String]] {
+            guard case .array(let children)? = command?["subcommands"] else { return [path] }
+            return [path]
+                + children.flatMap { child -> [[String]] in
+                    guard let name = child["commandName"]?.stringValue, name != "help" else { return [] }
+                    return walk(child, path + [name])
+                }
+        }
+        return walk(root, [])
+    }
+
+    @Test("every command's overview and discussion wrap to the terminal: no line breaks where a word would fit")
+    func helpWraps() throws {
+        let width = 80
+        var seen = 0
+        for program in Self.programs {
+            let commands = try Self.commands(of: program)
+            #expect(commands.count > 1, "\(program)")
+            for command in commands {
+                let result = try ProcessRunner.run(
+                    Self.path(program), command + ["--help"], environment: ["COLUMNS": String(width)])
+                #expect(result.status == 0, "\(program) \(command): \(result.stderr)")
+                // The prose above USAGE: a line followed by another of its paragraph (same indent)
+                // whose first word would have fitted is a hard line break in the source.
+                let prose = result.stdoutText.components(separatedBy: "\nUSAGE:")[0].split(
+                    separator: "\n", omittingEmptySubsequences: false)
+                for (line, next) in zip(prose, prose.dropFirst()) where !line.isEmpty && !next.isEmpty {
+                    #expect(line.count <= width, "\(program) \(command): \(line)")
+                    let indent = { (text: Substring) in text.prefix { $0 == " " }.count }
+                    guard indent(line) == indent(next) else { continue }
+                    let word = next.drop { $0 == " " }.prefix { $0 != " " }
+                    #expect(
+                        line.count + 1 + word.count >= width,
+                        "\(program) \(command.joined(separator: " ")): a line ends early:\n\(line)\n\(next)")
+                }
+                seen += 1
+            }
+        }
+        #expect(seen >= 40)
+    }
+}
