@@ -4,6 +4,10 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 # zxing-cpp is built into the repo by scripts/build-zxing.sh; SwiftPM finds it through this path.
 export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
+# The commit `--version` and scantrack_build_info name (Package.swift reads it): HEAD, with -dirty for
+# uncommitted changes; given anew each run, so a build after a commit names the new one.
+export SCANTRACK_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),-dirty)
+
 .PHONY: all deps build-deps build release corpus lint test demo bench fuzz format clean
 
 all: build

@@ -54,6 +54,10 @@ let package = Package(
         .systemLibrary(
             name: "CAVCodec", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
+        // Still images for `scan-agent decode` beyond PNG and JPEG: WebP, TIFF, GIF (BMP is read in Swift).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         // zint renders codes for the synthetic conveyor only (tests, benchmarks, demo); agents never link it.
         .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // zxing-cpp 3.1.1, built from its pinned source by scripts/build-zxing.sh (make does it) into
@@ -106,6 +110,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "ScanPNG", dependencies: ["CPNG", "ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanJPEG", dependencies: ["CTurboJPEG", "ScanCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "ScanImages", dependencies: ["CGIF", "CTIFF", "CWebP", "ScanCore"], swiftSettings: swiftSettings),
         .target(
             name: "ScanGenICam", dependencies: ["CAravis", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
         .target(
@@ -162,8 +168,10 @@ let package = Package(
         .target(
             name: "ScanAgent",
             dependencies: [
-                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam", "ScanJPEG", "ScanMedia",
-                "ScanMetrics", "ScanNATS", "ScanPNG", "ScanPipeline", "ScanRTSP", "ScanRules", "ScanServices",
+                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam", "ScanImages",
+                "ScanJPEG",
+                "ScanMedia", "ScanMetrics", "ScanNATS", "ScanPNG", "ScanPipeline", "ScanRTSP", "ScanRules",
+                "ScanServices",
                 "ScanV4L2", "ScanVision", "ScanZBar", "ScanZXing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

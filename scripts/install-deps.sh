@@ -20,6 +20,7 @@ build_packages=(
   libnats-dev           # messaging
   libpng-dev            # PNG still images (scan-agent decode)
   libturbojpeg0-dev     # JPEG still images (scan-agent decode), libjpeg-turbo's TurboJPEG API
+  libwebp-dev libtiff-dev libgif-dev  # WebP, TIFF and GIF still images (scan-agent decode)
   libaravis-dev libusb-1.0-0-dev  # GenICam cameras (GigE Vision, USB3 Vision) through Aravis 0.8
   libavformat-dev libavcodec-dev libswscale-dev  # RTSP cameras (FFmpeg: RTSP/RTP, H.264/H.265/MJPEG decoding)
   libzint-dev           # renders barcodes for the synthetic conveyor (scan-synth)

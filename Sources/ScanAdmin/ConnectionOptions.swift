@@ -115,6 +115,19 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((TerminalText.escapedLines(message) + "\n").utf8))
 }
 
+/// `--progress/--no-progress` for long database work (migrations, retention): a line on stderr as
+/// each step starts, by default when stderr is a terminal; stdout keeps only the result.
+struct ProgressOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Say each step on stderr as it starts (default: when stderr is a terminal).")
+    var progress: Bool?
+
+    /// What to call with each step (nil: say nothing). `command`: the line's prefix.
+    func reporter(_ command: String) -> ((String) -> Void)? {
+        guard progress ?? (isatty(STDERR_FILENO) == 1) else { return nil }
+        return { printError("scanadmin \(command): \($0)") }
+    }
+}
+
 /// Flags that become subject tokens (`--site`, `--camera`) and the dotted `--prefix`, checked in
 /// `validate()` so a bad one is a usage error naming the flag.
 func checkSubjectFlags(_ flags: [(name: String, value: String?)], prefix: String) throws {

@@ -10,6 +10,7 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Apply pending schema migrations, or show where the schema stands.")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Option(
         help:
@@ -53,7 +54,7 @@ struct MigrateCommand: ParsableCommand {
                 }
                 return
             }
-            let applied = try migrator.migrate(database)
+            let applied = try migrator.migrate(database, progress: progress.reporter("migrate"))
             if applied.isEmpty {
                 print("schema is up to date (\(migrator.migrations.count) migrations)")
             } else {

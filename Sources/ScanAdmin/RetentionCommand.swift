@@ -43,9 +43,16 @@ struct RetentionCommand: ParsableCommand {
         @Flag(help: "Only show what would be dropped.") var dryRun = false
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
 
-        func run() throws { try Self.run(connection: connection, format: format, drop: !dryRun) }
+        @OptionGroup var progress: ProgressOptions
 
-        static func run(connection: ConnectionOptions, format: ListingFormat, drop: Bool) throws {
+        func run() throws {
+            try Self.run(
+                connection: connection, format: format, drop: !dryRun, progress: progress.reporter("retention apply"))
+        }
+
+        static func run(
+            connection: ConnectionOptions, format: ListingFormat, drop: Bool, progress: ((String) -> Void)? = nil
+        ) throws {
             try withDatabase(connection, command: "retention") { database in
                 let retention = Retention(connection: database)
                 let plan = try retention.plan()
@@ -76,7 +83,8 @@ struct RetentionCommand: ParsableCommand {
                     }
                     return
                 }
-                let outcome = try retention.maintain(plan: plan)  // what was shown is what is dropped
+                // What was shown is what is dropped.
+                let outcome = try retention.maintain(plan: plan, progress: progress)
                 if format == .table {
                     print(
                         "dropped \(outcome.dropped.count) partition(s)"

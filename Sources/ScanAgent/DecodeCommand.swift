@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanImages
 import ScanJPEG
 import ScanPNG
 import ScanZBar
@@ -19,11 +20,12 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode still images with both engines and print one JSON object per symbol.",
         discussion: """
-            Reads PNG (any colour type and depth; colour becomes luma), JPEG (baseline and progressive, \
-            decoded to luma by libjpeg-turbo) and binary PGM (P5) and PPM (P6) images, told apart by their \
-            first bytes, whatever their names; `-` reads one image from standard input. Another format \
-            (GIF, BMP, TIFF, WebP, …) is named in the error: convert it first, e.g. \
-            `convert label.gif label.png` (ImageMagick) or `ffmpeg -i label.webp label.png`. \
+            Reads PNG (any colour type and depth), JPEG (baseline and progressive, by libjpeg-turbo), \
+            WebP (lossy and lossless, by libwebp), TIFF (the first page, by libtiff), GIF (the first image, \
+            by giflib), BMP (uncompressed, 1 to 32 bits a pixel) and binary PGM (P5) and PPM (P6) images, \
+            told apart by their first bytes, whatever their names; colour becomes luma and transparency \
+            white. `-` reads one image from standard input. Another format (JPEG 2000, HEIF, …) is named \
+            in the error: convert it first, e.g. `convert label.heic label.png` (ImageMagick). \
             Every symbology of both engines is on: zbar (linear codes and QR, scanned along rows and \
             columns, also inverted) and zxing-cpp (also DataMatrix, PDF417, Aztec, MaxiCode, DataBar \
             Limited; rotated and inverted images tried). A symbol read by both is printed once with \
@@ -38,7 +40,7 @@ struct DecodeCommand: ParsableCommand {
             not be read (named on stderr; the other files are still decoded); 64 bad arguments.
             """)
 
-    @Argument(help: "Images (PNG, JPEG, PGM or PPM); - for standard input.") var files: [String]
+    @Argument(help: "Images (PNG, JPEG, WebP, TIFF, GIF, BMP, PGM or PPM); - for standard input.") var files: [String]
 
     @Option(help: "json (an object a symbol) or text (SYMBOLOGY:value a line).") var format: Format = .json
 
@@ -150,13 +152,16 @@ final class StillDecoder {
             // One code is one symbol: read by both engines, or by zxing-cpp twice (with and
             // without its add-on).
             if let same = symbols.firstIndex(where: { symbol in
-                symbol.detection.value == detection.value
+                Self.sameValue(symbol.detection, detection)
                     && Self.sameFamily(symbol.detection.symbology, detection.symbology)
                     && (symbol.detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false)
             }) {
                 if symbols[same].engine == "zbar" {
                     symbols[same].engine = "zbar+zxing"
                     symbols[same].corners = detection.points  // zxing-cpp reports the symbol's corners
+                    // A Code 39 zbar printed as its characters and zxing-cpp in full ASCII: the
+                    // full ASCII reading (what the label means: +A is a, not two characters).
+                    symbols[same].detection.value = detection.value
                 }
                 if symbols[same].detection.addOn == nil { symbols[same].detection.addOn = detection.addOn }
             } else {
@@ -176,6 +181,14 @@ final class StillDecoder {
         return result
     }
 
+    /// The same value, or for Code 39 the same once zbar's characters are read in full ASCII
+    /// (`A+A-1234` is `Aa-1234`).
+    static func sameValue(_ zbar: Detection, _ zxing: Detection) -> Bool {
+        if zbar.value == zxing.value { return true }
+        return zbar.symbology == .code39 && zxing.symbology == .code39
+            && Code39FullASCII.decode(zbar.value) == zxing.value
+    }
+
     /// The engines name some retail codes differently (an EAN-13 starting 0 is a UPC-A).
     static func sameFamily(_ a: Symbology, _ b: Symbology) -> Bool {
         let retail: Set<Symbology> = [.ean13, .upcA, .upcE, .isbn13]
@@ -183,19 +196,23 @@ final class StillDecoder {
     }
 }
 
-/// A still image file told apart by its first bytes: PNG, JPEG, PGM/PPM; any other format is
-/// named in the error.
+/// A still image file told apart by its first bytes: PNG, JPEG, WebP, TIFF, GIF, BMP, PGM/PPM;
+/// any other format is named in the error.
 enum StillImage {
     struct UnsupportedFormat: Error, CustomStringConvertible {
         var format: String
         var description: String {
-            "\(format) images are not read (PNG, JPEG, PGM and PPM are): convert it first, e.g. convert FILE FILE.png"
+            "\(format) images are not read (PNG, JPEG, WebP, TIFF, GIF, BMP, PGM and PPM are): convert it first, e.g. convert FILE FILE.png"
         }
     }
 
     static func decode(_ bytes: [UInt8]) throws -> GrayImage {
         if PNGImage.isPNG(bytes) { return try PNGImage.decode(bytes) }
         if JPEGImage.isJPEG(bytes) { return try JPEGImage.decode(bytes) }
+        if WebPImage.isWebP(bytes) { return try WebPImage.decode(bytes) }
+        if TIFFImage.isTIFF(bytes) { return try TIFFImage.decode(bytes) }
+        if GIFImage.isGIF(bytes) { return try GIFImage.decode(bytes) }
+        if BMP.isBMP(bytes) { return try BMP.parse(bytes) }
         if bytes.starts(with: Array("P5".utf8)) || bytes.starts(with: Array("P6".utf8)) { return try PGM.parse(bytes) }
         if let format = otherFormat(bytes) { throw UnsupportedFormat(format: format) }
         return try PGM.parse(bytes)  // its error says what it expected
@@ -204,15 +221,11 @@ enum StillImage {
     /// Formats someone may hand `decode`, by their signatures.
     static func otherFormat(_ bytes: [UInt8]) -> String? {
         let signatures: [(String, [UInt8])] = [
-            ("GIF", Array("GIF8".utf8)), ("BMP", Array("BM".utf8)), ("TIFF", [0x49, 0x49, 0x2A, 0x00]),
-            ("TIFF", [0x4D, 0x4D, 0x00, 0x2A]), ("JPEG 2000", [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
-            ("PDF", Array("%PDF".utf8)), ("ASCII PGM/PPM (P2/P3)", Array("P2".utf8)),
-            ("ASCII PGM/PPM (P2/P3)", Array("P3".utf8)), ("PBM", Array("P4".utf8)),
+            ("JPEG 2000", [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]), ("PDF", Array("%PDF".utf8)),
+            ("ASCII PGM/PPM (P2/P3)", Array("P2".utf8)), ("ASCII PGM/PPM (P2/P3)", Array("P3".utf8)),
+            ("PBM", Array("P4".utf8)),
         ]
         if let match = signatures.first(where: { bytes.starts(with: $0.1) }) { return match.0 }
-        if bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return "WebP"
-        }
         if bytes.count >= 12 && Array(bytes[4..<8]) == Array("ftyp".utf8) { return "HEIF/AVIF" }
         return nil
     }

@@ -14,6 +14,15 @@ public struct GrayImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// The luma of a colour pixel with the BT.601 weights (77, 150, 29)/256, as cameras deliver Y;
+    /// a pixel that is not opaque is laid over white (a label's paper), as PNG's transparency is.
+    @inlinable
+    public static func luma(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) -> UInt8 {
+        let y = (77 * Int(red) + 150 * Int(green) + 29 * Int(blue)) >> 8
+        guard alpha != 255 else { return UInt8(y) }
+        return UInt8((y * Int(alpha) + 255 * (255 - Int(alpha)) + 127) / 255)
+    }
+
     /// The whole image as a box.
     public var bounds: Box { Box(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1) }
 

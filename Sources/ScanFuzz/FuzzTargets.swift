@@ -16,7 +16,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case ruleset
     /// A pattern (first line) and a text (the rest): the ASCII table and the NFA must agree.
     case regex
-    /// A Y4M stream header and a PGM image.
+    /// A Y4M stream header, a PGM image and a BMP image.
     case clipHeaders = "clip-headers"
     /// A whole Y4M clip, read frame by frame as the agent reads a clip file.
     case clip
@@ -46,6 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .clipHeaders:
             _ = try? Y4MHeader.parse(Self.firstLine(bytes).head)
             _ = try? PGM.parse(bytes)
+            _ = try? BMP.parse(bytes)
         case .clip: Self.clip(bytes)
         case .commands:
             let (verb, body) = Self.firstLine(bytes)

@@ -56,14 +56,10 @@ public enum PGM {
         guard channels == 3 else {
             return GrayImage(width: width, height: height, pixels: Array(bytes[index..<index + count]))
         }
-        // Luma from RGB with the BT.601 weights (77, 150, 29)/256, as cameras deliver Y.
         var luma = [UInt8](repeating: 0, count: width * height)
         for pixel in 0..<width * height {
             let base = index + pixel * 3
-            let red: Int = 77 * Int(bytes[base])
-            let green: Int = 150 * Int(bytes[base + 1])
-            let blue: Int = 29 * Int(bytes[base + 2])
-            luma[pixel] = UInt8((red + green + blue) >> 8)
+            luma[pixel] = GrayImage.luma(red: bytes[base], green: bytes[base + 1], blue: bytes[base + 2])
         }
         return GrayImage(width: width, height: height, pixels: luma)
     }

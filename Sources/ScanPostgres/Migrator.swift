@@ -136,13 +136,19 @@ public struct Migrator {
     }
 
     /// Applies what is pending; returns the migrations it applied (empty when up to date).
+    /// `progress` hears what it is doing as it goes: each migration as it starts (a migration
+    /// that copies every row may take minutes), and how long it took.
     @discardableResult
-    public func migrate(_ connection: PGConnection) throws(PGError) -> [Migration] {
+    public func migrate(_ connection: PGConnection, progress: ((String) -> Void)? = nil) throws(PGError) -> [Migration]
+    {
         try connection.query("SELECT pg_advisory_lock($1)", [.int(Self.lockKey)])
         defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.int(Self.lockKey)]) }
         try ensureTable(connection)
         var applied: [Migration] = []
-        for migration in try pending(connection) {
+        let pending = try pending(connection)
+        for (index, migration) in pending.enumerated() {
+            progress?("applying \(migration.name) (\(index + 1) of \(pending.count))")
+            let started = ContinuousClock.now
             do {
                 try connection.transaction { () throws(PGError) in
                     try connection.execute(migration.sql)
@@ -157,7 +163,18 @@ public struct Migrator {
                     message: error.message)
             }
             applied.append(migration)
+            progress?("applied \(migration.name) in \(Self.seconds(ContinuousClock.now - started))")
         }
         return applied
     }
+
+    /// "0.42 s": a duration for people.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return "\(milliseconds / 1000).\(String(milliseconds % 1000 / 10).leftPadded(2)) s"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

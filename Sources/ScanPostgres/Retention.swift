@@ -127,10 +127,14 @@ public struct Retention {
     /// Removes what `plan` lists: each partition dropped in a transaction of its own (briefly
     /// locking its table; `lock_timeout` keeps a long report from holding ingest up). Through
     /// the maintenance functions (migration 0008), which touch only day partitions.
-    public func apply(_ plan: Plan) throws(PGError) -> Outcome {
+    /// `progress` hears each step as it starts.
+    public func apply(_ plan: Plan, progress: ((String) -> Void)? = nil) throws(PGError) -> Outcome {
         var outcome = Outcome()
-        for partition in plan.drop {
+        for (index, partition) in plan.drop.enumerated() {
             guard let day = partition.day else { continue }
+            progress?(
+                "dropping \(partition.name) (\(index + 1) of \(plan.drop.count), about \(partition.estimatedRows) rows)"
+            )
             let dropped = try locked { () throws(PGError) -> Bool in
                 try connection.execute("SET LOCAL lock_timeout = '10s'")
                 return try connection.query(
@@ -141,6 +145,10 @@ public struct Retention {
             if dropped { outcome.dropped.append(partition.name) }
         }
         for (table, cutoff) in plan.cutoff.sorted(by: { $0.key < $1.key }) {
+            progress?(
+                table == "rollups"
+                    ? "deleting rollups before \(cutoff)"
+                    : "deleting \(table) rows before \(cutoff) outside day partitions")
             outcome.deletedRows += try locked { () throws(PGError) -> Int in
                 try expire(table == "rollups" ? nil : table, before: cutoff, remove: true)
             }
@@ -151,9 +159,9 @@ public struct Retention {
     /// Creates the partitions from yesterday to `daysAhead` days ahead, and one for each day
     /// whose rows wait in a default partition (moving them there) unless retention drops it.
     /// `settings`: as read already (nil: read them).
-    public func ensurePartitions(overrides: [String: Int] = [:], settings known: [Setting]? = nil) throws(PGError)
-        -> [String]
-    {
+    public func ensurePartitions(
+        overrides: [String: Int] = [:], settings known: [Setting]? = nil, progress: ((String) -> Void)? = nil
+    ) throws(PGError) -> [String] {
         var created: [String] = []
         let settings: [Setting]
         if let known { settings = known } else { settings = try self.settings() }
@@ -178,7 +186,10 @@ public struct Retention {
                         [.text(setting.table), .text(day)]
                     ).named("create partition").first?.bool("made") ?? false
                 }
-                if made { created.append(setting.table + "_" + day.filter { $0 != "-" }) }
+                if made {
+                    created.append(setting.table + "_" + day.filter { $0 != "-" })
+                    progress?("created \(created[created.count - 1])")
+                }
             }
         }
         return created
@@ -186,11 +197,14 @@ public struct Retention {
 
     /// The aggregator's hourly round: expired days dropped, then partitions made ahead.
     /// `plan`: one made already and shown (nil: made now).
-    public func maintain(overrides: [String: Int] = [:], plan made: Plan? = nil) throws(PGError) -> Outcome {
+    public func maintain(
+        overrides: [String: Int] = [:], plan made: Plan? = nil, progress: ((String) -> Void)? = nil
+    ) throws(PGError) -> Outcome {
         let plan: Plan
         if let made { plan = made } else { plan = try self.plan(overrides: overrides) }
-        var outcome = try apply(plan)
-        outcome.created = try ensurePartitions(overrides: overrides, settings: plan.settings)
+        var outcome = try apply(plan, progress: progress)
+        progress?("making partitions ahead")
+        outcome.created = try ensurePartitions(overrides: overrides, settings: plan.settings, progress: progress)
         return outcome
     }
 

@@ -91,9 +91,18 @@ struct MigrateCommandTests {
             "SCANTRACK_PG": TestDatabase.dsn(base, database: name),
             "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
         ]
-        let first = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: environment)
+        let first = try ProcessRunner.run(Self.scanadmin, ["migrate", "--progress"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdoutText.contains("applied 0001_"))
+        // --progress: each migration said on stderr as it starts, then how long it took; stdout
+        // holds only the result.
+        let total = try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.repoRoot + "/migrations")
+            .filter { $0.hasSuffix(".sql") }.count
+        let said = first.stderr.split(separator: "\n")
+        #expect(said.first?.hasPrefix("scanadmin migrate: applying 0001_") == true, "\(first.stderr)")
+        #expect(said.first?.hasSuffix("(1 of \(total))") == true, "\(first.stderr)")
+        #expect(said.filter { $0.contains(": applied 0") && $0.hasSuffix(" s") }.count == total, "\(first.stderr)")
+        #expect(!first.stdoutText.contains("applying"))
         let second = try ProcessRunner.run(Self.scanadmin, ["migrate"], environment: environment)
         #expect(second.status == 0)
         #expect(second.stdoutText.hasPrefix("schema is up to date"))

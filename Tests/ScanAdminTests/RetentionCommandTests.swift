@@ -58,9 +58,19 @@ struct RetentionCommandTests {
         let shown = try admin(["retention"])
         #expect(shown.status == 0 && shown.stdoutText.contains("retention apply"), "\(shown.stdoutText)")
         #expect(try db.query("SELECT count(*) FROM heartbeats").rows.first?[0] == "2", "showing drops nothing")
-        let run = try admin(["retention", "apply"])
+        let run = try admin(["retention", "apply", "--progress"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdoutText.contains("dropped 1 partition(s) (heartbeats_\(old))"), "\(run.stdoutText)")
+        // --progress: each step on stderr as it starts, in order.
+        let steps = run.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            steps.first?.hasPrefix("scanadmin retention apply: dropping heartbeats_\(old) (1 of 1, about ") == true,
+            "\(run.stderr)")
+        #expect(
+            steps.contains {
+                $0.contains(": deleting heartbeats rows before ") && $0.hasSuffix(" outside day partitions")
+            }, "\(run.stderr)")
+        #expect(steps.contains("scanadmin retention apply: making partitions ahead"), "\(run.stderr)")
         #expect(try db.query("SELECT event_id FROM heartbeats").rows.map { $0[0] } == ["hb-0"])
     }
 }

@@ -35,6 +35,8 @@ struct FuzzCorpusTests {
         _ = try Ruleset.parse(try read("ruleset/weekday-weekend.json"), file: "seed")
         _ = try Topology.parse(try read("topology/topology.json"), file: "seed")
         _ = try PGM.parse(try read("clip-headers/pgm"))
+        #expect(try BMP.parse(try read("clip-headers/bmp")).width == 5)
+        #expect(try BMP.parse(try read("clip-headers/bmp32")).pixels == [UInt8](repeating: 255, count: 8))
         let (pattern, text) = FuzzTarget.firstLine(try read("regex/order"))
         #expect(
             try LinearRegex(String(decoding: pattern, as: UTF8.self)).matches(String(decoding: text, as: UTF8.self)))

@@ -143,6 +143,117 @@ struct CorpusDecodeTests {
         #expect(compared >= 36, "the PNGs of those folders")
     }
 
+    @Test("WebP files are read as they are: the corpus's WebP images read as well as their grayscale PGM copies")
+    func webpAsIs() throws {
+        var images = 0
+        var direct = 0
+        var copies = 0
+        let root = TestEnvironment.corpusRoot + "/zxing"
+        for folder in try FileManager.default.contentsOfDirectory(atPath: root).sorted()
+        where folder != "multi-1" && !folder.hasPrefix("falsepositives") {
+            let names = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
+                $0.hasSuffix(".webp")
+            }.sorted()
+            guard !names.isEmpty else { continue }
+            let webps = names.map { root + "/" + folder + "/" + $0 }
+            let pgms = names.map { TestEnvironment.grayCorpusRoot + "/zxing/" + folder + "/" + $0 + ".pgm" }
+            let retail = ["ean13", "ean8", "upca", "upce"].contains(Self.group(folder))
+            func reads(_ paths: [String]) throws -> [String: [[UInt8]]] {
+                let result = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + paths)
+                #expect(result.status == 0 || result.status == 4, "\(folder): \(result.stderr)")
+                var found: [String: [[UInt8]]] = [:]
+                for line in result.stdoutText.split(separator: "\n") {
+                    let symbol = try JSONValue.parse(String(line))
+                    let file = URL(fileURLWithPath: try #require(symbol["file"]?.stringValue)).lastPathComponent
+                    let name = file.hasSuffix(".pgm") ? String(file.dropLast(4)) : file
+                    let text = try #require(symbol["value"]?.stringValue)
+                    let bytes =
+                        symbol["valueEncoding"] == .string("base64")
+                        ? try #require(Base64.decode(text)) : Array(text.utf8)
+                    found[name, default: []].append(Self.comparable(bytes, retail: retail))
+                }
+                return found
+            }
+            let fromWebP = try reads(webps)
+            let fromPGM = try reads(pgms)
+            for name in names {
+                guard let raw = Self.expected(folder: folder, image: name) else { continue }
+                let want = Self.comparable(raw, retail: retail)
+                images += 1
+                if fromWebP[name]?.contains(want) == true { direct += 1 }
+                if fromPGM[name]?.contains(want) == true { copies += 1 }
+            }
+        }
+        print("corpus WebP: \(images) images, read as WebP \(direct), as grayscale PGM copies \(copies)")
+        #expect(images >= 400, "the corpus's single-code WebP images")
+        // Our luma and ImageMagick's grey differ a little, so a borderline image or two may go
+        // either way; as a whole, no worse.
+        #expect(direct * 100 >= copies * 99, "WebP \(direct), PGM copies \(copies)")
+        #expect(direct * 4 >= images * 3)
+    }
+
+    @Test("TIFF, GIF and BMP in their common variants read as the PNG they were made from; damaged ones are named")
+    func otherFormats() throws {
+        let convert = try #require(ProcessRunner.which("convert"), "ImageMagick (scripts/install-deps.sh corpus)")
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let variants: [(name: String, options: [String])] = [
+            ("lzw.tif", ["-compress", "lzw"]), ("gray.tif", ["-type", "Grayscale", "-compress", "none"]),
+            ("zip16.tif", ["-depth", "16", "-compress", "zip"]),
+            ("bilevel.tif", ["-monochrome", "-compress", "group4"]),
+            ("plain.gif", []), ("interlaced.gif", ["-interlace", "GIF"]),
+            ("transparent.gif", ["-transparent", "white"]),
+            ("rgb24.bmp", ["-type", "TrueColor"]), ("palette.bmp", ["-type", "Palette"]),
+            ("mono.bmp", ["-monochrome"]), ("alpha.bmp", ["-type", "TrueColorAlpha"]),
+            ("v3.bmp", ["-define", "bmp:format=bmp3"]), ("os2.bmp", ["-define", "bmp:format=bmp2"]),
+        ]
+        var read = 0
+        for (folder, image) in [
+            ("code128-1", "1.png"), ("qrcode-6", "1.png"), ("ean8-1", "1.png"), ("datamatrix-1", "#378.png"),
+        ] {
+            let source = TestEnvironment.corpusRoot + "/zxing/\(folder)/\(image)"
+            let want = try #require(Self.expected(folder: folder, image: image))
+            let fromPNG = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "text", source])
+            #expect(fromPNG.status == 0, "\(folder): \(fromPNG.stderr)")
+            for variant in variants {
+                let path = dir + "/\(folder)-" + variant.name
+                let made = try ProcessRunner.run(convert, [source] + variant.options + [path])
+                #expect(made.status == 0, "\(variant.name): \(made.stderr)")
+                let result = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "text", path])
+                #expect(result.status == 0, "\(folder) \(variant.name): \(result.stderr)")
+                #expect(
+                    result.stdoutText == fromPNG.stdoutText,
+                    "\(folder) \(variant.name): \(result.stdoutText) vs the PNG's \(fromPNG.stdoutText)")
+                #expect(result.stdoutText.hasSuffix(":" + String(decoding: want, as: UTF8.self) + "\n"))
+                read += 1
+
+                // The same file cut short, or with its middle overwritten: an error naming the
+                // format, exit 2, never a crash or a picture half made up.
+                let bytes = try #require(FileManager.default.contents(atPath: path))
+                try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: path + ".cut"))
+                let cut = try ProcessRunner.run(ReplayHarness.agent, ["decode", path + ".cut"])
+                #expect(cut.status == 2 || cut.status == 4, "\(variant.name) cut: \(cut.status) \(cut.stderr)")
+                #expect(cut.status != 2 || cut.stderr.contains(".cut: "), "\(cut.stderr)")
+            }
+        }
+        #expect(read == 4 * variants.count)
+    }
+
+    @Test("a Code 39 label both engines read, zbar as its characters and zxing-cpp in full ASCII, is one symbol")
+    func code39FullASCII() throws {
+        let image = TestEnvironment.corpusRoot + "/zxing/code39-2/wide.png"
+        let want = String(decoding: try #require(Self.expected(folder: "code39-2", image: "wide.png")), as: UTF8.self)
+        #expect(want == "Aa-1234")
+        let result = try ProcessRunner.run(ReplayHarness.agent, ["decode", image])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stdoutText)")
+        let symbol = try JSONValue.parse(String(try #require(lines.first)))
+        #expect(symbol["value"] == .string(want) && symbol["engine"] == .string("zbar+zxing"), "\(symbol)")
+        let text = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "text", image])
+        #expect(text.stdoutText == "CODE-39:Aa-1234\n")
+    }
+
     @Test(
         "exit 4 when nothing is found (as zbarimg), 2 on an unreadable file (named), the other files still decoded; - reads standard input; --format text prints SYMBOLOGY:value"
     )

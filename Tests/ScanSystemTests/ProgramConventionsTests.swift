@@ -24,6 +24,10 @@ struct ProgramConventionsTests {
             // Built from a git checkout (as make test builds), the commit is the checkout's: HEAD
             // when the build was made, so at least an ancestor-or-self of HEAD now.
             let commit = String(match.output.3.prefix(12))
+            // Under make (which computes SCANTRACK_COMMIT for each run), exactly what it gave.
+            if let given = ProcessInfo.processInfo.environment["SCANTRACK_COMMIT"], !given.isEmpty {
+                #expect(String(match.output.3) == given, "\(line)")
+            }
             if FileManager.default.fileExists(atPath: TestEnvironment.repoRoot + "/.git") {
                 let known = try ProcessRunner.run(
                     "/usr/bin/git", ["-C", TestEnvironment.repoRoot, "merge-base", "--is-ancestor", commit, "HEAD"])

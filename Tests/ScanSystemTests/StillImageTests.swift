@@ -87,7 +87,7 @@ struct StillImageTests {
     }
 
     @Test(
-        "a damaged JPEG, a GIF and a file of no known format: exit 2, each named with what is wrong; the good file is still decoded"
+        "a damaged JPEG, a damaged GIF and a format not read: exit 2, each named with what is wrong; the good file is still decoded"
     )
     func badFiles() throws {
         let image = try #require(try Self.corpusJPEGs().first)
@@ -98,12 +98,16 @@ struct StillImageTests {
         try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: cut))
         let gif = dir + "/label.gif"
         try Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8).write(to: URL(fileURLWithPath: gif))
+        let heif = dir + "/label.heic"
+        try Data([0, 0, 0, 24] + Array("ftypheic".utf8) + [UInt8](repeating: 0, count: 16)).write(
+            to: URL(fileURLWithPath: heif))
         let renamed = dir + "/photo.png"  // a JPEG under another name is read by its bytes
         try bytes.write(to: URL(fileURLWithPath: renamed))
-        let result = try ProcessRunner.run(ReplayHarness.agent, ["decode", cut, gif, renamed])
+        let result = try ProcessRunner.run(ReplayHarness.agent, ["decode", cut, gif, heif, renamed])
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(cut): damaged JPEG"), "\(result.stderr)")
-        #expect(result.stderr.contains("\(gif): GIF images are not read"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(gif): damaged GIF"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(heif): HEIF/AVIF images are not read"), "\(result.stderr)")
         #expect(!result.stderr.contains(renamed), "\(result.stderr)")
         #expect(throws: JPEGImage.JPEGError.self) { try JPEGImage.decode(Array(bytes.prefix(200))) }
         #expect(throws: JPEGImage.JPEGError.self) { try JPEGImage.decode(Array(bytes), maxPixels: 1000) }
