@@ -53,7 +53,10 @@ demo: build-deps
 bench: build-deps corpus
 	@scripts/install-deps.sh bench
 	swift build -c release
-	scripts/with-servers.sh bench scripts/bench.sh
+	@# The report on stdout and in .cache/bench/report.md; its main figures drawn as SVG into
+	@# docs/images/ (BENCHMARKS.md shows them; a test holds them equal to BENCHMARKS.md's tables).
+	mkdir -p .cache/bench; set -o pipefail; scripts/with-servers.sh bench scripts/bench.sh | tee .cache/bench/report.md
+	python3 scripts/bench/plot.py .cache/bench/report.md docs/images
 
 # Every input reader under libFuzzer for FUZZ_SECONDS (60) each, from the committed seed corpus
 # (scripts/fuzz/run.sh; FuzzCorpusTests replays that corpus in make test).
