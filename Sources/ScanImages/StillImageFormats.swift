@@ -110,7 +110,8 @@ public enum GIFImage {
             let n = min(Int(count), source.bytes.count - source.position)
             guard n > 0 else { return 0 }
             source.bytes.withUnsafeBufferPointer {
-                buffer.update(from: $0.baseAddress! + source.position, count: n)
+                guard let base = $0.baseAddress else { return }
+                buffer.update(from: base + source.position, count: n)
             }
             source.position += n
             return Int32(n)
@@ -173,8 +174,9 @@ public enum GIFImage {
             : Array(0..<h)
         var indices = [UInt8](repeating: 0, count: w * h)
         for row in rows {
-            let status = indices.withUnsafeMutableBufferPointer {
-                DGifGetLine(gif, $0.baseAddress! + row * w, Int32(w))
+            let status = indices.withUnsafeMutableBufferPointer { pixels -> Int32 in
+                guard let base = pixels.baseAddress else { return GIF_ERROR }
+                return DGifGetLine(gif, base + row * w, Int32(w))
             }
             guard status == GIF_OK else {
                 throw ImageFormatError("damaged GIF pixels (\(String(cString: GifErrorString(gif.pointee.Error))))")
