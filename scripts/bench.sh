@@ -10,6 +10,8 @@ out=".cache/bench"
 mkdir -p "$out"
 frames="${BENCH_FRAMES:-120}"
 cc -O2 -o "$out/zbar_raw" scripts/bench/zbar_raw.c -lzbar
+# The second raw baseline: zxing-cpp 3.1.1 as built for the agent (scripts/build-zxing.sh).
+g++ -O2 -std=c++20 -o "$out/zxing_raw" scripts/bench/zxing_raw.cpp $(pkg-config --cflags --libs scantrack-zxing)
 
 clip() {  # width height codes frames [seed] -> path; scan-synth's report goes to PATH.info
   local seed="${5:-7}"
@@ -140,6 +142,18 @@ print(beats[0]['framesDropped'] if beats else '?')" "$out/live-$mode.status")
   later=$([ "$first" = "?" ] && echo "?" || echo $((dropped - first)))
   echo "| $mode | $((decoded + dropped)) | $decoded | $dropped | $later | $published |"
 done
+echo
+echo "## Raw engines as the baseline: zbar and zxing-cpp on every whole frame"
+echo
+echo "The same clips read by each raw engine alone, every whole frame, pinned to one core (\`taskset -c 1\`),"
+echo "with the agent's conveyor symbologies: \`zbar_raw\` at density 2, \`zxing_raw\` (zxing-cpp's ReadBarcodes on the"
+echo "luma) with tryHarder (its default) and without; rotations and inversion off, as in the agent. \"codes\": the labels"
+echo "of the truth; each cell gives frames/s and how many of them any frame read. The ratio is the replay's frames/s"
+echo "over the fastest raw run that reads every label the replay reads (\`scripts/bench/raw_engines.py\`)."
+echo
+echo "| clip | codes | raw zbar density 2 | raw zxing-cpp tryHarder | raw zxing-cpp, no tryHarder | scan-agent replay | fastest raw reading the same | replay / it |"
+echo "|---|---|---|---|---|---|---|---|"
+python3 scripts/bench/raw_engines.py "$bin" "$out" "$(clip 1920 1080 10 "$frames")" "$(clip 1920 1080 30 "$frames")" "$hd"
 echo
 echo "## Phantom half-joins on a fast belt"
 echo

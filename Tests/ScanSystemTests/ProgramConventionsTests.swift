@@ -59,6 +59,21 @@ struct ProgramConventionsTests {
         #expect(ci.contains("make test"))
     }
 
+    @Test("each program writes a completion script for bash, zsh and fish that names its subcommands")
+    func completion() throws {
+        for program in Self.programs {
+            let subcommands = try Self.commands(of: program).filter { $0.count == 1 }.map { $0[0] }
+            #expect(subcommands.count >= 2, "\(program)")
+            for shell in ["bash", "zsh", "fish"] {
+                let script = try ProcessRunner.run(Self.path(program), ["--generate-completion-script", shell])
+                #expect(script.status == 0, "\(program) \(shell): \(script.stderr)")
+                for subcommand in subcommands {
+                    #expect(script.stdoutText.contains(subcommand), "\(program) \(shell): \(subcommand)")
+                }
+            }
+        }
+    }
+
     /// Every command path of a program, from ArgumentParser's description of its commands.
     static func commands(of program: String) throws -> [[String]] {
         let dump = try ProcessRunner.run(Self.path(program), ["--experimental-dump-help"])

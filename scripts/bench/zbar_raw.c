@@ -2,9 +2,10 @@
  * against. Same work as the agent's decoder (luma only, one scanner, same symbologies and
  * density), nothing else: no splitting, tracking or events.
  *
- *   zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor]
+ *   zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor] [--values 1]
  *
- * Prints one line: frames, symbols, seconds, frames/s. */
+ * Prints one line: frames, symbols, seconds, frames/s (with --values 1, first each symbol's frame
+ * and value, a line each). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,11 @@ int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor]\n"); return 2; }
     int density = 1;
     int conveyor = 0;
+    int values = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--density")) density = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--symbologies")) conveyor = !strcmp(argv[i + 1], "conveyor");
+        else if (!strcmp(argv[i], "--values")) values = atoi(argv[i + 1]);
     }
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 2; }
@@ -64,6 +67,9 @@ int main(int argc, char **argv) {
         zbar_image_set_data(image, frame, luma, NULL);
         int n = zbar_scan_image(scanner, image);
         if (n > 0) symbols += n;
+        if (values)
+            for (const zbar_symbol_t *s = zbar_image_first_symbol(image); s; s = zbar_symbol_next(s))
+                printf("%ld %s\n", frames, zbar_symbol_get_data(s));
         zbar_image_destroy(image);
         frames++;
     }
