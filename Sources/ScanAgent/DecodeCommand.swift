@@ -97,7 +97,8 @@ struct DecodeCommand: ParsableCommand {
                     writer.field("value", value.eventString)
                     if value.encoding == "base64" { writer.field("valueEncoding", "base64") }
                     let detection = symbol.detection
-                    writer.field("aim", detection.symbology.aimIdentifier(gs1: detection.isGS1))
+                    writer.field(
+                        "aim", detection.symbology.aimIdentifier(gs1: detection.isGS1, addOn: detection.addOn != nil))
                     if detection.isGS1 { writer.field("gs1", true) }
                     writer.field("addOn", detection.addOn)
                     if let printed = detection.printed {

@@ -43,10 +43,11 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
     /// The AIM symbology identifier (ISO/IEC 15424) a scanner sends before the data, so that a
     /// GS1 parser downstream knows what it reads: `]E0` EAN/UPC (as EAN-13, UPC-A or UPC-E),
     /// `]E4` EAN-8, `]C0`/`]C1` Code 128 plain/GS1-128, `]d1`/`]d2` DataMatrix plain/GS1,
-    /// `]Q1`/`]Q3` QR plain/GS1, `]e0` DataBar, … nil where none is defined.
-    public func aimIdentifier(gs1: Bool) -> String? {
+    /// `]Q1`/`]Q3` QR plain/GS1, `]e0` DataBar, … nil where none is defined. `addOn`: an EAN-13,
+    /// UPC-A or UPC-E read with its EAN-2/EAN-5 supplement, sent as one: `]E3`.
+    public func aimIdentifier(gs1: Bool, addOn: Bool = false) -> String? {
         switch self {
-        case .ean13, .upcA, .upcE, .isbn13: "]E0"
+        case .ean13, .upcA, .upcE, .isbn13: addOn ? "]E3" : "]E0"
         case .ean8: "]E4"
         case .ean2, .ean5: "]E0"
         case .isbn10: "]X0"

@@ -66,7 +66,7 @@ public struct ParcelEvent: Sendable, Equatable {
             return Code(
                 trackId: track.id, symbology: track.symbology.rawValue, value: value.eventString,
                 valueEncoding: value.encoding == "text" ? nil : value.encoding,
-                aim: track.symbology.aimIdentifier(gs1: track.isGS1),
+                aim: track.symbology.aimIdentifier(gs1: track.isGS1, addOn: track.addOn != nil),
                 status: SightingStatus(track.decision ?? .acceptedByDefault))
         }
         missing = parcel.missing.map(\.name)

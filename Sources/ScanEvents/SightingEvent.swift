@@ -67,7 +67,7 @@ public struct SightingEvent: Sendable, Equatable {
         self.sessionId = sessionId
         gs1 = track.isGS1
         addOn = track.addOn
-        aim = track.symbology.aimIdentifier(gs1: track.isGS1)
+        aim = track.symbology.aimIdentifier(gs1: track.isGS1, addOn: track.addOn != nil)
         if let printed = track.printed {
             printedSymbology = printed.symbology.rawValue
             printedValue = EncodedValue(bytes: printed.value).eventString

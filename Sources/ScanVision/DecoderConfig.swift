@@ -67,4 +67,13 @@ public struct DecoderConfig: Sendable, Equatable {
     /// Scan-line spacing in a tracked linear code's region (its bars are known to be tall enough).
     public var trackedDensity: Int = 4
     public init() {}
+
+    /// What zbar is set to read: `symbologies`, and EAN-2/EAN-5 wherever an EAN/UPC code is read,
+    /// so that an add-on is read with its main code (a supplement alone is never a code: the
+    /// decoder drops it). zxing-cpp reads add-ons with their EAN/UPC code anyway.
+    public var zbarSymbologies: Set<Symbology> {
+        var set = Set(symbologies)
+        if !set.isDisjoint(with: [.ean13, .ean8, .upcA, .upcE, .isbn13]) { set.formUnion([.ean2, .ean5]) }
+        return set
+    }
 }

@@ -22,7 +22,7 @@ public final class ZBarFrameDecoder {
     public init(config: DecoderConfig, testInverted: Bool = false) throws(ZBarError) {
         self.config = config
         let settings = ZBarSettings(
-            symbologies: Set(config.symbologies), density: config.density, testInverted: testInverted)
+            symbologies: config.zbarSymbologies, density: config.density, testInverted: testInverted)
         self.scanner = try ZBarScanner(settings: settings)
         self.splitter = DetectionSplitter(density: config.density)
     }
@@ -56,7 +56,7 @@ public final class ZBarFrameDecoder {
     public func decode(
         _ frame: GrayImage, regions: [DecodePlanner.Region], tracks: [DecodePlanner.TrackedCode], threads: Int
     ) throws(ZBarError) -> [Detection] {
-        let symbologies = Set(config.symbologies)
+        let symbologies = config.zbarSymbologies
         let scanned = ParallelWork.map(regions, threads: threads) { region -> Result<[Detection], ZBarError> in
             Result { () throws(ZBarError) -> [Detection] in
                 let settings = ZBarSettings(

@@ -32,7 +32,7 @@ struct DecodeValuesTests {
         return try result.stdoutText.split(separator: "\n").map { try JSONValue.parse(String($0)) }
     }
 
-    @Test("an EAN-13 with a 2- or 5-digit add-on is one result: the main value and addOn, AIM ]E0")
+    @Test("an EAN-13 with a 2- or 5-digit add-on is one result: the main value and addOn, AIM ]E3 (sent together)")
     func addOn() throws {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -44,7 +44,7 @@ struct DecodeValuesTests {
             #expect(lines.first?["symbology"] == .string("EAN-13"))
             #expect(lines.first?["value"] == .string(main))
             #expect(lines.first?["addOn"] == .string(addOn))
-            #expect(lines.first?["aim"] == .string("]E0"))
+            #expect(lines.first?["aim"] == .string("]E3"))
         }
     }
 
@@ -76,5 +76,36 @@ struct DecodeValuesTests {
         #expect(read["aim"] == .string("]E0"))
         let asPrinted = try Self.decode([folder + "/" + file, "--upc-as-printed"])
         #expect(asPrinted.contains { $0["symbology"] == .string("UPC-E") && $0["printedValue"] == nil })
+    }
+}
+
+/// EAN/UPC add-ons on a conveyor, with the agent's default decoder (which lists neither EAN-2 nor
+/// EAN-5): each add-on comes with its main code, and the AIM identifier says so.
+@Suite("EAN add-ons with the default config")
+struct AddOnReplayTests {
+    @Test(
+        "an EAN-13 with an EAN-2 or EAN-5 add-on is one sighting carrying it, ]E3; one without, ]E0",
+        arguments: [3, 11])
+    func addOns(seed: UInt64) throws {
+        let values = ["400638133393+12", "501234567890+51500", "871234567890"]
+        let scene = ReplayHarness.tuneScene(speed: 7, module: 3, symbology: .ean13, values: values, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "addons-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        #expect(expected.count == 3)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let sightings = replay.events.filter { $0["type"] == .string("sighting") }
+        #expect(sightings.count == 3, "\(sightings)")
+        func sighting(_ prefix: String) -> JSONValue? {
+            sightings.first { $0["value"]?.stringValue?.hasPrefix(prefix) == true }
+        }
+        #expect(sighting("400638133393")?["addOn"] == .string("12"), "\(sightings)")
+        #expect(sighting("400638133393")?["aim"] == .string("]E3"))
+        #expect(sighting("501234567890")?["addOn"] == .string("51500"), "\(sightings)")
+        #expect(sighting("501234567890")?["aim"] == .string("]E3"))
+        #expect(sighting("871234567890")?["addOn"] == nil)
+        #expect(sighting("871234567890")?["aim"] == .string("]E0"))
+        // The values are the 13-digit codes, never a supplement alone.
+        for value in sightings.compactMap({ $0["value"]?.stringValue }) { #expect(value.count == 13, "\(value)") }
     }
 }
