@@ -154,6 +154,10 @@ echo
 echo "| clip | codes | raw zbar density 2 | raw zxing-cpp tryHarder | raw zxing-cpp, no tryHarder | scan-agent replay | fastest raw reading the same | replay / it |"
 echo "|---|---|---|---|---|---|---|---|"
 python3 scripts/bench/raw_engines.py "$bin" "$out" "$(clip 1920 1080 10 "$frames")" "$(clip 1920 1080 30 "$frames")" "$hd"
+# The tunnel: 4K, six rows of parcels, GS1-128 SSCC at 2 px a module, EAN-13 and DataMatrix, skewed.
+tunnel="$out/tunnel-4k-f60-s7.y4m"
+[ -f "$tunnel" ] || "$bin/scan-synth" tunnel-4k "$tunnel" --frames 60 --seed 7 --truth "$tunnel.truth" 2> "$tunnel.info"
+python3 scripts/bench/raw_engines.py "$bin" "$out" --with DataMatrix "$tunnel"
 echo
 echo "## Phantom half-joins on a fast belt"
 echo

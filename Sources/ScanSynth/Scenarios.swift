@@ -7,7 +7,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc", "parcels", "parcel-stream",
+        "pop-up", "torn", "sscc", "parcels", "parcel-stream", "tunnel-4k",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -37,6 +37,7 @@ public enum Scenarios {
         case "sscc": sscc()
         case "parcels": parcels(seed: seed)
         case "parcel-stream": parcelStream(frames: frames, seed: seed)
+        case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
         default: nil
         }
     }
@@ -461,6 +462,17 @@ public enum Scenarios {
         pitch: Double, top: Double, name: String, generator: inout SplitMix,
         stagger: (Int, inout SplitMix) -> Double, label: (Int, inout SplitMix) -> SynthLabel
     ) -> [SynthItem] {
+        beltRows(
+            rows, width: width, speed: speed, spacing: spacing, frames: frames, box: box, pitch: pitch, top: top,
+            name: name, generator: &generator, stagger: stagger, labels: { [label($0, &$1)] })
+    }
+
+    /// `beltRows` with any number of labels a box.
+    static func beltRows(
+        _ rows: Int, width: Int, speed: Double, spacing: Double, frames: Int, box: (width: Int, height: Int),
+        pitch: Double, top: Double, name: String, generator: inout SplitMix,
+        stagger: (Int, inout SplitMix) -> Double, labels: (Int, inout SplitMix) -> [SynthLabel]
+    ) -> [SynthItem] {
         var items: [SynthItem] = []
         var serial = 0
         for row in 0..<rows {
@@ -468,12 +480,12 @@ public enum Scenarios {
             let needed = Int((speed * Double(frames) + Double(width)) / spacing) + 3
             for _ in 0..<needed {
                 serial += 1
-                let made = label(serial, &generator)
+                let made = labels(serial, &generator)
                 x -= spacing
                 items.append(
                     SynthItem(
                         name: "\(name)\(serial)", width: box.width, height: box.height, startX: x,
-                        startY: top + Double(row) * pitch, velocityX: speed, labels: [made]))
+                        startY: top + Double(row) * pitch, velocityX: speed, labels: made))
             }
         }
         return items
@@ -491,6 +503,49 @@ public enum Scenarios {
             SynthLabel(.ean13, eanDigits(&random), offsetX: 24, offsetY: 8, barHeight: 30, torn: serial % 10 == 0)
         }
         return SynthScene(width: 1280, height: 720, frameCount: frames, items: items, noise: 6, seed: seed)
+    }
+
+    /// A 4K tunnel camera (3840x2160) over a wide belt: six rows of parcels, each with one to three
+    /// codes: a GS1-128 SSCC at 2 px a module, an EAN-13, a DataMatrix licence plate; every label
+    /// skewed by up to ±4°, slight motion blur, about 40 codes in view. The tunnel-scale decoding
+    /// benchmark's scene (BENCHMARKS.md, raw engines as the baseline).
+    public static func tunnel4K(frames: Int, seed: UInt64) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let width = 3840
+        let items = beltRows(
+            6, width: width, speed: 14, spacing: 880, frames: frames, box: (760, 356), pitch: 360, top: 2,
+            name: "t", generator: &generator,
+            stagger: { row, random in 140 * Double(row) + Double(random.next() % 100) }
+        ) { serial, random in
+            let angle = Double(Int(random.next() % 9) - 4)
+            let kinds = random.next() % 3  // 0: SSCC only; 1: SSCC and EAN-13; 2: all three
+            var labels = [
+                SynthLabel(
+                    .code128, "[00]" + ssccWithCheckDigit(340_123_450_000_000_000 + serial * 10), moduleSize: 2,
+                    offsetX: 24, offsetY: 14, rotationDegrees: angle, barHeight: 60, gs1: true)
+            ]
+            if kinds >= 1 {
+                labels.append(
+                    SynthLabel(
+                        .ean13, eanDigits(&random), offsetX: 24, offsetY: 150, rotationDegrees: angle, barHeight: 60))
+            }
+            if kinds == 2 {
+                labels.append(
+                    SynthLabel(
+                        .dataMatrix, "LP\(800_000 + serial)", moduleSize: 5, offsetX: 560, offsetY: 220,
+                        rotationDegrees: angle))
+            }
+            return labels
+        }
+        return SynthScene(
+            width: width, height: 2160, frameCount: frames, items: items, noise: 6, exposure: 0.15, seed: seed)
+    }
+
+    /// An 18-digit SSCC: the 17 digits of `body / 10` and their GS1 check digit.
+    static func ssccWithCheckDigit(_ body: Int) -> String {
+        let digits = String(body / 10).compactMap(\.wholeNumberValue)
+        let sum = digits.reversed().enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 3 : 1) }
+        return digits.map(String.init).joined() + String((10 - sum % 10) % 10)
     }
 
     /// A fast belt: rows of boxes close together, EAN-13 labels rotated by up to ±8°, motion blur.

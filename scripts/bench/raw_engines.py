@@ -2,7 +2,7 @@
 """The raw engines as the baseline: scan-agent replay against raw zbar and raw zxing-cpp reading
 every whole frame of the same clips, each pinned to one core, in the same run.
 
-    scripts/bench/raw_engines.py BIN OUT CLIP...
+    scripts/bench/raw_engines.py BIN OUT [--with DataMatrix] CLIP...
 
 BIN: the release build's folder (scan-agent); OUT: where zbar_raw and zxing_raw were built. Each
 CLIP needs CLIP.truth (scan-synth --truth). Prints Markdown table rows:
@@ -39,8 +39,13 @@ def raw(command, truth):
     return fps, values & truth
 
 
-def replay(binary, clip, truth):
-    stdout, stderr = run([f"{binary}/scan-agent", "replay", clip, "--sightings-only"])
+AGENT_CONVEYOR = ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "CODE-128", "CODE-39", "I2/5", "QR-Code"]
+
+
+def replay(binary, out, clip, truth, extra):
+    config = Path(out) / "raw-engines-agent.json"
+    config.write_text(json.dumps({"camera": {"id": "bench"}, "decoder": {"symbologies": AGENT_CONVEYOR + extra}}))
+    stdout, stderr = run([f"{binary}/scan-agent", "replay", clip, "--config", str(config), "--sightings-only"])
     fps = float(re.search(r"([0-9.]+) frames/s, peak", stderr).group(1))
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     values = {key(event["value"]) for event in events if event.get("type") == "sighting"}
@@ -49,6 +54,10 @@ def replay(binary, clip, truth):
 
 def main():
     binary, out, clips = sys.argv[1], sys.argv[2], sys.argv[3:]
+    extra = []
+    if clips[:1] == ["--with"]:
+        extra, clips = clips[1].split(","), clips[2:]
+    formats = ",".join([CONVEYOR_ZXING] + extra)
     for clip in clips:
         labels = [json.loads(line) for line in Path(clip + ".truth").read_text().splitlines() if line.strip()]
         # Labels wholly in view at some time and not torn: those a reader can be asked to read.
@@ -57,21 +66,22 @@ def main():
             "raw zbar": raw([f"{out}/zbar_raw", clip, "--density", "2", "--symbologies", "conveyor", "--values", "1"],
                             truth),
             "raw zxing-cpp tryHarder": raw(
-                [f"{out}/zxing_raw", clip, "--formats", CONVEYOR_ZXING, "--try-harder", "1", "--values"], truth),
+                [f"{out}/zxing_raw", clip, "--formats", formats, "--try-harder", "1", "--values"], truth),
             "raw zxing-cpp fast": raw(
-                [f"{out}/zxing_raw", clip, "--formats", CONVEYOR_ZXING, "--try-harder", "0", "--values"], truth),
+                [f"{out}/zxing_raw", clip, "--formats", formats, "--try-harder", "0", "--values"], truth),
         }
-        fps, found = replay(binary, clip, truth)
-        same = [(name, r) for name, r in runs.items() if r[1] >= found]
+        fps, found = replay(binary, out, clip, truth, extra)
+        same = [(engine, r) for engine, r in runs.items() if r[1] >= found]
         if same:
-            name, (base, _) = max(same, key=lambda item: item[1][0])
+            baseline, (base, _) = max(same, key=lambda item: item[1][0])
             mark = ""
         else:
-            name, (base, _) = max(runs.items(), key=lambda item: (len(item[1][1]), item[1][0]))
+            baseline, (base, _) = max(runs.items(), key=lambda item: (len(item[1][1]), item[1][0]))
             mark = " (reads fewer)"
         cells = [f"{r[0]:.1f}, {len(r[1])}" for r in runs.values()]
-        print(f"| {Path(clip).stem} | {len(truth)} | " + " | ".join(cells)
-              + f" | {fps:.1f}, {len(found)} | {name}{mark} | {fps / base:.2f}× |")
+        name = Path(clip).stem + (" (+ " + ", ".join(extra) + ")" if extra else "")
+        print(f"| {name} | {len(truth)} | " + " | ".join(cells)
+              + f" | {fps:.1f}, {len(found)} | {baseline}{mark} | {fps / base:.2f}× |")
 
 
 if __name__ == "__main__":
