@@ -159,6 +159,18 @@ tunnel="$out/tunnel-4k-f60-s7.y4m"
 [ -f "$tunnel" ] || "$bin/scan-synth" tunnel-4k "$tunnel" --frames 60 --seed 7 --truth "$tunnel.truth" 2> "$tunnel.info"
 python3 scripts/bench/raw_engines.py "$bin" "$out" --with DataMatrix "$tunnel"
 echo
+echo "## Engines on the agent's regions: zbar against zxing-cpp"
+echo
+echo "The regions the guided decoder planned for each frame (\`scan-agent replay --trace-regions\`), decoded by each"
+echo "raw engine alone, one core: zbar as the agent runs it (a fresh scanner a region, the region's scan-line steps),"
+echo "zxing-cpp with and without tryHarder (its own lines). Each cell: ms a frame, reads a frame, labels read"
+echo "(\`scripts/bench/region_engines.py\`)."
+echo
+echo "| clip: regions | regions a frame | zbar | zxing-cpp tryHarder | zxing-cpp, no tryHarder |"
+echo "|---|---|---|---|---|"
+python3 scripts/bench/region_engines.py "$bin" "$out" "$hd"
+python3 scripts/bench/region_engines.py "$bin" "$out" "$(clip 1920 1080 30 "$frames")"
+echo
 echo "## Phantom half-joins on a fast belt"
 echo
 echo "\`scan-synth fast-rows\` (1280x720, five rows of EAN-13 labels rotated up to ±8°, 20 px a frame, motion blur),"

@@ -2,10 +2,12 @@
  * against. Same work as the agent's decoder (luma only, one scanner, same symbologies and
  * density), nothing else: no splitting, tracking or events.
  *
- *   zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor] [--values 1]
+ *   zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor] [--values 1] [--regions FILE]
  *
  * Prints one line: frames, symbols, seconds, frames/s (with --values 1, first each symbol's frame
- * and value, a line each). */
+ * and value, a line each). --regions FILE: only these crops of each frame, a line a region
+ * "FRAME X0 Y0 X1 Y1 ROWSTEP COLUMNSTEP" (inclusive corners; a step of 0 scans no lines that way),
+ * each by a fresh scanner as the agent's guided decoder does; the time is decoding only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,9 @@ int main(int argc, char **argv) {
     int density = 1;
     int conveyor = 0;
     int values = 0;
+    const char *regionsPath = NULL;
     for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--regions")) regionsPath = argv[i + 1];
         if (!strcmp(argv[i], "--density")) density = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--symbologies")) conveyor = !strcmp(argv[i + 1], "conveyor");
         else if (!strcmp(argv[i], "--values")) values = atoi(argv[i + 1]);
@@ -55,12 +59,59 @@ int main(int argc, char **argv) {
     zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_X_DENSITY, density);
     zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_Y_DENSITY, density);
 
+    /* Regions, sorted by frame as the trace prints them. */
+    long (*regions)[7] = NULL;
+    size_t regionCount = 0, next = 0;
+    if (regionsPath) {
+        FILE *r = fopen(regionsPath, "r");
+        if (!r) { perror(regionsPath); return 2; }
+        long v[7];
+        while (fscanf(r, "%ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+            regions = realloc(regions, (regionCount + 1) * sizeof *regions);
+            memcpy(regions[regionCount++], v, sizeof v);
+        }
+        fclose(r);
+    }
+    unsigned char *crop = regionsPath ? malloc(luma) : NULL;
+    double decoding = 0;
+
     long frames = 0, symbols = 0;
     char line[1024];
     double start = now();
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "FRAME", 5)) { fprintf(stderr, "%s: damaged at frame %ld\n", argv[1], frames); break; }
         if (fread(frame, 1, luma + extra, f) != luma + extra) { fprintf(stderr, "%s: truncated at frame %ld\n", argv[1], frames); break; }
+        if (regionsPath) {
+            for (; next < regionCount && regions[next][0] < frames; next++) {}
+            double began = now();
+            for (; next < regionCount && regions[next][0] == frames; next++) {
+                long *g = regions[next];
+                int cw2 = (int)(g[3] - g[1] + 1), ch2 = (int)(g[4] - g[2] + 1);
+                for (int y = 0; y < ch2; y++) memcpy(crop + (size_t)y * cw2, frame + (size_t)(g[2] + y) * w + g[1], cw2);
+                zbar_image_scanner_t *fresh = zbar_image_scanner_create();
+                if (conveyor) {
+                    zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_ENABLE, 0);
+                    zbar_symbol_type_t types[] = {ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_CODE128, ZBAR_CODE39, ZBAR_I25, ZBAR_QRCODE};
+                    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) zbar_image_scanner_set_config(fresh, types[i], ZBAR_CFG_ENABLE, 1);
+                }
+                zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_Y_DENSITY, (int)g[5]);
+                zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_X_DENSITY, (int)g[6]);
+                zbar_image_t *part = zbar_image_create();
+                zbar_image_set_format(part, zbar_fourcc('Y', '8', '0', '0'));
+                zbar_image_set_size(part, cw2, ch2);
+                zbar_image_set_data(part, crop, (unsigned long)cw2 * ch2, NULL);
+                int found = zbar_scan_image(fresh, part);
+                if (found > 0) symbols += found;
+                if (values)
+                    for (const zbar_symbol_t *s = zbar_image_first_symbol(part); s; s = zbar_symbol_next(s))
+                        printf("%ld %s\n", frames, zbar_symbol_get_data(s));
+                zbar_image_destroy(part);
+                zbar_image_scanner_destroy(fresh);
+            }
+            decoding += now() - began;
+            frames++;
+            continue;
+        }
         zbar_image_t *image = zbar_image_create();
         zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
         zbar_image_set_size(image, w, h);
@@ -73,7 +124,7 @@ int main(int argc, char **argv) {
         zbar_image_destroy(image);
         frames++;
     }
-    double seconds = now() - start;
+    double seconds = regionsPath ? decoding : now() - start;
     printf("frames=%ld symbols=%ld seconds=%.3f fps=%.2f\n", frames, symbols, seconds, frames / seconds);
     return 0;
 }

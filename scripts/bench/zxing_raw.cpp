@@ -2,14 +2,17 @@
 // is measured against (the first is zbar_raw). Luma handed to ReadBarcodes as it is, nothing else:
 // no localiser, tracking or events.
 //
-//   zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--values]
+//   zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--values] [--regions FILE]
 //
 // LIST: zxing-cpp's format names, comma-separated (default: the agent's conveyor set plus
 // DataMatrix). --try-harder 1 (default) is zxing-cpp's own default: more scan lines, rotations and
 // inversion off here as in the agent. --values prints each frame's values (for counting checks).
+// --regions FILE: only these crops of each frame (zbar_raw's format: FRAME X0 Y0 X1 Y1 ROWSTEP
+// COLUMNSTEP; the steps are not used, zxing-cpp chooses its own lines), the time decoding only.
 // Prints one line: frames, symbols, seconds, frames/s.
 #include <ZXing/ReadBarcode.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +28,9 @@ int main(int argc, char **argv) {
     std::string formats = "EAN13,EAN8,UPCA,UPCE,Code128,Code39,ITF,QRCode,DataMatrix";
     bool tryHarder = true;
     bool values = false;
+    const char *regionsPath = nullptr;
     for (int i = 2; i < argc; i++) {
+        if (!std::strcmp(argv[i], "--regions") && i + 1 < argc) { regionsPath = argv[++i]; continue; }
         if (!std::strcmp(argv[i], "--formats") && i + 1 < argc) formats = argv[++i];
         else if (!std::strcmp(argv[i], "--try-harder") && i + 1 < argc) tryHarder = std::atoi(argv[++i]) != 0;
         else if (!std::strcmp(argv[i], "--values")) values = true;
@@ -55,6 +60,18 @@ int main(int argc, char **argv) {
     options.setTryInvert(false);
     options.setMaxNumberOfSymbols(255);
 
+    std::vector<std::array<long, 7>> regions;
+    if (regionsPath) {
+        FILE *r = std::fopen(regionsPath, "r");
+        if (!r) { std::perror(regionsPath); return 2; }
+        std::array<long, 7> v{};
+        while (std::fscanf(r, "%ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7)
+            regions.push_back(v);
+        std::fclose(r);
+    }
+    size_t next = 0;
+    double decoding = 0;
+
     long frames = 0, symbols = 0;
     char line[1024];
     auto start = std::chrono::steady_clock::now();
@@ -64,13 +81,30 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "%s: truncated at frame %ld\n", argv[1], frames);
             break;
         }
+        if (regionsPath) {
+            while (next < regions.size() && regions[next][0] < frames) next++;
+            auto began = std::chrono::steady_clock::now();
+            for (; next < regions.size() && regions[next][0] == frames; next++) {
+                auto &g = regions[next];
+                ZXing::ImageView crop(frame.data() + g[2] * w + g[1], int(g[3] - g[1] + 1), int(g[4] - g[2] + 1),
+                                      ZXing::ImageFormat::Lum, w);
+                auto found = ZXing::ReadBarcodes(crop, options);
+                symbols += long(found.size());
+                if (values)
+                    for (auto &barcode : found) std::printf("%ld %s\n", frames, barcode.text().c_str());
+            }
+            decoding += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+            frames++;
+            continue;
+        }
         auto found = ZXing::ReadBarcodes(ZXing::ImageView(frame.data(), w, h, ZXing::ImageFormat::Lum), options);
         symbols += long(found.size());
         if (values)
             for (auto &barcode : found) std::printf("%ld %s\n", frames, barcode.text().c_str());
         frames++;
     }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds = regionsPath ? decoding
+                                 : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("frames=%ld symbols=%ld seconds=%.3f fps=%.2f\n", frames, symbols, seconds, frames / seconds);
     return 0;
 }
