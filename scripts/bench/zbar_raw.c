@@ -20,17 +20,48 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* A scanner with zbar's symbologies, or the agent's conveyor set; rows every `rows` lines, columns
+ * every `columns` (0: none). */
+static zbar_image_scanner_t *scanner_for(int conveyor, int rows, int columns) {
+    zbar_image_scanner_t *scanner = zbar_image_scanner_create();
+    if (conveyor) {
+        zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_ENABLE, 0);
+        zbar_symbol_type_t types[] = {ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_CODE128, ZBAR_CODE39, ZBAR_I25, ZBAR_QRCODE};
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) zbar_image_scanner_set_config(scanner, types[i], ZBAR_CFG_ENABLE, 1);
+    }
+    zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_X_DENSITY, columns);
+    zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_Y_DENSITY, rows);
+    return scanner;
+}
+
+/* Scans one grey image; prints each symbol's value with --values; returns the symbols found. */
+static long scan(zbar_image_scanner_t *scanner, unsigned char *pixels, int w, int h, long frame, int values) {
+    zbar_image_t *image = zbar_image_create();
+    zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
+    zbar_image_set_size(image, w, h);
+    zbar_image_set_data(image, pixels, (unsigned long)w * h, NULL);
+    int found = zbar_scan_image(scanner, image);
+    if (values)
+        for (const zbar_symbol_t *s = zbar_image_first_symbol(image); s; s = zbar_symbol_next(s))
+            printf("%ld %s\n", frame, zbar_symbol_get_data(s));
+    zbar_image_destroy(image);
+    return found > 0 ? found : 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor]\n"); return 2; }
+    if (argc < 2) {
+        fprintf(stderr, "usage: zbar_raw CLIP.y4m [--density N] [--symbologies all|conveyor] [--values 1] [--regions FILE]\n");
+        return 2;
+    }
     int density = 1;
     int conveyor = 0;
     int values = 0;
     const char *regionsPath = NULL;
     for (int i = 2; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--regions")) regionsPath = argv[i + 1];
         if (!strcmp(argv[i], "--density")) density = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--symbologies")) conveyor = !strcmp(argv[i + 1], "conveyor");
         else if (!strcmp(argv[i], "--values")) values = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--regions")) regionsPath = argv[i + 1];
     }
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 2; }
@@ -49,17 +80,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(chroma, "422")) extra = 2 * cw * h;
     else if (!strcmp(chroma, "444")) extra = 2 * luma;
     unsigned char *frame = malloc(luma + extra);
+    zbar_image_scanner_t *scanner = scanner_for(conveyor, density, density);
 
-    zbar_image_scanner_t *scanner = zbar_image_scanner_create();
-    if (conveyor) {
-        zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_ENABLE, 0);
-        zbar_symbol_type_t types[] = {ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_CODE128, ZBAR_CODE39, ZBAR_I25, ZBAR_QRCODE};
-        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) zbar_image_scanner_set_config(scanner, types[i], ZBAR_CFG_ENABLE, 1);
-    }
-    zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_X_DENSITY, density);
-    zbar_image_scanner_set_config(scanner, 0, ZBAR_CFG_Y_DENSITY, density);
-
-    /* Regions, sorted by frame as the trace prints them. */
+    /* Regions, in frame order as the trace prints them. */
     long (*regions)[7] = NULL;
     size_t regionCount = 0, next = 0;
     if (regionsPath) {
@@ -86,42 +109,16 @@ int main(int argc, char **argv) {
             double began = now();
             for (; next < regionCount && regions[next][0] == frames; next++) {
                 long *g = regions[next];
-                int cw2 = (int)(g[3] - g[1] + 1), ch2 = (int)(g[4] - g[2] + 1);
-                for (int y = 0; y < ch2; y++) memcpy(crop + (size_t)y * cw2, frame + (size_t)(g[2] + y) * w + g[1], cw2);
-                zbar_image_scanner_t *fresh = zbar_image_scanner_create();
-                if (conveyor) {
-                    zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_ENABLE, 0);
-                    zbar_symbol_type_t types[] = {ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_CODE128, ZBAR_CODE39, ZBAR_I25, ZBAR_QRCODE};
-                    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) zbar_image_scanner_set_config(fresh, types[i], ZBAR_CFG_ENABLE, 1);
-                }
-                zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_Y_DENSITY, (int)g[5]);
-                zbar_image_scanner_set_config(fresh, 0, ZBAR_CFG_X_DENSITY, (int)g[6]);
-                zbar_image_t *part = zbar_image_create();
-                zbar_image_set_format(part, zbar_fourcc('Y', '8', '0', '0'));
-                zbar_image_set_size(part, cw2, ch2);
-                zbar_image_set_data(part, crop, (unsigned long)cw2 * ch2, NULL);
-                int found = zbar_scan_image(fresh, part);
-                if (found > 0) symbols += found;
-                if (values)
-                    for (const zbar_symbol_t *s = zbar_image_first_symbol(part); s; s = zbar_symbol_next(s))
-                        printf("%ld %s\n", frames, zbar_symbol_get_data(s));
-                zbar_image_destroy(part);
+                int width = (int)(g[3] - g[1] + 1), height = (int)(g[4] - g[2] + 1);
+                for (int y = 0; y < height; y++) memcpy(crop + (size_t)y * width, frame + (size_t)(g[2] + y) * w + g[1], width);
+                zbar_image_scanner_t *fresh = scanner_for(conveyor, (int)g[5], (int)g[6]);
+                symbols += scan(fresh, crop, width, height, frames, values);
                 zbar_image_scanner_destroy(fresh);
             }
             decoding += now() - began;
-            frames++;
-            continue;
+        } else {
+            symbols += scan(scanner, frame, w, h, frames, values);
         }
-        zbar_image_t *image = zbar_image_create();
-        zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
-        zbar_image_set_size(image, w, h);
-        zbar_image_set_data(image, frame, luma, NULL);
-        int n = zbar_scan_image(scanner, image);
-        if (n > 0) symbols += n;
-        if (values)
-            for (const zbar_symbol_t *s = zbar_image_first_symbol(image); s; s = zbar_symbol_next(s))
-                printf("%ld %s\n", frames, zbar_symbol_get_data(s));
-        zbar_image_destroy(image);
         frames++;
     }
     double seconds = regionsPath ? decoding : now() - start;
