@@ -10,7 +10,7 @@ extension AgentConfig {
         var top: [(String, JSONValue)] = [
             (
                 "camera",
-                .members(
+                .object(
                     [("id", .string(camera.id)), ("site", .string(camera.site))]
                         + [
                             camera.lane.map { ("lane", .string($0)) }, camera.station.map { ("station", .string($0)) },
@@ -20,14 +20,14 @@ extension AgentConfig {
             ("decoder", Self.document(decoder)),
             (
                 "tracking",
-                .members([
+                .object([
                     ("maxMissedFrames", .int(tracking.maxMissedFrames)), ("minDecodes", .int(tracking.minDecodes)),
                     ("updateIntervalMs", .int(tracking.updateIntervalMilliseconds)),
                 ])
             ),
             (
                 "noread",
-                .members(
+                .object(
                     [
                         ("enabled", .bool(noread.enabled)), ("minFrames", .int(noread.minFrames)),
                         ("maxImages", .int(noread.maxImages)), ("maxImageBytes", .int(noread.maxImageBytes)),
@@ -36,7 +36,7 @@ extension AgentConfig {
             ("session", session.document),
             (
                 "grouping",
-                .members([
+                .object([
                     ("enabled", .bool(grouping.enabled)), ("maxGapPixels", .int(grouping.maxGapPixels)),
                     ("velocityTolerance", .number(grouping.velocityTolerance)),
                     ("require", .array(grouping.require.map { .string($0.name) })),
@@ -46,7 +46,7 @@ extension AgentConfig {
             ("nats", nats.document),
             (
                 "spool",
-                .members([
+                .object([
                     ("dir", .string(spool.dir)), ("maxBytes", .int(spool.maxBytes)),
                     ("whenFull", .string(spool.whenFull.rawValue)),
                 ])
@@ -54,7 +54,7 @@ extension AgentConfig {
             ("heartbeatSeconds", .number(heartbeat.seconds)),
         ]
         if let rulesFile { top.append(("rules", .string(rulesFile))) }
-        if let metricsListen { top.append(("metrics", .members([("listen", .string(metricsListen))]))) }
+        if let metricsListen { top.append(("metrics", .object([("listen", .string(metricsListen))]))) }
         return .object(top)
     }
 
@@ -69,7 +69,7 @@ extension AgentConfig {
         members += [
             (
                 "regionOfInterest",
-                .members([
+                .object([
                     ("x", .number(region.x)), ("y", .number(region.y)), ("width", .number(region.width)),
                     ("height", .number(region.height)),
                 ])
@@ -121,7 +121,7 @@ extension CameraControls {
             members.append(
                 (
                     "region",
-                    .members([
+                    .object([
                         ("x", .int(region.x)), ("y", .int(region.y)), ("width", .int(region.width)),
                         ("height", .int(region.height)),
                     ])
@@ -129,7 +129,7 @@ extension CameraControls {
         }
         if let binning {
             members.append(
-                ("binning", .members([("horizontal", .int(binning.horizontal)), ("vertical", .int(binning.vertical))])))
+                ("binning", .object([("horizontal", .int(binning.horizontal)), ("vertical", .int(binning.vertical))])))
         }
         switch trigger {
         case nil: break
@@ -137,7 +137,7 @@ extension CameraControls {
         case .software: members.append(("trigger", .string("software")))
         case .line(let line, let rising):
             members.append(
-                ("trigger", .members([("line", .string(line)), ("edge", .string(rising ? "rising" : "falling"))])))
+                ("trigger", .object([("line", .string(line)), ("edge", .string(rising ? "rising" : "falling"))])))
         }
         if !features.isEmpty { members.append(("features", .object(features.map { ($0.name, $0.value) }))) }
         members.append(("clampOutOfRange", .bool(clampOutOfRange)))
@@ -191,11 +191,4 @@ extension NATSConfig {
 
 extension JSONValue {
     fileprivate static func int(_ value: Int) -> JSONValue { .number(Double(value)) }
-    fileprivate static func members(_ members: [(String, JSONValue)]) -> JSONValue { .object(members) }
-}
-
-extension Duration {
-    fileprivate var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
 }

@@ -101,6 +101,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 extension Duration {
+    /// The duration in seconds, for the APIs that take a `Double`.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     /// The duration in whole milliseconds (rounded), as event times count.
     public var wholeMilliseconds: Int64 {
         components.seconds * 1000 + Int64((Double(components.attoseconds) / 1e15).rounded())

@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 
 /// One numbered SQL file of `migrations/`.
 public struct Migration: Sendable, Equatable {
@@ -163,18 +164,10 @@ public struct Migrator {
                     message: error.message)
             }
             applied.append(migration)
-            progress?("applied \(migration.name) in \(Self.seconds(ContinuousClock.now - started))")
+            progress?(
+                "applied \(migration.name) in \(String(format: "%.2f s", (ContinuousClock.now - started).seconds))")
         }
         return applied
     }
 
-    /// "0.42 s": a duration for people.
-    static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return "\(milliseconds / 1000).\(String(milliseconds % 1000 / 10).leftPadded(2)) s"
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

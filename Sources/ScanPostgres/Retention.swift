@@ -187,8 +187,9 @@ public struct Retention {
                     ).named("create partition").first?.bool("made") ?? false
                 }
                 if made {
-                    created.append(setting.table + "_" + day.filter { $0 != "-" })
-                    progress?("created \(created[created.count - 1])")
+                    let name = setting.table + "_" + day.filter { $0 != "-" }
+                    created.append(name)
+                    progress?("created \(name)")
                 }
             }
         }

@@ -45,9 +45,3 @@ public final class StopToken: @unchecked Sendable {
         return stopped
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for the APIs that take a `Double`.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-
-}
