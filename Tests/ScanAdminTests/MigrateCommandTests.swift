@@ -82,13 +82,10 @@ struct MigrateCommandTests {
         "migrate applies, then reports up to date; --status lists each migration",
         .enabled(if: TestEnvironment.postgresEnabled))
     func migrateTwice() throws {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName("st_cli")
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let database = try ScratchDatabase(prefix: "st_cli")
+        defer { database.drop() }
         let environment = [
-            "SCANTRACK_PG": TestDatabase.dsn(base, database: name),
+            "SCANTRACK_PG": database.dsn,
             "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
         ]
         let first = try ProcessRunner.run(Self.scanadmin, ["migrate", "--progress"], environment: environment)
@@ -116,14 +113,11 @@ struct MigrateCommandTests {
         "from any directory, with no migrations folder: scanadmin migrate applies the migrations built into it, which the folder then finds current, and the aggregator starts on that schema",
         .enabled(if: TestEnvironment.postgresEnabled && TestEnvironment.natsEnabled))
     func builtInMigrations() throws {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName("st_builtin")
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let database = try ScratchDatabase(prefix: "st_builtin")
+        defer { database.drop() }
         let elsewhere = try TestEnvironment.temporaryDirectory("elsewhere")
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
-        let dsn = TestDatabase.dsn(base, database: name)
+        let dsn = database.dsn
         /// A program run in `elsewhere`, SCANTRACK_MIGRATIONS unset.
         func run(_ program: String, _ arguments: [String]) throws -> ProcessResult {
             let quoted = ([TestEnvironment.productsDirectory + "/" + program] + arguments).map { "'\($0)'" }

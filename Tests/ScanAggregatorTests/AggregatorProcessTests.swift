@@ -82,15 +82,12 @@ struct AggregatorProcessTests {
 
     @Test("refuses to start on a schema that is behind, and says how to migrate")
     func schemaBehind() throws {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName("st_behind")
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let database = try ScratchDatabase(prefix: "st_behind")
+        defer { database.drop() }
         let result = try ProcessRunner.run(
             Self.binary, ["run"],
             environment: [
-                "SCANTRACK_PG": TestDatabase.dsn(base, database: name),
+                "SCANTRACK_PG": database.dsn,
                 "SCANTRACK_NATS": try TestEnvironment.requireNATS(),
                 "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
             ])

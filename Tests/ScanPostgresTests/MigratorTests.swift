@@ -8,11 +8,9 @@ import Testing
 struct MigratorTests {
     /// A fresh database per test, dropped at the end.
     static func withDatabase(_ body: (PGConnection) throws -> Void) throws {
-        let admin = try PGConnection(dsn: try TestEnvironment.requirePostgres())
-        let name = TestEnvironment.uniqueName("st_migrate")
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let connection = try PGConnection(dsn: TestDatabase.dsn(try TestEnvironment.requirePostgres(), database: name))
+        let scratch = try ScratchDatabase(prefix: "st_migrate")
+        defer { scratch.drop() }
+        let connection = try PGConnection(dsn: scratch.dsn)
         try body(connection)
     }
 

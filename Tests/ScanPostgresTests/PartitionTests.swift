@@ -146,11 +146,9 @@ struct PartitionTests {
 
     @Test("migrating a filled unpartitioned database keeps every row, in day partitions, with rollups of them")
     func migrationKeepsRows() throws {
-        let admin = try PGConnection(dsn: try TestEnvironment.requirePostgres())
-        let name = TestEnvironment.uniqueName("st_partition_migrate")
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let db = try PGConnection(dsn: TestDatabase.dsn(try TestEnvironment.requirePostgres(), database: name))
+        let scratch = try ScratchDatabase(prefix: "st_partition_migrate")
+        defer { scratch.drop() }
+        let db = try PGConnection(dsn: scratch.dsn)
         let all = try Migrator(directory: TestEnvironment.repoRoot + "/migrations")
         let before = try Migrator(migrations: all.migrations.filter { $0.version < 7 })
         try before.migrate(db)

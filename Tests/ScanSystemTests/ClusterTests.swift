@@ -60,12 +60,9 @@ struct ClusterTests {
 
     @Test("a node stopped mid-run: two aggregators and an agent store every sighting exactly once")
     func nodeStoppedMidRun() throws {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let databaseName = TestEnvironment.uniqueName("st_cluster")
-        try admin.execute("CREATE DATABASE \(databaseName)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)") }
-        let dsn = TestDatabase.dsn(base, database: databaseName)
+        let scratch = try ScratchDatabase(prefix: "st_cluster")
+        defer { scratch.drop() }
+        let dsn = scratch.dsn
         let database = try PGConnection(dsn: dsn)
         try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(database)
 

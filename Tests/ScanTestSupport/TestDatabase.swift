@@ -21,6 +21,24 @@ public struct TestDatabase: Sendable {
 
 import ScanPostgres
 
+/// An empty database of its own, `<prefix>_<unique>`, on the server `SCANTRACK_PG` names (failing
+/// under CI when there is none); `drop()` removes it.
+public struct ScratchDatabase {
+    public let name: String
+    public let dsn: String
+    private let admin: PGConnection
+
+    public init(prefix: String) throws {
+        let base = try TestEnvironment.requirePostgres()
+        admin = try PGConnection(dsn: base)
+        name = TestEnvironment.uniqueName(prefix)
+        try admin.execute("CREATE DATABASE \(name)")
+        dsn = TestDatabase.dsn(base, database: name)
+    }
+
+    public func drop() { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+}
+
 /// A fresh database with the repository's migrations applied, and how to drop it.
 public struct MigratedDatabase {
     public let name: String
@@ -28,18 +46,14 @@ public struct MigratedDatabase {
     public let connection: PGConnection
     public let drop: () -> Void
 
-    /// Creates `<prefix>_<unique>` on the server `SCANTRACK_PG` names (failing under CI when
-    /// there is none) and migrates it.
+    /// A `ScratchDatabase` of `prefix`, migrated.
     public init(prefix: String) throws {
-        let base = try TestEnvironment.requirePostgres()
-        let admin = try PGConnection(dsn: base)
-        let name = TestEnvironment.uniqueName(prefix)
-        try admin.execute("CREATE DATABASE \(name)")
-        self.name = name
-        dsn = TestDatabase.dsn(base, database: name)
+        let scratch = try ScratchDatabase(prefix: prefix)
+        name = scratch.name
+        dsn = scratch.dsn
         connection = try PGConnection(dsn: dsn)
         try Migrator(directory: TestEnvironment.repoRoot + "/migrations").migrate(connection)
-        drop = { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        drop = scratch.drop
     }
 }
 
