@@ -49,5 +49,5 @@ func makeRunID() -> String {
 }
 
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escapedLines(text) + "\n").utf8))
 }

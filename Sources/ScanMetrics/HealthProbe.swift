@@ -66,16 +66,18 @@ public enum HealthProbe {
     /// `listen` (HOST:PORT) and prints what it says; 0 when healthy, 1 when not or nothing answers.
     public static func check(listen: String, live: Bool, program: String) -> Int32 {
         guard let (host, port) = ListenAddress.parse(listen) else {
-            FileHandle.standardError.write(Data("\(program) health: '\(listen)' is not HOST:PORT\n".utf8))
+            FileHandle.standardError.write(
+                Data((TerminalText.escaped("\(program) health: '\(listen)' is not HOST:PORT") + "\n").utf8))
             return 1
         }
         do {
             let answer = try get(host: host, port: port, path: live ? "/health/live" : "/health/ready")
             let text = answer.body.hasSuffix("\n") || answer.body.isEmpty ? answer.body : answer.body + "\n"
-            FileHandle.standardOutput.write(Data(text.utf8))
+            // Whatever answers on that address is shown, never obeyed by the terminal.
+            FileHandle.standardOutput.write(Data(TerminalText.escapedLines(text).utf8))
             return answer.status == 200 ? 0 : 1
         } catch {
-            FileHandle.standardError.write(Data("\(program) health: \(error)\n".utf8))
+            FileHandle.standardError.write(Data((TerminalText.escapedLines("\(program) health: \(error)") + "\n").utf8))
             return 1
         }
     }

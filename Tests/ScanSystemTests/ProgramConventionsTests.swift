@@ -74,6 +74,44 @@ struct ProgramConventionsTests {
         }
     }
 
+    @Test("health shows what answers on the address escaped: a peer's control characters never reach the terminal")
+    func healthEscapes() throws {
+        let python = try #require(ProcessRunner.which("python3"))
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A peer that answers three requests with a body that would clear the screen and retitle it.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = [
+            "-c",
+            """
+            import socket, sys
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(3)
+            open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+            for _ in range(3):
+                c, _ = s.accept(); c.recv(4096)
+                c.sendall(b"HTTP/1.0 503 Service Unavailable\\r\\n\\r\\nnats \\x1b[2J\\x1b]0;owned\\x07failing\\n")
+                c.close()
+            """,
+            dir + "/port",
+        ]
+        try server.run()
+        defer { server.terminate() }
+        func port() -> String { (try? String(contentsOfFile: dir + "/port", encoding: .utf8)) ?? "" }
+        #expect(AgentRunHarness.eventually(seconds: 10) { Int(port()) != nil })
+        let port = port()
+        for (program, arguments) in [
+            ("scan-agent", ["health", "--listen", "127.0.0.1:\(port)"]),
+            ("scan-aggregator", ["health", "--listen", "127.0.0.1:\(port)"]),
+            ("scanadmin", ["health", "--listen", "127.0.0.1:\(port)"]),
+        ] {
+            let result = try ProcessRunner.run(Self.path(program), arguments)
+            #expect(result.status == 1, "\(program): \(result.stderr)")
+            #expect(result.stdoutText == "nats \\x1B[2J\\x1B]0;owned\\x07failing\n", "\(program): \(result.stdoutText)")
+            #expect(!result.stdout.contains(0x1B))
+        }
+    }
+
     /// Every command path of a program, from ArgumentParser's description of its commands.
     static func commands(of program: String) throws -> [[String]] {
         let dump = try ProcessRunner.run(Self.path(program), ["--experimental-dump-help"])
