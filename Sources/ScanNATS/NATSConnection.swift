@@ -90,6 +90,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         self.handle = connection
         ServerErrors.begin(connection)
+        NATSLibrary.closeAtExit(tls: options.security.usesTLS || url.lowercased().contains("tls://"))
     }
 
     deinit {
