@@ -64,4 +64,48 @@ extension GrayImage {
         }
         return GrayImage(width: w, height: h, pixels: out)
     }
+
+    /// Twice the size each way, bilinear: thin bars and small modules get pixels of their own, for
+    /// a second look at a code the engines could not resolve.
+    public func doubled() -> GrayImage {
+        guard width > 0, height > 0 else { return self }
+        let w = width * 2
+        let h = height * 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            // The source position of this pixel's centre, in quarters of a pixel.
+            let sy4 = max(0, 2 * y - 1)
+            let y0 = min(sy4 / 4, height - 1)
+            let y1 = min(y0 + 1, height - 1)
+            let fy = sy4 % 4
+            for x in 0..<w {
+                let sx4 = max(0, 2 * x - 1)
+                let x0 = min(sx4 / 4, width - 1)
+                let x1 = min(x0 + 1, width - 1)
+                let fx = sx4 % 4
+                let top = Int(pixels[y0 * width + x0]) * (4 - fx) + Int(pixels[y0 * width + x1]) * fx
+                let bottom = Int(pixels[y1 * width + x0]) * (4 - fx) + Int(pixels[y1 * width + x1]) * fx
+                out[y * w + x] = UInt8((top * (4 - fy) + bottom * fy + 8) / 16)
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+
+    /// Each pixel the mean of its 3×3 neighbourhood (the border as it is): print grain and JPEG
+    /// blocks smoothed away.
+    public func blurred() -> GrayImage {
+        guard width >= 3, height >= 3 else { return self }
+        var out = pixels
+        for y in 1..<(height - 1) {
+            for x in 1..<(width - 1) {
+                var sum = 0
+                for dy in -1...1 {
+                    let row = (y + dy) * width + x
+                    sum += Int(pixels[row - 1]) + Int(pixels[row]) + Int(pixels[row + 1])
+                }
+                out[y * width + x] = UInt8((sum + 4) / 9)
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: out)
+    }
 }

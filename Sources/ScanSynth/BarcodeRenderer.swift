@@ -63,6 +63,32 @@ public enum BarcodeRenderer {
     public static func render(
         _ symbology: SynthSymbology, _ data: String, moduleSize: Int, barHeight: Int = 50, gs1: Bool = false
     ) throws(RenderError) -> (sprite: Sprite, value: String) {
+        let (sprite, text) = try encode(
+            symbology, Array(data.utf8), shown: data, moduleSize: moduleSize, barHeight: barHeight, gs1: gs1)
+        let value: String
+        switch symbology {
+        case .ean13, .ean8: value = text.isEmpty ? data : text
+        // GS1 data as a reader returns it: the AIs without brackets (fixed-length AIs only here;
+        // a variable-length one would be followed by GS).
+        default: value = gs1 ? data.filter { $0 != "[" && $0 != "]" } : data
+        }
+        return (sprite, value)
+    }
+
+    /// A 2-D code of these bytes as they are (zint's data mode: no character set, no ECI), for
+    /// binary payloads and text in a legacy character set.
+    public static func render(_ symbology: SynthSymbology, bytes: [UInt8], moduleSize: Int) throws(RenderError)
+        -> Sprite
+    {
+        try encode(
+            symbology, bytes, shown: bytes.map { String($0, radix: 16) }.joined(separator: " "), moduleSize: moduleSize,
+            barHeight: 50, gs1: false
+        ).sprite
+    }
+
+    private static func encode(
+        _ symbology: SynthSymbology, _ bytes: [UInt8], shown data: String, moduleSize: Int, barHeight: Int, gs1: Bool
+    ) throws(RenderError) -> (sprite: Sprite, text: String) {
         guard let symbol = ZBarcode_Create() else { throw RenderError(value: data, message: "zint out of memory") }
         defer { ZBarcode_Delete(symbol) }
         // GS1-128 is its own symbology to zint (Code 128 with FNC1 first).
@@ -74,7 +100,6 @@ public enum BarcodeRenderer {
         if gs1 { symbol.pointee.input_mode = Int32(GS1_MODE) }
         // EAN/UPC bitmaps include their quiet zones; other linear codes get ten modules each side.
         if symbology.isLinear && symbology != .ean13 && symbology != .ean8 { symbol.pointee.whitespace_width = 10 }
-        let bytes = Array(data.utf8)
         let status = bytes.withUnsafeBufferPointer { raw in
             ZBarcode_Encode_and_Buffer(symbol, UnsafeMutablePointer(mutating: raw.baseAddress), Int32(raw.count), 0)
         }
@@ -92,13 +117,6 @@ public enum BarcodeRenderer {
         var sprite = Sprite(width: width, height: height, fill: 255)
         for index in 0..<width * height { sprite.pixels[index] = bitmap[index * 3] < 128 ? 20 : 245 }
         let text = withUnsafeBytes(of: symbol.pointee.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let value: String
-        switch symbology {
-        case .ean13, .ean8: value = text.isEmpty ? data : text
-        // GS1 data as a reader returns it: the AIs without brackets (fixed-length AIs only here;
-        // a variable-length one would be followed by GS).
-        default: value = gs1 ? data.filter { $0 != "[" && $0 != "]" } : data
-        }
-        return (sprite, value)
+        return (sprite, text)
     }
 }

@@ -191,7 +191,7 @@ public final class ZBarFrameDecoder {
     /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own: it belongs to the EAN/UPC
     /// code just left of it on the same scan lines, as that code's `addOn`. A supplement alone is
     /// not a code and is dropped.
-    static func attachAddOns(_ detections: [Detection]) -> [Detection] {
+    public static func attachAddOns(_ detections: [Detection]) -> [Detection] {
         let addOns = detections.indices.filter {
             detections[$0].symbology == .ean2 || detections[$0].symbology == .ean5
         }

@@ -24,6 +24,13 @@ public struct ZXingSettings: Sendable, Equatable {
     public var tryDownscale = true
     /// Stop after this many symbols in one image (0: no limit).
     public var maxSymbols = 0
+    /// How grey becomes black and white: zxing-cpp's local average by default; a fixed threshold
+    /// reads some low-contrast or unevenly lit codes the local one breaks up.
+    public var binarizer = Binarizer.localAverage
+
+    public enum Binarizer: Sendable, Equatable {
+        case localAverage, globalHistogram, fixedThreshold
+    }
 
     public init(symbologies: Set<Symbology>? = nil) { self.symbologies = symbologies }
 
@@ -59,6 +66,11 @@ public final class ZXingReader {
         ZXing_ReaderOptions_setTryInvert(options, settings.tryInvert)
         ZXing_ReaderOptions_setTryDownscale(options, settings.tryDownscale)
         ZXing_ReaderOptions_setMaxNumberOfSymbols(options, Int32(settings.maxSymbols))
+        switch settings.binarizer {
+        case .localAverage: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_LocalAverage)
+        case .globalHistogram: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_GlobalHistogram)
+        case .fixedThreshold: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_FixedThreshold)
+        }
         // Raw bytes are what events carry; GS1 separators stay GS (0x1D), as zbar reports them.
         ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
         ZXing_ReaderOptions_setEanAddOnSymbol(options, ZXing_EanAddOnSymbol_Read)
@@ -113,7 +125,8 @@ public final class ZXingReader {
         var length: Int32 = 0
         guard let raw = ZXing_Barcode_bytes(barcode, &length) else { return nil }
         defer { ZXing_free(raw) }
-        let value = Array(UnsafeBufferPointer(start: raw, count: Int(max(length, 0))))
+        var value = Array(UnsafeBufferPointer(start: raw, count: Int(max(length, 0))))
+        if let text = Self.text(of: barcode, bytes: value) { value = text }
         let position = ZXing_Barcode_position(barcode)
         let points = [position.topLeft, position.topRight, position.bottomRight, position.bottomLeft].map {
             Point(x: Int($0.x) + origin.x, y: Int($0.y) + origin.y)
@@ -123,6 +136,20 @@ public final class ZXingReader {
             symbology: symbology, value: main, points: points,
             isGS1: ZXing_Barcode_contentType(barcode) == ZXing_ContentType_GS1, addOn: addOn,
             engine: "zxing")
+    }
+
+    /// The text a code's bytes stand for, in UTF-8, when that differs from the bytes: a QR Code in
+    /// Shift_JIS, a Code 128 with Latin-1 characters (FNC4), a DataMatrix with ECIs. zxing-cpp
+    /// reads the character set from the code's ECIs or, without one, tells it from the bytes (its
+    /// plain text mode). zbar does the same for QR Codes, so both engines give a label one value.
+    /// Binary content (and text in a character set zxing-cpp does not know) keeps its bytes: what
+    /// is not text is not made text.
+    static func text(of barcode: OpaquePointer, bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.contains(where: { $0 >= 0x80 }), ZXing_Barcode_contentType(barcode) == ZXing_ContentType_Text,
+            let text = ZXing_Barcode_text(barcode)
+        else { return nil }
+        defer { ZXing_free(text) }
+        return Array(String(cString: text).utf8)
     }
 
     /// zxing-cpp appends an EAN/UPC add-on's digits to the main code's: the main code and the 2

@@ -43,7 +43,7 @@ struct CorpusDecodeTests {
         folder.replacingOccurrences(of: #"-\d+$"#, with: "", options: .regularExpression)
     }
 
-    @Test("at least the better single engine's read rate on every symbology group, and at least 90 % overall")
+    @Test("at least the better single engine's read rate on every symbology group, and at least 94 % overall")
     func readRates() throws {
         let root = TestEnvironment.grayCorpusRoot + "/zxing"
         let zbarimg = try #require(ProcessRunner.which("zbarimg"), "zbarimg is missing: run scripts/install-deps.sh")
@@ -53,6 +53,7 @@ struct CorpusDecodeTests {
         #expect(folders.count >= 40, "the grayscale corpus is there (make test converts it)")
         let zxingAlone = try ZXingReader()
         var groups: [String: Rates] = [:]
+        var secondLooks = 0
         for folder in folders {
             let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
                 $0.hasSuffix(".pgm")
@@ -64,6 +65,7 @@ struct CorpusDecodeTests {
             for line in result.stdoutText.split(separator: "\n") {
                 let symbol = try JSONValue.parse(String(line))
                 let file = try #require(symbol["file"]?.stringValue)
+                if symbol["engine"]?.stringValue?.contains("second look") == true { secondLooks += 1 }
                 let text = try #require(symbol["value"]?.stringValue)
                 let bytes =
                     symbol["valueEncoding"] == .string("base64") ? try #require(Base64.decode(text)) : Array(text.utf8)
@@ -103,8 +105,26 @@ struct CorpusDecodeTests {
         }
         print("corpus all: \(total.images) images, zbar \(total.zbar), zxing-cpp \(total.zxing), both \(total.both)")
         #expect(total.images >= 780, "the single-code images of the corpus")
-        #expect(Double(total.both) >= 0.9 * Double(total.images), "read \(total.both) of \(total.images)")
+        print("corpus second looks: \(secondLooks) symbols read where the first look read nothing")
+        #expect(Double(total.both) >= 0.94 * Double(total.images), "read \(total.both) of \(total.images)")
+        #expect(secondLooks >= 15, "the second look reads images the first look misses")
         #expect(total.both > total.zxing && total.both > total.zbar, "each engine reads images the other misses")
+    }
+
+    @Test("the corpus's images without a code read as nothing, second look included (exit 4)")
+    func falsePositives() throws {
+        let root = TestEnvironment.grayCorpusRoot + "/zxing"
+        var paths: [String] = []
+        for folder in try FileManager.default.contentsOfDirectory(atPath: root) where folder.hasPrefix("falsepositives")
+        {
+            paths += try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
+                $0.hasSuffix(".pgm")
+            }.map { root + "/" + folder + "/" + $0 }
+        }
+        #expect(paths.count >= 45, "the corpus's false-positive images")
+        let result = try ProcessRunner.run(ReplayHarness.agent, ["decode"] + paths.sorted())
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stdoutText.isEmpty, "read where there is no code: \(result.stdoutText)")
     }
 
     @Test("PNG files are read as they are: the corpus's PNGs give what their grayscale PGM copies give")

@@ -72,6 +72,23 @@ struct ZXingReaderTests {
         #expect(gs1.value == Array("0109506000134352".utf8) + Array("10ABC123".utf8))
     }
 
+    @Test("a code's text comes in UTF-8 whatever its character set; binary content keeps its bytes")
+    func characterSets() throws {
+        // Latin-1 "Größe é" in byte mode without an ECI: zxing-cpp tells ISO-8859-1 from the bytes.
+        let latin1: [UInt8] = [0x47, 0x72, 0xF6, 0xDF, 0x65, 0x20, 0xE9]
+        let binary: [UInt8] = [0x00, 0xFF, 0x80, 0x01, 0xFE, 0x7F, 0x00, 0x9C, 0x1B, 0xC3]
+        for symbology in [SynthSymbology.qrCode, .dataMatrix] {
+            let text = try BarcodeRenderer.render(symbology, bytes: latin1, moduleSize: 4)
+            let data = try BarcodeRenderer.render(symbology, bytes: binary, moduleSize: 4)
+            let found = try ZXingReader().read(Self.frame([(text, 40, 40), (data, 360, 40)]))
+            let sorted = found.sorted { ($0.box?.minX ?? 0) < ($1.box?.minX ?? 0) }
+            #expect(sorted.map(\.value) == [Array("Größe é".utf8), binary], "\(symbology)")
+        }
+        // Plain ASCII is its bytes either way.
+        let (ascii, value) = try BarcodeRenderer.render(.qrCode, "LPN-42 ok", moduleSize: 4)
+        #expect(try ZXingReader().read(Self.frame([(ascii, 40, 40)])).map(\.value) == [Array(value.utf8)])
+    }
+
     @Test("bad input is an error that names it; a reader for nothing zxing-cpp reads is refused")
     func errors() throws {
         #expect {

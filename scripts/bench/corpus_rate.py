@@ -51,6 +51,7 @@ def group_of(folder):
 
 
 groups = {}
+second = 0
 for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
     if folder == "multi-1" or folder.startswith("falsepositives"):
         continue
@@ -75,8 +76,10 @@ for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
         found = [(gtin(v) if retail else v, e) for v, e in values.get(path, [])]
         if any(v == want for v, _ in found):
             g["both"] += 1
-        if any(v == want and "zxing" in e for v, e in found):
+        if any(v == want and "zxing" in e and "second look" not in e for v, e in found):
             g["zxing"] += 1
+        if any(v == want and "second look" in e for v, e in found):
+            second += 1
         zbarimg = subprocess.run(["zbarimg", "-q", "--raw", "--nodbus", path], capture_output=True).stdout
         # --raw prints each symbol's data followed by a newline; a value may itself hold newlines.
         lines = [gtin(v) if retail else v for v in zbarimg.split(b"\n")]
@@ -84,6 +87,7 @@ for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
             g["zbar"] += 1
 
 total = {k: sum(g[k] for g in groups.values()) for k in ("images", "both", "zbar", "zxing")}
+total["secondLook"] = second
 if as_json:
     print(json.dumps({"groups": groups, "total": total}))
 else:
@@ -94,3 +98,5 @@ else:
     for name, g in groups.items():
         print(f"| {name} | {g['images']} | {pct(g['zbar'], g['images'])} | {pct(g['zxing'], g['images'])} | {pct(g['both'], g['images'])} |")
     print(f"| **all** | {total['images']} | {pct(total['zbar'], total['images'])} | {pct(total['zxing'], total['images'])} | {pct(total['both'], total['images'])} |")
+    print()
+    print(f"Of these, {second} were read by the second look alone (the first look read nothing there).")
