@@ -65,6 +65,8 @@ let package = Package(
         .systemLibrary(name: "CZXing", pkgConfig: "scantrack-zxing"),
         // The commit the programs were built from, as a C string (see `commit` above).
         .target(name: "CScanBuildInfo", cSettings: [.define("SCANTRACK_COMMIT", to: "\"\(commit)\"")]),
+        // OpenSSL without its exit handler (libssl-dev): see Sources/COpenSSLExit/openssl_exit.c.
+        .target(name: "COpenSSLExit", linkerSettings: [.linkedLibrary("crypto")]),
 
         // Pure core: no C module, no I/O. ScanCore holds the values every module shares (time,
         // geometry, grey images, JSON, config reading, subject tokens, symbologies); each concern
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "ScanServices",
             dependencies: [
-                "ScanCore", .product(name: "Logging", package: "swift-log"),
+                "ScanCore", "COpenSSLExit", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -18,6 +18,7 @@ build_packages=(
   libv4l-dev            # camera capture
   libpq-dev             # store
   libnats-dev           # messaging
+  libssl-dev            # OpenSSL set up without its exit handler (Sources/COpenSSLExit)
   libpng-dev            # PNG still images (scan-agent decode)
   libturbojpeg0-dev     # JPEG still images (scan-agent decode), libjpeg-turbo's TurboJPEG API
   libwebp-dev libtiff-dev libgif-dev  # WebP, TIFF and GIF still images (scan-agent decode)

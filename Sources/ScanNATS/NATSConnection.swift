@@ -90,7 +90,6 @@ public final class NATSConnection: @unchecked Sendable {
         }
         self.handle = connection
         ServerErrors.begin(connection)
-        NATSLibrary.closeAtExit(tls: options.security.usesTLS || url.lowercased().contains("tls://"))
     }
 
     deinit {

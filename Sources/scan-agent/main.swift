@@ -1,5 +1,5 @@
 import ScanAgent
 import ScanServices
 
-ScanLogging.bootstrap()
+ProgramStart.begin()
 await ScanAgentCommand.start()

@@ -1,5 +1,5 @@
 import ScanAggregator
 import ScanServices
 
-ScanLogging.bootstrap()
+ProgramStart.begin()
 await ScanAggregatorCommand.start()
