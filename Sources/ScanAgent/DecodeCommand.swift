@@ -159,10 +159,12 @@ final class StillDecoder {
 
     /// Regions a second look reads at most, the localiser's largest first.
     static let secondLookRegions = 4
+    /// Regions larger than this (pixels) are not enlarged: enlarging is for small codes, and a
+    /// photo's whole frame enlarged would cost four times its memory.
+    static let largestEnlarged = 2_000_000
 
-    /// The ways of a second look, in this order: each reads codes the ones before it miss (on the
-    /// shared corpus: zbar on three views of the region, 10 images; zxing-cpp on the region
-    /// enlarged twice, 9 more; zxing-cpp with a fixed threshold, 3).
+    /// The ways of a second look, in this order, each reading codes the ones before it miss (on the
+    /// shared corpus together 18 images the first look read nothing in, BENCHMARKS.md).
     enum Attempt: String, CaseIterable {
         case zbarViews = "zbar, two views agree"
         case zxingDoubled = "zxing, enlarged"
@@ -213,6 +215,7 @@ final class StillDecoder {
         case .zbarViews:
             return merged(zbar: try zbarViews(crop, at: area), zxing: [])
         case .zxingDoubled:
+            guard crop.width * crop.height <= Self.largestEnlarged else { return [] }
             return merged(zbar: [], zxing: try zxing?.read(crop.doubled(), input: name).map(halvedBack) ?? [])
         case .zxingFixedThreshold:
             guard let zxing else { return [] }
@@ -232,7 +235,8 @@ final class StillDecoder {
     /// view at another scale does not repeat (none of the corpus's 49 images without a code reads).
     private func zbarViews(_ crop: GrayImage, at area: Box) throws -> [Detection] {
         guard let settings = zbarSettings else { return [] }
-        let views: [(image: GrayImage, scale: Int)] = [(crop, 1), (crop.doubled(), 2), (crop.blurred(), 1)]
+        var views: [(image: GrayImage, scale: Int)] = [(crop, 1), (crop.blurred(), 1)]
+        if crop.width * crop.height <= Self.largestEnlarged { views.insert((crop.doubled(), 2), at: 1) }
         var reads: [[Detection]] = []
         for view in views {
             let found = ZBarFrameDecoder.attachAddOns(try ZBarScanner(settings: settings).scan(view.image))

@@ -71,7 +71,8 @@ public final class ZXingReader {
         case .globalHistogram: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_GlobalHistogram)
         case .fixedThreshold: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_FixedThreshold)
         }
-        // Raw bytes are what events carry; GS1 separators stay GS (0x1D), as zbar reports them.
+        // The bytes as the code holds them, GS1 separators as GS (0x1D), as zbar reports them;
+        // `text(of:bytes:)` takes the text where a character set makes it differ.
         ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
         ZXing_ReaderOptions_setEanAddOnSymbol(options, ZXing_EanAddOnSymbol_Read)
         if let formats {
@@ -141,8 +142,8 @@ public final class ZXingReader {
     /// The text a code's bytes stand for, in UTF-8, when that differs from the bytes: a QR Code in
     /// Shift_JIS, a Code 128 with Latin-1 characters (FNC4), a DataMatrix with ECIs. zxing-cpp
     /// reads the character set from the code's ECIs or, without one, tells it from the bytes (its
-    /// plain text mode). zbar does the same for QR Codes, so both engines give a label one value.
-    /// Binary content (and text in a character set zxing-cpp does not know) keeps its bytes: what
+    /// plain text mode). zbar too gives a QR Code's text in UTF-8, by a guess of its own that for
+    /// some Shift_JIS codes differs from zxing-cpp's (then the two readings are two values). Binary content (and text in a character set zxing-cpp does not know) keeps its bytes: what
     /// is not text is not made text.
     static func text(of barcode: OpaquePointer, bytes: [UInt8]) -> [UInt8]? {
         guard bytes.contains(where: { $0 >= 0x80 }), ZXing_Barcode_contentType(barcode) == ZXing_ContentType_Text,

@@ -230,7 +230,7 @@ struct ExitAfterTLSTests {
     typealias H = AgentRunHarness
 
     @Test("a short agent run over mutual TLS exits 0 eighty times in a row, each after reading the whole clip")
-    func agentExitsCleanly() throws {
+    func agentExitsCleanly() async throws {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let certificates = try TestCertificates(in: dir + "/tls")
@@ -249,7 +249,10 @@ struct ExitAfterTLSTests {
             try? FileManager.default.removeItem(atPath: dir + "/spool-cam-01")
             let log = dir + "/agent-\(run).log"
             let agent = try H.start(config: config, log: log)
-            let exited = H.waitForExit(agent, seconds: 60)
+            // Waits without holding a thread of the cooperative pool (other suites' services run there).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while agent.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let exited = !agent.isRunning
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if !exited || agent.terminationStatus != 0 || !text.contains("frames=8 ") {
                 failures.append("run \(run): status \(exited ? String(agent.terminationStatus) : "running")\n\(text)")
