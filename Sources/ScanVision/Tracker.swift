@@ -321,9 +321,7 @@ public struct Tracker: Sendable {
                 let b = live[other]
                 // Where each was last read, or, for a track kept by its region between reads,
                 // where it is now.
-                guard a.symbology == b.symbology, a.value == b.value,
-                    a.place(at: frame).intersectionOverUnion(b.place(at: frame)) > 0
-                else {
+                guard a.symbology == b.symbology, a.value == b.value, Self.samePlace(a, b, at: frame) else {
                     other += 1
                     continue
                 }
@@ -333,6 +331,37 @@ public struct Tracker: Sendable {
             }
             if !absorbed { index += 1 }
         }
+    }
+
+    /// Whether two tracks of one value are where one code is: their boxes overlap, or one is a
+    /// linear code read at one end only and the other's length covers that end.
+    static func samePlace(_ a: Track, _ b: Track, at frame: Int) -> Bool {
+        let boxA = a.place(at: frame)
+        let boxB = b.place(at: frame)
+        return boxA.intersectionOverUnion(boxB) > 0 || oneEnded(a, boxA, within: boxB)
+            || oneEnded(b, boxB, within: boxA)
+    }
+
+    /// Lines across the scan within which a one-ended read and a whole one are one code.
+    static let oneEndedLines = 12
+
+    /// A code entering the view is sometimes read at one end only: every scan line that reads it
+    /// finishes at the same place, so its box has no length along the lines (zbar reports where a
+    /// line finished the code). Which lines read it wanders over the bars' height, so its box may
+    /// sit a few lines beside the lines that later read the whole code. Such a track is the code
+    /// whose length covers its end, when that code lies within `oneEndedLines` across the lines;
+    /// two codes side by side never cover each other's ends (their quiet zones lie between).
+    static func oneEnded(_ track: Track, _ box: Box, within other: Box) -> Bool {
+        guard let alongRows = track.readAlongRows else { return false }
+        let (length, start, end, otherStart, otherEnd) =
+            alongRows
+            ? (box.width, box.minX, box.maxX, other.minX, other.maxX)
+            : (box.height, box.minY, box.maxY, other.minY, other.maxY)
+        let (low, high, otherLow, otherHigh) =
+            alongRows
+            ? (box.minY, box.maxY, other.minY, other.maxY) : (box.minX, box.maxX, other.minX, other.maxX)
+        guard length <= 2, start >= otherStart - 2, end <= otherEnd + 2 else { return false }
+        return low <= otherHigh + oneEndedLines && high >= otherLow - oneEndedLines
     }
 
     /// Two tracks of one code become one: the confirmed is kept, else the older; the other is

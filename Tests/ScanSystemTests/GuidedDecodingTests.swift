@@ -66,6 +66,22 @@ struct GuidedDecodingTests {
     }
 
     @Test(
+        "hd-rows: a Code 128 read at its right end only as it enters, a few lines beside the lines that then read it whole, is one item; every code once",
+        arguments: [1, 2] as [UInt64])
+    func endOnlyEntry(seed: UInt64) throws {
+        // Seed 1: LPN700007 enters at frame 112 and was two sightings (a five-frame track of
+        // end-only reads on lines 97-105, then the whole code's track on lines 109-123).
+        let scene = Scenarios.hdRows(frames: 140, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "hd-rows-s\(seed)")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
+        if seed == 1 { #expect(guided.count { $0["value"]?.stringValue == "LPN700007" } == 1) }
+        #expect(
+            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+    }
+
+    @Test(
         "second opinion on tilted codes: guided zbar alone reads at least what full-frame zbar with the second engine reads"
     )
     func guidedReadsTiltedCodes() throws {
