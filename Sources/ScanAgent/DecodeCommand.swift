@@ -178,6 +178,10 @@ final class StillDecoder {
         var symbols: [Symbol] = []
         let regions = CodeLocalizer().locate(image).sorted { $0.cells > $1.cells }.prefix(Self.secondLookRegions)
         for region in regions {
+            // A region inside a code already read says nothing new.
+            if symbols.contains(where: { $0.detection.box.map { $0.intersectionOverUnion(region.box) > 0 } ?? false }) {
+                continue
+            }
             // The region with a margin of half its size: the localiser's box may cut a quiet zone.
             let marginX = max(region.box.width / 2, 16)
             let marginY = max(region.box.height / 2, 16)
@@ -185,10 +189,6 @@ final class StillDecoder {
                 minX: max(region.box.minX - marginX, 0), minY: max(region.box.minY - marginY, 0),
                 maxX: min(region.box.maxX + marginX, image.width - 1),
                 maxY: min(region.box.maxY + marginY, image.height - 1))
-            // A region inside a code already read says nothing new.
-            if symbols.contains(where: { $0.detection.box.map { $0.intersectionOverUnion(region.box) > 0 } ?? false }) {
-                continue
-            }
             let crop = image.cropped(to: area)
             for attempt in Attempt.allCases {
                 let found = try read(crop, at: area, attempt: attempt, name: name)
@@ -252,8 +252,10 @@ final class StillDecoder {
         var agreed: [Detection] = []
         for (index, view) in reads.enumerated() {
             for detection in view where !agreed.contains(where: { Self.sameRead($0, detection) }) {
-                let others = reads.indices.filter { $0 != index && reads[$0].contains { Self.sameRead($0, detection) } }
-                if !others.isEmpty { agreed.append(detection) }
+                if reads.indices.contains(where: { $0 != index && reads[$0].contains { Self.sameRead($0, detection) } })
+                {
+                    agreed.append(detection)
+                }
             }
         }
         return agreed

@@ -40,6 +40,13 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// The GS1 mod-10 check digit of `digits` (each 0-9): weights 3 and 1 alternating from the
+    /// rightmost digit.
+    public static func gs1CheckDigit(_ digits: some Sequence<Int>) -> Int {
+        let sum = digits.reversed().enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 3 : 1) }
+        return (10 - sum % 10) % 10
+    }
+
     /// The AIM symbology identifier (ISO/IEC 15424) a scanner sends before the data, so that a
     /// GS1 parser downstream knows what it reads: `]E0` EAN/UPC (as EAN-13, UPC-A or UPC-E),
     /// `]E4` EAN-8, `]C0`/`]C1` Code 128 plain/GS1-128, `]d1`/`]d2` DataMatrix plain/GS1,

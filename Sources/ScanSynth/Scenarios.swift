@@ -543,9 +543,8 @@ public enum Scenarios {
 
     /// An 18-digit SSCC: the 17 digits of `body / 10` and their GS1 check digit.
     static func ssccWithCheckDigit(_ body: Int) -> String {
-        let digits = String(body / 10).compactMap(\.wholeNumberValue)
-        let sum = digits.reversed().enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 3 : 1) }
-        return digits.map(String.init).joined() + String((10 - sum % 10) % 10)
+        let digits = String(body / 10)
+        return digits + String(Symbology.gs1CheckDigit(digits.compactMap(\.wholeNumberValue)))
     }
 
     /// A fast belt: rows of boxes close together, EAN-13 labels rotated by up to ±8°, motion blur.

@@ -1,3 +1,5 @@
+import ScanCore
+
 /// Normalises decoded codes the way a mature scanner reports them.
 public struct CodeNormalizer: Sendable, Equatable {
     /// UPC-A (12 digits) and UPC-E (8) are reported as their 13-digit EAN-13 form by default:
@@ -46,10 +48,6 @@ public struct CodeNormalizer: Sendable, Equatable {
     /// The GS1 mod-10 check over all digits but the last; true when the last digit matches.
     public static func hasValidGS1CheckDigit(_ value: [UInt8]) -> Bool {
         guard value.count >= 2, value.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
-        var sum = 0
-        for (position, byte) in value.dropLast().reversed().enumerated() {
-            sum += Int(byte - 0x30) * (position % 2 == 0 ? 3 : 1)
-        }
-        return (10 - sum % 10) % 10 == Int(value[value.count - 1] - 0x30)
+        return Symbology.gs1CheckDigit(value.dropLast().map { Int($0 - 0x30) }) == Int(value[value.count - 1] - 0x30)
     }
 }

@@ -249,10 +249,7 @@ struct ExitAfterTLSTests {
             try? FileManager.default.removeItem(atPath: dir + "/spool-cam-01")
             let log = dir + "/agent-\(run).log"
             let agent = try H.start(config: config, log: log)
-            // Waits without holding a thread of the cooperative pool (other suites' services run there).
-            let deadline = ContinuousClock.now + .seconds(60)
-            while agent.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            let exited = !agent.isRunning
+            let exited = await Polling.until(seconds: 60) { !agent.isRunning }
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if !exited || agent.terminationStatus != 0 || !text.contains("frames=8 ") {
                 failures.append("run \(run): status \(exited ? String(agent.terminationStatus) : "running")\n\(text)")

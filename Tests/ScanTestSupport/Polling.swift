@@ -16,4 +16,15 @@ public enum Polling {
     public static func until(seconds: Double, _ body: () throws -> Bool) rethrows -> Bool {
         try value(seconds: seconds) { try body() ? true : nil } ?? false
     }
+
+    /// The same from an async test, sleeping without holding a thread of the cooperative pool
+    /// (other suites' service groups run there), every 20 ms.
+    public static func until(seconds: Double, _ body: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !body() {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
 }
