@@ -158,6 +158,17 @@ python3 scripts/bench/raw_engines.py "$bin" "$out" "$(clip 1920 1080 10 "$frames
 tunnel="$out/tunnel-4k-f60-s7.y4m"
 [ -f "$tunnel" ] || "$bin/scan-synth" tunnel-4k "$tunnel" --frames 60 --seed 7 --truth "$tunnel.truth" 2> "$tunnel.info"
 python3 scripts/bench/raw_engines.py "$bin" "$out" --with DataMatrix "$tunnel"
+python3 scripts/bench/raw_engines.py "$bin" "$out" --with DataMatrix --decoder '{"zxingEveryNthFrame": 8, "sweepFrames": 16, "sweepDensity": 8}' "$tunnel"
+echo
+echo "## zxing-cpp on the tracked regions (decoder.trackedEngine)"
+echo
+echo "The same replay with zbar alone on the tracked regions and with zxing-cpp first (the default), one core."
+echo "Counts: codes wholly in view, missed, duplicates, phantoms (\`scripts/bench/tracked_engines.py\`)."
+echo
+echo "| clip | trackedEngine | frames/s | counts | tracked regions read by zxing-cpp, left to zbar | against zbar |"
+echo "|---|---|---|---|---|---|"
+python3 scripts/bench/tracked_engines.py "$bin" "$(clip 1920 1080 10 "$frames")" "$(clip 1920 1080 30 "$frames")" "$hd"
+python3 scripts/bench/tracked_engines.py "$bin" --with DataMatrix --decoder '{"zxingEveryNthFrame": 8, "sweepFrames": 16, "sweepDensity": 8}' "$tunnel"
 echo
 echo "## Engines on the agent's regions: zbar against zxing-cpp"
 echo

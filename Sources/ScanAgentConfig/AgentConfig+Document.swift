@@ -79,6 +79,7 @@ extension AgentConfig {
             ("zxingSweep", .array(decoder.zxingSweep.map { .string($0.rawValue) })),
             ("sweepFrames", .int(decoder.sweepFrames)), ("sweepDensity", .int(decoder.sweepDensity)),
             ("sweepOverlap", .int(decoder.sweepOverlap)), ("trackedDensity", .int(decoder.trackedDensity)),
+            ("trackedEngine", .string(decoder.trackedEngine.rawValue)),
         ]
         return .object(members)
     }

@@ -238,7 +238,7 @@ extension DecoderConfig {
     static let keys = [
         "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion",
         "zxingSweep",
-        "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity",
+        "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity", "trackedEngine",
     ]
 
     /// Reads the `decoder` object over these settings; every problem by path.
@@ -263,6 +263,12 @@ extension DecoderConfig {
         }
         if let step = reader.int(members["trackedDensity"], at: "decoder.trackedDensity", range: 1...16) {
             self.trackedDensity = step
+        }
+        if let engine = reader.choice(
+            members["trackedEngine"], at: "decoder.trackedEngine",
+            allowed: DecoderConfig.TrackedEngine.allCases.map(\.rawValue))
+        {
+            self.trackedEngine = DecoderConfig.TrackedEngine(rawValue: engine) ?? .zxing
         }
         if let every = reader.int(members["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
             self.zxingEveryNthFrame = every

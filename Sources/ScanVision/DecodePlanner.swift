@@ -135,11 +135,16 @@ public struct DecodePlanner: Sendable {
             // Mostly inside a tracked region that scans the way the candidate needs: that code (its
             // human-readable text, its quiet zone). A 2-D code beside a linear one in a region
             // scanned along rows only is not covered: zbar finds QR only with lines both ways.
-            let covered = tracked.contains { region in
-                region.box.covers(candidate.box, fraction: 0.5)
-                    && (candidate.rowCells == 0 || region.rowStep > 0)
-                    && (candidate.columnCells == 0 || region.columnStep > 0)
+            // Several tracked regions together count: the localiser sees a label with an SSCC
+            // above an EAN-13 as one region, and the tracker plans one region for each code
+            // (the joined tracked regions do not overlap, so their shares add up).
+            let candidateArea = Double(candidate.box.width * candidate.box.height)
+            let inTracked = tracked.filter { region in
+                (candidate.rowCells == 0 || region.rowStep > 0) && (candidate.columnCells == 0 || region.columnStep > 0)
             }
+            .compactMap { candidate.box.clamped(to: $0.box) }
+            .reduce(0.0) { $0 + Double($1.width * $1.height) }
+            let covered = inTracked >= 0.5 * candidateArea
             guard !covered else { continue }
             // The localiser's cells may cut a code's quiet zone or its last modules.
             let marginX = 16 + candidate.box.width / 10

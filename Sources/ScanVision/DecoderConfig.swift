@@ -33,7 +33,9 @@ public struct DecoderConfig: Sendable, Equatable {
     public var density: Int = 2
     public var regionOfInterest: RegionOfInterest = RegionOfInterest()
     public var upcAsEAN13: Bool = true
-    /// zxing-cpp (DataMatrix, PDF417 … when `symbologies` names them) runs on every Nth frame.
+    /// zxing-cpp's pass over the region of interest (DataMatrix, PDF417 … when `symbologies` names
+    /// them): `full` mode, the whole region every Nth frame; guided mode, one of N stripes of it
+    /// every frame (the regions' engines read the matrix codes the plan knows of every frame).
     public var zxingEveryNthFrame: Int = 1
     /// Where a confirmed track was not decoded by zbar in a frame, zxing-cpp reads the region
     /// where the tracker expects the code (a blurred or damaged label keeps its reads).
@@ -66,7 +68,19 @@ public struct DecoderConfig: Sendable, Equatable {
     public var sweepOverlap: Int = 120
     /// Scan-line spacing in a tracked linear code's region (its bars are known to be tall enough).
     public var trackedDensity: Int = 4
+    /// Guided: the engine that reads a tracked code where the tracker predicts it.
+    public var trackedEngine: TrackedEngine = .zxing
     public init() {}
+
+    /// Which engine reads the tracked regions.
+    public enum TrackedEngine: String, Sendable, CaseIterable {
+        /// zxing-cpp without tryHarder first (a third to an eighth of zbar's time on these regions,
+        /// as many reads: BENCHMARKS.md); zbar on the regions where it did not read every code
+        /// the region was planned for.
+        case zxing
+        /// zbar alone (the decoder before 0.9).
+        case zbar
+    }
 
     /// What zbar is set to read: `symbologies`, and EAN-2/EAN-5 wherever an EAN/UPC code is read,
     /// so that an add-on is read with its main code (a supplement alone is never a code: the

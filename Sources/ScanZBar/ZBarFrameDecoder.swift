@@ -53,12 +53,19 @@ public final class ZBarFrameDecoder {
     /// on what was scanned before it), `threads` regions at a time. Parts are then split, checked
     /// and merged in region order on the calling thread, so the result is the same for any number
     /// of threads. A code read in several regions is reported once, from the first.
+    /// `readElsewhere`: indexes of regions another engine has read; they are not scanned, but a
+    /// tracked one still marks what lies in it as that track's code (a fragment of it read by
+    /// another region is not a new code).
     public func decode(
-        _ frame: GrayImage, regions: [DecodePlanner.Region], tracks: [DecodePlanner.TrackedCode], threads: Int
+        _ frame: GrayImage, regions: [DecodePlanner.Region], tracks: [DecodePlanner.TrackedCode], threads: Int,
+        readElsewhere: Set<Int> = []
     ) throws(ZBarError) -> [Detection] {
         let symbologies = config.zbarSymbologies
-        let scanned = ParallelWork.map(regions, threads: threads) { region -> Result<[Detection], ZBarError> in
-            Result { () throws(ZBarError) -> [Detection] in
+        let scanned = ParallelWork.map(Array(regions.enumerated()), threads: threads) {
+            item -> Result<[Detection], ZBarError> in
+            let (index, region) = item
+            guard !readElsewhere.contains(index) else { return .success([]) }
+            return Result { () throws(ZBarError) -> [Detection] in
                 let settings = ZBarSettings(
                     symbologies: symbologies, density: max(1, min(region.rowStep, region.columnStep)),
                     rowStep: region.rowStep,

@@ -82,6 +82,44 @@ struct GuidedDecodingTests {
     }
 
     @Test(
+        "trackedEngine zxing: zxing-cpp reads most tracked regions, zbar the rest; every code zbar alone counts, once, no phantom",
+        arguments: [("hd-rows", 2), ("hd-rows", 3), ("fast-rows", 1), ("fast-rows", 2)] as [(String, UInt64)])
+    func zxingOnTrackedRegions(scene name: String, seed: UInt64) throws {
+        let scene =
+            name == "hd-rows" ? Scenarios.hdRows(frames: 140, seed: seed) : Scenarios.fastRows(frames: 100, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "\(name)-s\(seed)")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let labels = Dictionary(grouping: expected, by: \.value).mapValues(\.count)
+        var found: [String: [String]] = [:]
+        for engine in ["zxing", "zbar"] {
+            let run = try Self.sightings(
+                clip, decoder: "{\"trackedEngine\": \"\(engine)\"}", in: dir, extra: ["--sightings-only", "--profile"])
+            let values = Self.values(run.sightings)
+            found[engine] = values
+            let phantoms = values.filter { labels[$0] == nil }
+            #expect(phantoms.isEmpty, "\(engine): phantoms \(phantoms)")
+            let twice = Dictionary(grouping: values, by: { $0 }).filter { $0.value.count > labels[$0.key, default: 0] }
+            #expect(twice.isEmpty, "\(engine): counted more often than labels carry it: \(twice.keys.sorted())")
+            if name == "hd-rows" {
+                let problems = ReplayHarness.compare(run.sightings, with: expected)
+                #expect(problems.isEmpty, "\(engine): \(problems)")
+            }
+            // The profile says who read the tracked regions: zxing-cpp most of them, or none.
+            let line = run.result.stderr.split(separator: "\n").first { $0.contains("tracked regions:") }
+            if engine == "zxing" {
+                let counts = (line ?? "").split(separator: " ").compactMap { Int($0) }
+                #expect(counts.count == 2 && counts[0] > counts[1], "\(line ?? "no profile line")")
+            } else {
+                #expect(line == nil)
+            }
+        }
+        // zxing-cpp reads some fast, blurred labels zbar alone misses, and loses none it reads.
+        let zbarValues = Set(found["zbar"] ?? [])
+        #expect(zbarValues.isSubset(of: Set(found["zxing"] ?? [])), "\(zbarValues.subtracting(found["zxing"] ?? []))")
+    }
+
+    @Test(
         "second opinion on tilted codes: guided zbar alone reads at least what full-frame zbar with the second engine reads"
     )
     func guidedReadsTiltedCodes() throws {

@@ -101,6 +101,39 @@ struct DecodePlannerTests {
     }
 
     @Test(
+        "a label the localiser sees as one region holding two tracked codes (an SSCC above an EAN-13) is not searched again; with a code not tracked, or edges down columns too (a 2-D code beside them), it is"
+    )
+    func discoveryCoveredByTwoTracks() {
+        var config = DecoderConfig()
+        config.sweepFrames = 0
+        let sscc = Box(minX: 1200, minY: 1100, maxX: 1500, maxY: 1160)
+        let ean = Box(minX: 1210, minY: 1250, maxX: 1400, maxY: 1360)
+        // The localiser's region: both codes and the label between them.
+        let label = CodeLocalizer.Region(
+            box: Box(minX: 1190, minY: 1090, maxX: 1510, maxY: 1370), rowCells: 12, columnCells: 0, cells: 12)
+        let planner = DecodePlanner(config: config)
+        let both = planner.plan(
+            frame: 0, width: 3840, height: 2160,
+            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
+            candidates: [label])
+        #expect(both.filter { $0.purpose == .discovery }.isEmpty, "\(both)")
+        // The SSCC alone tracked: the rest of the label (the EAN-13 not yet read) is searched.
+        let one = planner.plan(
+            frame: 0, width: 3840, height: 2160,
+            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128)], candidates: [label])
+        #expect(one.filter { $0.purpose == .discovery }.count == 1)
+        // Edges down columns too: something there needs columns (a QR Code, a DataMatrix), which the
+        // codes' regions, scanned along rows, do not give it.
+        var matrixBeside = label
+        matrixBeside.columnCells = 3
+        let withMatrix = planner.plan(
+            frame: 0, width: 3840, height: 2160,
+            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
+            candidates: [matrixBeside])
+        #expect(withMatrix.filter { $0.purpose == .discovery }.map(\.columnStep) == [config.density])
+    }
+
+    @Test(
         "the sweep covers the whole area in sweepFrames frames: rows stripe by stripe, columns reaching into the next stripe"
     )
     func sweepCoversTheFrame() {

@@ -2,7 +2,7 @@
 """The raw engines as the baseline: scan-agent replay against raw zbar and raw zxing-cpp reading
 every whole frame of the same clips, each pinned to one core, in the same run.
 
-    scripts/bench/raw_engines.py BIN OUT [--with DataMatrix] CLIP...
+    scripts/bench/raw_engines.py BIN OUT [--with DataMatrix] [--decoder JSON] CLIP...
 
 BIN: the release build's folder (scan-agent); OUT: where zbar_raw and zxing_raw were built. Each
 CLIP needs CLIP.truth (scan-synth --truth). Prints Markdown table rows:
@@ -11,7 +11,8 @@ CLIP needs CLIP.truth (scan-synth --truth). Prints Markdown table rows:
     raw zxing-cpp fast fps, codes found | replay fps, codes found | fastest raw reading them | replay / it
 
 "codes found": distinct labels of the truth (wholly in view at some time, not torn) any frame read (retail codes compared without leading
-zeros). The ratio is against the fastest raw run that finds every label the replay finds; when none
+zeros). `--decoder`: more settings of the replay's `decoder` object (the tunnel's
+`{"zxingEveryNthFrame": 8}`). The ratio is against the fastest raw run that finds every label the replay finds; when none
 does, against the raw run that finds the most (marked "fewer").
 """
 import json
@@ -42,9 +43,10 @@ def raw(command, truth):
 AGENT_CONVEYOR = ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "CODE-128", "CODE-39", "I2/5", "QR-Code"]
 
 
-def replay(binary, out, clip, truth, extra):
+def replay(binary, out, clip, truth, extra, settings):
     config = Path(out) / "raw-engines-agent.json"
-    config.write_text(json.dumps({"camera": {"id": "bench"}, "decoder": {"symbologies": AGENT_CONVEYOR + extra}}))
+    decoder = {"symbologies": AGENT_CONVEYOR + extra, **settings}
+    config.write_text(json.dumps({"camera": {"id": "bench"}, "decoder": decoder}))
     stdout, stderr = run([f"{binary}/scan-agent", "replay", clip, "--config", str(config), "--sightings-only"])
     fps = float(re.search(r"([0-9.]+) frames/s, peak", stderr).group(1))
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
@@ -55,8 +57,11 @@ def replay(binary, out, clip, truth, extra):
 def main():
     binary, out, clips = sys.argv[1], sys.argv[2], sys.argv[3:]
     extra = []
+    settings = {}
     if clips[:1] == ["--with"]:
         extra, clips = clips[1].split(","), clips[2:]
+    if clips[:1] == ["--decoder"]:
+        settings, clips = json.loads(clips[1]), clips[2:]
     formats = ",".join([CONVEYOR_ZXING] + extra)
     for clip in clips:
         labels = [json.loads(line) for line in Path(clip + ".truth").read_text().splitlines() if line.strip()]
@@ -70,7 +75,7 @@ def main():
             "raw zxing-cpp fast": raw(
                 [f"{out}/zxing_raw", clip, "--formats", formats, "--try-harder", "0", "--values"], truth),
         }
-        fps, found = replay(binary, out, clip, truth, extra)
+        fps, found = replay(binary, out, clip, truth, extra, settings)
         same = [(engine, r) for engine, r in runs.items() if r[1] >= found]
         if same:
             baseline, (base, _) = max(same, key=lambda item: item[1][0])
@@ -80,6 +85,7 @@ def main():
             mark = " (reads fewer)"
         cells = [f"{r[0]:.1f}, {len(r[1])}" for r in runs.values()]
         name = Path(clip).stem + (" (+ " + ", ".join(extra) + ")" if extra else "")
+        name += "".join(f", {k} {v}" for k, v in settings.items())
         print(f"| {name} | {len(truth)} | " + " | ".join(cells)
               + f" | {fps:.1f}, {len(found)} | {baseline}{mark} | {fps / base:.2f}× |")
 
