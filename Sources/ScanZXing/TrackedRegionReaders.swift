@@ -134,8 +134,9 @@ public final class TrackedRegionReaders {
     /// Where the tracker should see a linear code zxing-cpp read: zxing-cpp outlines it by the few
     /// lines it read, its whole length but only a sliver across the bars; zbar and the tracker by
     /// the whole code, and the tracker's size and speed estimates must not jump between the two.
-    /// So a read of a tracked value keeps zxing-cpp's extent along its lines and takes the track's
-    /// across them, centred where zxing-cpp saw the code. A 2-D code's corners are exact and stay.
+    /// So a read of a tracked value takes the track's predicted box (its usual size where the
+    /// prediction is a thin line), centred where zxing-cpp saw the code. A 2-D code's corners are
+    /// exact and stay.
     static func placed(_ read: Detection, owners: [DecodePlanner.TrackedCode]) -> Detection {
         guard read.symbology.isLinear, let seen = read.box,
             let owner = owners.filter({ reads(read, $0) }).min(by: {
