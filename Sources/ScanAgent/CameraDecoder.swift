@@ -118,21 +118,17 @@ final class CameraDecoder {
                     detections = tracked.detections
                     forZBar = tracked.plan
                     readByZXing = tracked.read
-                    profile.trackedRead = trackedReaders.regionsRead
-                    profile.trackedLeft = trackedReaders.regionsLeft
                     profile.tracked += ContinuousClock.now - locatedAt
                 }
                 let zbarBegan = ContinuousClock.now
                 let read = try zbar.decode(
                     frame, regions: forZBar, tracks: expected, threads: threads, readElsewhere: readByZXing)
-                let fromZXing = detections
-                detections += read.filter { found in !fromZXing.contains { Self.sameCode($0, found) } }
+                detections.appendNew(read)
                 profile.zbar += ContinuousClock.now - zbarBegan
                 if let matrixRegions {
                     let matrixBegan = ContinuousClock.now
-                    let matrix = try matrixRegions.read(frame, regions: regions, tracks: expected, input: input)
-                    let known = detections
-                    detections += matrix.filter { found in !known.contains { Self.sameCode($0, found) } }
+                    detections.appendNew(
+                        try matrixRegions.read(frame, regions: regions, tracks: expected, input: input))
                     profile.matrix += ContinuousClock.now - matrixBegan
                 }
                 profile.localize += locatedAt - began
@@ -156,8 +152,7 @@ final class CameraDecoder {
                 read = try zxing.read(frame.cropped(to: box), origin: Point(x: box.minX, y: box.minY), input: input)
             }
             // A code the regions' engines read in this frame too is one code.
-            let known = detections
-            detections += read.filter { found in !known.contains { Self.sameCode($0, found) } }
+            detections.appendNew(read)
             sweepReads += read.count { sweep.contains($0.symbology) }
         }
         if secondOpinion, zbar != nil {
@@ -181,23 +176,14 @@ final class CameraDecoder {
         guard planner.config.mode == .guided, everyNth > 1 else {
             return frame % everyNth == 0 ? area : nil
         }
-        let stripe = (area.height + everyNth - 1) / everyNth
-        let top = area.minY + (frame % everyNth) * stripe
-        guard top <= area.maxY else { return nil }
+        guard let stripe = DecodePlanner.stripe(frame, of: everyNth, in: area) else { return nil }
         return Box(
-            minX: area.minX, minY: top, maxX: area.maxX,
-            maxY: min(area.maxY, top + stripe - 1 + planner.config.sweepOverlap))
+            minX: stripe.minX, minY: stripe.minY, maxX: stripe.maxX,
+            maxY: min(area.maxY, stripe.maxY + planner.config.sweepOverlap))
     }
 
     /// Starts a new measuring window (the heartbeat reports one window at a time).
     func resetProfileWindow() { profile.resetWindow() }
-
-    /// The same code read by both engines in one frame: same symbology and value, overlapping boxes.
-    static func sameCode(_ a: Detection, _ b: Detection) -> Bool {
-        guard a.symbology == b.symbology, a.value == b.value else { return false }
-        guard let boxA = a.box, let boxB = b.box else { return true }
-        return boxA.intersectionOverUnion(boxB) > 0
-    }
 
     /// zxing-cpp on the expected regions of zbar's codes that no detection of this frame covers.
     private func secondOpinions(_ frame: GrayImage, expected: [Expected], found: [Detection], input: String) throws
@@ -266,4 +252,13 @@ extension CameraDecoder: FrameDecoding {
     }
 
     var summary: String { profile.summary }
+
+    /// `replay --profile`: time per stage, and who read the tracked regions.
+    var stages: String {
+        guard let trackedReaders, trackedReaders.regionsRead + trackedReaders.regionsLeft > 0 else {
+            return profile.stages
+        }
+        return profile.stages
+            + "\n  tracked regions: \(trackedReaders.regionsRead) read by zxing-cpp, \(trackedReaders.regionsLeft) left to zbar"
+    }
 }

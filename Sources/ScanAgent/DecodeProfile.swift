@@ -14,9 +14,6 @@ struct DecodeProfile {
     var tracked: Duration = .zero
     /// zxing-cpp on the regions of DataMatrix, PDF417 … codes.
     var matrix: Duration = .zero
-    /// Tracked regions zxing-cpp read whole, and those it left to zbar.
-    var trackedRead = 0
-    var trackedLeft = 0
     /// zxing-cpp: its every-Nth-frame pass and the second opinions.
     var zxing: Duration = .zero
     /// Pixels zbar walked on its scan lines, per kind of region, and pixels in the frames' regions
@@ -95,9 +92,6 @@ struct DecodeProfile {
             let perFrame = frames > 0 ? duration.seconds / Double(frames) * 1000 : 0
             let share = total > 0 ? duration.seconds / total * 100 : 0
             lines.append(Self.line(name, perFrame: perFrame) + String(format: " %5.1f %%", share))
-        }
-        if trackedRead + trackedLeft > 0 {
-            lines.append("  tracked regions: \(trackedRead) read by zxing-cpp, \(trackedLeft) left to zbar")
         }
         return lines.joined(separator: "\n")
     }

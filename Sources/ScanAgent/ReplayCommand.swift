@@ -168,7 +168,7 @@ struct ReplayCommand: ParsableCommand {
             let frames = Double(max(frame, 1))
             writeStandardError(
                 [
-                    decoder.profile.stages,
+                    decoder.stages,
                     DecodeProfile.line("tracking", perFrame: tracking.seconds / frames * 1000)
                         + "  (events, outside decoding)",
                     DecodeProfile.line("total", perFrame: seconds / frames * 1000) + "  (reading the clip included)",

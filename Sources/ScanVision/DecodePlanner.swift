@@ -168,20 +168,25 @@ public struct DecodePlanner: Sendable {
         // lying along columns from end to end, so columns scan the stripe and the next `sweepOverlap`
         // pixels (the tallest such code that must lie whole in one stripe).
         if config.sweepFrames > 0 {
-            let count = config.sweepFrames
-            let stripe = (area.height + count - 1) / count
-            let top = area.minY + (frame % count) * stripe
-            let bottom = min(area.maxY, top + stripe - 1)
             let step = max(density, config.sweepDensity)
-            let rows = Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: bottom)
-            let columns = Box(
-                minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, bottom + config.sweepOverlap))
-            if rows.height > 1 {
+            if let rows = Self.stripe(frame, of: config.sweepFrames, in: area), rows.height > 1 {
+                let columns = Box(
+                    minX: rows.minX, minY: rows.minY, maxX: rows.maxX,
+                    maxY: min(area.maxY, rows.maxY + config.sweepOverlap))
                 regions.append(Region(box: rows, purpose: .sweep, rowStep: step, columnStep: 0))
                 regions.append(Region(box: columns, purpose: .sweep, rowStep: 0, columnStep: step))
             }
         }
         return regions
+    }
+
+    /// Stripe `index % count` of `area` cut into `count` stripes of equal height, top first; nil
+    /// when the area is too short to have that stripe.
+    public static func stripe(_ index: Int, of count: Int, in area: Box) -> Box? {
+        let height = (area.height + count - 1) / count
+        let top = area.minY + (index % count) * height
+        guard top <= area.maxY else { return nil }
+        return Box(minX: area.minX, minY: top, maxX: area.maxX, maxY: min(area.maxY, top + height - 1))
     }
 
     /// Joins regions whose boxes overlap, until none do; the joined region scans as densely as

@@ -55,6 +55,23 @@ public struct Detection: Sendable, Equatable {
 
     public var box: Box? { Box(enclosing: points) }
 
+    /// The same physical code read twice in one frame (by two engines, or in two regions): same
+    /// symbology and value, overlapping boxes (or a read without a place).
+    public func isSameCode(as other: Detection) -> Bool {
+        guard symbology == other.symbology, value == other.value else { return false }
+        guard let box, let otherBox = other.box else { return true }
+        return box.intersects(otherBox)
+    }
+
     /// The value as text when it is valid UTF-8 without NUL, else nil (then events carry base64).
     public var text: String? { EncodedValue(bytes: value).text }
+}
+
+extension Array where Element == Detection {
+    /// Appends the reads of `more` that are not a code already in the array (one engine's or
+    /// region's reads joining another's in one frame).
+    public mutating func appendNew(_ more: [Detection]) {
+        let present = self
+        append(contentsOf: more.filter { read in !present.contains { $0.isSameCode(as: read) } })
+    }
 }

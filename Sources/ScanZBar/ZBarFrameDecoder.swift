@@ -91,9 +91,7 @@ public final class ZBarFrameDecoder {
             // of that code: the tracked region, scanned for it alone, read what was there).
             let known = { (part: Detection) -> Bool in
                 guard let box = part.box else { return false }
-                if result.contains(where: {
-                    $0.symbology == part.symbology && $0.value == part.value && ($0.box?.intersects(box) ?? true)
-                }) {
+                if result.contains(where: { $0.isSameCode(as: part) }) {
                     return true
                 }
                 guard region.purpose != .tracked else { return false }

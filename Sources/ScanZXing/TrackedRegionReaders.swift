@@ -73,10 +73,8 @@ public final class TrackedRegionReaders {
                         let own = Self.ownBox(tracks[index], apartFrom: region.tracks.map { tracks[$0].box })
                             .clamped(to: region.box), own.width >= 8, own.height >= 8
                     else { continue }
-                    found += try reader.read(
-                        frame.cropped(to: own), origin: Point(x: own.minX, y: own.minY), input: input
-                    )
-                    .filter { read in !found.contains { Self.same($0, read) } }
+                    found.appendNew(
+                        try reader.read(frame.cropped(to: own), origin: Point(x: own.minX, y: own.minY), input: input))
                 }
             }
             // zxing-cpp only confirms the region's codes where they are expected, as a second
@@ -125,7 +123,7 @@ public final class TrackedRegionReaders {
         }
         // Regions of tracks close together overlap: one code read in two of them is one detection.
         var unique: [Detection] = []
-        for detection in detections where !unique.contains(where: { Self.same($0, detection) }) {
+        for detection in detections where !unique.contains(where: { $0.isSameCode(as: detection) }) {
             unique.append(detection)
         }
         return (unique, plan, done)
@@ -206,11 +204,6 @@ public final class TrackedRegionReaders {
         return dx * dx + dy * dy
     }
 
-    static func same(_ a: Detection, _ b: Detection) -> Bool {
-        guard a.symbology == b.symbology, a.value == b.value else { return false }
-        guard let boxA = a.box, let boxB = b.box else { return true }
-        return boxA.intersects(boxB)
-    }
 }
 
 /// zxing-cpp for the codes zbar cannot read (DataMatrix, PDF417, Aztec, MaxiCode) on the guided
@@ -260,7 +253,7 @@ public final class MatrixRegionReader {
         for box in boxes where box.width >= 16 && box.height >= 16 {
             regionsRead += 1
             let read = try reader.read(frame.cropped(to: box), origin: Point(x: box.minX, y: box.minY), input: input)
-            found += read.filter { detection in !found.contains { TrackedRegionReaders.same($0, detection) } }
+            found.appendNew(read)
         }
         return found
     }
