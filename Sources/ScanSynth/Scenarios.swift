@@ -7,7 +7,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc", "parcels", "parcel-stream", "tunnel-4k",
+        "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -35,6 +35,7 @@ public enum Scenarios {
         case "pop-up": popUp()
         case "torn": torn()
         case "sscc": sscc()
+        case "long-sscc": longSSCC(seed: seed)
         case "parcels": parcels(seed: seed)
         case "parcel-stream": parcelStream(frames: frames, seed: seed)
         case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
@@ -272,7 +273,7 @@ public enum Scenarios {
 
     /// Four boxes with GS1-128 shipping labels (an SSCC and a best-before date) printed at 1.5 px
     /// a module: barely readable, decoded in some frames only, and each must still count once.
-    /// More `noise` (grey levels) reads fewer of them; none at 30.
+    /// More `noise` (grey levels) reads fewer of them; none at 34.
     public static func sscc(noise: Int = 18) -> SynthScene {
         let labels = [
             "[00]340123450000000018[15]261231", "[00]340123450000000025[15]261231",
@@ -288,6 +289,41 @@ public enum Scenarios {
                             .scaledBy(0.5)
                     ], width: 380, height: 150)
             }, noise: noise, exposure: 0.25)
+    }
+
+    /// Six boxes with long GS1-128 shipping labels (an SSCC, a best-before date and a batch: 38
+    /// characters of data), alternately at 1.5 and 2 px a module, each skewed by up to ±4° and
+    /// blurred by the belt's motion; beside each an EAN-13 at 2 px a module. `seed` sets the skew,
+    /// the speed (7–11 px a frame), the blur (0.6–1.6 px) and the noise (8–23 grey levels): at the highest
+    /// noises some 1.5 px labels are read in a few frames only or not at all, and each must still
+    /// be one sighting or one no-read.
+    public static func longSSCC(seed: UInt64) -> SynthScene {
+        var random = SplitMix(seed: seed)
+        func uniform(_ low: Double, _ high: Double) -> Double {
+            low + (high - low) * Double(random.next() % 10_000) / 10_000
+        }
+        let ssccs = [
+            "340123450000080019", "340123450000080026", "340123450000080033", "340123450000080040",
+            "340123450000080057", "340123450000080064",
+        ]
+        let eans = ["400638133393", "590123412345", "978020137962", "871234567890", "501234567890", "761234567890"]
+        let speed = uniform(7, 11)
+        let items = ssccs.enumerated().map { index, sscc in
+            let fine = index % 2 == 0
+            var long = SynthLabel(
+                .code128, "[00]\(sscc)[15]27\(String(format: "%02d", index + 1))15[10]B\(7310 + index)",
+                moduleSize: fine ? 3 : 2, offsetX: 14, offsetY: 16, rotationDegrees: uniform(-4, 4),
+                barHeight: fine ? 30 : 24, gs1: true)
+            if fine { long = long.scaledBy(0.5) }
+            let ean = SynthLabel(
+                .ean13, eans[index], offsetX: 14, offsetY: 120, rotationDegrees: uniform(-4, 4), barHeight: 30)
+            return box(
+                "long-\(index)", x: -640 - Double(index) * 720, y: 40 + uniform(0, 60), speed: speed,
+                labels: [long, ean], width: 600, height: 210)
+        }
+        return SynthScene(
+            width: 1024, height: 400, frameCount: Int((640 + 6 * 720 + 1024) / speed), items: items,
+            noise: 8 + Int(random.next() % 16), exposure: uniform(0.6, 1.6) / speed, seed: seed)
     }
 
     /// Shipping boxes in two rows (side by side across the belt), back to back along it, each with

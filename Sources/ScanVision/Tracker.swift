@@ -250,12 +250,13 @@ public struct Tracker: Sendable {
         // places the code on that axis; a partial one only shifts the prediction to hold it; an
         // oversized one (a mis-split) is ignored.
         let known = track.recentWidths.count >= 3
+        let alongRows = Track.scanDirection(detection)
         let width = Self.axis(
             predicted: (predicted.minX, predicted.maxX), seen: (box.minX, box.maxX), typical: track.typicalWidth,
-            known: known)
+            known: known, acrossLines: alongRows == false)
         let height = Self.axis(
             predicted: (predicted.minY, predicted.maxY), seen: (box.minY, box.maxY), typical: track.typicalHeight,
-            known: known)
+            known: known, acrossLines: alongRows == true)
         track.recordSize(box)
         let measured = Box(minX: width.low, minY: height.low, maxX: width.high, maxY: height.high)
         if width.complete {
@@ -426,13 +427,22 @@ public struct Tracker: Sendable {
         anchor = Track.Anchor(center: center, extent: extent, frame: frame)
     }
 
-    /// Where the code lies on one axis given what was seen on it.
+    /// Pixels across a read that is one scan line or a few neighbouring ones.
+    static let lineWidth = 4
+
+    /// Where the code lies on one axis given what was seen on it; `acrossLines` when the axis
+    /// runs across the scan lines that read it.
     static func axis(
-        predicted: (low: Int, high: Int), seen: (low: Int, high: Int), typical: Int, known: Bool
+        predicted: (low: Int, high: Int), seen: (low: Int, high: Int), typical: Int, known: Bool,
+        acrossLines: Bool
     ) -> (low: Int, high: Int, complete: Bool) {
         let extent = seen.high - seen.low + 1
         if known && extent * 10 > typical * 16 { return (predicted.low, predicted.high, false) }
-        if extent * 10 >= typical * 8 { return (seen.low, seen.high, true) }
+        // One scan line (or a few neighbouring ones) never shows a code's whole extent across the
+        // lines, whatever the track's first reads made typical: lines read at different heights
+        // are not motion.
+        let line = acrossLines && extent <= lineWidth
+        if !line && extent * 10 >= typical * 8 { return (seen.low, seen.high, true) }
         var shift = 0
         if seen.low < predicted.low { shift = seen.low - predicted.low }
         if seen.high > predicted.high { shift = seen.high - predicted.high }

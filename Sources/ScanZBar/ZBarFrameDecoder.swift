@@ -106,7 +106,11 @@ public final class ZBarFrameDecoder {
             let found = try Self.attachAddOns(
                 verified(raw, in: frame, splitter: splitter, vouchers: vouchers, skipping: known))
             let owners = region.tracks.map { tracks[$0] }
-            result += Self.pooled(found, owners: owners).map { Self.completed($0, by: owners) }
+            // A read at one end: its bars show where the code is; failing that, the track expected
+            // there does.
+            result += Self.pooled(found, owners: owners).map {
+                Self.completed(LinearExtent.widened($0, in: frame), by: owners)
+            }
         }
         return result
     }

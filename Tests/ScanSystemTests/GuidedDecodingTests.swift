@@ -82,6 +82,25 @@ struct GuidedDecodingTests {
     }
 
     @Test(
+        "codes read on single scan lines (zbar knows one end of them) are followed, not counted twice: fast-rows and a dense 720p flow, seed 3",
+        arguments: ["fast-rows", "flow"])
+    func oneLineReads(scene name: String) throws {
+        // Each counted one code twice before one-line reads were widened to their bars: a track
+        // of one-end reads, then the whole code's track (fast-rows, 300 frames; the 720p flow with
+        // 30 codes in view, P100035 and P100036).
+        let scene =
+            name == "flow"
+            ? Scenarios.flow(width: 1280, height: 720, frames: 150, codesInView: 30, seed: 3)
+            : Scenarios.fastRows(frames: 300, seed: 3)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "\(name)-s3")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
+        #expect(
+            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+    }
+
+    @Test(
         "trackedEngine zxing: zxing-cpp reads most tracked regions, zbar the rest; every code zbar alone counts, once, no phantom",
         arguments: [("hd-rows", 2), ("hd-rows", 3), ("fast-rows", 1), ("fast-rows", 2)] as [(String, UInt64)])
     func zxingOnTrackedRegions(scene name: String, seed: UInt64) throws {

@@ -194,6 +194,29 @@ struct TrackerTests {
     }
 
     @Test(
+        "a long code read on single lines at different heights is one track: the lines' heights are not motion across them"
+    )
+    func lineReadsAtDifferentHeights() throws {
+        // A Code 128 300 px long moving 10 px a frame along rows, read on one line per frame
+        // (widened to its length), on line 100, then 124, then not for three frames, then on 112.
+        let value = Array("00340123450000080019".utf8)
+        let lines = [0: 100, 1: 124, 5: 112, 6: 112, 7: 112]
+        let result = Self.run(frames: 12) { frame in
+            guard let y = lines[frame] else { return [] }
+            let x = 40 + frame * 10
+            return [
+                Detection(
+                    symbology: .code128, value: value, points: [Point(x: x, y: y), Point(x: x + 300, y: y)],
+                    alongRows: true)
+            ]
+        }
+        #expect(result.ended.count == 1, "\(result.ended.map { ($0.firstFrame, $0.lastFrame) })")
+        let track = try #require(result.ended.first)
+        #expect(track.firstFrame == 0 && track.lastFrame == 7)
+        #expect(abs(track.velocityY) < 1, "no motion across the lines: \(track.velocityY)")
+    }
+
+    @Test(
         "a read's scan direction is zbar's orientation when known, in whatever order its points come; else their order")
     func scanDirection() {
         func direction(_ points: [(Int, Int)], alongRows: Bool? = nil, engine: String = "zbar") -> Bool? {
