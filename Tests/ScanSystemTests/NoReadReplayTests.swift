@@ -75,7 +75,8 @@ struct NoReadReplayTests {
     func longLabels(seed: UInt64) throws {
         // Before reads on one scan line were widened to their code: seed 3 left a 2 px label
         // silent (read in nine frames, each time at one end or the other, never confirmed) and
-        // two 1.5 px labels no-reads; seed 5 counted a 1.5 px label twice; seed 7 missed one.
+        // made two 1.5 px labels no-reads; seed 7 made one a no-read. Seed 5 counted one twice
+        // with a first version of the widening (one that took a line's height for the code's).
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.longSSCC(seed: seed), name: "long-sscc-\(seed)")
         defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
         #expect(expected.count == 12 && expected.allSatisfy { !$0.partial })
