@@ -6,8 +6,11 @@ import ScanCore
 /// lines that all finish it at the same end) is known by one end only: a box a few pixels wide at
 /// its left end in one frame and at its right end in the next, which the tracker cannot follow
 /// (each read starts a track of its own and none is confirmed). The bars themselves show where
-/// the code is: from the read's point, the line is followed both ways while bar edges come at
-/// most a few element widths apart; a quiet zone (or the plain label around the code) ends it.
+/// the code is: bars run across the scan lines, so the lines just before and after the read's
+/// line show the same pattern over the code and nowhere else (sensor noise differs from line to
+/// line, plain label and belt have no pattern). From the read's point, the line is followed both
+/// ways, a window at a time, while that holds; then the lines across while each shows the pattern
+/// of the one before it. Found only from the image: no track or region is needed.
 public enum LinearExtent {
     /// The span along the line through `point` (its row when `alongRows`, else its column) over
     /// which the lines a little before and after it show the same pattern (bars run across the
