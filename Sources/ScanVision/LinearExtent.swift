@@ -24,11 +24,10 @@ public enum LinearExtent {
         let after = min(across - 1, line + lineStep)
         guard before < after else { return nil }
         func bars(_ start: Int) -> Bool {
-            let range = start..<(start + window)
-            func pattern(_ l: Int) -> [Int] {
-                range.map { i in Int(image.pixels[alongRows ? l * image.width + i : i * image.width + l]) }
-            }
-            return correlation(pattern(before), pattern(after)) >= minCorrelation
+            let range = start...(start + window - 1)
+            return correlation(
+                pattern(image, line: before, over: range, alongRows: alongRows),
+                pattern(image, line: after, over: range, alongRows: alongRows)) >= minCorrelation
         }
         let first = min(max(0, at - window / 2), length - window)
         guard bars(first) else { return nil }
@@ -70,9 +69,7 @@ public enum LinearExtent {
         -> ClosedRange<Int>
     {
         let across = alongRows ? image.height : image.width
-        func pattern(_ l: Int) -> [Int] {
-            span.map { i in Int(image.pixels[alongRows ? l * image.width + i : i * image.width + l]) }
-        }
+        func pattern(_ l: Int) -> [Int] { Self.pattern(image, line: l, over: span, alongRows: alongRows) }
         var bounds = (low: line, high: line)
         for step in [-lineStep, lineStep] {
             var previous = pattern(line)
@@ -84,6 +81,11 @@ public enum LinearExtent {
             }
         }
         return bounds.low...bounds.high
+    }
+
+    /// The grey levels of line `line` (a row when `alongRows`, else a column) over `range` of it.
+    static func pattern(_ image: GrayImage, line: Int, over range: ClosedRange<Int>, alongRows: Bool) -> [Int] {
+        range.map { i in Int(image.pixels[alongRows ? line * image.width + i : i * image.width + line]) }
     }
 
     /// Lines between the patterns compared while following the bars across.

@@ -26,6 +26,18 @@ struct GuidedDecodingTests {
         sightings.compactMap { $0["value"]?.stringValue }.sorted()
     }
 
+    /// Renders `scene`, replays it with the default decoder and returns its sightings with what
+    /// `ReplayHarness.compare` finds wrong in them (empty when every code is counted right).
+    static func defaultReplay(of scene: SynthScene, name: String) throws -> (
+        sightings: [JSONValue], problems: [String]
+    ) {
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: name)
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sightings = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
+        return (sightings, ReplayHarness.compare(sightings, with: expected))
+    }
+
     @Test(
         "the guided decoder counts exactly what the full-frame decoder counts",
         arguments: [
@@ -50,13 +62,8 @@ struct GuidedDecodingTests {
 
     @Test("a full-HD scene with about 20 codes in view: every code once, identical ones side by side apart")
     func fullHD() throws {
-        let scene = Scenarios.hdRows(frames: 60, seed: 7)
-        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "hd-rows")
-        let dir = (clip as NSString).deletingLastPathComponent
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
-        #expect(
-            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+        let (guided, problems) = try Self.defaultReplay(of: Scenarios.hdRows(frames: 60, seed: 7), name: "hd-rows")
+        #expect(problems.isEmpty, "\(problems)")
         // The repeated product stands in every row: four sightings, four tracks.
         let repeated = Dictionary(grouping: guided, by: { $0["value"]?.stringValue ?? "" }).filter {
             $0.value.count == 4
@@ -71,14 +78,10 @@ struct GuidedDecodingTests {
     func endOnlyEntry(seed: UInt64) throws {
         // Seed 1: LPN700007 enters at frame 112 and was two sightings (a five-frame track of
         // end-only reads on lines 97-105, then the whole code's track on lines 109-123).
-        let scene = Scenarios.hdRows(frames: 140, seed: seed)
-        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "hd-rows-s\(seed)")
-        let dir = (clip as NSString).deletingLastPathComponent
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
+        let (guided, problems) = try Self.defaultReplay(
+            of: Scenarios.hdRows(frames: 140, seed: seed), name: "hd-rows-s\(seed)")
         if seed == 1 { #expect(guided.count { $0["value"]?.stringValue == "LPN700007" } == 1) }
-        #expect(
-            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     @Test(
@@ -92,12 +95,8 @@ struct GuidedDecodingTests {
             name == "flow"
             ? Scenarios.flow(width: 1280, height: 720, frames: 150, codesInView: 30, seed: 3)
             : Scenarios.fastRows(frames: 300, seed: 3)
-        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "\(name)-s3")
-        let dir = (clip as NSString).deletingLastPathComponent
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let guided = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--sightings-only"]).sightings
-        #expect(
-            ReplayHarness.compare(guided, with: expected).isEmpty, "\(ReplayHarness.compare(guided, with: expected))")
+        let problems = try Self.defaultReplay(of: scene, name: "\(name)-s3").problems
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     @Test(
