@@ -18,6 +18,8 @@ import ScanVision
 ///   where they are expected or found (`MatrixRegionReader`): the whole-frame pass is then a net;
 /// - with `decoder.trackedEngine` zxing, first on the tracked regions (`TrackedRegionReaders`),
 ///   zbar reading only where it missed a code planned there.
+/// - with `decoder.sweepEngine` zxing, on the sweep's scan lines (`SweepLineReader`); its EAN/UPC
+///   reads that no region read in the frame pass zbar's rescan first.
 /// Both feed the same tracker: a code is one track whichever engine read it.
 ///
 /// zbar covers the frame as `decoder.mode` says: `guided` (the default) decodes tracked codes
@@ -41,6 +43,8 @@ final class CameraDecoder {
     let matrixRegions: MatrixRegionReader?
     /// zxing-cpp on the tracked regions first (`decoder.trackedEngine`), nil: zbar alone.
     let trackedReaders: TrackedRegionReaders?
+    /// zxing-cpp on the sweep's lines (`decoder.sweepEngine`), nil: zbar reads the sweep.
+    let sweepLines: SweepLineReader?
     let everyNth: Int
     /// zbar's symbologies that the every-Nth-frame pass also looks for.
     private let sweep: Set<Symbology>
@@ -80,6 +84,9 @@ final class CameraDecoder {
         trackedReaders =
             config.mode == .guided && config.trackedEngine == .zxing
             ? try TrackedRegionReaders(symbologies: zbarConfig.zbarSymbologies) : nil
+        sweepLines =
+            config.mode == .guided && config.sweepEngine == .zxing
+            ? try SweepLineReader(symbologies: zbarConfig.zbarSymbologies) : nil
         threads = config.threads ?? min(4, AvailableCores.count)
     }
 
@@ -120,10 +127,25 @@ final class CameraDecoder {
                     readByZXing = tracked.read
                     profile.tracked += ContinuousClock.now - locatedAt
                 }
+                // The sweep's lines, where zxing-cpp reads them: zbar skips those regions, and what
+                // zxing-cpp finds there joins zbar's reads as the sweep's did (after them).
+                var swept: [Detection] = []
+                if let sweepLines {
+                    let sweepBegan = ContinuousClock.now
+                    for (index, region) in forZBar.enumerated() where region.purpose == .sweep {
+                        readByZXing.insert(index)
+                        swept.appendNew(try sweepLines.read(frame, region: region, input: input))
+                    }
+                    profile.sweep += ContinuousClock.now - sweepBegan
+                }
                 let zbarBegan = ContinuousClock.now
                 let read = try zbar.decode(
                     frame, regions: forZBar, tracks: expected, threads: threads, readElsewhere: readByZXing)
                 detections.appendNew(read)
+                // What the sweep found that no region read: EAN/UPC reads pass zbar's check first.
+                let present = detections
+                detections += try zbar.checked(
+                    swept.filter { found in !present.contains { $0.isSameCode(as: found) } }, in: frame)
                 profile.zbar += ContinuousClock.now - zbarBegan
                 if let matrixRegions {
                     let matrixBegan = ContinuousClock.now

@@ -14,6 +14,8 @@ struct DecodeProfile {
     var tracked: Duration = .zero
     /// zxing-cpp on the regions of DataMatrix, PDF417 … codes.
     var matrix: Duration = .zero
+    /// zxing-cpp on the sweep's lines (`decoder.sweepEngine` zxing).
+    var sweep: Duration = .zero
     /// zxing-cpp: its every-Nth-frame pass and the second opinions.
     var zxing: Duration = .zero
     /// Pixels zbar walked on its scan lines, per kind of region, and pixels in the frames' regions
@@ -87,7 +89,8 @@ struct DecodeProfile {
         let total = latencies.total
         var lines = ["stage       ms/frame  share of decoding (\(frames) frames, \(regions) regions)"]
         for (name, duration) in [
-            ("localise", localize), ("tracked", tracked), ("zbar", zbar), ("matrix", matrix), ("zxing-cpp", zxing),
+            ("localise", localize), ("tracked", tracked), ("zbar", zbar), ("sweep", sweep), ("matrix", matrix),
+            ("zxing-cpp", zxing),
         ] {
             let perFrame = frames > 0 ? duration.seconds / Double(frames) * 1000 : 0
             let share = total > 0 ? duration.seconds / total * 100 : 0

@@ -80,6 +80,7 @@ extension AgentConfig {
             ("sweepFrames", .int(decoder.sweepFrames)), ("sweepDensity", .int(decoder.sweepDensity)),
             ("sweepOverlap", .int(decoder.sweepOverlap)), ("trackedDensity", .int(decoder.trackedDensity)),
             ("trackedEngine", .string(decoder.trackedEngine.rawValue)),
+            ("sweepEngine", .string(decoder.sweepEngine.rawValue)),
         ]
         return .object(members)
     }

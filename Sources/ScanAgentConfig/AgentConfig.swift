@@ -239,6 +239,7 @@ extension DecoderConfig {
         "symbologies", "density", "regionOfInterest", "upcAsEAN13", "zxingEveryNthFrame", "secondOpinion",
         "zxingSweep",
         "mode", "threads", "sweepFrames", "sweepDensity", "sweepOverlap", "trackedDensity", "trackedEngine",
+        "sweepEngine",
     ]
 
     /// Reads the `decoder` object over these settings; every problem by path.
@@ -269,6 +270,12 @@ extension DecoderConfig {
             allowed: DecoderConfig.TrackedEngine.allCases.map(\.rawValue))
         {
             self.trackedEngine = DecoderConfig.TrackedEngine(rawValue: engine) ?? .zxing
+        }
+        if let engine = reader.choice(
+            members["sweepEngine"], at: "decoder.sweepEngine",
+            allowed: DecoderConfig.SweepEngine.allCases.map(\.rawValue))
+        {
+            self.sweepEngine = DecoderConfig.SweepEngine(rawValue: engine) ?? .zxing
         }
         if let every = reader.int(members["zxingEveryNthFrame"], at: "decoder.zxingEveryNthFrame", range: 1...30) {
             self.zxingEveryNthFrame = every

@@ -70,7 +70,18 @@ public struct DecoderConfig: Sendable, Equatable {
     public var trackedDensity: Int = 4
     /// Guided: the engine that reads a tracked code where the tracker predicts it.
     public var trackedEngine: TrackedEngine = .zxing
+    /// Guided: the engine that reads the sweep's stripe on its scan lines.
+    public var sweepEngine: SweepEngine = .zxing
     public init() {}
+
+    /// Which engine reads the sweep's lines.
+    public enum SweepEngine: String, Sendable, CaseIterable {
+        /// zxing-cpp with tryHarder on the stripe's scan lines alone, gathered into an image of
+        /// their own (the linear symbologies; about a sixth of zbar's time on the same lines).
+        case zxing
+        /// zbar on the stripe, every `sweepDensity`-th line (the decoder before 1.0).
+        case zbar
+    }
 
     /// Which engine reads the tracked regions.
     public enum TrackedEngine: String, Sendable, CaseIterable {

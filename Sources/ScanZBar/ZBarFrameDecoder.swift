@@ -197,6 +197,26 @@ public final class ZBarFrameDecoder {
         return result
     }
 
+    /// Another engine's reads checked as zbar's own are: an EAN/UPC read is kept only where a rescan
+    /// of its neighbourhood reads the same value with both halves seen to fit (zxing-cpp too reads
+    /// a blurred, skewed EAN-13 now and then as another valid value, and reads it so again in the
+    /// next frames); other symbologies pass unchecked.
+    public func checked(_ reads: [Detection], in frame: GrayImage) throws(ZBarError) -> [Detection] {
+        var result: [Detection] = []
+        for read in reads {
+            guard Self.phantomProne(read.symbology) else {
+                result.append(read)
+                continue
+            }
+            if try confirms(read, in: frame) {
+                result.append(read)
+            } else {
+                rejectedParts += 1
+            }
+        }
+        return result
+    }
+
     /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own: it belongs to the EAN/UPC
     /// code just left of it on the same scan lines, as that code's `addOn`. A supplement alone is
     /// not a code and is dropped.

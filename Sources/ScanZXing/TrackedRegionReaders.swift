@@ -4,9 +4,10 @@ import ScanVision
 /// zxing-cpp on the guided decoder's tracked regions (`decoder.trackedEngine` zxing): where the
 /// tracker predicts a code, zxing-cpp without tryHarder reads as many codes as zbar in a third to an
 /// eighth of its time (BENCHMARKS.md, "Engines on the agent's regions"). A region in which it did not
-/// read every code the region was planned for is left to zbar, as are the discovery and sweep
-/// regions: zxing-cpp's fast mode looks at a few lines around a region's middle only, so it is an
-/// engine for where a code is known to be, not for searching.
+/// read every code the region was planned for is left to zbar, as are the discovery regions:
+/// zxing-cpp's fast mode looks at a few lines around a region's middle only, so it is an engine for
+/// where a code is known to be, not for searching (the sweep's lines have a reader of their own,
+/// `SweepLineReader`, with tryHarder on every line).
 ///
 /// Two readers are made once and used for every region (zxing-cpp's set-up is paid once): one
 /// along rows only, for a linear code read along rows, and one that also turns the region, for
@@ -24,11 +25,7 @@ public final class TrackedRegionReaders {
     /// which zxing-cpp reads with their EAN/UPC code anyway) are left out.
     public init(symbologies: Set<Symbology>) throws(ZXingError) {
         self.symbologies = symbologies.filter(ZXingReader.reads)
-        var settings = ZXingSettings(symbologies: self.symbologies)
-        settings.tryHarder = false
-        settings.tryInvert = false
-        settings.tryDownscale = false
-        settings.tryRotate = false
+        var settings = ZXingSettings.asPlanned(self.symbologies, tryHarder: false)
         rows = try ZXingReader(settings: settings)
         settings.tryRotate = true
         turning = try ZXingReader(settings: settings)
@@ -222,11 +219,7 @@ public final class MatrixRegionReader {
     public init?(symbologies: Set<Symbology>) throws(ZXingError) {
         let readable = symbologies.filter(ZXingReader.reads)
         guard !readable.isEmpty else { return nil }
-        var settings = ZXingSettings(symbologies: readable)
-        settings.tryRotate = false
-        settings.tryInvert = false
-        settings.tryDownscale = false
-        reader = try ZXingReader(settings: settings)
+        reader = try ZXingReader(settings: .asPlanned(readable))
         self.symbologies = readable
     }
 

@@ -36,6 +36,17 @@ public struct ZXingSettings: Sendable, Equatable {
 
     /// The symbologies this engine is used for on a conveyor: what zbar cannot read.
     public static let matrixOnly = ZXingSettings(symbologies: [.dataMatrix, .pdf417])
+
+    /// For a region the agent chose: the image as it is, neither turned, inverted nor downscaled
+    /// (the plan already says which way its lines run and how large its codes are).
+    public static func asPlanned(_ symbologies: Set<Symbology>, tryHarder: Bool = true) -> ZXingSettings {
+        var settings = ZXingSettings(symbologies: symbologies)
+        settings.tryHarder = tryHarder
+        settings.tryRotate = false
+        settings.tryInvert = false
+        settings.tryDownscale = false
+        return settings
+    }
 }
 
 /// Owns one `ZXing_ReaderOptions`. zxing-cpp keeps no state between images, but the options

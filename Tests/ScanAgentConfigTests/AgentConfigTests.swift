@@ -118,6 +118,22 @@ struct AgentConfigTests {
         }
     }
 
+    @Test("decoder.sweepEngine: zxing by default, zbar when asked, anything else named with what is allowed")
+    func sweepEngine() throws {
+        let parse = { (decoder: String) throws -> AgentConfig in
+            try AgentConfig.parse(Array(#"{"camera": {"id": "c"}, "decoder": \#(decoder)}"#.utf8), file: "s.json")
+        }
+        #expect(try parse("{}").decoder.sweepEngine == .zxing)
+        #expect(try parse(#"{"sweepEngine": "zbar"}"#).decoder.sweepEngine == .zbar)
+        #expect {
+            try parse(#"{"sweepEngine": "opencv"}"#)
+        } throws: { error in
+            (error as? ConfigErrors)?.description.contains(
+                "s.json: decoder.sweepEngine: 'opencv' is not one of zxing, zbar")
+                == true
+        }
+    }
+
     @Test("not JSON at all says where")
     func notJSON() {
         #expect {

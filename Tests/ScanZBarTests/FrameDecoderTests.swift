@@ -65,3 +65,28 @@ struct FrameDecoderTests {
         }
     }
 }
+
+/// Another engine's reads checked as zbar's own: what the zxing-cpp sweep finds passes here.
+@Suite("frame decoder: checking another engine's reads")
+struct CheckedReadsTests {
+    @Test(
+        "an EAN-13 read where the label is passes; another valid value there is rejected and counted; Code 128 passes")
+    func checksEANReads() throws {
+        let (code, value) = try BarcodeRenderer.render(.ean13, "4006381333931", moduleSize: 2, barHeight: 40)
+        let image = FrameDecoderTests.frame(with: code, x: 200, y: 150)
+        let decoder = try ZBarFrameDecoder(config: DecoderConfig())
+        // Where zxing-cpp's sweep places a read: the code's length, a few of its lines.
+        let points = [Point(x: 210, y: 160), Point(x: 200 + code.width - 10, y: 160), Point(x: 210, y: 178)]
+        let right = Detection(symbology: .ean13, value: Array(value.utf8), points: points, engine: "zxing")
+        // A valid EAN-13 (its check digit holds) that is not on the label: a misread.
+        let wrong = Detection(symbology: .ean13, value: Array("5901234123457".utf8), points: points, engine: "zxing")
+        let other = Detection(symbology: .code128, value: Array("LPN1".utf8), points: points, engine: "zxing")
+        let kept = try decoder.checked([right, wrong, other], in: image)
+        #expect(kept == [right, other])
+        #expect(decoder.rejectedParts == 1 && decoder.rescans >= 1)
+        // Nowhere near a label: an EAN read there is not confirmed either.
+        let away = Detection(
+            symbology: .ean13, value: Array(value.utf8), points: [Point(x: 20, y: 20), Point(x: 120, y: 30)])
+        #expect(try decoder.checked([away], in: image).isEmpty)
+    }
+}
