@@ -132,15 +132,22 @@ public struct DecodePlanner: Sendable {
         // Discovery: what the localiser saw that no tracked region holds.
         var discovery: [Region] = []
         for candidate in candidates {
-            // Mostly inside a tracked region that scans the way the candidate needs: that code (its
-            // human-readable text, its quiet zone). A 2-D code beside a linear one in a region
-            // scanned along rows only is not covered: zbar finds QR only with lines both ways.
+            // Lines across the edges the localiser saw: a linear code's bars cross one direction
+            // (a few cells of its text the other); a 2-D code's modules cross both.
+            let rows = candidate.rowCells * 4 >= candidate.columnCells
+            let columns = candidate.columnCells * 4 >= candidate.rowCells
+            // Mostly inside a tracked region that scans the way the candidate would be scanned:
+            // that code (its human-readable text, its quiet zone). A 2-D code beside a linear one
+            // (edges both ways) in a region scanned along rows only is not covered: zbar finds QR
+            // only with lines both ways. A few cells of edges down columns on a label read along
+            // rows (its text, a logo) are not a 2-D code: the search would scan rows only there,
+            // which the tracked regions do already (at 4K such labels were searched every frame).
             // Several tracked regions together count: the localiser sees a label with an SSCC
             // above an EAN-13 as one region, and the tracker plans one region for each code
             // (the joined tracked regions do not overlap, so their shares add up).
             let candidateArea = Double(candidate.box.width * candidate.box.height)
             let inTracked = tracked.filter { region in
-                (candidate.rowCells == 0 || region.rowStep > 0) && (candidate.columnCells == 0 || region.columnStep > 0)
+                (!rows || region.rowStep > 0) && (!columns || region.columnStep > 0)
             }
             .compactMap { candidate.box.clamped(to: $0.box) }
             .reduce(0.0) { $0 + Double($1.width * $1.height) }
@@ -154,10 +161,6 @@ public struct DecodePlanner: Sendable {
                 maxX: candidate.box.maxX + marginX,
                 maxY: candidate.box.maxY + marginY)
             guard let clipped = box.clamped(to: area) else { continue }
-            // Lines across the edges the localiser saw: a linear code's bars cross one direction
-            // (a few cells of its text the other); a 2-D code's modules cross both.
-            let rows = candidate.rowCells * 4 >= candidate.columnCells
-            let columns = candidate.columnCells * 4 >= candidate.rowCells
             discovery.append(
                 Region(
                     box: clipped, purpose: .discovery, rowStep: rows ? density : 0, columnStep: columns ? density : 0))

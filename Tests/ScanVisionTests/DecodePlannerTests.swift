@@ -101,7 +101,7 @@ struct DecodePlannerTests {
     }
 
     @Test(
-        "a label the localiser sees as one region holding two tracked codes (an SSCC above an EAN-13) is not searched again; with a code not tracked, or edges down columns too (a 2-D code beside them), it is"
+        "a label the localiser sees as one region holding two tracked codes (an SSCC above an EAN-13) is not searched again, a few edges down columns (its text) included; with a code not tracked, or edges down columns enough for a 2-D code beside them, it is"
     )
     func discoveryCoveredByTwoTracks() {
         var config = DecoderConfig()
@@ -131,6 +131,20 @@ struct DecodePlannerTests {
             tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
             candidates: [matrixBeside])
         #expect(withMatrix.filter { $0.purpose == .discovery }.map(\.columnStep) == [config.density])
+        // A few cells of edges down columns (the label's text, a logo): the search would scan rows
+        // only, which the codes' regions do already; not searched again (at 4K such labels were
+        // searched every frame, a third of the frame's zbar time).
+        var withText = label
+        withText.columnCells = 2
+        let textOnly = planner.plan(
+            frame: 0, width: 3840, height: 2160,
+            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
+            candidates: [withText])
+        #expect(textOnly.filter { $0.purpose == .discovery }.isEmpty, "\(textOnly)")
+        let textAndOne = planner.plan(
+            frame: 0, width: 3840, height: 2160,
+            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128)], candidates: [withText])
+        #expect(textAndOne.filter { $0.purpose == .discovery }.map(\.columnStep) == [0], "still searched, rows only")
     }
 
     @Test(
