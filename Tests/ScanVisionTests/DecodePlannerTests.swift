@@ -112,39 +112,29 @@ struct DecodePlannerTests {
         let label = CodeLocalizer.Region(
             box: Box(minX: 1190, minY: 1090, maxX: 1510, maxY: 1370), rowCells: 12, columnCells: 0, cells: 12)
         let planner = DecodePlanner(config: config)
-        let both = planner.plan(
-            frame: 0, width: 3840, height: 2160,
-            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
-            candidates: [label])
-        #expect(both.filter { $0.purpose == .discovery }.isEmpty, "\(both)")
+        let ssccTrack = Self.track(sscc, value: "00340123450000000277", symbology: .code128)
+        // The discovery regions planned for the label, with both codes tracked or the SSCC alone.
+        func discovery(_ candidate: CodeLocalizer.Region, bothTracked: Bool) -> [DecodePlanner.Region] {
+            planner.plan(
+                frame: 0, width: 3840, height: 2160, tracks: bothTracked ? [ssccTrack, Self.track(ean)] : [ssccTrack],
+                candidates: [candidate]
+            ).filter { $0.purpose == .discovery }
+        }
+        #expect(discovery(label, bothTracked: true).isEmpty)
         // The SSCC alone tracked: the rest of the label (the EAN-13 not yet read) is searched.
-        let one = planner.plan(
-            frame: 0, width: 3840, height: 2160,
-            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128)], candidates: [label])
-        #expect(one.filter { $0.purpose == .discovery }.count == 1)
+        #expect(discovery(label, bothTracked: false).count == 1)
         // Edges down columns too: something there needs columns (a QR Code, a DataMatrix), which the
         // codes' regions, scanned along rows, do not give it.
         var matrixBeside = label
         matrixBeside.columnCells = 3
-        let withMatrix = planner.plan(
-            frame: 0, width: 3840, height: 2160,
-            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
-            candidates: [matrixBeside])
-        #expect(withMatrix.filter { $0.purpose == .discovery }.map(\.columnStep) == [config.density])
+        #expect(discovery(matrixBeside, bothTracked: true).map(\.columnStep) == [config.density])
         // A few cells of edges down columns (the label's text, a logo): the search would scan rows
         // only, which the codes' regions do already; not searched again (at 4K such labels were
         // searched every frame, a third of the frame's zbar time).
         var withText = label
         withText.columnCells = 2
-        let textOnly = planner.plan(
-            frame: 0, width: 3840, height: 2160,
-            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128), Self.track(ean)],
-            candidates: [withText])
-        #expect(textOnly.filter { $0.purpose == .discovery }.isEmpty, "\(textOnly)")
-        let textAndOne = planner.plan(
-            frame: 0, width: 3840, height: 2160,
-            tracks: [Self.track(sscc, value: "00340123450000000277", symbology: .code128)], candidates: [withText])
-        #expect(textAndOne.filter { $0.purpose == .discovery }.map(\.columnStep) == [0], "still searched, rows only")
+        #expect(discovery(withText, bothTracked: true).isEmpty)
+        #expect(discovery(withText, bothTracked: false).map(\.columnStep) == [0], "still searched, rows only")
     }
 
     @Test(
