@@ -200,6 +200,17 @@ import json, sys
 print(sum(1 for line in open(sys.argv[1]) if line.strip() and not json.loads(line)['partial']))" "$live4k.truth")
 echo "| $((decoded + dropped)) | $decoded | $dropped | $fps | $lat | $published | $whole |"
 echo
+echo "## zxing-cpp on the sweep's lines (decoder.sweepEngine)"
+echo
+echo "The same replay with zbar on the sweep's stripe and with zxing-cpp on its scan lines (the default), one core."
+echo "Counts as above; the time a frame in the sweep stage (zxing-cpp on the lines) and the zbar stage (zbar's regions,"
+echo "its sweep included when it reads it) from \`--profile\` (\`scripts/bench/tracked_engines.py --setting sweepEngine\`)."
+echo
+echo "| clip | sweepEngine | frames/s | counts | sweep, zbar ms a frame | against zbar |"
+echo "|---|---|---|---|---|---|"
+python3 scripts/bench/tracked_engines.py "$bin" --setting sweepEngine "$(clip 1920 1080 10 "$frames")" "$(clip 1920 1080 30 "$frames")" "$hd"
+python3 scripts/bench/tracked_engines.py "$bin" --setting sweepEngine --with DataMatrix --decoder '{"zxingEveryNthFrame": 8, "sweepFrames": 16, "sweepDensity": 8}' "$tunnel"
+echo
 echo "## Engines on the agent's regions: zbar against zxing-cpp"
 echo
 echo "The regions the guided decoder planned for each frame (\`scan-agent replay --trace-regions\`), decoded by each"
