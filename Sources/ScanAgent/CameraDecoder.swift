@@ -141,7 +141,8 @@ final class CameraDecoder {
                 let zbarBegan = ContinuousClock.now
                 let read = try zbar.decode(
                     frame, regions: forZBar, tracks: expected, threads: threads, readElsewhere: readByZXing)
-                detections.appendNew(read)
+                // zbar's reads join zxing-cpp's tracked reads of the same code on other rows.
+                detections.appendJoiningBands(read)
                 // What the sweep found that no region read: EAN/UPC reads pass zbar's check first.
                 let present = detections
                 detections += try zbar.checked(

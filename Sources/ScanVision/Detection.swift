@@ -74,4 +74,29 @@ extension Array where Element == Detection {
         let present = self
         append(contentsOf: more.filter { read in !present.contains { $0.isSameCode(as: read) } })
     }
+
+    /// As `appendNew`, except that a linear read on other rows of a code already in the array joins
+    /// that read (its points are added): the same value, overlapping it along the rows over at least
+    /// half of the shorter one's length, and no further above or below it than the taller of the two
+    /// is high. zxing-cpp reads a tracked code on the band of rows where the track expects it, zbar
+    /// may read another band of it in a discovery region; apart, the tracker matches one and drops
+    /// the other, never learns the code's height, and the label's region is searched again every
+    /// frame. Identical codes stacked a label apart stay two.
+    public mutating func appendJoiningBands(_ more: [Detection]) {
+        for piece in more {
+            guard piece.symbology.isLinear, let pieceBox = piece.box,
+                let index = firstIndex(where: { read in
+                    guard read.symbology == piece.symbology, read.value == piece.value, let box = read.box else {
+                        return false
+                    }
+                    let overlap = Swift.min(box.maxX, pieceBox.maxX) - Swift.max(box.minX, pieceBox.minX)
+                    let gap = Swift.max(box.minY, pieceBox.minY) - Swift.min(box.maxY, pieceBox.maxY)
+                    return overlap >= Swift.min(box.width, pieceBox.width) / 2 && gap > 0
+                        && gap <= Swift.max(box.height, pieceBox.height, 16)
+                })
+            else { continue }
+            self[index].points += piece.points
+        }
+        appendNew(more)
+    }
 }

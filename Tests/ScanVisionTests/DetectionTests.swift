@@ -1,0 +1,44 @@
+import ScanCore
+import Testing
+
+@testable import ScanVision
+
+/// One frame's reads from several engines and regions, put together.
+@Suite("detections of one frame")
+struct DetectionTests {
+    static func read(_ value: String, _ box: Box, symbology: Symbology = .code128, engine: String = "zbar")
+        -> Detection
+    {
+        Detection(symbology: symbology, value: Array(value.utf8), points: box.corners, engine: engine)
+    }
+
+    @Test(
+        "a read on other rows of a code already read joins it; one that overlaps is dropped; a stacked twin, another value or a far band stays apart"
+    )
+    func joiningBands() throws {
+        // zxing-cpp's read of a tracked Code 128: a 22 px band of its 125 px bars.
+        let band = Box(minX: 940, minY: 608, maxX: 1154, maxY: 630)
+        var frame = [Self.read("LPN700023", band, engine: "zxing")]
+        frame.appendJoiningBands([
+            // zbar on the label's discovery region: rows further down the same bars.
+            Self.read("LPN700023", Box(minX: 948, minY: 643, maxX: 1162, maxY: 703)),
+            // The same value on the next label of the stack, 270 px lower: another code.
+            Self.read("LPN700023", Box(minX: 940, minY: 900, maxX: 1154, maxY: 1010)),
+            // Another value beside it, and a read overlapping the band (the same read again).
+            Self.read("LPN700024", Box(minX: 940, minY: 640, maxX: 1154, maxY: 700)),
+            Self.read("LPN700023", Box(minX: 950, minY: 612, maxX: 1150, maxY: 628)),
+        ])
+        #expect(frame.count == 3, "\(frame.map(\.box))")
+        let joined = try #require(frame.first?.box)
+        #expect(joined == Box(minX: 940, minY: 608, maxX: 1162, maxY: 703), "both bands: \(joined)")
+        #expect(frame.dropFirst().compactMap(\.text) == ["LPN700023", "LPN700024"])
+        // Along the rows half the code at least: a read of the same value beside it is not a band.
+        var beside = [Self.read("LPN700023", band)]
+        beside.appendJoiningBands([Self.read("LPN700023", Box(minX: 1100, minY: 640, maxX: 1314, maxY: 700))])
+        #expect(beside.count == 2)
+        // A 2-D code is never joined: its corners are its own.
+        var qr = [Self.read("Q1", Box(minX: 0, minY: 0, maxX: 99, maxY: 99), symbology: .qrCode)]
+        qr.appendJoiningBands([Self.read("Q1", Box(minX: 0, minY: 110, maxX: 99, maxY: 209), symbology: .qrCode)])
+        #expect(qr.count == 2)
+    }
+}
