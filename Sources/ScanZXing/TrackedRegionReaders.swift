@@ -9,12 +9,19 @@ import ScanVision
 /// where a code is known to be, not for searching (the sweep's lines have a reader of their own,
 /// `SweepLineReader`, with tryHarder on every line).
 ///
-/// Two readers are made once and used for every region (zxing-cpp's set-up is paid once): one
-/// along rows only, for a linear code read along rows, and one that also turns the region, for
-/// anything else. Used from one thread at a time.
+/// The readers are made once and used for every region (zxing-cpp's set-up is paid once). For a
+/// region of linear codes scanned one way: one along rows only, for codes read along rows, and one
+/// that turns the region, for codes read down columns. These look for the linear symbologies only:
+/// with a 2-D one among them (QR on a conveyor), zxing-cpp binarises the whole region and searches
+/// it for finder patterns, which took over half its time on regions where no 2-D code is tracked.
+/// A 2-D code that comes into such a region is still searched: the planner keeps the discovery
+/// region of edges both ways unless tracked regions scanned both ways cover it. For any other
+/// region (a 2-D code, a code whose direction is not known): one for every symbology, turning.
+/// Used from one thread at a time.
 public final class TrackedRegionReaders {
-    private let rows: ZXingReader
-    private let turning: ZXingReader
+    private let rows: ZXingReader?
+    private let turning: ZXingReader?
+    private let any: ZXingReader
     /// What the readers read.
     public let symbologies: Set<Symbology>
     /// Tracked regions read, and those left to zbar.
@@ -26,9 +33,26 @@ public final class TrackedRegionReaders {
     public init(symbologies: Set<Symbology>) throws(ZXingError) {
         self.symbologies = symbologies.filter(ZXingReader.reads)
         var settings = ZXingSettings.asPlanned(self.symbologies, tryHarder: false)
-        rows = try ZXingReader(settings: settings)
         settings.tryRotate = true
-        turning = try ZXingReader(settings: settings)
+        any = try ZXingReader(settings: settings)
+        let linear = self.symbologies.filter(\.isLinear)
+        if linear.isEmpty {
+            rows = nil
+            turning = nil
+        } else {
+            settings.symbologies = linear
+            turning = try ZXingReader(settings: settings)
+            settings.tryRotate = false
+            rows = try ZXingReader(settings: settings)
+        }
+    }
+
+    /// The reader for a tracked region with these codes.
+    private func reader(for owners: [DecodePlanner.TrackedCode], in region: DecodePlanner.Region) -> ZXingReader {
+        guard owners.allSatisfy(\.symbology.isLinear), region.rowStep == 0 || region.columnStep == 0,
+            let rows, let turning
+        else { return any }
+        return region.columnStep == 0 ? rows : turning
     }
 
     /// Reads the tracked regions of a plan. `detections`: what zxing-cpp read, in frame
@@ -53,7 +77,7 @@ public final class TrackedRegionReaders {
                 plan.append(region)
                 continue
             }
-            let reader = region.columnStep == 0 ? rows : turning
+            let reader = reader(for: owners, in: region)
             var found = try reader.read(
                 frame.cropped(to: region.box), origin: Point(x: region.box.minX, y: region.box.minY), input: input
             )

@@ -146,6 +146,28 @@ struct TrackedRegionReadersTests {
         #expect(result.detections.isEmpty && result.read.isEmpty && result.plan == [region])
     }
 
+    @Test(
+        "a region of linear codes scanned along rows is read for linear codes only; one scanned both ways for every symbology"
+    )
+    func linearOnly() throws {
+        let (code, value) = try BarcodeRenderer.render(.code128, "LPN700010", moduleSize: 2)
+        let (qr, _) = try BarcodeRenderer.render(.qrCode, "TOTE-78", moduleSize: 4)
+        let image = ZXingReaderTests.frame([(code, 40, 100), (qr, 420, 80)], width: 700, height: 300)
+        let readers = try TrackedRegionReaders(symbologies: Self.symbologies)
+        let wide = Box(minX: 0, minY: 70, maxX: 699, maxY: 90 + qr.height)
+        // Along rows: the QR Code beside it is not looked for (no 2-D search on the region: the
+        // planner keeps a discovery region for edges both ways, DecodePlannerTests).
+        let alongRows = Self.track(value, .code128, at: Self.box(code, 40, 100))
+        let rows = DecodePlanner.Region(box: wide, purpose: .tracked, rowStep: 4, columnStep: 0, tracks: [0])
+        let read = try readers.read(image, regions: [rows], tracks: [alongRows], input: "test")
+        #expect(read.detections.compactMap(\.text) == [value] && read.read == [0])
+        // Both ways (its direction not known): the QR Code is found, a new code, left to zbar.
+        let unknown = Self.track(value, .code128, at: Self.box(code, 40, 100), alongRows: nil)
+        let both = DecodePlanner.Region(box: wide, purpose: .tracked, rowStep: 4, columnStep: 4, tracks: [0])
+        let left = try readers.read(image, regions: [both], tracks: [unknown], input: "test")
+        #expect(left.detections.isEmpty && left.read.isEmpty && left.plan == [both])
+    }
+
     @Test("a QR Code's region is read with both directions and keeps zxing-cpp's corners")
     func qrCode() throws {
         let (qr, value) = try BarcodeRenderer.render(.qrCode, "TOTE-77", moduleSize: 4)
