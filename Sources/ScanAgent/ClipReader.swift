@@ -17,7 +17,7 @@ public struct ClipError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A clip file's bytes through stdio (a 1 MiB buffer).
+/// A clip file's bytes through stdio (a 1 MiB buffer); the chroma planes are seeked past.
 struct FileClipBytes: ClipBytes {
     let file: UnsafeMutablePointer<FILE>
 
@@ -29,6 +29,18 @@ struct FileClipBytes: ClipBytes {
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         return fread(base, 1, buffer.count, file)
+    }
+
+    /// A regular file seeks past, no further than its end (a truncated clip still says so);
+    /// anything else (a pipe) is read past.
+    mutating func skip(_ count: Int) -> Int {
+        var info = stat()
+        let here = ftello(file)
+        guard here >= 0, fstat(fileno(file), &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return readPast(count)
+        }
+        let skipped = max(0, min(count, Int(info.st_size) - Int(here)))
+        return fseeko(file, off_t(skipped), SEEK_CUR) == 0 ? skipped : readPast(count)
     }
 }
 

@@ -7,6 +7,25 @@ public protocol ClipBytes {
     mutating func nextByte() -> UInt8?
     /// Fills as much of `buffer` as there are bytes left; returns how many it read.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// Moves past up to `count` bytes (the chroma planes) without handing them over; returns how
+    /// many there were.
+    mutating func skip(_ count: Int) -> Int
+}
+
+extension ClipBytes {
+    /// `skip` by reading: for a source that cannot seek (a pipe).
+    public mutating func readPast(_ count: Int) -> Int {
+        var scratch = [UInt8](repeating: 0, count: min(count, 1 << 16))
+        var done = 0
+        while done < count {
+            let got = scratch.withUnsafeMutableBytes { raw in
+                read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<min(raw.count, count - done)]))
+            }
+            guard got > 0 else { break }
+            done += got
+        }
+        return done
+    }
 }
 
 /// A clip held in memory.
@@ -31,9 +50,15 @@ public struct MemoryClipBytes: ClipBytes {
         offset += count
         return count
     }
+
+    public mutating func skip(_ count: Int) -> Int {
+        let skipped = max(0, min(count, bytes.count - offset))
+        offset += skipped
+        return skipped
+    }
 }
 
-/// A YUV4MPEG2 stream read frame by frame, luma only (chroma planes are read past): the header
+/// A YUV4MPEG2 stream read frame by frame, luma only (the chroma planes are skipped): the header
 /// line, then for each frame a `FRAME` line and the frame's planes.
 public struct Y4MStream<Source: ClipBytes> {
     /// What is wrong with the stream: in the header (`frame` nil) or at a frame (its index).
@@ -45,7 +70,6 @@ public struct Y4MStream<Source: ClipBytes> {
     public private(set) var source: Source
     public let header: Y4MHeader
     public private(set) var framesRead = 0
-    private var chromaScratch: [UInt8] = []
 
     public init(source: Source) throws(Failure) {
         self.source = source
@@ -79,13 +103,7 @@ public struct Y4MStream<Source: ClipBytes> {
             source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<lumaBytes]))
         }
         let chromaBytes = header.frameBytes - lumaBytes
-        var chromaRead = 0
-        if chromaBytes > 0 {
-            if chromaScratch.count < chromaBytes { chromaScratch = [UInt8](repeating: 0, count: chromaBytes) }
-            chromaRead = chromaScratch.withUnsafeMutableBytes { raw in
-                source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<chromaBytes]))
-            }
-        }
+        let chromaRead = chromaBytes > 0 ? source.skip(chromaBytes) : 0
         guard lumaRead == lumaBytes, chromaRead == chromaBytes else {
             throw Failure(
                 frame: framesRead, reason: "truncated: \(lumaRead + chromaRead) of \(header.frameBytes) bytes")

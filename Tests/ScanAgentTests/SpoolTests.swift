@@ -224,6 +224,47 @@ struct ClipSourceTests {
         #expect(frames[39].time == start.adding(milliseconds: 3900))
     }
 
+    @Test(
+        "a clip's chroma planes are skipped, by seeking in a file and by reading in a pipe; a frame cut short in them is truncated"
+    )
+    func chroma() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 4x4 in 4:2:0: 16 bytes of luma and 8 of chroma a frame.
+        var bytes = Array("YUV4MPEG2 W4 H4 F25:1 C420jpeg\n".utf8)
+        for n in 0..<3 {
+            bytes += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(n), count: 16) + [UInt8](repeating: 200, count: 8)
+        }
+        let cut = bytes + Array("FRAME\n".utf8) + [UInt8](repeating: 9, count: 16) + [200, 200, 200]
+        _ = FileManager.default.createFile(atPath: dir + "/whole.y4m", contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: dir + "/cut.y4m", contents: Data(cut))
+        func lumas(_ path: String) throws -> [[UInt8]] {
+            let reader = try ClipReader(path: path)
+            var image = GrayImage(width: 0, height: 0, pixels: [])
+            var frames: [[UInt8]] = []
+            while try reader.readFrame(into: &image) { frames.append(image.pixels) }
+            return frames
+        }
+        let expected = (0..<3).map { [UInt8](repeating: UInt8($0), count: 16) }
+        #expect(try lumas(dir + "/whole.y4m") == expected)
+        #expect {
+            _ = try lumas(dir + "/cut.y4m")
+        } throws: {
+            "\($0)" == "\(dir)/cut.y4m: frame 3: truncated: 19 of 24 bytes"
+        }
+        // A pipe cannot seek: its chroma is read past.
+        let pipe = dir + "/pipe.y4m"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let written = Data(bytes)
+        let writer = BackgroundWorker.running("writer") {
+            guard let handle = FileHandle(forWritingAtPath: pipe) else { return }
+            handle.write(written)
+            try? handle.close()
+        }
+        #expect(try lumas(pipe) == expected)
+        writer.wait()
+    }
+
     @Test("a damaged clip is an error naming the file")
     func damaged() throws {
         let dir = try ReplayHarness.temporaryDirectory()
