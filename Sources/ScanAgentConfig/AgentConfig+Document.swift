@@ -105,6 +105,7 @@ extension SourceConfig {
             members += [passwordFile.map { ("passwordFile", .string($0)) }].compactMap { $0 }
         }
         if !controls.isEmpty { members.append(("controls", controls.document)) }
+        members.append(("queueFrames", .int(queueFrames)))
         return .object(members)
     }
 }

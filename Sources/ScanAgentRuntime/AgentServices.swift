@@ -51,7 +51,7 @@ public final class AgentServices: Sendable {
         settings: AgentLoop.Settings, ruleset: Ruleset, parts: AgentParts, decoder: any FrameDecoding,
         images: (any NoReadImages)? = nil, checkpoint: ClipCheckpoint?, drain: Duration, logger: Logger
     ) {
-        let queue = FrameQueue(capacity: 2, blocking: parts.source.blocking)
+        let queue = FrameQueue(capacity: settings.config.source.queueFrames, blocking: parts.source.blocking)
         let delivery = DeliveryState()
         self.queue = queue
         self.delivery = delivery

@@ -28,7 +28,7 @@ public final class FrameQueue: @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    private let capacity: Int
+    public let capacity: Int
     private let blocking: Bool
     private var frames: [CapturedFrame] = []
     private var finished = false

@@ -134,6 +134,26 @@ struct AgentConfigTests {
         }
     }
 
+    @Test("source.queueFrames: 2 by default, 1 to 64, and in the printed config")
+    func queueFrames() throws {
+        let parse = { (source: String) throws -> AgentConfig in
+            try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "source": {"type": "clip", "path": "c.y4m"\#(source)}}"#.utf8),
+                file: "q.json")
+        }
+        #expect(try parse("").source.queueFrames == 2)
+        let deep = try parse(#", "queueFrames": 4"#)
+        #expect(deep.source.queueFrames == 4)
+        #expect(try AgentConfig.parse(Array(deep.document.serialized.utf8), file: "printed").source.queueFrames == 4)
+        for wrong in ["0", "65", "\"4\""] {
+            #expect {
+                try parse(#", "queueFrames": \#(wrong)"#)
+            } throws: { error in
+                (error as? ConfigErrors)?.description.contains("q.json: source.queueFrames") == true
+            }
+        }
+    }
+
     @Test("not JSON at all says where")
     func notJSON() {
         #expect {

@@ -23,9 +23,13 @@ struct AgentServicesTests {
         let decoder: ScriptedDecoder
         let agent: AgentServices
 
-        init(frames: Int, endsStream: Bool, drain: Duration = .seconds(5), script: @escaping (Int) -> [Detection]) {
+        init(
+            frames: Int, endsStream: Bool, drain: Duration = .seconds(5), queueFrames: Int = 2,
+            script: @escaping (Int) -> [Detection]
+        ) {
             var config = AgentConfig(camera: CameraIdentity(id: "cam-1", site: "dc1"))
             config.tracking.maxMissedFrames = 3
+            config.source.queueFrames = queueFrames
             source = ScriptedFrameSource(kind: .clip, count: frames, start: clock.now, endsStream: endsStream)
             decoder = ScriptedDecoder(script)
             let parts = AgentParts(
@@ -69,6 +73,12 @@ struct AgentServicesTests {
         #expect(last["source"]?["state"]?.stringValue == "ended")
         #expect(rig.bus.flushCount == 1)
         #expect(rig.decoder.decodedFrames == Array(0..<30))
+    }
+
+    @Test("the frame queue is source.queueFrames deep")
+    func queueDepth() {
+        #expect(Rig(frames: 1, endsStream: true) { _ in [] }.agent.queue.capacity == 2)
+        #expect(Rig(frames: 1, endsStream: true, queueFrames: 4) { _ in [] }.agent.queue.capacity == 4)
     }
 
     @Test(
