@@ -103,7 +103,8 @@ int main(int argc, char **argv) {
     double start = now();
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "FRAME", 5)) { fprintf(stderr, "%s: damaged at frame %ld\n", argv[1], frames); break; }
-        if (fread(frame, 1, luma + extra, f) != luma + extra) { fprintf(stderr, "%s: truncated at frame %ld\n", argv[1], frames); break; }
+        /* Luma read, chroma seeked past: as the agent reads a clip. */
+        if (fread(frame, 1, luma, f) != luma || fseek(f, (long)extra, SEEK_CUR) != 0) { fprintf(stderr, "%s: truncated at frame %ld\n", argv[1], frames); break; }
         if (regionsPath) {
             for (; next < regionCount && regions[next][0] < frames; next++) {}
             double began = now();

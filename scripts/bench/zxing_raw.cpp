@@ -77,7 +77,8 @@ int main(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     while (std::fgets(line, sizeof line, f)) {
         if (std::strncmp(line, "FRAME", 5)) { std::fprintf(stderr, "%s: damaged at frame %ld\n", argv[1], frames); break; }
-        if (std::fread(frame.data(), 1, luma + extra, f) != luma + extra) {
+        // Luma read, chroma seeked past: as the agent reads a clip.
+        if (std::fread(frame.data(), 1, luma, f) != luma || std::fseek(f, long(extra), SEEK_CUR) != 0) {
             std::fprintf(stderr, "%s: truncated at frame %ld\n", argv[1], frames);
             break;
         }
