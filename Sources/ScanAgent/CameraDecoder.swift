@@ -144,9 +144,7 @@ final class CameraDecoder {
                 // zbar's reads join zxing-cpp's tracked reads of the same code on other rows.
                 detections.appendJoiningBands(read)
                 // What the sweep found that no region read: EAN/UPC reads pass zbar's check first.
-                let present = detections
-                detections += try zbar.checked(
-                    swept.filter { found in !present.contains { $0.isSameCode(as: found) } }, in: frame)
+                detections += try zbar.checked(swept.absent(from: detections), in: frame)
                 profile.zbar += ContinuousClock.now - zbarBegan
                 if let matrixRegions {
                     let matrixBegan = ContinuousClock.now

@@ -71,17 +71,23 @@ extension Array where Element == Detection {
     /// Appends the reads of `more` that are not a code already in the array (one engine's or
     /// region's reads joining another's in one frame).
     public mutating func appendNew(_ more: [Detection]) {
-        let present = self
-        append(contentsOf: more.filter { read in !present.contains { $0.isSameCode(as: read) } })
+        append(contentsOf: more.absent(from: self))
     }
 
-    /// As `appendNew`, except that a linear read on other rows of a code already in the array joins
-    /// that read (its points are added): the same value, overlapping it along the rows over at least
-    /// half of the shorter one's length, and no further above or below it than the taller of the two
-    /// is high. zxing-cpp reads a tracked code on the band of rows where the track expects it, zbar
-    /// may read another band of it in a discovery region; apart, the tracker matches one and drops
-    /// the other, never learns the code's height, and the label's region is searched again every
-    /// frame. Identical codes stacked a label apart stay two.
+    /// The reads that are not a code already in `present`.
+    public func absent(from present: [Detection]) -> [Detection] {
+        filter { read in !present.contains { $0.isSameCode(as: read) } }
+    }
+
+    /// As `appendNew`, except that a linear read on other lines of a code already in the array
+    /// joins that read (its points are added): the same value, overlapping it along the lines over
+    /// at least half of the shorter one's length, and no further off across the lines than the
+    /// larger of the two is wide that way. Lines are rows unless either read was made down columns
+    /// (a code turned a quarter). zxing-cpp reads a tracked code on the band of lines where the
+    /// track expects it, zbar may read another band of it in a discovery region; apart, the
+    /// tracker matches one and drops the other, never learns the code's extent across its lines,
+    /// and the label's region is searched again every frame. Identical codes stacked a label apart
+    /// stay two.
     public mutating func appendJoiningBands(_ more: [Detection]) {
         for piece in more {
             guard piece.symbology.isLinear, let pieceBox = piece.box,
@@ -89,14 +95,23 @@ extension Array where Element == Detection {
                     guard read.symbology == piece.symbology, read.value == piece.value, let box = read.box else {
                         return false
                     }
-                    let overlap = Swift.min(box.maxX, pieceBox.maxX) - Swift.max(box.minX, pieceBox.minX)
-                    let gap = Swift.max(box.minY, pieceBox.minY) - Swift.min(box.maxY, pieceBox.maxY)
-                    return overlap >= Swift.min(box.width, pieceBox.width) / 2 && gap > 0
-                        && gap <= Swift.max(box.height, pieceBox.height, 16)
+                    return Self.bandsOfOneCode(
+                        box, pieceBox, alongRows: read.alongRows != false && piece.alongRows != false)
                 })
             else { continue }
             self[index].points += piece.points
         }
         appendNew(more)
+    }
+
+    /// Two reads that are bands of one code's lines: overlapping along the lines over half the
+    /// shorter, apart across them by no more than the larger is across (16 px at least).
+    static func bandsOfOneCode(_ a: Box, _ b: Box, alongRows: Bool) -> Bool {
+        // Down columns: the same test on the boxes turned (x for y).
+        let turn = { (box: Box) in Box(minX: box.minY, minY: box.minX, maxX: box.maxY, maxY: box.maxX) }
+        let (a, b) = alongRows ? (a, b) : (turn(a), turn(b))
+        let overlap = Swift.min(a.maxX, b.maxX) - Swift.max(a.minX, b.minX)
+        let gap = Swift.max(a.minY, b.minY) - Swift.min(a.maxY, b.maxY)
+        return overlap >= Swift.min(a.width, b.width) / 2 && gap > 0 && gap <= Swift.max(a.height, b.height, 16)
     }
 }

@@ -36,9 +36,31 @@ struct DetectionTests {
         var beside = [Self.read("LPN700023", band)]
         beside.appendJoiningBands([Self.read("LPN700023", Box(minX: 1100, minY: 640, maxX: 1314, maxY: 700))])
         #expect(beside.count == 2)
+        // Down columns (a code turned a quarter, read so by either engine): bands side by side.
+        var turned = [Self.read("LPN700025", Box(minX: 608, minY: 940, maxX: 630, maxY: 1154), engine: "zxing")]
+        turned[0].alongRows = false
+        turned.appendJoiningBands([
+            Self.read("LPN700025", Box(minX: 643, minY: 948, maxX: 703, maxY: 1162)),
+            Self.read("LPN700025", Box(minX: 900, minY: 940, maxX: 1010, maxY: 1154)),
+        ])
+        #expect(turned.count == 2 && turned.first?.box == Box(minX: 608, minY: 940, maxX: 703, maxY: 1162))
         // A 2-D code is never joined: its corners are its own.
         var qr = [Self.read("Q1", Box(minX: 0, minY: 0, maxX: 99, maxY: 99), symbology: .qrCode)]
         qr.appendJoiningBands([Self.read("Q1", Box(minX: 0, minY: 110, maxX: 99, maxY: 209), symbology: .qrCode)])
         #expect(qr.count == 2)
+    }
+
+    @Test("the reads not already present: another value, or the same value elsewhere; an overlapping read of it is not")
+    func absent() {
+        let present = [Self.read("LPN700030", Box(minX: 100, minY: 100, maxX: 300, maxY: 160), engine: "zxing")]
+        let more = [
+            Self.read("LPN700030", Box(minX: 120, minY: 110, maxX: 310, maxY: 150)),
+            Self.read("LPN700030", Box(minX: 600, minY: 100, maxX: 800, maxY: 160)),
+            Self.read("LPN700031", Box(minX: 120, minY: 110, maxX: 310, maxY: 150)),
+        ]
+        #expect(more.absent(from: present).map(\.box?.minX) == [600, 120])
+        var joined = present
+        joined.appendNew(more)
+        #expect(joined.count == 3)
     }
 }
