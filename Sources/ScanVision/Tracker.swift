@@ -130,7 +130,14 @@ public struct Tracker: Sendable {
                         return false
                     }
                     let gate = max(config.minGatePixels, 0.25 * Double(max(keeper.typicalWidth, keeper.typicalHeight)))
-                    return Self.gap(gone.predictedBox(at: keeper.lastFrame), keeper.lastBox) <= gate
+                    if Self.gap(gone.predictedBox(at: keeper.lastFrame), keeper.lastBox) <= gate { return true }
+                    // A track that started after the gone one was last read, whose path traced back
+                    // passes where it was last read: the same code, picked up again. A track read
+                    // a few times only can hold a speed far off (a label entering the view, read
+                    // on another band of its lines each frame), so its own prediction misses its
+                    // successor; the successor's speed, read over more frames, finds it.
+                    return keeper.firstFrame > gone.lastFrame && keeper.decodes > gone.decodes
+                        && Self.gap(keeper.predictedBox(at: gone.lastFrame), gone.lastBox) <= gate
                 }
                 if let twin {
                     Self.absorb(gone, into: &live[twin])

@@ -194,6 +194,43 @@ struct TrackerTests {
     }
 
     @Test(
+        "a track read twice on the view's edge with a speed far off is folded into the track that picks its code up later; the same value on another row is not"
+    )
+    func pickedUpAgain() {
+        // As on fast-rows seed 6: an EAN-13 entering at the left edge is read by zbar, then by
+        // zxing-cpp on a band of rows 60 px higher (its box placed there: a speed of -60 px a
+        // frame across the bars), then missed four frames; the track that reads it from frame 6
+        // on, 20 px a frame along the rows, starts apart from it.
+        func ean(x: Int, y: Int, height: Int, engine: String = "zbar") -> Detection {
+            let points =
+                engine == "zbar"
+                ? (0..<8).map { Point(x: $0 % 2 == 0 ? x : x + 192, y: y + $0 * (height - 1) / 7) }
+                : Box(minX: x, minY: y, maxX: x + 192, maxY: y + height - 1).corners
+            return Detection(
+                symbology: .ean13, value: Array("4091005579123".utf8), points: points, engine: engine,
+                alongRows: engine == "zbar" ? true : nil)
+        }
+        var config = TrackingConfig()
+        config.minDecodes = 2
+        func run(secondRow: Int) -> (ended: [Track], events: [TrackerEvent]) {
+            Self.run(frames: 50, config: config) { frame in
+                switch frame {
+                case 0: [ean(x: 1, y: 371, height: 27)]
+                case 1: [ean(x: 15, y: 311, height: 27, engine: "zxing")]
+                case 6..<36: [ean(x: 115 + (frame - 6) * 20, y: secondRow, height: 57)]
+                default: []
+                }
+            }
+        }
+        let again = run(secondRow: 338)
+        #expect(again.ended.count == 1)
+        #expect(again.events.contains { if case .merged = $0 { true } else { false } })
+        #expect(again.ended.first?.firstFrame == 0)
+        // Read 150 px lower: another label with the same code.
+        #expect(run(secondRow: 488).ended.count == 2)
+    }
+
+    @Test(
         "a long code read on single lines at different heights is one track: the lines' heights are not motion across them"
     )
     func lineReadsAtDifferentHeights() throws {
