@@ -5,7 +5,8 @@ import ScanCore
 ///
 /// Each frame, every region continues the candidate whose predicted box it meets (nearest
 /// first) or starts a new one. A candidate that a confirmed track's box overlaps in any frame
-/// is decoded: that label was read. A candidate that ends (not seen for `maxMissedFrames`) seen
+/// is decoded: that label was read. A region a read touches is first cut (`split`): its unread
+/// part with modules (a DataMatrix beside a read EAN) is followed on its own. A candidate that ends (not seen for `maxMissedFrames`) seen
 /// in at least `minFrames` frames, wholly inside the area at least once, and never decoded is a
 /// no-read. Candidates still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from its sharpest frame (most contrast between neighbouring
 /// pixels), with a margin, so that someone can see why it failed.
@@ -112,7 +113,8 @@ public struct CandidateTracker: Sendable {
     public mutating func step(
         frame: Int, time: Timestamp, regions: [CodeLocalizer.Region], decoded: [Box], area: Box, image: GrayImage?
     ) -> [NoRead] {
-        let regions = Self.joined(regions)
+        let split = Self.split(regions, decoded: decoded)
+        let regions = Self.joined(split.read) + split.unread
         struct Pair {
             var candidate: Int
             var region: Int
@@ -242,6 +244,39 @@ public struct CandidateTracker: Sendable {
         candidate.image = picture
     }
 
+    /// Pixels around a read code's box that still belong to it (its human-readable line, quiet
+    /// zone) when a region is cut into read and unread parts.
+    static let readMargin = 16
+
+    /// The localiser joins codes that stand close (an EAN and a DataMatrix beside it on one
+    /// label) into one region, which the EAN's read would mark read. Each region that a read box
+    /// (`decoded`, widened by `readMargin`) touches is cut: a group of cells that no read touches
+    /// and that looks 2-D (modules, not the rest of a read code's bars) is `unread`, a region of
+    /// its own; the other cells stay `read`.
+    static func split(_ regions: [CodeLocalizer.Region], decoded: [Box]) -> (
+        read: [CodeLocalizer.Region], unread: [CodeLocalizer.Region]
+    ) {
+        guard !decoded.isEmpty else { return (regions, []) }
+        var read: [CodeLocalizer.Region] = []
+        var unread: [CodeLocalizer.Region] = []
+        for region in regions {
+            let reads = decoded.filter { $0.intersects(region.box) }
+            guard !reads.isEmpty else {
+                read.append(region)
+                continue
+            }
+            let widened = reads.map {
+                Box(
+                    minX: $0.minX - readMargin, minY: $0.minY - readMargin, maxX: $0.maxX + readMargin,
+                    maxY: $0.maxY + readMargin)
+            }
+            let cut = region.cut(by: widened) { $0.looksTwoDimensional }
+            read += cut.rest
+            unread += cut.free
+        }
+        return (read, unread)
+    }
+
     /// Regions side by side in one row (or one above the other in one column) with a gap no wider
     /// than half their height (or width) are pieces of one code: a torn or smeared band through the
     /// bars cuts the localiser's region in two, and the label must stay one candidate.
@@ -271,12 +306,15 @@ public struct CandidateTracker: Sendable {
 
     /// Two regions that are pieces of one code: side by side along their bars' row (edges across
     /// rows: upright bars) or one above the other along a column (edges down columns), mostly
-    /// overlapping across and close along. Two upright labels one above the other are two codes.
+    /// overlapping across and close along, both 2-D or neither. Two upright labels one above the
+    /// other are two codes.
     static func pieces(_ first: CodeLocalizer.Region, _ second: CodeLocalizer.Region) -> Bool {
         func overlap(_ lowA: Int, _ highA: Int, _ lowB: Int, _ highB: Int) -> Double {
             let shared = min(highA, highB) - max(lowA, lowB) + 1
             return shared <= 0 ? 0 : Double(shared) / Double(min(highA - lowA, highB - lowB) + 1)
         }
+        // A torn 2-D code's pieces both look 2-D; a DataMatrix beside an EAN is two codes.
+        guard first.looksTwoDimensional == second.looksTwoDimensional else { return false }
         let a = first.box
         let b = second.box
         let rows = first.rowCells + second.rowCells

@@ -47,12 +47,61 @@ public struct CodeLocalizer: Sendable {
         /// Cells with edges down columns (horizontal bars, or 2-D modules).
         public var columnCells: Int
         public var cells: Int
+        /// Which cells of the box were code-like, row by row from its top-left corner, each
+        /// `cellSize` pixels square: bit 1 edges across rows, bit 2 edges down columns, 0 not
+        /// part of the region. Empty when not known (a region made by hand, pieces joined).
+        public var marks: [UInt8]
+        public var cellSize: Int
 
-        public init(box: Box, rowCells: Int, columnCells: Int, cells: Int) {
+        public init(box: Box, rowCells: Int, columnCells: Int, cells: Int, marks: [UInt8] = [], cellSize: Int = 0) {
             self.box = box
             self.rowCells = rowCells
             self.columnCells = columnCells
             self.cells = cells
+            self.marks = marks
+            self.cellSize = cellSize
+        }
+
+        /// Cells with edges both ways (2-D modules, or print).
+        public var bothWaysCells: Int { rowCells + columnCells - cells }
+
+        /// Edges both ways in at least two cells, and as many cells with edges one way as, within
+        /// a factor of two, the other: modules of a 2-D code, not bars.
+        public var looksTwoDimensional: Bool {
+            bothWaysCells >= 2 && min(rowCells, columnCells) * 2 >= max(rowCells, columnCells)
+        }
+
+        /// The region cut where `covered` boxes are: `free`, the groups of its cells that no box
+        /// of `covered` touches and that `keeping` accepts (each joined again into a region), and
+        /// `rest`, the groups of all its other cells. Nothing free when its cells are not known.
+        public func cut(by covered: [Box], keeping: (Region) -> Bool) -> (free: [Region], rest: [Region]) {
+            guard cellSize > 0, !marks.isEmpty else { return ([], [self]) }
+            let columns = (box.width + cellSize - 1) / cellSize
+            let rows = marks.count / columns
+            var untouched = marks
+            for index in untouched.indices where untouched[index] != 0 {
+                let x = box.minX + index % columns * cellSize
+                let y = box.minY + index / columns * cellSize
+                let cell = Box(minX: x, minY: y, maxX: x + cellSize - 1, maxY: y + cellSize - 1)
+                if covered.contains(where: { $0.intersects(cell) }) { untouched[index] = 0 }
+            }
+            let free = CodeLocalizer.components(
+                untouched, columns: columns, rows: rows, bounds: box, cell: cellSize, minCells: 1
+            ).filter(keeping)
+            guard !free.isEmpty else { return ([], [self]) }
+            var rest = marks
+            for part in free {
+                let partColumns = (part.box.width + cellSize - 1) / cellSize
+                let left = (part.box.minX - box.minX) / cellSize
+                let top = (part.box.minY - box.minY) / cellSize
+                for (index, mark) in part.marks.enumerated() where mark != 0 {
+                    rest[(top + index / partColumns) * columns + left + index % partColumns] = 0
+                }
+            }
+            return (
+                free,
+                CodeLocalizer.components(rest, columns: columns, rows: rows, bounds: box, cell: cellSize, minCells: 1)
+            )
         }
     }
 
@@ -120,7 +169,9 @@ public struct CodeLocalizer: Sendable {
             // bars aliases into large false regions around them).
             guard !fine.contains(where: { $0.box.intersects(box) }) else { continue }
             regions.append(
-                Region(box: box, rowCells: found.rowCells, columnCells: found.columnCells, cells: found.cells))
+                Region(
+                    box: box, rowCells: found.rowCells, columnCells: found.columnCells, cells: found.cells,
+                    marks: found.marks, cellSize: found.cellSize * factor))
         }
         return regions
     }
@@ -212,23 +263,29 @@ public struct CodeLocalizer: Sendable {
                 if downColumns[index] >= max(needed, 2) { marks[index] |= 2 }
             }
         }
-        return components(marks, columns: columns, rows: rows, bounds: bounds)
+        return Self.components(marks, columns: columns, rows: rows, bounds: bounds, cell: cell, minCells: minCells)
     }
 
-    /// Joins marked cells that touch (8-neighbourhood) into regions.
-    private func components(_ marks: [UInt8], columns: Int, rows: Int, bounds: Box) -> [Region] {
+    /// Joins marked cells (`cell` pixels square, from `bounds`' corner) that touch
+    /// (8-neighbourhood) into regions of at least `minCells` cells.
+    static func components(
+        _ marks: [UInt8], columns: Int, rows: Int, bounds: Box, cell: Int, minCells: Int
+    ) -> [Region] {
         var seen = [Bool](repeating: false, count: marks.count)
         var regions: [Region] = []
         var stack: [Int] = []
+        var members: [Int] = []
         for start in marks.indices where marks[start] != 0 && !seen[start] {
             seen[start] = true
             stack.append(start)
+            members.removeAll(keepingCapacity: true)
             var minColumn = Int.max
             var maxColumn = Int.min
             var minRow = Int.max
             var maxRow = Int.min
             var region = Region(box: Box(minX: 0, minY: 0, maxX: 0, maxY: 0), rowCells: 0, columnCells: 0, cells: 0)
             while let index = stack.popLast() {
+                members.append(index)
                 let column = index % columns
                 let row = index / columns
                 minColumn = min(minColumn, column)
@@ -256,6 +313,12 @@ public struct CodeLocalizer: Sendable {
                 minX: bounds.minX + minColumn * cell, minY: bounds.minY + minRow * cell,
                 maxX: min(bounds.maxX, bounds.minX + (maxColumn + 1) * cell - 1),
                 maxY: min(bounds.maxY, bounds.minY + (maxRow + 1) * cell - 1))
+            let width = maxColumn - minColumn + 1
+            region.marks = [UInt8](repeating: 0, count: width * (maxRow - minRow + 1))
+            for index in members {
+                region.marks[(index / columns - minRow) * width + index % columns - minColumn] = marks[index]
+            }
+            region.cellSize = cell
             regions.append(region)
         }
         return regions

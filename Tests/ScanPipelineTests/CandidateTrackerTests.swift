@@ -87,6 +87,56 @@ struct CandidateTrackerTests {
         #expect(Set(noReads.map(\.trackId)).count == 2)
     }
 
+    /// A label the localiser saw as one region at (x, y): 32-px cells, two rows, bars in the first
+    /// eight columns and, after a gap of one column, `matrix` columns of cells with edges both
+    /// ways (a DataMatrix beside an EAN), or of bars when `modules` is false.
+    static func label(x: Int, y: Int, matrix: Int = 3, modules: Bool = true) -> CodeLocalizer.Region {
+        let columns = 9 + matrix
+        var marks = [UInt8](repeating: 0, count: columns * 2)
+        for row in 0..<2 {
+            for column in 0..<8 { marks[row * columns + column] = 1 }
+            marks[row * columns + 8] = 1
+            for column in 9..<columns { marks[row * columns + column] = modules ? 3 : 1 }
+        }
+        return CodeLocalizer.Region(
+            box: Box(minX: x, minY: y, maxX: x + columns * 32 - 1, maxY: y + 63),
+            rowCells: marks.count { $0 & 1 != 0 }, columnCells: marks.count { $0 & 2 != 0 }, cells: marks.count,
+            marks: marks, cellSize: 32)
+    }
+
+    @Test("the unread 2-D part of a region shared with a read code is a no-read of its own; unread bars are not")
+    func unreadPart() throws {
+        func crossing(modules: Bool) -> [CandidateTracker.NoRead] {
+            Self.run(
+                frames: 120,
+                regions: { index in
+                    let x = index * 4
+                    return x + 384 <= 640 ? [Self.label(x: x, y: 100, modules: modules)] : []
+                },
+                // The EAN is read from the fifth frame on: its bars, not the rest of the region.
+                decoded: { index in
+                    index >= 5 && index * 4 + 384 <= 640
+                        ? [Box(minX: index * 4 + 8, minY: 104, maxX: index * 4 + 240, maxY: 160)] : []
+                })
+        }
+        let noReads = crossing(modules: true)
+        let noRead = try #require(noReads.first)
+        #expect(noReads.count == 1, "the DataMatrix, not the EAN")
+        #expect(noRead.family == .matrix)
+        #expect(noRead.lastBox.minX >= noRead.lastFrame * 4 + 288, "the modules' cells only")
+        // The same region with bars where the modules were: the rest of a code partly read.
+        #expect(crossing(modules: false).isEmpty)
+    }
+
+    @Test("a 2-D region beside bars is not a piece of the same code")
+    func notPieces() {
+        var modules = Self.bars(x: 200, y: 100, width: 64, height: 60)
+        modules.columnCells = 6
+        #expect(!CandidateTracker.pieces(Self.bars(x: 60, y: 100), modules))
+        #expect(CandidateTracker.pieces(Self.bars(x: 60, y: 100), Self.bars(x: 200, y: 100)), "a torn EAN's halves")
+        #expect(CandidateTracker.joined([Self.bars(x: 60, y: 100), modules]).count == 2)
+    }
+
     @Test("a candidate still in view when the stream ends is not reported")
     func endOfStream() {
         var tracker = CandidateTracker(minFrames: 5, maxMissedFrames: 10, idPrefix: "cam")
