@@ -68,7 +68,10 @@ public struct ScanPipeline: Sendable {
         events += translate(trackerEvents, time: time)
         parcels?.update(live: tracker.live, frame: frame)
         if candidates != nil {
-            let decoded = tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }
+            // Where confirmed tracks were read in this frame: a track kept between reads is where
+            // it is predicted, and a prediction that drifts (a speed across a code's lines that
+            // a read of a band of them misled) must not mark a label beside it read.
+            let decoded = tracker.confirmedReads(in: frame)
             let ended =
                 candidates?.step(
                     frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
@@ -85,8 +88,7 @@ public struct ScanPipeline: Sendable {
             let seen = candidates?.seen(in: frame) ?? []
             tracker.sustain(frame: frame, present: seen)
             events += translate(tracker.mergeWithin(regions: seen.map(\.box), frame: frame), time: time)
-            candidates?.markDecoded(
-                tracker.live.filter(\.confirmed).map { $0.predictedBox(at: frame) }, frame: frame)
+            candidates?.markDecoded(tracker.confirmedReads(in: frame), frame: frame)
         }
         // A parcel whose codes have left the view closes as soon as no unread label beside it
         // can still become one of its no-reads.

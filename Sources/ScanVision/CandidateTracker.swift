@@ -4,8 +4,8 @@ import ScanCore
 /// decodes there, so that a label the camera sees but no engine can read still leaves a trace.
 ///
 /// Each frame, every region continues the candidate whose predicted box it meets (nearest
-/// first) or starts a new one. A candidate that a confirmed track's box overlaps in any frame
-/// is decoded: that label was read. A region a read touches is first cut (`split`): its unread
+/// first) or starts a new one. A candidate that a read of a confirmed track overlaps in any
+/// frame (`read(_:by:)`) is decoded: that label was read. A region a read touches is first cut (`split`): its unread
 /// part with modules (a DataMatrix beside a read EAN) is followed on its own. A candidate that ends (not seen for `maxMissedFrames`) seen
 /// in at least `minFrames` frames, wholly inside the area at least once, and never decoded is a
 /// no-read. Candidates still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from its sharpest frame (most contrast between neighbouring
@@ -107,8 +107,8 @@ public struct CandidateTracker: Sendable {
         public var sharpness: Double
     }
 
-    /// Advances by one frame. `regions`: the localiser's; `decoded`: where the confirmed tracks
-    /// are in this frame; `area`: the part of the frame searched (a region touching its edge is
+    /// Advances by one frame. `regions`: the localiser's; `decoded`: where confirmed tracks were
+    /// read in this frame; `area`: the part of the frame searched (a region touching its edge is
     /// cut); `image`: the frame, for the no-read's picture. Returns the no-reads that ended.
     public mutating func step(
         frame: Int, time: Timestamp, regions: [CodeLocalizer.Region], decoded: [Box], area: Box, image: GrayImage?
@@ -157,7 +157,7 @@ public struct CandidateTracker: Sendable {
                 live[c].lastFrame = frame
                 live[c].lastSeen = time
                 live[c].lastBox = predicted
-                if decoded.contains(where: { $0.intersects(predicted) }) { live[c].decoded = true }
+                if Self.read(predicted, by: decoded) { live[c].decoded = true }
             }
         }
         var ended: [NoRead] = []
@@ -190,11 +190,11 @@ public struct CandidateTracker: Sendable {
         live.removeAll()
     }
 
-    /// Marks the candidates seen in `frame` that one of `decoded` (confirmed tracks' boxes)
+    /// Marks the candidates seen in `frame` that one of `decoded` (confirmed tracks' reads in it)
     /// overlaps as read: for a track confirmed after this frame's step.
     public mutating func markDecoded(_ decoded: [Box], frame: Int) {
         for index in live.indices where live[index].lastFrame == frame {
-            if decoded.contains(where: { $0.intersects(live[index].lastBox) }) {
+            if Self.read(live[index].lastBox, by: decoded) {
                 live[index].decoded = true
             }
         }
@@ -222,7 +222,7 @@ public struct CandidateTracker: Sendable {
         _ candidate: inout Candidate, region: CodeLocalizer.Region, decoded: [Box], area: Box, image: GrayImage?
     ) {
         let box = region.box
-        if decoded.contains(where: { $0.intersects(box) }) { candidate.decoded = true }
+        if Self.read(box, by: decoded) { candidate.decoded = true }
         let across = min(region.rowCells, region.columnCells)
         let along = max(region.rowCells, region.columnCells)
         if across * 2 <= along { candidate.linearVotes += 1 } else { candidate.matrixVotes += 1 }
@@ -244,6 +244,18 @@ public struct CandidateTracker: Sendable {
         candidate.image = picture
     }
 
+    /// Whether one of `reads` lies on `box`: their overlap is at least a fifth of the smaller of
+    /// the two. A read beside a region whose cells (32 pixels) reach a few pixels over it (an EAN
+    /// under a long label's region) does not make that label read.
+    static func read(_ box: Box, by reads: [Box]) -> Bool {
+        reads.contains { read in
+            let width = min(read.maxX, box.maxX) - max(read.minX, box.minX) + 1
+            let height = min(read.maxY, box.maxY) - max(read.minY, box.minY) + 1
+            guard width > 0, height > 0 else { return false }
+            return width * height * 5 >= min(read.width * read.height, box.width * box.height)
+        }
+    }
+
     /// Pixels around a read code's box that still belong to it (its human-readable line, quiet
     /// zone) when a region is cut into read and unread parts.
     static let readMargin = 16
@@ -260,7 +272,7 @@ public struct CandidateTracker: Sendable {
         var read: [CodeLocalizer.Region] = []
         var unread: [CodeLocalizer.Region] = []
         for region in regions {
-            let reads = decoded.filter { $0.intersects(region.box) }
+            let reads = decoded.filter { Self.read(region.box, by: [$0]) }
             guard !reads.isEmpty else {
                 read.append(region)
                 continue

@@ -187,6 +187,11 @@ public struct Tracker: Sendable {
         return events
     }
 
+    /// Where the confirmed tracks read in `frame` were read.
+    public func confirmedReads(in frame: Int) -> [Box] {
+        live.filter { $0.confirmed && $0.lastFrame == frame }.map(\.lastBox)
+    }
+
     /// Keeps the live tracks (decoded in `frame` or not) whose predicted place overlaps one of
     /// `present` (the boxes of code-like regions seen in this frame: a label decoded only now
     /// and then is still in view between its reads): they do not end while their region is seen.

@@ -137,6 +137,48 @@ struct CandidateTrackerTests {
         #expect(CandidateTracker.joined([Self.bars(x: 60, y: 100), modules]).count == 2)
     }
 
+    @Test("a read beside a region whose cells reach a few pixels over it does not make it read; a read on it does")
+    func readBeside() {
+        func crossing(readTop: Int, readBottom: Int) -> [CandidateTracker.NoRead] {
+            Self.run(
+                frames: 80, regions: { index in index < 60 ? [Self.bars(x: 100 + index * 4, y: 100)] : [] },
+                decoded: { index in
+                    index < 60
+                        ? [Box(minX: 110 + index * 4, minY: readTop, maxX: 210 + index * 4, maxY: readBottom)] : []
+                })
+        }
+        // An EAN's read under a long label's region (y 100–159), over its last 3 rows.
+        #expect(crossing(readTop: 157, readBottom: 209).count == 1)
+        // A read of a band of the label's own rows.
+        #expect(crossing(readTop: 120, readBottom: 132).isEmpty)
+    }
+
+    @Test("a confirmed track kept between reads does not make the label its prediction drifts onto read")
+    func driftingPrediction() throws {
+        var pipeline = ScanPipeline(camera: CameraIdentity(id: "cam-1"), idPrefix: "cam-1-run")
+        var events: [AgentEvent] = []
+        for index in 0..<60 {
+            // Read in frames 0–7 only, moving 8 px a frame down: kept ten frames more, its
+            // prediction goes on down over the unread label below.
+            let top = 40 + index * 8
+            let detections =
+                index < 8
+                ? [
+                    Detection(
+                        symbology: .code128, value: Array("LPN-A".utf8),
+                        points: Box(minX: 100 + index * 4, minY: top, maxX: 219 + index * 4, maxY: top + 39).corners,
+                        engine: "zxing")
+                ] : []
+            let label = index < 40 ? [Self.bars(x: 100 + index * 4, y: 200)] : []
+            events += pipeline.process(
+                frame: index, time: Self.time(index), detections: detections,
+                located: LocatedRegions(regions: label, area: Self.area, image: Self.frame))
+        }
+        events += pipeline.finish(time: Self.time(60))
+        #expect(events.count { $0.kind == .sighting } == 1)
+        #expect(events.count { $0.kind == .noread } == 1, "the label below was never read")
+    }
+
     @Test("a candidate still in view when the stream ends is not reported")
     func endOfStream() {
         var tracker = CandidateTracker(minFrames: 5, maxMissedFrames: 10, idPrefix: "cam")

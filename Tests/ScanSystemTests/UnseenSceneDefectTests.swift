@@ -85,4 +85,21 @@ struct UnseenSceneDefectTests {
         let noReads = byDefault.events.filter { $0["type"] == .string("noread") }
         #expect(noReads.count == 3, "one no-read per DataMatrix")
     }
+
+    @Test(
+        "long GS1-128 labels beside EAN-13s, seeds whose 1.5 px labels go unread: each label one sighting or one no-read, none silent",
+        arguments: [13, 14] as [UInt64])
+    func noLongLabelSilent(seed: UInt64) throws {
+        // Seed 13 left one label silent: a long label's track, kept between reads, drifted across
+        // its lines onto the EAN below, whose candidate it marked read. Seed 14 too: the EAN's
+        // read overlapped the long label's region by 3 pixels (its 32-pixel cells).
+        let (replay, expected) = try Self.replay(
+            Scenarios.longSSCC(seed: seed), name: "long-sscc-\(seed)", config: #"{"camera": {"id": "cam-l"}}"#)
+        let values = replay.sightings.compactMap { $0["value"]?.stringValue }
+        #expect(Set(values).count == values.count, "a label counted twice: \(values)")
+        #expect(Set(values).isSubset(of: Set(expected.map(\.value))), "\(values)")
+        let noReads = replay.events.count { $0["type"] == .string("noread") }
+        #expect(values.count < expected.count, "the scene still has unread labels")
+        #expect(values.count + noReads == expected.count, "\(values.count) read, \(noReads) no-reads")
+    }
 }
