@@ -33,6 +33,31 @@ struct FrameDecoderTests {
         #expect(try ZBarFrameDecoder(config: config).decode(image).isEmpty)
     }
 
+    @Test("a planned region scanned both ways is searched for QR codes, one scanned one way is not (zbar needs both)")
+    func qrOnlyBothWays() throws {
+        let (code, value) = try BarcodeRenderer.render(.qrCode, "TOTE-78", moduleSize: 4)
+        let image = Self.frame(with: code, x: 200, y: 100)
+        let box = Box(minX: 180, minY: 80, maxX: 200 + code.width + 20, maxY: 100 + code.height + 20)
+        let symbologies: Set<Symbology> = [.qrCode, .ean13, .code128]
+        func read(rows: Int, columns: Int) throws -> [String?] {
+            let region = DecodePlanner.Region(box: box, purpose: .discovery, rowStep: rows, columnStep: columns)
+            let settings = ZBarFrameDecoder.settings(for: region, symbologies: symbologies)
+            if rows == 0 || columns == 0 {
+                #expect(settings.symbologies == [.ean13, .code128])
+            } else {
+                #expect(settings.symbologies == symbologies)
+            }
+            return try ZBarScanner(settings: settings).scan(image.cropped(to: box)).map(\.text)
+        }
+        #expect(try read(rows: 2, columns: 2) == [value])
+        // zbar itself finds none one way, whether it looks or not: nothing is lost.
+        for (rows, columns) in [(2, 0), (0, 2)] {
+            #expect(try read(rows: rows, columns: columns).isEmpty)
+            let looking = ZBarSettings(symbologies: symbologies, density: 2, rowStep: rows, columnStep: columns)
+            #expect(try ZBarScanner(settings: looking).scan(image.cropped(to: box)).isEmpty)
+        }
+    }
+
     @Test("an EAN-13 with an EAN-5 add-on is one detection with addOn set")
     func addOn() throws {
         let (code, _) = try BarcodeRenderer.render(.ean13, "978014300723+51299", moduleSize: 2)
