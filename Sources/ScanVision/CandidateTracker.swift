@@ -5,12 +5,14 @@ import ScanCore
 ///
 /// Each frame, every region continues the candidate whose predicted box it meets (nearest
 /// first) or starts a new one. A candidate that a read of a confirmed track overlaps in any
-/// frame (`read(_:by:)`) is decoded: that label was read. A region a read touches is first cut (`split`): its unread
-/// part with modules (a DataMatrix beside a read EAN) is followed on its own. A candidate that ends (not seen for `maxMissedFrames`) seen
-/// in at least `minFrames` frames, wholly inside the area at least once, and never decoded is a
-/// no-read. Candidates still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from its sharpest frame (most contrast between neighbouring
-/// pixels), with a margin, so that someone can see why it failed.
-/// Pure: the caller gives regions, the boxes of the confirmed tracks and the frame.
+/// frame (`read(_:by:)`) is decoded: that label was read. A region a read touches is first cut
+/// (`split`): its unread part with modules (a DataMatrix beside a read EAN) is followed on its
+/// own. A candidate that ends (not seen for `maxMissedFrames`) seen in at least `minFrames`
+/// frames, wholly inside the area at least once, and never decoded is a no-read. Candidates
+/// still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from
+/// its sharpest frame (most contrast between neighbouring pixels), with a margin, so that
+/// someone can see why it failed.
+/// Pure: the caller gives regions, where confirmed tracks were read, and the frame.
 public struct CandidateTracker: Sendable {
     public var minFrames: Int
     public var maxMissedFrames: Int
