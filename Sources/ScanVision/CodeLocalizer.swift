@@ -73,11 +73,14 @@ public struct CodeLocalizer: Sendable {
 
         /// The region cut where `covered` boxes are: `free`, the groups of its cells that no box
         /// of `covered` touches and that `keeping` accepts (each joined again into a region), and
-        /// `rest`, the groups of all its other cells. Nothing free when its cells are not known.
+        /// `rest`, the groups of all its other cells. Nothing free when its cells are not known, or
+        /// do not fill its box's grid.
         public func cut(by covered: [Box], keeping: (Region) -> Bool) -> (free: [Region], rest: [Region]) {
-            guard cellSize > 0, !marks.isEmpty else { return ([], [self]) }
+            guard cellSize > 0, !marks.isEmpty, box.width > 0, box.height > 0 else { return ([], [self]) }
             let columns = (box.width + cellSize - 1) / cellSize
-            let rows = marks.count / columns
+            let rows = (box.height + cellSize - 1) / cellSize
+            // Marks that do not fill the box's grid (made by hand) are not cut.
+            guard marks.count == columns * rows else { return ([], [self]) }
             var untouched = marks
             for index in untouched.indices where untouched[index] != 0 {
                 let x = box.minX + index % columns * cellSize

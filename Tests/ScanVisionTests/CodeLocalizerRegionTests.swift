@@ -55,5 +55,12 @@ struct CodeLocalizerRegionTests {
         #expect(region.cut(by: [region.box]) { _ in true }.free.isEmpty)
         let byHand = CodeLocalizer.Region(box: region.box, rowCells: 4, columnCells: 4, cells: 4)
         #expect(byHand.cut(by: [read]) { _ in true } == ([], [byHand]))
+        // Marks that do not fill the box's grid (too few, too many) are not cut, and do not trap.
+        for count in [1, region.marks.count - 1, region.marks.count + 5] {
+            let odd = CodeLocalizer.Region(
+                box: region.box, rowCells: 1, columnCells: 1, cells: 1, marks: [UInt8](repeating: 3, count: count),
+                cellSize: 32)
+            #expect(odd.cut(by: [read]) { _ in true } == ([], [odd]))
+        }
     }
 }
