@@ -250,12 +250,12 @@ public struct CandidateTracker: Sendable {
     /// the two. A read beside a region whose cells (32 pixels) reach a few pixels over it (an EAN
     /// under a long label's region) does not make that label read.
     static func read(_ box: Box, by reads: [Box]) -> Bool {
-        reads.contains { read in
-            let width = min(read.maxX, box.maxX) - max(read.minX, box.minX) + 1
-            let height = min(read.maxY, box.maxY) - max(read.minY, box.minY) + 1
-            guard width > 0, height > 0 else { return false }
-            return width * height * 5 >= min(read.width * read.height, box.width * box.height)
-        }
+        reads.contains { lies($0, on: box) }
+    }
+
+    /// One read on one box: a fifth of either lies inside the other.
+    static func lies(_ read: Box, on box: Box) -> Bool {
+        box.covers(read, fraction: 0.2) || read.covers(box, fraction: 0.2)
     }
 
     /// Pixels around a read code's box that still belong to it (its human-readable line, quiet
@@ -274,7 +274,7 @@ public struct CandidateTracker: Sendable {
         var read: [CodeLocalizer.Region] = []
         var unread: [CodeLocalizer.Region] = []
         for region in regions {
-            let reads = decoded.filter { Self.read(region.box, by: [$0]) }
+            let reads = decoded.filter { Self.lies($0, on: region.box) }
             guard !reads.isEmpty else {
                 read.append(region)
                 continue
