@@ -224,11 +224,9 @@ final class CameraDecoder {
             // The expected box with a margin of half its size (the prediction is not exact), inside the frame.
             let marginX = max(track.box.width / 2, 8)
             let marginY = max(track.box.height / 2, 8)
-            let area = Box(
-                minX: max(track.box.minX - marginX, roi.minX), minY: max(track.box.minY - marginY, roi.minY),
-                maxX: min(track.box.maxX + marginX, roi.maxX, frameBox.maxX),
-                maxY: min(track.box.maxY + marginY, roi.maxY, frameBox.maxY))
-            guard area.minX < area.maxX, area.minY < area.maxY, area.width >= 16, area.height >= 8 else { continue }
+            guard let area = track.box.widened(x: marginX, y: marginY).clamped(to: roi)?.clamped(to: frameBox),
+                area.minX < area.maxX, area.minY < area.maxY, area.width >= 16, area.height >= 8
+            else { continue }
             let reader: ZXingReader
             if let known = secondReaders[track.symbology] {
                 reader = known

@@ -185,10 +185,7 @@ final class StillDecoder {
             // The region with a margin of half its size: the localiser's box may cut a quiet zone.
             let marginX = max(region.box.width / 2, 16)
             let marginY = max(region.box.height / 2, 16)
-            let area = Box(
-                minX: max(region.box.minX - marginX, 0), minY: max(region.box.minY - marginY, 0),
-                maxX: min(region.box.maxX + marginX, image.width - 1),
-                maxY: min(region.box.maxY + marginY, image.height - 1))
+            guard let area = region.box.widened(x: marginX, y: marginY).clamped(to: image.bounds) else { continue }
             let crop = image.cropped(to: area)
             for attempt in Attempt.allCases {
                 let found = try read(crop, at: area, attempt: attempt, name: name)

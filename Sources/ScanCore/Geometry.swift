@@ -89,6 +89,23 @@ extension Box {
             maxY: Swift.max(maxY, other.maxY))
     }
 
+    /// The box grown by `x` pixels left and right and `y` pixels above and below (shrunk for
+    /// negative margins). Not clamped: follow with `clamped(to:)` where it must stay in a frame.
+    public func widened(x: Int, y: Int) -> Box {
+        Box(minX: minX - x, minY: minY - y, maxX: maxX + x, maxY: maxY + y)
+    }
+
+    /// The box grown by `margin` pixels on every side.
+    public func widened(by margin: Int) -> Box {
+        widened(x: margin, y: margin)
+    }
+
+    /// How far apart the two boxes' nearest edge pixels lie along each axis: 1 for boxes side by
+    /// side, 0 or less where their extents on that axis overlap.
+    public func gap(to other: Box) -> (x: Int, y: Int) {
+        (Swift.max(minX - other.maxX, other.minX - maxX), Swift.max(minY - other.maxY, other.minY - maxY))
+    }
+
     /// Whether at least `fraction` of `other`'s area lies inside this box.
     public func covers(_ other: Box, fraction: Double) -> Bool {
         guard let common = other.clamped(to: self) else { return false }

@@ -235,10 +235,9 @@ public struct CandidateTracker: Sendable {
         let sharpness = Self.sharpness(image, in: box)
         guard sharpness > candidate.sharpness else { return }
         candidate.sharpness = sharpness
-        let framed = Box(
-            minX: max(0, box.minX - margin), minY: max(0, box.minY - margin),
-            maxX: min(image.width - 1, box.maxX + margin), maxY: min(image.height - 1, box.maxY + margin))
-        guard framed.minX < framed.maxX, framed.minY < framed.maxY else { return }
+        guard let framed = box.widened(by: margin).clamped(to: image.bounds), framed.minX < framed.maxX,
+            framed.minY < framed.maxY
+        else { return }
         var picture = image.cropped(to: framed)
         while picture.width * picture.height > maxImagePixels && picture.width > 1 && picture.height > 1 {
             picture = picture.halved()
@@ -279,12 +278,7 @@ public struct CandidateTracker: Sendable {
                 read.append(region)
                 continue
             }
-            let widened = reads.map {
-                Box(
-                    minX: $0.minX - readMargin, minY: $0.minY - readMargin, maxX: $0.maxX + readMargin,
-                    maxY: $0.maxY + readMargin)
-            }
-            let cut = region.cut(by: widened) { $0.looksTwoDimensional }
+            let cut = region.cut(by: reads.map { $0.widened(by: readMargin) }) { $0.looksTwoDimensional }
             read += cut.rest
             unread += cut.free
         }
@@ -333,8 +327,7 @@ public struct CandidateTracker: Sendable {
         let b = second.box
         let rows = first.rowCells + second.rowCells
         let columns = first.columnCells + second.columnCells
-        let gapX = max(a.minX - b.maxX, b.minX - a.maxX)
-        let gapY = max(a.minY - b.maxY, b.minY - a.maxY)
+        let (gapX, gapY) = a.gap(to: b)
         // A tear is a band of a few modules; two labels stand further apart.
         let widest = Self.maxPieceGap
         if rows >= columns, overlap(a.minY, a.maxY, b.minY, b.maxY) >= 0.6, gapX <= min(a.height / 2, widest) {

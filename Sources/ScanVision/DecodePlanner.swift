@@ -156,11 +156,7 @@ public struct DecodePlanner: Sendable {
             // The localiser's cells may cut a code's quiet zone or its last modules.
             let marginX = 16 + candidate.box.width / 10
             let marginY = 16 + candidate.box.height / 10
-            let box = Box(
-                minX: candidate.box.minX - marginX, minY: candidate.box.minY - marginY,
-                maxX: candidate.box.maxX + marginX,
-                maxY: candidate.box.maxY + marginY)
-            guard let clipped = box.clamped(to: area) else { continue }
+            guard let clipped = candidate.box.widened(x: marginX, y: marginY).clamped(to: area) else { continue }
             discovery.append(
                 Region(
                     box: clipped, purpose: .discovery, rowStep: rows ? density : 0, columnStep: columns ? density : 0))

@@ -98,9 +98,8 @@ public struct ParcelGrouper: Sendable {
 
     /// The gap between two boxes: 0 when they overlap, else the larger of the two axis gaps.
     static func gap(_ a: Box, _ b: Box) -> Int {
-        let dx = max(0, max(a.minX - b.maxX, b.minX - a.maxX))
-        let dy = max(0, max(a.minY - b.maxY, b.minY - a.maxY))
-        return max(dx, dy)
+        let apart = a.gap(to: b)
+        return max(0, apart.x, apart.y)
     }
 
     /// Whether two tracks move alike, on each axis where both speeds were measured (between two

@@ -68,7 +68,7 @@ public struct Tracker: Sendable {
                 if !same {
                     // A different value continues a track only where it covers the same code.
                     guard detection.symbology.isLinear == track.symbology.isLinear,
-                        Self.coverage(of: boxes[d], by: predicted) >= 0.5
+                        predicted.covers(boxes[d], fraction: 0.5)
                     else { continue }
                 }
                 let cost = Self.pairingCost(predicted, boxes[d], gap: gap)
@@ -227,8 +227,8 @@ public struct Tracker: Sendable {
                 while other < live.count {
                     let track = live[other]
                     guard track.symbology == keeper.symbology, track.value == keeper.value,
-                        Self.coverage(of: track.predictedBox(at: frame), by: region) >= 0.5,
-                        Self.coverage(of: live[index].predictedBox(at: frame), by: region) >= 0.5
+                        region.covers(track.predictedBox(at: frame), fraction: 0.5),
+                        region.covers(live[index].predictedBox(at: frame), fraction: 0.5)
                     else {
                         other += 1
                         continue
@@ -461,14 +461,6 @@ public struct Tracker: Sendable {
         return (predicted.low + shift, predicted.high + shift, false)
     }
 
-    /// The share of `inner`'s area that lies inside `outer`.
-    static func coverage(of inner: Box, by outer: Box) -> Double {
-        let ix = min(inner.maxX, outer.maxX) - max(inner.minX, outer.minX) + 1
-        let iy = min(inner.maxY, outer.maxY) - max(inner.minY, outer.minY) + 1
-        guard ix > 0, iy > 0 else { return 0 }
-        return Double(ix * iy) / Double(inner.width * inner.height)
-    }
-
     /// How far from its predicted place a box may lie and still continue a track: a quarter of
     /// the code's size (at least `minimum`), more for fast codes and for each frame it was not seen.
     static func gate(size: Int, velocity: (Double, Double), frames: Int, minimum: Double) -> Double {
@@ -486,8 +478,9 @@ public struct Tracker: Sendable {
 
     /// Distance between two boxes' edges; 0 when they touch or overlap.
     static func gap(_ a: Box, _ b: Box) -> Double {
-        let dx = Double(max(0, max(a.minX - b.maxX, b.minX - a.maxX)))
-        let dy = Double(max(0, max(a.minY - b.maxY, b.minY - a.maxY)))
+        let apart = a.gap(to: b)
+        let dx = Double(max(0, apart.x))
+        let dy = Double(max(0, apart.y))
         return (dx * dx + dy * dy).squareRoot()
     }
 }

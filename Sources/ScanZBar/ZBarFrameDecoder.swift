@@ -157,10 +157,7 @@ public final class ZBarFrameDecoder {
             guard track.value == detection.value, track.symbology == detection.symbology,
                 track.typicalWidth > 8, track.typicalHeight > 8
             else { return false }
-            let near = Box(
-                minX: track.box.minX - 16, minY: track.box.minY - 16, maxX: track.box.maxX + 16,
-                maxY: track.box.maxY + 16)
-            return near.covers(box, fraction: 1) && track.box.width > 8 && track.box.height > 8
+            return track.box.widened(by: 16).covers(box, fraction: 1) && track.box.width > 8 && track.box.height > 8
         }
         guard let owner else { return detection }
         var whole = detection
@@ -285,7 +282,7 @@ public final class ZBarFrameDecoder {
     /// Rescans the part's neighbourhood; true when the same value is read there.
     private func confirms(_ part: Detection, in frame: GrayImage) throws(ZBarError) -> Bool {
         guard let box = part.box else { return false }
-        let near = Box(minX: box.minX - 32, minY: box.minY - 32, maxX: box.maxX + 32, maxY: box.maxY + 32)
+        let near = box.widened(by: 32)
         if recentlyConfirmed.contains(where: { $0.value == part.value && $0.box.intersectionOverUnion(near) > 0 }) {
             return true
         }
@@ -299,9 +296,7 @@ public final class ZBarFrameDecoder {
         let along = alongExtent > across ? alongExtent / 3 + 16 : max(alongExtent / 3 + 16, 5 * across / 2)
         let marginX = horizontal ? along : 8
         let marginY = horizontal ? 8 : along
-        let region = Box(
-            minX: max(0, box.minX - marginX), minY: max(0, box.minY - marginY),
-            maxX: min(frame.width - 1, box.maxX + marginX), maxY: min(frame.height - 1, box.maxY + marginY))
+        guard let region = box.widened(x: marginX, y: marginY).clamped(to: frame.bounds) else { return false }
         // Only the symbology in question, on lines that run the way the part was read: cheaper to
         // set up and to run.
         let settings = ZBarSettings(

@@ -48,6 +48,25 @@ struct GeometryTests {
         #expect(Box(enclosing: [Point]()) == nil)
     }
 
+    @Test("a box widened by a margin, clamped to a frame; gaps between boxes along each axis")
+    func widenedAndGap() throws {
+        let box = Box(minX: 10, minY: 20, maxX: 29, maxY: 24)
+        #expect(box.widened(x: 5, y: 2) == Box(minX: 5, minY: 18, maxX: 34, maxY: 26))
+        #expect(box.widened(by: 3).width == box.width + 6)
+        #expect(box.widened(by: -2) == Box(minX: 12, minY: 22, maxX: 27, maxY: 22))
+        let frame = Box(minX: 0, minY: 0, maxX: 31, maxY: 31)
+        #expect(box.widened(by: 12).clamped(to: frame) == Box(minX: 0, minY: 8, maxX: 31, maxY: 31))
+        #expect(Box(minX: 40, minY: 40, maxX: 50, maxY: 50).widened(by: 4).clamped(to: frame) == nil)
+        // Side by side on x (adjacent pixels), apart on y by 10 rows.
+        let beside = Box(minX: 30, minY: 35, maxX: 39, maxY: 40)
+        #expect(box.gap(to: beside) == (x: 1, y: 11))
+        #expect(beside.gap(to: box) == (x: 1, y: 11))
+        // Overlapping on x by 5 columns: the gap is 1 - 5.
+        let overlapping = Box(minX: 25, minY: 0, maxX: 60, maxY: 5)
+        #expect(box.gap(to: overlapping).x == -4)
+        #expect(box.gap(to: overlapping).y == 15)
+    }
+
     @Test("symbology names: contract spellings and common aliases")
     func names() {
         #expect(Symbology(name: "EAN-13") == .ean13)
