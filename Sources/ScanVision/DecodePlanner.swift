@@ -144,10 +144,13 @@ public struct DecodePlanner: Sendable {
             // which the tracked regions do already (at 4K such labels were searched every frame).
             // Several tracked regions together count: the localiser sees a label with an SSCC
             // above an EAN-13 as one region, and the tracker plans one region for each code
-            // (the joined tracked regions do not overlap, so their shares add up).
+            // (the joined tracked regions do not overlap, so their shares add up). Bars (edges one
+            // way) in a region planned for 2-D codes alone are not those codes: a label beside a
+            // DataMatrix, whose region zbar does not scan (zxing-cpp reads it).
             let candidateArea = Double(candidate.box.width * candidate.box.height)
             let inTracked = tracked.filter { region in
                 (!rows || region.rowStep > 0) && (!columns || region.columnStep > 0)
+                    && (rows && columns || region.tracks.contains { tracks[$0].symbology.isLinear })
             }
             .compactMap { candidate.box.clamped(to: $0.box) }
             .reduce(0.0) { $0 + Double($1.width * $1.height) }

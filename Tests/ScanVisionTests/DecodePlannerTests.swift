@@ -138,6 +138,36 @@ struct DecodePlannerTests {
     }
 
     @Test(
+        "bars inside the region of a tracked DataMatrix alone are searched (zbar does not scan that region); inside one holding a linear code, or a 2-D candidate there, they are not"
+    )
+    func barsBesideMatrixCode() {
+        var config = DecoderConfig()
+        config.sweepFrames = 0
+        let planner = DecodePlanner(config: config)
+        let matrix = Self.track(
+            Box(minX: 400, minY: 400, maxX: 520, maxY: 520), value: "LP-1", symbology: .dataMatrix, rows: nil)
+        // An EAN-8 coming into view beside the DataMatrix, wholly inside its region's margin.
+        let bars = Self.candidate(Box(minX: 530, minY: 440, maxX: 560, maxY: 480))
+        func discovery(_ tracks: [DecodePlanner.TrackedCode], _ candidate: CodeLocalizer.Region) -> [DecodePlanner
+            .Region]
+        {
+            planner.plan(frame: 0, width: 1920, height: 1080, tracks: tracks, candidates: [candidate])
+                .filter { $0.purpose == .discovery }
+        }
+        let tracked = planner.plan(frame: 0, width: 1920, height: 1080, tracks: [matrix], candidates: [])
+        #expect(tracked.count == 1 && tracked[0].box.covers(bars.box, fraction: 1), "the test's premise")
+        #expect(discovery([matrix], bars).map(\.rowStep) == [config.density])
+        // A linear code tracked there too: its region holds the bars.
+        var ean = Self.track(Box(minX: 530, minY: 440, maxX: 560, maxY: 480), value: "96385074", symbology: .ean8)
+        ean.velocityX = 0
+        #expect(discovery([matrix, ean], bars).isEmpty)
+        // Edges both ways there: the DataMatrix itself, which its region holds.
+        var modules = bars
+        modules.columnCells = 4
+        #expect(discovery([matrix], modules).isEmpty)
+    }
+
+    @Test(
         "the sweep covers the whole area in sweepFrames frames: rows stripe by stripe, columns reaching into the next stripe"
     )
     func sweepCoversTheFrame() {

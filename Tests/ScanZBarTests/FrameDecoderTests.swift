@@ -58,6 +58,33 @@ struct FrameDecoderTests {
         }
     }
 
+    @Test(
+        "a tracked region of codes zbar does not read (a DataMatrix) is not scanned; one holding a code zbar reads, or a discovery region, is"
+    )
+    func othersOnlyNotScanned() throws {
+        let (code, value) = try BarcodeRenderer.render(.ean13, "4006381333931", moduleSize: 2)
+        let image = Self.frame(with: code, x: 200, y: 150)
+        let box = Box(minX: 160, minY: 130, maxX: 240 + code.width, maxY: 170 + code.height)
+        var config = DecoderConfig()
+        config.symbologies = [.ean13, .code128, .qrCode, .dataMatrix]
+        let decoder = try ZBarFrameDecoder(config: config)
+        func track(_ symbology: Symbology) -> DecodePlanner.TrackedCode {
+            DecodePlanner.TrackedCode(
+                symbology: symbology, value: Array("LP-1".utf8), box: box, typicalWidth: box.width,
+                typicalHeight: box.height, velocityX: 0, velocityY: 0, readAlongRows: nil, confirmed: true)
+        }
+        func read(_ purpose: DecodePlanner.Purpose, _ tracks: [DecodePlanner.TrackedCode]) throws -> [String?] {
+            let region = DecodePlanner.Region(
+                box: box, purpose: purpose, rowStep: 2, columnStep: 2, tracks: Array(tracks.indices))
+            return try decoder.decode(image, regions: [region], tracks: tracks, threads: 1).map(\.text)
+        }
+        #expect(try read(.tracked, [track(.dataMatrix)]).isEmpty)
+        #expect(try read(.tracked, [track(.dataMatrix), track(.code128)]) == [value])
+        #expect(try read(.tracked, [track(.qrCode)]) == [value], "zbar reads QR: its region is scanned")
+        #expect(try read(.discovery, []) == [value])
+        #expect(try read(.tracked, []) == [value], "a tracked region of no track is scanned")
+    }
+
     @Test("an EAN-13 with an EAN-5 add-on is one detection with addOn set")
     func addOn() throws {
         let (code, _) = try BarcodeRenderer.render(.ean13, "978014300723+51299", moduleSize: 2)
