@@ -75,7 +75,7 @@ final class CameraDecoder {
         let second = Set(config.symbologies.filter { !ZBarFrameDecoder.reads($0) && ZXingReader.reads($0) })
         sweep = Set(config.zxingSweep.filter { zbarConfig.symbologies.contains($0) && ZXingReader.reads($0) })
         let pass = second.union(sweep)
-        zxing = pass.isEmpty ? nil : try ZXingReader(settings: ZXingSettings(symbologies: pass))
+        zxing = pass.isEmpty ? nil : try ZXingReader(settings: Self.passSettings(pass, sweep: sweep, mode: config.mode))
         everyNth = max(1, config.zxingEveryNthFrame)
         secondOpinion = config.secondOpinion
         region = config.regionOfInterest
@@ -88,6 +88,19 @@ final class CameraDecoder {
             config.mode == .guided && config.sweepEngine == .zxing
             ? try SweepLineReader(symbologies: zbarConfig.zbarSymbologies) : nil
         threads = config.threads ?? min(4, AvailableCores.count)
+    }
+
+    /// zxing-cpp's pass over the region of interest (`zxingEveryNthFrame`). In guided mode with no
+    /// `zxingSweep` symbologies it is only the net for matrix codes the localiser misses, and it
+    /// does not look for them inverted: zxing-cpp reads an image twice for that whenever it finds
+    /// nothing, and at 4K the second read was 2 ms of the tunnel scene's frame. A reverse-printed
+    /// matrix code the localiser finds (it sees edges of either polarity) is read on its region,
+    /// inverted (`MatrixRegionReader`); the sweep, which exists for reverse-printed codes, keeps the
+    /// inverted read.
+    static func passSettings(_ pass: Set<Symbology>, sweep: Set<Symbology>, mode: DecoderConfig.Mode) -> ZXingSettings {
+        var settings = ZXingSettings(symbologies: pass)
+        settings.tryInvert = mode != .guided || !sweep.isEmpty
+        return settings
     }
 
     var rejectedParts: Int { zbar?.rejectedParts ?? 0 }

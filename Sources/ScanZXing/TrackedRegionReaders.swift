@@ -232,7 +232,9 @@ public final class TrackedRegionReaders {
 /// regions where the localiser saw edges both ways (a 2-D code). The whole-frame pass then only
 /// needs to run now and then, as a safety net (`decoder.zxingEveryNthFrame`): at 4K it costs
 /// about half a frame's decoding. tryHarder stays on (DataMatrix reads collapse without it);
-/// the regions are small.
+/// the regions are small. A region is read inverted too when nothing is found on it as it is: a
+/// reverse-printed code (light modules on a dark ground) is read here, where the localiser finds
+/// it (it counts edges of either polarity), and the net need not read every stripe twice for it.
 public final class MatrixRegionReader {
     private let reader: ZXingReader
     public let symbologies: Set<Symbology>
@@ -243,7 +245,9 @@ public final class MatrixRegionReader {
     public init?(symbologies: Set<Symbology>) throws(ZXingError) {
         let readable = symbologies.filter(ZXingReader.reads)
         guard !readable.isEmpty else { return nil }
-        reader = try ZXingReader(settings: .asPlanned(readable))
+        var settings = ZXingSettings.asPlanned(readable)
+        settings.tryInvert = true
+        reader = try ZXingReader(settings: settings)
         self.symbologies = readable
     }
 

@@ -42,4 +42,15 @@ struct CameraDecoderTests {
         let every = try Self.decoder(mode: .guided, everyNth: 1)
         #expect((0..<3).map { every.zxingPassBox(frame: $0, width: 1920, height: 1080) } == [area, area, area])
     }
+
+    @Test(
+        "the pass looks for inverted codes unless it is only the guided mode's net: full mode, or zxingSweep symbologies (reverse-printed codes) listed"
+    )
+    func inversion() {
+        let matrix: Set<Symbology> = [.dataMatrix]
+        #expect(!CameraDecoder.passSettings(matrix, sweep: [], mode: .guided).tryInvert)
+        #expect(CameraDecoder.passSettings(matrix.union([.qrCode]), sweep: [.qrCode], mode: .guided).tryInvert)
+        #expect(CameraDecoder.passSettings(matrix, sweep: [], mode: .full).tryInvert)
+        #expect(CameraDecoder.passSettings(matrix, sweep: [], mode: .guided).symbologies == matrix)
+    }
 }

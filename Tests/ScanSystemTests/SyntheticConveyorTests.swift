@@ -64,6 +64,37 @@ struct SyntheticConveyorTests {
     }
 
     @Test(
+        "reverse-printed DataMatrix plates in guided mode: read on the localiser's regions (zxing-cpp's net does not look for inverted codes), each once, no no-read",
+        arguments: [1, 2] as [UInt64])
+    func reversePrintedMatrix(seed: UInt64) throws {
+        let plates: [(String, Bool)] = [("LP-7001", true), ("LP-7002", false), ("LP-7003", true), ("LP-7004", true)]
+        let scene = SynthScene(
+            width: 800, height: 360, frameCount: (240 + 3 * 300 + 800 + 20) / 7 + 10,
+            items: plates.enumerated().map { index, plate in
+                SynthItem(
+                    name: "tote-\(index)", width: 220, height: 160, startX: -240 - Double(index) * 300,
+                    startY: 80 + Double(seed % 3) * 20, velocityX: 7 + Double(seed % 2) * 2,
+                    labels: [
+                        SynthLabel(
+                            .dataMatrix, plate.0, moduleSize: 5, offsetX: 30 + Int(seed % 3) * 10, offsetY: 24,
+                            inverted: plate.1)
+                    ])
+            }, noise: 3 + Int(seed % 3) * 3, seed: seed)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "reverse-dm-\(seed)")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/cam.json"
+        try """
+        {"camera": {"id": "cam-22"}, "decoder": {"symbologies": ["EAN-13", "DataMatrix"], "zxingEveryNthFrame": 4}}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--config", config, "--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        #expect(ReplayHarness.compare(replay.sightings, with: expected).isEmpty)
+        #expect(replay.sightings.compactMap { $0["value"]?.stringValue }.sorted() == plates.map(\.0))
+        #expect(!replay.events.contains { $0["type"] == .string("noread") })
+    }
+
+    @Test(
         "zxing sweep: reverse-printed QR totes that zbar never reads become tracks; identical ones stay two; exact counts",
         arguments: [1, 3])
     func sweep(everyNth: Int) throws {
