@@ -308,7 +308,9 @@ public struct CodeLocalizer: Sendable {
         let span = (sampled - 1) * lineStep + 1
         let strong = sampling.strong
         // Per column of the span: whether its last strong change rose (lighter below) or fell
-        // (1 or 0), and its edges in the band.
+        // (1 or 0), and its edges in the band. Two bits rather than one signed last change, as
+        // `edge` keeps: the compiler vectorises these ands and ors, not that form's selects (the
+        // localiser at 4K took 8.7 ms with it, 2.7 with these).
         let state = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * span)
         defer { state.deallocate() }
         state.initialize(repeating: 0, count: 3 * span)
