@@ -43,7 +43,12 @@ test: deps corpus lint
 	swift build -c release --product scan-aggregator
 	swift build -c release --product scan-agent
 	swift build -c release --product scanadmin
-	scripts/with-servers.sh test swift test --skip-build
+	@# The log is kept in .cache/test/test.log; its 20 slowest tests are printed at the end, pass or
+	@# fail, so that the suite's time stays in view (scripts/slowest-tests.py).
+	@mkdir -p .cache/test
+	set -o pipefail; status=0; \
+	  scripts/with-servers.sh test swift test --skip-build 2>&1 | tee .cache/test/test.log || status=$$?; \
+	  python3 scripts/slowest-tests.py .cache/test/test.log 20; exit $$status
 
 demo: build-deps
 	@scripts/install-deps.sh demo

@@ -4,18 +4,42 @@
 # the hosts "nats" and "postgres". Existing files are kept, so running it again only adds what is
 # missing; delete a file to make it anew. Needs openssl.
 #   scripts/compose-secrets.sh [DIR]      (default: docker/secrets)
+#
+# Who may read what: the folder is 0700, so no other local user reaches any of it. Run as root, each
+# password file is 0400 and owned by the container user that reads it: the scantrack user of our
+# images (uid 10001, docker/Dockerfile) or Grafana's (uid 472); nats-server and PostgreSQL's
+# entrypoint read theirs as root. Run as another user, who cannot give files away, the passwords are
+# 0444 inside the 0700 folder (the containers read them through their own mounts, not the folder).
+# Modes and owners are set again on every run, so files made by an earlier version are tightened.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:-$here/docker/secrets}"
+umask 077
 mkdir -p "$dir"
+chmod 0700 "$dir"
 cd "$dir"
-umask 022
 
-password() {  # FILE: 32 random characters, readable by the containers' non-root users (0444)
-  [ -s "$1" ] && return 0
-  openssl rand -base64 48 | tr -d '/+=\n' | head -c 32 > "$1"
-  chmod 0444 "$1"
-  echo "compose-secrets: $dir/$1"
+scantrack_uid=10001
+grafana_uid=472
+
+readable_by() {  # FILE UID: only that container user reads it (root: 0400 and chown; else 0444)
+  if [ "$(id -u)" -eq 0 ]; then
+    chown "$2:$2" "$1"
+    chmod 0400 "$1"
+  else
+    chmod 0444 "$1"
+  fi
+}
+
+password() {  # FILE: 32 random characters, made once
+  if [ ! -s "$1" ]; then
+    openssl rand -base64 48 | tr -d '/+=\n' | head -c 32 > "$1"
+    echo "compose-secrets: $dir/$1"
+  fi
+  case "$1" in
+    grafana_admin_password) readable_by "$1" "$grafana_uid" ;;
+    *) readable_by "$1" "$scantrack_uid" ;;
+  esac
 }
 
 for name in postgres_password pg_aggregator_password pg_operator_password pg_reporter_password \
@@ -45,3 +69,6 @@ for host in nats postgres; do
   chmod 0444 "$host-cert.pem"
   echo "compose-secrets: $dir/$host-cert.pem"
 done
+# Again on every run, for files an earlier version made: keys for root alone, certificates public.
+chmod 0600 ./*-key.pem
+chmod 0444 ca.pem ./*-cert.pem

@@ -65,11 +65,15 @@ async def main():
             done.set()
 
     async def on_reading(msg):
+        # The camera is the one whose subject this came on (<prefix>.v1.reading.<site>.<camera>),
+        # which NATS lets only that camera publish; the body's own "camera" could name any other.
+        camera = msg.subject.rsplit(".", 1)[-1]
         try:
             event = json.loads(msg.data)
-            blind[event.get("camera")] = event.get("type") == "reading.paused"
         except ValueError:
-            pass
+            return
+        if isinstance(event, dict):
+            blind[camera] = event.get("type") == "reading.paused"
 
     nc = await nats.connect(args.nats, inbox_prefix=b"_INBOX.gateway")
     await nc.subscribe(f"{args.prefix}.v1.decision.{args.site}.{args.lane}", cb=on_decision)

@@ -41,6 +41,9 @@ struct AgentControlCommand: ParsableCommand {
             throw ValidationError("set-controls takes --controls '{\"exposureMicroseconds\": 80}', and only it does")
         }
         try checkSubjectFlags([("--camera", camera), ("--site", site)], prefix: prefix)
+        guard timeout > 0 && timeout <= 3600 else {
+            throw ValidationError("--timeout: from more than 0 to 3600 seconds")
+        }
     }
 
     func run() throws {
@@ -66,7 +69,10 @@ struct AgentControlCommand: ParsableCommand {
             printError("scanadmin agent: no reply on \(subject): \(error)")
             throw ExitCode(3)
         }
-        print(String(decoding: reply.bytes, as: UTF8.self))
-        if (try? JSONValue.parse(reply.bytes))?["ok"] != .bool(true) { throw ExitCode.failure }
+        // The agent's reply (a camera's strings in it) is written again with every control escaped;
+        // what is not JSON is said, not printed.
+        let parsed = try? JSONValue.parse(reply.bytes)
+        print(parsed?.terminalSafeLine() ?? "(not JSON, \(reply.bytes.count) bytes)")
+        if parsed?["ok"] != .bool(true) { throw ExitCode.failure }
     }
 }

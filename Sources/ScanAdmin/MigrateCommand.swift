@@ -14,7 +14,7 @@ struct MigrateCommand: ParsableCommand {
 
     @Option(
         help:
-            "Folder of NNNN_name.sql files (default: $SCANTRACK_MIGRATIONS, ./migrations, the installed copy, else the ones built into scanadmin)."
+            "Folder of NNNN_name.sql files, writable by no other user (default: $SCANTRACK_MIGRATIONS, else the ones built into scanadmin)."
     )
     var migrations: String?
 

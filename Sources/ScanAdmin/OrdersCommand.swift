@@ -21,7 +21,11 @@ struct OrdersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import orders; an order already known is replaced whole by the file's lines.")
         @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The site the orders are for (default: every site without an order of that id of its own).")
+        var site: String?
         @Argument(help: "CSV file.") var file: String
+
+        func validate() throws { try checkSubjectFlags([("--site", site)], prefix: "scantrack") }
 
         func run() throws {
             let orders: [OrderCSV.Order]
@@ -52,7 +56,7 @@ struct OrdersCommand: ParsableCommand {
             }
             let lines = try withDatabase(connection, command: "orders import") { database in
                 try SiteStore(connection: database).importOrders(
-                    orders, source: URL(fileURLWithPath: file).lastPathComponent)
+                    orders, site: site, source: URL(fileURLWithPath: file).lastPathComponent)
             }
             print("imported \(orders.count) order(s), \(lines) line(s) from \(file)")
         }
@@ -63,17 +67,20 @@ struct OrdersCommand: ParsableCommand {
             abstract: "An order's lines, and every pack record made for it with its verdict per line.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
+        @Option(help: "The site whose order it is (default: the order imported for every site).") var site: String?
         @Argument(help: "Order id.") var id: String
+
+        func validate() throws { try checkSubjectFlags([("--site", site)], prefix: "scantrack") }
 
         func run() throws {
             let listing = try withDatabase(connection, command: "orders show") { database -> Listing? in
                 let store = SiteStore(connection: database)
-                guard let lines = try store.orderLines(id) else { return nil }
+                guard let lines = try store.orderLines(site: site ?? "", id) else { return nil }
                 var listing = Listing(columns: [
                     "orderId", "line", "code", "expected", "session", "station", "counted", "verdict", "orderVerdict",
                 ])
                 listing.numeric = ["line", "expected", "counted"]
-                let packs = try store.packedLines(orderId: id)
+                let packs = try store.packedLines(orderId: id, site: site)
                 if packs.isEmpty {
                     for line in lines {
                         listing.rows.append([

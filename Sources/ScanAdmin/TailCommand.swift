@@ -76,10 +76,17 @@ struct TailCommand: ParsableCommand {
             // One write a line, unbuffered: a pipe (grep, a log file) sees each event as it comes.
             let text =
                 format == "json"
-                ? String(decoding: bytes, as: UTF8.self) : Self.line(subject: message.subject, event: event)
+                ? Self.jsonLine(event, bytes: bytes.count) : Self.line(subject: message.subject, event: event)
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
             printed += 1
         }
+    }
+
+    /// An event for `--format json`: parsed and written again on one line with every control
+    /// escaped, so that what a sender put in a string cannot act on the terminal; what is not JSON
+    /// is said, not printed.
+    static func jsonLine(_ event: JSONValue?, bytes: Int) -> String {
+        event?.terminalSafeLine() ?? "(not JSON, \(bytes) bytes)"
     }
 
     /// `08:00:01.250 dc1/cam-07 sighting EAN-13 4006381333931 accepted cam-07-x-3`.

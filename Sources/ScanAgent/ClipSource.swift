@@ -16,6 +16,15 @@ final class SourceState: @unchecked Sendable {
     func set(_ state: SourceStatus) { lock.withLock { value = state } }
 }
 
+/// What a paced clip waits on: the time now, and a sleep that a stop ends early (true when it was
+/// stopped). The system's by default; a test gives its own, to see each wait without waiting.
+struct ClipPacing: Sendable {
+    var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    var sleep: @Sendable (Duration, StopToken) -> Bool = { duration, stop in stop.sleep(for: duration) }
+
+    static let system = ClipPacing()
+}
+
 /// A YUV4MPEG2 clip played as a camera would deliver it: paced at the clip's frame rate
 /// (`realtime`), times from `start` plus the clip's frame offsets; with `dropLate`, a frame the
 /// decoder is not ready for is dropped (counted) as a camera's would be, instead of waited for.
@@ -31,18 +40,21 @@ final class ClipSource: FrameSource, @unchecked Sendable {
     let start: Timestamp
     let resumeFrame: Int
     let logger: Logger
+    let pacing: ClipPacing
     private let stateWord = SourceState()
     var state: SourceStatus { stateWord.current }
 
-    init(path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger)
-        throws(ClipError)
-    {
+    init(
+        path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger,
+        pacing: ClipPacing = .system
+    ) throws(ClipError) {
         reader = try ClipReader(path: path)
         self.realtime = realtime
         self.blocking = !(realtime && dropLate)
         self.start = start
         self.resumeFrame = resumeFrame
         self.logger = logger
+        self.pacing = pacing
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
@@ -52,7 +64,7 @@ final class ClipSource: FrameSource, @unchecked Sendable {
         }
         stateWord.set(.streaming)
         let header = reader.header
-        let origin = ContinuousClock.now
+        let origin = pacing.now()
         var index = 0
         while !stop.isStopped {
             var image = GrayImage(width: header.width, height: header.height, fill: 0)
@@ -67,8 +79,8 @@ final class ClipSource: FrameSource, @unchecked Sendable {
                     origin
                     + .milliseconds(
                         header.offsetMilliseconds(frame: index) - header.offsetMilliseconds(frame: resumeFrame))
-                let wait = due - ContinuousClock.now
-                if wait > .zero, stop.sleep(for: wait) { return }
+                let wait = due - pacing.now()
+                if wait > .zero, pacing.sleep(wait, stop) { return }
             }
             let frame = CapturedFrame(
                 image: image, index: index, time: start.adding(milliseconds: header.offsetMilliseconds(frame: index)))

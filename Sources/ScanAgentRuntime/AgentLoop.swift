@@ -138,6 +138,8 @@ public final class AgentLoop: @unchecked Sendable {
     private let ownSubjects: [SubjectFamily: String]
     /// Where this agent's decisions go (its lane's), when it is on a lane.
     public var decisionSubject: String? { ownSubjects[.decision] }
+    /// Every subject this agent publishes its durable events on.
+    public var publishedSubjects: Set<String> { Set(ownSubjects.values) }
     private let source: any FrameSource
     private let queue: FrameQueue
     private let decoder: any FrameDecoding
@@ -248,6 +250,10 @@ public final class AgentLoop: @unchecked Sendable {
             switch queue.take(timeout: .milliseconds(100)) {
             case .ended:
                 finish()
+                // The stream's end is seen at once in the status and the metrics (every frame
+                // counted), not only when the run closes after the drain.
+                heartbeatSequence += 1
+                publishHeartbeat(sequence: heartbeatSequence)
                 return
             case .timedOut:
                 idle()

@@ -72,7 +72,8 @@ public final class AgentServices: Sendable {
         let (loop, queue, source) = (self.loop, self.queue, parts.source)
         let publisher = SpoolPublisher(
             sink: parts.sink, bus: parts.bus, delivery: delivery, clock: parts.clock, drain: drain, logger: logger,
-            metrics: loop.metrics, decisions: loop.decisionSubject, afterDrain: { [loop] in loop.close() })
+            metrics: loop.metrics, decisions: loop.decisionSubject, subjects: loop.publishedSubjects,
+            afterDrain: { [loop] in loop.close() })
         let commands = CommandListener(
             feed: parts.commands, inbox: loop.inbox, camera: loop.config.camera, clock: parts.clock, logger: logger)
         let rules = RulesWatcher(

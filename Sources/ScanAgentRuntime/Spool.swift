@@ -67,9 +67,16 @@ public final class Spool: DurableSink, @unchecked Sendable {
         self.whenFull = whenFull
         self.segmentBytes = Int64(max(64 << 10, min(16 << 20, maxBytes / 8)))
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // The spool holds the run id and every event not yet sent: this user's alone (0700, its
+            // files 0600), also a folder an older version made open.
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw SpoolError(path: directory, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+        guard chmod(directory, 0o700) == 0 else {
+            throw SpoolError(
+                path: directory, reason: "cannot make the folder private: \(String(cString: strerror(errno)))")
         }
         let names: [String]
         do {
@@ -78,10 +85,21 @@ public final class Spool: DurableSink, @unchecked Sendable {
             throw SpoolError(path: directory, reason: "cannot list the folder: \(error.localizedDescription)")
         }
         for name in names where name.hasSuffix(".spool") {
-            guard let number = Int(name.dropLast(6)) else { continue }
+            guard let number = Int(name.dropLast(6)), number > 0 else { continue }
+            chmod(segmentPath(number), 0o600)
             sizes[number] = fileSize(segmentPath(number))
         }
         readCursor()
+        // A cursor past the newest segment, or past the end of its own, was not written by this
+        // spool (a damaged or planted file): taken at its word it would delete unsent segments.
+        // It is refused and sending starts again from the oldest segment (JetStream drops repeats).
+        if let newest = sizes.keys.max(),
+            cursorSegment > newest || (sizes[cursorSegment].map { cursorOffset > $0 } ?? false)
+        {
+            damaged += 1
+            cursorSegment = sizes.keys.min() ?? newest
+            cursorOffset = 0
+        }
         // Segments before the cursor were sent; a cursor past every segment (they were deleted) restarts clean.
         for number in sizes.keys where number < cursorSegment { removeSegment(number) }
         if sizes.isEmpty {
@@ -97,7 +115,7 @@ public final class Spool: DurableSink, @unchecked Sendable {
             }
         }
         try repairTail()
-        activeFD = open(segmentPath(active), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        activeFD = open(segmentPath(active), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard activeFD >= 0 else {
             throw SpoolError(path: segmentPath(active), reason: String(cString: strerror(errno)))
         }
@@ -173,7 +191,7 @@ public final class Spool: DurableSink, @unchecked Sendable {
         close(activeFD)
         active += 1
         sizes[active] = 0
-        activeFD = open(segmentPath(active), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        activeFD = open(segmentPath(active), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
     }
 
     // MARK: reading (the publisher thread)
@@ -192,8 +210,18 @@ public final class Spool: DurableSink, @unchecked Sendable {
                 offset = 0
                 continue
             }
-            let chunk = readChunk(segment: segment, offset: offset, size: size)
+            let chunk = readLines(segment: segment, offset: offset, size: size)
             if chunk.isEmpty { break }
+            guard chunk.contains(0x0A) else {
+                // The segment's last bytes are no whole line (a write cut short by a full disk). In
+                // an older segment nothing will complete them: they are one unreadable record, stepped
+                // over; in the active one, the next append ends them.
+                guard segment < active else { break }
+                damaged += 1
+                records.append(SpoolRecord(subject: "", eventId: "", payload: [], segment: segment, end: size))
+                offset = size
+                continue
+            }
             var start = 0
             for index in chunk.indices where chunk[index] == 0x0A {
                 let end = offset + Int64(index + 1)
@@ -284,7 +312,7 @@ public final class Spool: DurableSink, @unchecked Sendable {
     private func writeCursor() {
         let temporary = cursorPath + ".tmp"
         let text = Array("\(cursorSegment) \(cursorOffset)\n".utf8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         _ = text.withUnsafeBytes { raw in write(fd, raw.baseAddress, raw.count) }
         close(fd)
@@ -316,14 +344,25 @@ public final class Spool: DurableSink, @unchecked Sendable {
         }
     }
 
-    private func readChunk(segment: Int, offset: Int64, size: Int64) -> [UInt8] {
+    private func readChunk(segment: Int, offset: Int64, size: Int64, limit: Int64 = 256 << 10) -> [UInt8] {
         let fd = open(segmentPath(segment), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
-        let count = Int(min(size - offset, 256 << 10))
+        let count = Int(max(0, min(size - offset, limit)))
         var buffer = [UInt8](repeating: 0, count: count)
         let got = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress, count, off_t(offset)) }
         return got > 0 ? Array(buffer.prefix(got)) : []
+    }
+
+    /// From `offset`: 256 KiB, or as much more as holds the first whole line (a no-read with its
+    /// picture is up to 2 MiB), or the rest of the segment when no line ends in it.
+    private func readLines(segment: Int, offset: Int64, size: Int64) -> [UInt8] {
+        var want: Int64 = 256 << 10
+        while true {
+            let chunk = readChunk(segment: segment, offset: offset, size: size, limit: want)
+            if chunk.contains(0x0A) || Int64(chunk.count) < want || offset + want >= size { return chunk }
+            want *= 2
+        }
     }
 
     private func countLines(segment: Int, from offset: Int64) -> Int {

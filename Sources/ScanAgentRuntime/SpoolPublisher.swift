@@ -29,13 +29,17 @@ public final class SpoolPublisher: Sendable {
     /// This agent's decision subject: a decision sent past its deadline (it waited in the spool
     /// while JetStream was away) goes out marked `late`.
     let decisions: String?
+    /// The subjects this agent publishes on; a spooled record for any other (a spool file edited or
+    /// planted, or one another camera's agent left) is stepped over, logged, never sent. Nil: any.
+    let subjects: Set<String>?
 
     public init(
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock, drain: Duration,
         logger: Logger, batch: Int = 100, metrics: AgentMetrics? = nil, decisions: String? = nil,
-        afterDrain: @escaping @Sendable () -> Void = {}
+        subjects: Set<String>? = nil, afterDrain: @escaping @Sendable () -> Void = {}
     ) {
         self.decisions = decisions
+        self.subjects = subjects
         self.afterDrain = afterDrain
         self.metrics = metrics
         self.sink = sink
@@ -60,7 +64,15 @@ public final class SpoolPublisher: Sendable {
             return sink.depth == 0 || clock.elapsed >= deadline
         }
         func pause() {
-            clock.sleep(for: stop.isStopped ? .milliseconds(100) : retry.backoff(), stop: stop)
+            guard stop.isStopped else {
+                clock.sleep(for: retry.backoff(), stop: stop)
+                return
+            }
+            // Draining: a sleep on the stopped token would end at once and the loop would spin
+            // (35,000 tries and 881 log lines in a 5 s drain). Wait for real, by the backoff, at
+            // most until the drain ends.
+            let left = (drainDeadline ?? clock.elapsed) - clock.elapsed
+            clock.sleep(for: max(.milliseconds(10), min(retry.backoff(), left)), stop: StopToken())
         }
         func failed(_ error: any Error) {
             let wasUp = delivery.failed()
@@ -89,6 +101,13 @@ public final class SpoolPublisher: Sendable {
             var failure: (any Error)?
             for record in records {
                 if record.subject.isEmpty {  // an unreadable spool line: step over it
+                    sink.acknowledge(record)
+                    continue
+                }
+                if let subjects, !subjects.contains(record.subject) {
+                    logger.warning(
+                        "a spooled event for a subject not this agent's; not sent",
+                        metadata: ["subject": "\(TerminalText.escaped(record.subject))"])
                     sink.acknowledge(record)
                     continue
                 }

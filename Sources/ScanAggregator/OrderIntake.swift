@@ -19,6 +19,7 @@ public final class PostgresOrderStore: OrderStore {
         let stored = try SiteStore(connection: try database.connection()).applyOrder(
             id: order.orderId, site: order.site, revision: order.revision, cancel: order.action == .cancel,
             lines: order.lines.map { ($0.line, $0.code, $0.quantity) }, source: "nats")
+        if stored == SiteStore.revisionJumpRefused { return .revisionJump(maxJump: SiteStore.maxRevisionJump) }
         return stored < order.revision ? .applied : .unchanged(storedRevision: stored)
     }
 

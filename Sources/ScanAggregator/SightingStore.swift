@@ -134,7 +134,9 @@ public final class PostgresReconcileStore: ReconcileStore {
         func takeCompletedSessions(limit: Int) throws -> [CompletedSession] {
             try passes.takeCompletedSessions(limit: limit)
         }
-        func orderLines(_ orderId: String) throws -> [OrderLine]? { try sites.orderLines(orderId) }
+        func orderLines(site: String, _ orderId: String) throws -> [OrderLine]? {
+            try sites.orderLines(site: site, orderId)
+        }
         func insertPack(
             sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
             completedAt: Timestamp, result: PackResult

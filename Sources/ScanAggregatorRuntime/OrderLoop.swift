@@ -112,6 +112,13 @@ public final class OrderLoop: @unchecked Sendable {
                     detail: stored == order.revision
                         ? "revision \(stored) is stored already" : "revision \(stored) is stored, newer than this one",
                     time: clock.now)
+            case .revisionJump(let maxJump):
+                return refuse(
+                    message,
+                    OrderRejection(
+                        .badValue, path: "revision",
+                        "\(order.revision) is more than \(maxJump) past the stored revision: not stored"),
+                    subjectSite: subjectSite, stop: stop)
             }
         case .failure(let rejection):
             return refuse(message, rejection, subjectSite: subjectSite, stop: stop)

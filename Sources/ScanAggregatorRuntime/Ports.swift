@@ -160,8 +160,8 @@ public protocol ReconcileTransaction {
     func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws
     /// Up to `limit` completed sessions, oldest first, marked as taken.
     func takeCompletedSessions(limit: Int) throws -> [CompletedSession]
-    /// The lines of an expected order (nil: no such order).
-    func orderLines(_ orderId: String) throws -> [OrderLine]?
+    /// The lines of a site's expected order, else of one for every site (nil: no such order).
+    func orderLines(site: String, _ orderId: String) throws -> [OrderLine]?
     /// Stores a pack record and its lines; false when the session has one already.
     func insertPack(
         sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
@@ -208,6 +208,9 @@ public enum OrderOutcome: Sendable, Equatable {
     case applied
     /// Nothing changed: the stored revision (equal to the message's, or newer) stands.
     case unchanged(storedRevision: Int)
+    /// Nothing changed: the revision jumps further past the stored one than an order may (a
+    /// message that would freeze the order at the last revision); refused.
+    case revisionJump(maxJump: Int)
 }
 
 /// Orders' port to storage: applying one is idempotent on its revision (a redelivery or an older

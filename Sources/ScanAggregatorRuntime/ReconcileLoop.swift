@@ -312,7 +312,9 @@ public final class ReconcileLoop: @unchecked Sendable {
                 if let rules = lane.decision {
                     // Once, as it closes: a camera's parcel joining later cannot call a parcel back.
                     try db.insertDecision(
-                        passes[index].decision(lane: lane, rules: rules, at: clock.now) { id in try db.orderLines(id) })
+                        passes[index].decision(lane: lane, rules: rules, at: clock.now) { id in
+                            try db.orderLines(site: pass.site, id)
+                        })
                     counts.decisions += 1
                 }
             }
@@ -394,7 +396,7 @@ public final class ReconcileLoop: @unchecked Sendable {
                 CountedCode(value: $0.value, symbology: $0.symbology, count: $0.count, role: $0.role)
             }
             let orderId = event.orderId ?? codes.first { $0.role == "order" }?.value
-            let lines = try orderId.map { id in try db.orderLines(id) } ?? nil
+            let lines = try orderId.map { id in try db.orderLines(site: session.site, id) } ?? nil
             let result = PackEvaluation.evaluate(sessionOrderId: event.orderId, codes: codes) { _ in lines }
             let stored = try db.insertPack(
                 sessionId: event.sessionId, site: session.site, station: station, camera: session.camera,

@@ -2,6 +2,8 @@ extension JSONValue {
     /// The value as indented JSON text (two spaces a level, members in their order): for files
     /// and commands people read. Whole numbers are written without a fraction; others in Swift's
     /// shortest form that reads back to the same number; a non-finite number as null.
+    /// Strings are written terminal-safe (`appendTerminalSafeString`): the same JSON value, and no
+    /// control character reaches the screen raw.
     public func formatted() -> String {
         var bytes: [UInt8] = []
         write(to: &bytes, depth: 0)
@@ -13,7 +15,7 @@ extension JSONValue {
         case .null: bytes += Array("null".utf8)
         case .bool(let value): bytes += Array((value ? "true" : "false").utf8)
         case .number(let value): bytes += Array(Self.number(value).utf8)
-        case .string(let value): JSONWriter.appendString(value, to: &bytes)
+        case .string(let value): JSONWriter.appendTerminalSafeString(value, to: &bytes)
         case .array(let elements):
             writeContainer(elements.map { (nil, $0) }, open: "[", close: "]", to: &bytes, depth: depth)
         case .object(let members):
@@ -33,7 +35,7 @@ extension JSONValue {
         for (index, (key, value)) in items.enumerated() {
             bytes += Array((index == 0 ? "\n" : ",\n").utf8) + inner
             if let key {
-                JSONWriter.appendString(key, to: &bytes)
+                JSONWriter.appendTerminalSafeString(key, to: &bytes)
                 bytes += Array(": ".utf8)
             }
             value.write(to: &bytes, depth: depth + 1)

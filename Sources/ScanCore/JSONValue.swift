@@ -314,11 +314,27 @@ extension JSONValue {
     /// Compact JSON text; object keys keep their document order.
     public var serialized: String {
         var bytes: [UInt8] = []
-        write(to: &bytes)
+        write(to: &bytes, terminalSafe: false)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func write(to bytes: inout [UInt8]) {
+    /// The same on one line with strings terminal-safe (`JSONWriter.appendTerminalSafeString`):
+    /// what `scanadmin tail --format json` and `scanadmin agent` print of a message, so that a
+    /// sender's ESC, DEL, C1 or bidi control stays a `\u` escape; the same value to a JSON reader.
+    public func terminalSafeLine() -> String {
+        var bytes: [UInt8] = []
+        write(to: &bytes, terminalSafe: true)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func write(to bytes: inout [UInt8], terminalSafe: Bool) {
+        func string(_ text: String) {
+            if terminalSafe {
+                JSONWriter.appendTerminalSafeString(text, to: &bytes)
+            } else {
+                JSONWriter.appendString(text, to: &bytes)
+            }
+        }
         switch self {
         case .null: bytes += Array("null".utf8)
         case .bool(let flag): bytes += Array((flag ? "true" : "false").utf8)
@@ -328,21 +344,21 @@ extension JSONValue {
             } else {
                 bytes += Array(String(number).utf8)
             }
-        case .string(let text): JSONWriter.appendString(text, to: &bytes)
+        case .string(let text): string(text)
         case .array(let items):
             bytes.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                item.write(to: &bytes)
+                item.write(to: &bytes, terminalSafe: terminalSafe)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(key, to: &bytes)
+                string(key)
                 bytes.append(UInt8(ascii: ":"))
-                value.write(to: &bytes)
+                value.write(to: &bytes, terminalSafe: terminalSafe)
             }
             bytes.append(UInt8(ascii: "}"))
         }

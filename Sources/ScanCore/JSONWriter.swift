@@ -109,6 +109,31 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// A JSON string as `appendString` writes it, and also every scalar a terminal would act on
+    /// (`TerminalText.needsEscape`: DEL, C1 with ESC's CSI among them, bidi overrides, isolates and
+    /// marks, line and paragraph separators) as `\uXXXX`: the same string to a JSON reader.
+    public static func appendTerminalSafeString(_ value: String, to bytes: inout [UInt8]) {
+        guard value.unicodeScalars.contains(where: { $0.value >= 0x7F && TerminalText.needsEscape($0) }) else {
+            appendString(value, to: &bytes)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        let hex = Array("0123456789abcdef".utf8)
+        for scalar in value.unicodeScalars {
+            if scalar.value >= 0x7F && TerminalText.needsEscape(scalar) {
+                let v = Int(scalar.value)  // all below 0x10000
+                bytes += [
+                    0x5C, UInt8(ascii: "u"), hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15],
+                ]
+            } else {
+                var one: [UInt8] = []
+                appendString(String(scalar), to: &one)
+                bytes += one.dropFirst().dropLast()
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// `[[x,y],…]`
     public static func points(_ points: [Point]) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]

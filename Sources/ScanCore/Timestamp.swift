@@ -8,7 +8,21 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
-    public func adding(milliseconds delta: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + delta) }
+    /// This instant moved by `delta`, held at the ends of Int64 instead of overflowing (a delta
+    /// made from outside numbers never traps here).
+    public func adding(milliseconds delta: Int64) -> Timestamp {
+        let (sum, overflow) = milliseconds.addingReportingOverflow(delta)
+        return Timestamp(milliseconds: overflow ? (delta > 0 ? .max : .min) : sum)
+    }
+
+    /// `seconds` (a travel time worked out from a belt speed, a distance, a PLC's count) in whole
+    /// milliseconds, or nil when it is not a finite number within ±`limit` milliseconds (a day by
+    /// default): an outside number, however large, small or not a number, never traps a conversion.
+    public static func milliseconds(seconds: Double, limit: Int64 = 86_400_000) -> Int64? {
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) <= Double(limit) else { return nil }
+        return Int64(exactly: milliseconds)
+    }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date.
     public static func days(year: Int, month: Int, day: Int) -> Int {

@@ -42,7 +42,7 @@ public struct BeltReading: Sendable, Equatable {
         var reading = BeltReading(
             site: try fields.token("site"), lane: try fields.token("lane"), time: try fields.time("time"))
         reading.speed = try fields.optionalDouble("speed")
-        if let speed = reading.speed, !(0...20).contains(speed) {
+        if let speed = reading.speed, !BeltSpeed.plausible.contains(speed) {
             throw DeadLetter(.badValue, "speed \(speed) is not 0 to 20 m/s")
         }
         if let field = fields.event["pulses"], field != .null {
@@ -84,10 +84,19 @@ public struct BeltSpeed: Sendable {
         guard let pulses = reading.pulses, let perMetre = pulsesPerMetre, perMetre > 0 else { return false }
         defer { lastCount = (pulses, reading.time) }
         guard let last = lastCount, pulses >= last.pulses, reading.time > last.time else { return false }
-        let seconds = Double(reading.time.milliseconds - last.time.milliseconds) / 1000
-        latest = (Double(pulses - last.pulses) / perMetre / seconds, arrived)
+        // Counts and times from a PLC: their differences may not fit an Int64 (a count that wrapped,
+        // readings years apart), and the speed they give may be no belt's. Either is no reading.
+        let (counted, countOverflow) = pulses.subtractingReportingOverflow(last.pulses)
+        let (elapsed, timeOverflow) = reading.time.milliseconds.subtractingReportingOverflow(last.time.milliseconds)
+        guard !countOverflow, !timeOverflow else { return false }
+        let speed = Double(counted) / perMetre / (Double(elapsed) / 1000)
+        guard Self.plausible.contains(speed) else { return false }
+        latest = (speed, arrived)
         return true
     }
+
+    /// The speeds a belt reading may give, as the contract's `speed` field: 0 to 20 m/s.
+    public static let plausible: ClosedRange<Double> = 0...20
 
     /// The latest speed, unless it is stale at `now`.
     public func speed(at now: Timestamp) -> Double? {

@@ -71,11 +71,19 @@ public struct DecisionEvent: Sendable, Equatable {
         closedAt = parcel.time
         deadline = parcel.time.adding(milliseconds: Int64(config.deadlineMilliseconds))
         self.beltSpeed = beltSpeed ?? config.beltSpeed
-        if let speed = self.beltSpeed, let distance = config.divertDistance, speed > 0 {
-            divertAt = parcel.lastSeen.adding(milliseconds: Int64((distance / speed * 1000).rounded()))
-        }
+        divertAt = Self.divertPoint(lastSeen: parcel.lastSeen, distance: config.divertDistance, speed: self.beltSpeed)
         late = false
         decidedBy = "agent"
+    }
+
+    /// When the parcel reaches the divert, `distance` metres past its last read at `speed` m/s; nil
+    /// without both, for a belt that stands (0 m/s) or so slow or fast (a PLC's or encoder's
+    /// reading far out) that the time is not within a day: no divert point rather than a trap.
+    public static func divertPoint(lastSeen: Timestamp, distance: Double?, speed: Double?) -> Timestamp? {
+        guard let distance, let speed, speed > 0,
+            let travel = Timestamp.milliseconds(seconds: distance / speed), travel >= 0
+        else { return nil }
+        return lastSeen.adding(milliseconds: travel)
     }
 
     public init(

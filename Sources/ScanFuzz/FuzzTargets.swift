@@ -23,6 +23,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// An agent command: verb (first line) and body.
     case commands
     case topology
+    /// What a lane's PLC, scales and WMS send, a message a line: belt readings (speeds and encoder
+    /// counts, folded into the belt's speed and a divert point), measurements and orders.
+    case laneInputs = "lane-inputs"
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -52,6 +55,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let (verb, body) = Self.firstLine(bytes)
             _ = AgentCommand.parse(verb: String(decoding: verb, as: UTF8.self), body: body)
         case .topology: _ = try? Topology.parse(bytes, file: "fuzz.json")
+        case .laneInputs: Self.laneInputs(bytes)
+        }
+    }
+
+    /// Each line as the agent reads a belt reading (then the lane's speed from all so far, and the
+    /// divert point 3 m on at it, which must be nil or no earlier than the last read) and as the
+    /// aggregator reads a measurement and an order.
+    static func laneInputs(_ bytes: [UInt8]) {
+        var belt = BeltSpeed(pulsesPerMetre: 500, staleMilliseconds: 1_000)
+        let lastSeen = Timestamp(milliseconds: 1_795_800_000_000)
+        for line in bytes.split(separator: UInt8(ascii: "\n")).prefix(64) {
+            let message = Array(line)
+            if let reading = try? BeltReading.parse(message) {
+                belt.add(reading, arrived: reading.time)
+                let speed = belt.speed(at: reading.time)
+                if let at = DecisionEvent.divertPoint(lastSeen: lastSeen, distance: 3, speed: speed), at < lastSeen {
+                    fatalError("a divert point before the parcel's last read at \(String(describing: speed)) m/s")
+                }
+            }
+            guard let event = try? EventValidator.parse(message) else { continue }
+            _ = try? MeasureEvent.parse(event)
+            _ = try? OrderMessage.parse(event)
         }
     }
 

@@ -141,6 +141,10 @@ public enum ScanMetrics {
     ) -> some Service {
         bootstrap()
         let router = Router()
+        // Before the routes: Hummingbird applies a middleware to the routes added after it.
+        if LoopbackHostCheck<BasicRequestContext>.isLoopback(host) {
+            router.add(middleware: LoopbackHostCheck())
+        }
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -167,5 +171,49 @@ public enum ScanMetrics {
                 onListening(address)
             },
             logger: logger)
+    }
+}
+
+/// On an endpoint bound to loopback, a request must name a loopback host (`localhost`, `127.x`,
+/// `[::1]`): a web page elsewhere that points its own name at 127.0.0.1 (DNS rebinding) cannot read
+/// the metrics or health through the operator's browser. An endpoint bound to another address was
+/// exposed on purpose (a monitoring network, where Prometheus names the host as it likes) and is
+/// not checked; docs/metrics.md says to keep it on such a network.
+struct LoopbackHostCheck<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard Self.isLoopback(HostHeader.name(request.head.authority ?? "")) else {
+            return Response(
+                status: .misdirectedRequest, headers: [.contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "not served under that host name\n")))
+        }
+        return try await next(request, context)
+    }
+
+    /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8 (four decimal parts, not a name that
+    /// merely begins with them).
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in part.allSatisfy { ("0"..."9").contains($0) } && UInt8(part) != nil }
+    }
+
+}
+
+/// The host a request names (its Host header or HTTP/2 authority), for the checks against DNS
+/// rebinding here and in the dashboard.
+public enum HostHeader {
+    /// `example.com:8080` → `example.com`; `[::1]:8080` → `::1`; lower case.
+    public static func name(_ authority: String) -> String {
+        var host = Substring(authority.lowercased())
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return String(host)
     }
 }

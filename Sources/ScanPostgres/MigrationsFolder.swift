@@ -1,27 +1,32 @@
 import Foundation
 
 /// Where the SQL migrations are: the folder the program was given (its --migrations flag, else
-/// `SCANTRACK_MIGRATIONS`, resolved by the program), else `./migrations`, then beside the
-/// installed binary (`../share/scantrack/migrations`) and `/usr/share/scantrack/migrations`.
+/// `SCANTRACK_MIGRATIONS`, resolved by the program), else the migrations built into the program.
+/// Nothing is looked for in the working directory or beside the binary: a `./migrations` planted
+/// where an operator runs `scanadmin migrate` would run as the schema owner. A folder given is used
+/// only when neither it, its `roles/` nor any file in them may be written by another user (group-
+/// or world-writable, or owned by someone other than this user or root).
 public enum MigrationsFolder {
     /// The environment variable programs read for `given`.
     public static let variable = "SCANTRACK_MIGRATIONS"
 
-    public static func candidates(_ given: String?) -> [String] {
-        if let given, !given.isEmpty { return [given] }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        return [
-            "migrations", executable.appendingPathComponent("../share/scantrack/migrations").standardized.path,
-            "/usr/share/scantrack/migrations",
-        ]
-    }
-
-    public static func resolve(_ given: String?) -> String? {
-        candidates(given).first { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    /// Why `path` is not to be trusted with the schema owner's rights; nil when it may be.
+    public static func untrusted(_ path: String) -> String? {
+        let me = getuid()
+        var paths = [path]
+        for folder in [path, path + "/roles"] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            paths += names.filter { $0.hasSuffix(".sql") }.map { folder + "/" + $0 }
+            if folder != path && FileManager.default.fileExists(atPath: folder) { paths.append(folder) }
         }
+        for item in paths {
+            var info = stat()
+            guard lstat(item, &info) == 0 else { return "\(item): cannot be read" }
+            if info.st_mode & S_IFMT == S_IFLNK { return "\(item) is a symbolic link" }
+            if info.st_mode & (S_IWGRP | S_IWOTH) != 0 { return "\(item) may be written by other users" }
+            if info.st_uid != me && info.st_uid != 0 { return "\(item) belongs to another user (uid \(info.st_uid))" }
+        }
+        return nil
     }
 
     /// Where the schema comes from: the folder given (it must exist), else a folder found
@@ -71,16 +76,19 @@ public enum MigrationsFolder {
         }
     }
 
-    /// The source for `given` (a flag or SCANTRACK_MIGRATIONS): that folder, which must exist;
-    /// nil given, a folder found, else the built-in migrations.
+    /// The source for `given` (a flag or SCANTRACK_MIGRATIONS): that folder, which must exist and
+    /// be writable by nobody else; nil given, the built-in migrations.
     public static func source(_ given: String?) throws(PGError) -> Source {
-        if let given, !given.isEmpty {
-            guard let folder = resolve(given) else {
-                throw PGError(
-                    code: .migrationFailed, function: "read migrations", input: given, message: "no such folder")
-            }
-            return .folder(folder)
+        guard let given, !given.isEmpty else { return .embedded }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PGError(code: .migrationFailed, function: "read migrations", input: given, message: "no such folder")
         }
-        return resolve(nil).map(Source.folder) ?? .embedded
+        if let reason = untrusted(given) {
+            throw PGError(
+                code: .migrationFailed, function: "read migrations", input: given,
+                message: "refused: \(reason) (the schema owner runs these files)")
+        }
+        return .folder(given)
     }
 }

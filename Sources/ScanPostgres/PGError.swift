@@ -1,3 +1,5 @@
+import Foundation
+
 /// A libpq call that failed: what was attempted, PostgreSQL's SQLSTATE and message. The DSN in
 /// `input` is always redacted.
 public struct PGError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -55,8 +57,11 @@ public func redactedDSN(_ dsn: String) -> String {
         guard let question = rest.firstIndex(of: "?") else { return head + rest }
         let query = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map {
             pair -> String in
-            let key = pair.prefix { $0 != "=" }.lowercased()
-            return secretKeys.contains(key) ? key + "=***" : String(pair)
+            // libpq percent-decodes a query's keys: `pass%77ord` is `password`. A key that does not
+            // decode is redacted too.
+            let raw = String(pair.prefix { $0 != "=" })
+            guard let key = raw.removingPercentEncoding?.lowercased() else { return raw + "=***" }
+            return secretKeys.contains(key) ? raw + "=***" : String(pair)
         }
         return head + rest[...question] + query.joined(separator: "&")
     }

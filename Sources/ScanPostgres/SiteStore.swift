@@ -100,16 +100,16 @@ public struct SiteStore {
         return Topology(sites: sites)
     }
 
-    /// Imports orders in one transaction, each as the next revision of its order (a WMS
-    /// correcting an order re-sends it whole), through the same function as orders from NATS.
-    /// Returns the lines written.
+    /// Imports orders of `site` (nil: for every site) in one transaction, each as the next
+    /// revision of its order (a WMS correcting an order re-sends it whole), through the same
+    /// function as orders from NATS. Returns the lines written.
     @discardableResult
-    public func importOrders(_ orders: [OrderCSV.Order], source: String) throws(PGError) -> Int {
+    public func importOrders(_ orders: [OrderCSV.Order], site: String? = nil, source: String) throws(PGError) -> Int {
         var lines = 0
         try connection.transaction { () throws(PGError) in
             for order in orders {
                 _ = try applyOrder(
-                    id: order.id, site: nil, revision: nil, cancel: false,
+                    id: order.id, site: site, revision: nil, cancel: false,
                     lines: order.lines.map { ($0.line, $0.code, $0.expected) }, source: source)
                 lines += order.lines.count
             }
@@ -117,9 +117,11 @@ public struct SiteStore {
         return lines
     }
 
-    /// Applies one order (`scantrack_apply_order`): a revision newer than the stored one (nil:
-    /// the next) replaces its lines or cancels it; an older or equal one changes nothing.
-    /// Returns the revision stored before (0: none).
+    /// Applies one order of `site` (nil: an order for every site, stored under '') through
+    /// `scantrack_apply_order`: a revision newer than the stored one (nil: the next) replaces its
+    /// lines or cancels it; an older or equal one changes nothing. Returns the revision stored
+    /// before (0: none), or `revisionJumpRefused` when the revision jumps more than
+    /// `maxRevisionJump` past it (nothing changed).
     public func applyOrder(
         id: String, site: String?, revision: Int?, cancel: Bool, lines: [(line: Int, code: String, quantity: Int)],
         source: String
@@ -140,24 +142,38 @@ public struct SiteStore {
         return try row?.int("stored") ?? 0
     }
 
-    /// The revision an order has and whether it is cancelled; nil when it is not known.
-    public func orderState(_ orderId: String) throws(PGError) -> (revision: Int, cancelled: Bool)? {
+    /// What `applyOrder` returns for a revision that jumps too far.
+    public static let revisionJumpRefused = -1
+    /// How far past the stored revision a new one may be (migration 0018).
+    public static let maxRevisionJump = 1_000_000
+
+    /// The revision a site's order has and whether it is cancelled; nil when it is not known.
+    /// `site` nil: the order stored for every site.
+    public func orderState(site: String?, _ orderId: String) throws(PGError) -> (revision: Int, cancelled: Bool)? {
         guard
             let row = try connection.query(
-                "SELECT revision, cancelled FROM orders WHERE order_id = $1", [.text(orderId)]
+                "SELECT revision, cancelled FROM orders WHERE site = $1 AND order_id = $2",
+                [.text(site ?? ""), .text(orderId)]
             ).named("order").first
         else { return nil }
         return (try row.int("revision"), try row.bool("cancelled"))
     }
 
-    /// An order's lines, or nil when the order is not known (or cancelled).
-    public func orderLines(_ orderId: String) throws(PGError) -> [OrderLine]? {
-        let known = try connection.query(
-            "SELECT 1 FROM orders WHERE order_id = $1 AND NOT cancelled", [.text(orderId)])
-        guard !known.rows.isEmpty else { return nil }
+    /// The lines of the order `orderId` at `site`: the site's own order of that id, else one
+    /// imported for every site; nil when neither is known, or the one that counts is cancelled.
+    public func orderLines(site: String, _ orderId: String) throws(PGError) -> [OrderLine]? {
+        guard
+            let order = try connection.query(
+                """
+                SELECT site, cancelled FROM orders WHERE order_id = $1 AND site IN ($2, '')
+                ORDER BY site = $2 DESC LIMIT 1
+                """, [.text(orderId), .text(site)]
+            ).named("order").first, !(try order.bool("cancelled"))
+        else { return nil }
         var lines: [OrderLine] = []
         for row in try connection.query(
-            "SELECT line, code, quantity FROM order_lines WHERE order_id = $1 ORDER BY line", [.text(orderId)]
+            "SELECT line, code, quantity FROM order_lines WHERE site = $1 AND order_id = $2 ORDER BY line",
+            [.text(try order.text("site")), .text(orderId)]
         ).named("order lines") {
             lines.append(
                 OrderLine(line: try row.int("line"), code: try row.text("code"), expected: try row.int("quantity")))
@@ -195,11 +211,13 @@ public struct SiteStore {
         }
     }
 
-    /// The lines of every pack record of `orderId`, by completion and position.
-    public func packedLines(orderId: String) throws(PGError) -> [PackedLine] {
+    /// The lines of every pack record of `orderId` (at `site`, or at every site), by completion
+    /// and position.
+    public func packedLines(orderId: String, site: String? = nil) throws(PGError) -> [PackedLine] {
         var lines: [PackedLine] = []
         for row in try connection.query(
-            "\(PackedLine.selectSQL) WHERE r.order_id = $1 ORDER BY r.completed_at, l.position", [.text(orderId)]
+            "\(PackedLine.selectSQL) WHERE r.order_id = $1 AND ($2::text IS NULL OR r.site = $2) ORDER BY r.completed_at, l.position",
+            [.text(orderId), .optionalText(site)]
         ).named("pack lines") {
             lines.append(try PackedLine(row))
         }

@@ -24,10 +24,8 @@ extension ParcelPass {
         let last = members.max { $0.closedAt < $1.closedAt }
         let closedAt = last?.closedAt ?? lastSeen
         let deadline = closedAt.adding(milliseconds: rules.deadlineMilliseconds)
-        var divertAt: Timestamp?
-        if let speed = rules.beltSpeed, let distance = rules.divertDistance, speed > 0 {
-            divertAt = lastSeen.adding(milliseconds: Int64((distance / speed * 1000).rounded()))
-        }
+        let divertAt = DecisionEvent.divertPoint(
+            lastSeen: lastSeen, distance: rules.divertDistance, speed: rules.beltSpeed)
         return DecisionEvent(
             envelope: EventEnvelope(
                 type: "decision", eventId: passId + ".decision", site: site, camera: last?.camera ?? "", time: now),

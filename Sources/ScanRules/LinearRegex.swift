@@ -520,6 +520,12 @@ extension LinearRegex {
 /// not be passed yet included); a state that reached the match accepts at once (a search).
 struct AsciiDFA: Sendable, Equatable {
     static let maxStates = 512
+    /// NFA positions visited while building, at most: a pattern within every limit could make 512
+    /// states of thousands of positions each, seconds of CPU on every agent at every ruleset
+    /// revision. Past this (about ten times what the largest pattern of the docs and tests needs,
+    /// 12,000, and milliseconds of work) the pattern runs on the NFA alone, linear in the text all
+    /// the same.
+    static let maxWork = 200_000
     /// `state * 128 + byte` → next state.
     let table: [Int32]
     let accepting: [Bool]
@@ -528,13 +534,26 @@ struct AsciiDFA: Sendable, Equatable {
     /// No NFA position is left (anchored patterns): no match can follow.
     let dead: [Bool]
 
-    init?(program: [LinearRegex.Instruction], masks: [UInt64]) {
+    init?(program: [LinearRegex.Instruction], masks: [UInt64], budget: Int = maxWork) {
+        var work = 0
+        self.init(program: program, masks: masks, budget: budget, work: &work)
+    }
+
+    /// The work building the DFA took (or took until it gave up), within `budget`.
+    static func work(program: [LinearRegex.Instruction], masks: [UInt64], budget: Int = maxWork) -> Int {
+        var work = 0
+        _ = AsciiDFA(program: program, masks: masks, budget: budget, work: &work)
+        return work
+    }
+
+    private init?(program: [LinearRegex.Instruction], masks: [UInt64], budget: Int, work: inout Int) {
         let anchored = program.first == .atStart
         func closure(_ seeds: [Int], atStart: Bool, atEnd: Bool) -> (pcs: [Int], match: Bool) {
             var seen = Set<Int>()
             var stack = seeds
             var match = false
             while let pc = stack.popLast() {
+                work += 1
                 guard seen.insert(pc).inserted else { continue }
                 switch program[pc] {
                 case .match: match = true
@@ -576,6 +595,7 @@ struct AsciiDFA: Sendable, Equatable {
             for bytes in classes {
                 let byte = bytes[0]
                 var seeds = anchored ? [] : [0]
+                work += pcs.count
                 for pc in pcs {
                     if case .scalar(let set) = program[pc], LinearRegex.asciiMember(masks, set, byte) {
                         seeds.append(pc + 1)
@@ -583,6 +603,7 @@ struct AsciiDFA: Sendable, Equatable {
                 }
                 guard let target = intern(closure(seeds, atStart: false, atEnd: false)) else { return nil }
                 for byte in bytes { table[next * 128 + byte] = target }
+                if work > budget { return nil }
             }
             next += 1
         }

@@ -9,6 +9,11 @@ extension Ruleset {
         "gs1",
     ]
     static let whenKeys = ["days", "from", "to", "timeZone"]
+    /// The budget of a whole ruleset's patterns, in NFA instructions (a pattern alone may have
+    /// 20,000): what every agent compiles at every revision and runs on every code. Each pattern's
+    /// DFA is bounded on its own (`AsciiDFA.maxWork`), so a ruleset within this compiles in
+    /// milliseconds per pattern.
+    public static let maxRegexInstructions = 100_000
     static let scopeKeys = ["sites", "lanes", "cameras"]
 
     /// Parses and validates a ruleset; a broken one is refused whole, with every error listed by
@@ -29,6 +34,8 @@ extension Ruleset {
         }
         var rules: [Rule] = []
         var seen: Set<String> = []
+        var instructions = 0
+        var overBudget = false
         for (index, element) in (reader.array(top["rules"], at: "rules") ?? []).enumerated() {
             let path = "rules[\(index)]"
             guard let fields = reader.object(element, at: path, allowed: ruleKeys) else { continue }
@@ -45,6 +52,17 @@ extension Ruleset {
             _ = reader.string(fields["description"], at: path + ".description", allowEmpty: true)
             let role = reader.string(fields["role"], at: path + ".role")
             let match = parseMatch(fields["match"], at: path + ".match", reader: &reader)
+            for (key, regex) in [("regex", match.regex), ("notRegex", match.notRegex)] {
+                guard let regex else { continue }
+                instructions += regex.regex.program.count
+                if instructions > maxRegexInstructions && !overBudget {
+                    reader.fail(
+                        path + ".match." + key,
+                        "rule '\(id ?? "?")': the ruleset's patterns together come to \(instructions) steps, over \(maxRegexInstructions) (every agent compiles and runs them all on every code): shorten the repetitions or split the ruleset"
+                    )
+                    overBudget = true  // one message, at the rule that crossed the budget
+                }
+            }
             let when = parseWhen(fields["when"], at: path + ".when", reader: &reader)
             let scope = parseScope(fields["scope"], at: path + ".scope", reader: &reader)
             if match.isEmpty && when == nil && scope == nil {

@@ -179,6 +179,52 @@ struct DeploymentFilesTests {
         #expect(dockerfile.components(separatedBy: "USER scantrack").count - 1 >= 2, "runtime stages run as scantrack")
     }
 
+    @Test(
+        "compose-secrets.sh: the folder 0700; as root each password 0400 and owned by the container user that reads it, keys 0600; a second run keeps the passwords and tightens files an older version left open"
+    )
+    func secretsPermissions() throws {
+        let parent = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let dir = parent + "/secrets"
+        let script = TestEnvironment.repoRoot + "/scripts/compose-secrets.sh"
+        let made = try ProcessRunner.run("/bin/bash", [script, dir])
+        try #require(made.status == 0, "\(made.stderr)")
+        func mode(_ name: String) throws -> (mode: Int, owner: Int) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/" + name)
+            return (
+                ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1) & 0o777,
+                (attributes[.ownerAccountID] as? NSNumber)?.intValue ?? -1
+            )
+        }
+        #expect(try mode("").mode == 0o700, "the folder")
+        let passwords = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix("_password") }
+        #expect(passwords.count == 11)
+        let root = getuid() == 0
+        for name in passwords {
+            let (bits, owner) = try mode(name)
+            #expect(bits == (root ? 0o400 : 0o444), "\(name): \(String(bits, radix: 8))")
+            if root { #expect(owner == (name == "grafana_admin_password" ? 472 : 10001), "\(name): uid \(owner)") }
+        }
+        for key in ["ca-key.pem", "nats-key.pem", "postgres-key.pem"] { #expect(try mode(key).mode == 0o600, "\(key)") }
+        #expect(try mode("ca.pem").mode == 0o444)
+        let dockerfile = try String(contentsOfFile: Self.docker + "/Dockerfile", encoding: .utf8)
+        #expect(
+            dockerfile.contains("useradd --system --uid 10001"), "the images' user is the uid the files are given to")
+
+        // Files as an older version left them: world-readable in a 0755 folder. A second run
+        // keeps every password and closes them up.
+        let before = try String(contentsOfFile: dir + "/nats_wms_password", encoding: .utf8)
+        chmod(dir, 0o755)
+        for name in passwords { chmod(dir + "/" + name, 0o644) }
+        chmod(dir + "/nats-key.pem", 0o644)
+        let again = try ProcessRunner.run("/bin/bash", [script, dir])
+        try #require(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: dir + "/nats_wms_password", encoding: .utf8) == before)
+        #expect(try mode("").mode == 0o700)
+        #expect(try passwords.allSatisfy { try mode($0).mode == (root ? 0o400 : 0o444) })
+        #expect(try mode("nats-key.pem").mode == 0o600)
+    }
+
     @Test("every build target of the compose file is a stage of the Dockerfile; runtime stages carry no toolchain")
     func targets() throws {
         let compose = try String(contentsOfFile: Self.docker + "/compose.yaml", encoding: .utf8)

@@ -45,6 +45,49 @@ struct TailCommandTests {
         #expect(lines.allSatisfy { $0 == "08:00:01.250 dc1/cam-2 sighting EAN-13 4006381333931 accepted cam-2-r-1" })
     }
 
+    @Test(
+        "tail --format json writes each event again on one line with ESC, DEL, C1 and bidi controls as \\u escapes (the same value to a JSON reader); what is not JSON is said, not printed"
+    )
+    func jsonEscaped() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let prefix = TestEnvironment.uniqueName("st")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.scanadmin)
+        process.arguments = ["tail", "--nats", natsURL, "--prefix", prefix, "--format", "json", "--count", "2"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let connection = try NATSConnection(url: natsURL)
+        // A camera's value with a colour escape, DEL, the C1 CSI, a right-to-left override and a
+        // line separator; then a message that is no JSON at all, with an escape in it.
+        let hostile = "40\u{1B}[2J06\u{7F}\u{9B}31m\u{202E}1333\u{2028}931"
+        var event = JSONWriter()
+        event.field("type", "sighting")
+        event.field("value", hostile)
+        let bytes = event.finished()
+        let junk = Array("\u{1B}]0;owned\u{07}not json".utf8)
+        var sent = 0
+        while process.isRunning && sent < 100 {
+            try connection.publish(subject: "\(prefix).v1.sighting.dc1.cam-2", bytes: bytes)
+            try connection.publish(subject: "\(prefix).v1.sighting.dc1.cam-2", bytes: junk)
+            try connection.flush()
+            sent += 1
+            usleep(100_000)
+        }
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(
+            !text.unicodeScalars.contains { $0 != "\n" && TerminalText.needsEscape($0) }, "\(text.debugDescription)")
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        let parsed = lines.compactMap { try? JSONValue.parse($0) }
+        #expect(parsed.count == 1 && parsed.first?["value"] == .string(hostile), "\(lines)")
+        #expect(lines.contains("(not JSON, \(junk.count) bytes)"), "\(lines)")
+        #expect(text.contains("\\u001b[2J06\\u007f\\u009b31m\\u202e1333\\u2028931"), "\(text)")
+    }
+
     @Test("parcels, decisions, belt speeds and reading events get a line of their fields, escaped")
     func parcelLines() throws {
         let parcel = try JSONValue.parse(

@@ -176,6 +176,29 @@ struct SpoolPublisherTests {
         #expect(sink.cursorSaves >= 3, "the cursor is saved after every round")
     }
 
+    @Test(
+        "a spooled event for a subject not the agent's own (another camera's, another prefix) is logged and never sent")
+    func foreignSubjects() throws {
+        let sink = MemorySpool()
+        let own = "st.v1.sighting.dc1.cam-1"
+        for (n, subject) in [own, "st.v1.sighting.dc1.cam-2", "st.v1.decision.dc1.L9", "$JS.API.STREAM.DELETE.X", own]
+            .enumerated()
+        {
+            _ = sink.append(subject: subject, eventId: "e\(n)", payload: Array("{\"n\":\(n)}".utf8))
+        }
+        let bus = RecordingBus()
+        let logs = LogRecorder()
+        let publisher = SpoolPublisher(
+            sink: sink, bus: bus, delivery: DeliveryState(), clock: ManualClock(), drain: .seconds(5),
+            logger: logs.logger(), subjects: [own, "st.v1.decision.dc1.L1"])
+        let stop = StopToken()
+        stop.stop()
+        publisher.run(stop: stop)
+        #expect(bus.durable.map(\.subject) == [own, own])
+        #expect(sink.depth == 0, "the foreign ones are stepped over, not retried")
+        #expect(logs.messages.filter { $0.contains("not this agent's") }.count == 3, "\(logs.messages)")
+    }
+
     @Test("at shutdown with the bus down the drain gives up after its time; the events stay in the spool")
     func boundedDrain() throws {
         let sink = Self.filled(10)
@@ -194,6 +217,9 @@ struct SpoolPublisherTests {
         #expect(bus.durable.isEmpty)
         #expect(closed.isSet, "the run is closed even when the drain gave up")
         #expect(clock.elapsed >= .seconds(3) && clock.elapsed < .seconds(4))
+        // It waited by the backoff, not in a spin: a handful of pauses (0.25, 0.5, 1, 2 s, cut to
+        // what was left), not one every few microseconds.
+        #expect(clock.sleeps.count <= 8, "\(clock.sleeps)")
     }
 }
 

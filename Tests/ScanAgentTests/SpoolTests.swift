@@ -122,6 +122,87 @@ struct SpoolTests {
         #expect(sent == (0..<sent.count).map { "e\($0)" })
     }
 
+    @Test("the spool is its user's alone: the folder 0700 (an older open one too), segments and cursor 0600")
+    func privateFiles() throws {
+        let parent = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let dir = parent + "/spool"
+        func mode(_ path: String) throws -> Int {
+            ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1)
+                & 0o777
+        }
+        do {
+            let spool = try Spool(directory: dir, maxBytes: 1 << 20)
+            Self.append(spool, 0..<3)
+            _ = Self.drain(spool, limit: 1)
+        }
+        #expect(try mode(dir) == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.contains("cursor") && names.contains { $0.hasSuffix(".spool") })
+        for name in names { #expect(try mode(dir + "/" + name) == 0o600, "\(name)") }
+        // As an older version left it: open to everyone. Opening it again closes it.
+        chmod(dir, 0o755)
+        for name in names { chmod(dir + "/" + name, 0o644) }
+        _ = try Spool(directory: dir, maxBytes: 1 << 20)
+        #expect(try mode(dir) == 0o700)
+        #expect(try names.filter { $0.hasSuffix(".spool") }.allSatisfy { try mode(dir + "/" + $0) == 0o600 })
+    }
+
+    @Test("records over 256 KiB (a no-read with its picture) are read whole, between small ones, across a reopen")
+    func longRecords() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let spool = try Spool(directory: dir, maxBytes: 64 << 20)
+        Self.append(spool, 0..<2)
+        spool.append(subject: "st.v1.noread.dc1.cam", eventId: "big", payload: Self.payload(2, padding: 1_500_000))
+        Self.append(spool, 3..<5)
+        let first = spool.next(limit: 10)
+        #expect(first.map(\.eventId) == ["e0", "e1", "big", "e3", "e4"])
+        #expect(first.first { $0.eventId == "big" }?.payload == Self.payload(2, padding: 1_500_000))
+        for record in first.prefix(2) { spool.acknowledge(record) }
+        spool.saveCursor()
+        let reopened = try Spool(directory: dir, maxBytes: 64 << 20)
+        #expect(Self.drain(reopened, limit: 1) == ["big", "e3", "e4"], "the cursor stops before the long record")
+    }
+
+    @Test(
+        "a cursor past the newest segment or past its segment's end is refused: nothing unsent is deleted, sending starts from the oldest"
+    )
+    func cursorPastTheEnd() throws {
+        for cursor in ["99 0\n", "1 999999\n"] {
+            let dir = try ReplayHarness.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            do {
+                let spool = try Spool(directory: dir, maxBytes: 1 << 20)
+                Self.append(spool, 0..<5)
+            }
+            try cursor.write(toFile: dir + "/cursor", atomically: true, encoding: .utf8)
+            let reopened = try Spool(directory: dir, maxBytes: 1 << 20)
+            #expect(reopened.damaged == 1, "\(cursor)")
+            #expect(Self.drain(reopened) == (0..<5).map { "e\($0)" }, "\(cursor)")
+        }
+    }
+
+    @Test(
+        "an older segment that ends without a newline (a write cut short) is stepped over, and the next segments sent")
+    func cutSegment() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let spool = try Spool(directory: dir, maxBytes: 1 << 20)  // segments of 128 KiB
+            Self.append(spool, 0..<300, padding: 1000)
+        }
+        let first = dir + "/0000000001.spool"
+        let handle = try #require(FileHandle(forWritingAtPath: first))
+        handle.seekToEndOfFile()
+        handle.write(Data("st.v1.sighting.dc1.cam cut {\"type\":".utf8))
+        handle.closeFile()
+        let reopened = try Spool(directory: dir, maxBytes: 1 << 20)
+        let sent = Self.drain(reopened, limit: 50).filter { !$0.isEmpty }
+        #expect(sent == (0..<300).map { "e\($0)" })
+        #expect(reopened.damaged == 1)
+    }
+
     @Test("a spool folder that cannot be created is an error naming it")
     func unusableFolder() throws {
         #expect {
@@ -199,17 +280,45 @@ struct ClipSourceTests {
         let path = try Self.clip(frames: 20, fps: 20)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let start = try #require(Timestamp(rfc3339: "2026-11-21T08:00:00Z"))
+        // The clip waits on a clock of the test's that moves only when the source sleeps, so the
+        // pacing is seen exactly, whatever else the machine does.
+        let clock = SleepingClock()
         let source = try ClipSource(
-            path: path, realtime: true, start: start, resumeFrame: 0, logger: .init(label: "test"))
-        let began = ContinuousClock.now
+            path: path, realtime: true, start: start, resumeFrame: 0, logger: .init(label: "test"),
+            pacing: clock.pacing)
         let frames = Self.play(source)
-        let elapsed = ContinuousClock.now - began
         #expect(frames.map(\.index) == Array(0..<20))
         #expect(frames[19].time == start.adding(milliseconds: 950))
         #expect(frames[7].image.pixels.allSatisfy { $0 == 7 })
-        // Pacing holds frames back: 20 frames at 20 fps cannot all arrive in under 0.9 s.
-        #expect(elapsed >= .milliseconds(900))
+        // Each frame is held back to its due time, 50 ms after the one before, counted from the
+        // first: every sleep ends exactly on it.
+        let wakes = clock.wakes.map { $0 - clock.origin }
+        #expect(wakes == (1..<20).map { Duration.milliseconds(50 * $0) }, "\(wakes)")
         #expect(source.state == .ended)
+    }
+
+    /// A clock for `ClipPacing` that moves only to the end of each sleep, which returns at once;
+    /// `wakes` are the times the sleeps ended.
+    final class SleepingClock: @unchecked Sendable {
+        // @unchecked: the mutable fields are read and written under `lock` only.
+        let origin = ContinuousClock.now
+        private let lock = NSLock()
+        private var elapsed = Duration.zero
+        private var ended: [ContinuousClock.Instant] = []
+
+        var wakes: [ContinuousClock.Instant] { lock.withLock { ended } }
+
+        var pacing: ClipPacing {
+            ClipPacing(
+                now: { [self] in lock.withLock { origin + elapsed } },
+                sleep: { [self] duration, _ in
+                    lock.withLock {
+                        elapsed += duration
+                        ended.append(origin + elapsed)
+                    }
+                    return false
+                })
+        }
     }
 
     @Test("resumed: frames before the checkpoint are replayed unpaced, with the same times")

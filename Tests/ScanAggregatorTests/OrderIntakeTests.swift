@@ -49,9 +49,10 @@ struct OrderIntakeTests {
                     return counts
                 }())
         let store = SiteStore(connection: world.database)
-        #expect(try store.orderLines("ORD-7")?.map(\.expected) == [2], "the older revision changed nothing")
-        #expect(try store.orderState("ORD-9")?.cancelled == true)
-        #expect(try store.orderState("ORD-8") == nil)
+        #expect(
+            try store.orderLines(site: "dc1", "ORD-7")?.map(\.expected) == [2], "the older revision changed nothing")
+        #expect(try store.orderState(site: "dc1", "ORD-9")?.cancelled == true)
+        #expect(try store.orderState(site: "dc1", "ORD-8") == nil)
         let answers = try StreamReader.events(
             world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.orderack.>")
         #expect(answers.map(\.subject) == Array(repeating: "\(prefix).v1.orderack.dc1", count: 4))
@@ -61,6 +62,45 @@ struct OrderIntakeTests {
         #expect(parsed[2].path == "lines[0].quantity" && parsed[2].reason == "bad-value")
         #expect(answers.map(\.msgId) == parsed.map(\.eventId))
         #expect(try W.count(world.database, "SELECT count(*) FROM dead_letters WHERE reason = 'bad-value'") == 1)
+    }
+
+    @Test(
+        "another site's WMS cannot replace or freeze a site's order: the same id on order.dc2 is dc2's own, and a revision jump to 2147483647 is refused on revision"
+    )
+    func siteIsolationAndJumps() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        let prefix = world.settings.prefix
+        let time = #""time": "2026-11-26T06:00:00Z""#
+        let messages = [
+            (
+                "dc1",
+                #"{"type": "order", "action": "create", "orderId": "ORD-1", "revision": 1, "site": "dc1", \#(time), "lines": [{"line": 1, "code": "A", "quantity": 1}]}"#
+            ),
+            (
+                "dc2",
+                #"{"type": "order", "action": "cancel", "orderId": "ORD-1", "revision": 2147483647, "site": "dc2", \#(time)}"#
+            ),
+            (
+                "dc1",
+                #"{"type": "order", "action": "replace", "orderId": "ORD-1", "revision": 2147483647, "site": "dc1", \#(time), "lines": [{"line": 1, "code": "Z", "quantity": 9}]}"#
+            ),
+        ]
+        for (index, (site, body)) in messages.enumerated() {
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.order.\(site)", bytes: Self.order(body), messageID: "j\(index)")
+        }
+        let intake = try OrderIntake(settings: world.settings, logger: Logger(label: "test"))
+        for _ in 0..<50 where intake.loop.totals.messages < messages.count { intake.loop.runOnce() }
+        let store = SiteStore(connection: world.database)
+        #expect(try store.orderLines(site: "dc1", "ORD-1")?.map(\.code) == ["A"], "dc1's order stands")
+        #expect(try store.orderState(site: "dc1", "ORD-1")?.revision == 1)
+        #expect(try store.orderState(site: "dc2", "ORD-1")?.cancelled == true, "dc2's cancel is dc2's own order")
+        let answers = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.orderack.>")
+        let parsed = try answers.map { try OrderAckEvent.parse($0.event) }
+        #expect(parsed.map(\.status) == [.accepted, .accepted, .rejected], "\(parsed)")
+        #expect(parsed.last?.path == "revision" && parsed.last?.reason == "bad-value", "\(parsed)")
     }
 
     @Test("the WMS example publishes an order, reads its answer and the verdict of the pack made for it")
@@ -89,8 +129,8 @@ struct OrderIntakeTests {
             environment: ProcessInfo.processInfo.environment, log: dir + "/wms.log", stdoutFile: dir + "/wms.json")
         let intake = try OrderIntake(settings: world.settings, logger: Logger(label: "test"))
         let store = SiteStore(connection: world.database)
-        for _ in 0..<100 where try store.orderState("ORD-42") == nil { intake.loop.runOnce() }
-        #expect(try store.orderLines("ORD-42")?.count == 2)
+        for _ in 0..<100 where try store.orderState(site: "dc1", "ORD-42") == nil { intake.loop.runOnce() }
+        #expect(try store.orderLines(site: "dc1", "ORD-42")?.count == 2)
         // The pack station's session for the order (what scan-agent sends at its end).
         _ = try world.jetStream.publish(
             subject: "\(world.settings.prefix).v1.session.dc1.cam-10",

@@ -27,16 +27,18 @@ struct ReconcileTests {
 
     static let base = Timestamp(milliseconds: 1_795_800_000_000)
 
-    /// Ingests and reconciles until `done`, like the aggregator's two loops.
+    /// Ingests and reconciles until `done`, like the aggregator's two loops. Rounds wait on the
+    /// lane's quiet time (the aggregator's clock against the rows' times), so this is bounded in
+    /// time, not rounds; the bound (120 s, a few seconds alone) only catches a hang, also with both
+    /// cores kept busy by the rest of the suite.
     static func settle(_ world: IngestTests.World, _ reconcilers: [Reconciler], until done: () throws -> Bool) throws {
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
-        for _ in 0..<120 {
+        let settled = try Polling.until(seconds: 120) {
             try ingestor.runOnce()
             for reconciler in reconcilers { try reconciler.runOnce() }
-            if try done() { return }
-            usleep(100_000)
+            return try done()
         }
-        Issue.record("did not settle")
+        if !settled { Issue.record("did not settle") }
     }
 
     @Test(
@@ -137,6 +139,11 @@ struct ReconcileTests {
         try sites.load(try Topology.parse(Array(topology.utf8), file: "t.json"))
         #expect(try sites.topology().lane(site: "dc1", id: "L1")?.decision?.checkOrders == true, "stored and read back")
         let prefix = world.settings.prefix
+        // The lane decides on the aggregator's clock, the system's: a decision is late when it is
+        // made more than deadlineSeconds after its parcel's time. So the parcels are timed from this
+        // test's start (a fixed date in the past made every decision late once the date had
+        // passed), and the deadline is 600 s: only a defect, not a busy machine, misses it.
+        let base = SystemClock().now
         func publish(_ family: String, _ camera: String, _ bytes: [UInt8], _ id: String) throws {
             _ = try world.jetStream.publish(
                 subject: "\(prefix).v1.\(family).dc1.\(camera)", bytes: bytes, messageID: id)
@@ -158,13 +165,13 @@ struct ReconcileTests {
         let a = "x'; DROP TABLE parcel_passes; --"
         // A is also an order's id (a label naming its order), whose one line is B.
         _ = try sites.applyOrder(id: a, site: "dc1", revision: 1, cancel: false, lines: [(1, "B", 1)], source: "test")
-        try publish("sighting", "cam-01", W.sighting(1, value: a, camera: "cam-01", firstSeen: Self.base), "s1")
-        let later = Self.base.adding(milliseconds: 1_500)
+        try publish("sighting", "cam-01", W.sighting(1, value: a, camera: "cam-01", firstSeen: base), "s1")
+        let later = base.adding(milliseconds: 1_500)
         try publish("sighting", "cam-02", W.sighting(2, value: a, camera: "cam-02", firstSeen: later), "s2")
         try publish("sighting", "cam-02", W.sighting(3, value: "B", camera: "cam-02", firstSeen: later), "s3")
-        try publish("parcel", "cam-01", parcel("p1", "cam-01", at: Self.base, codes: [(1, a)]), "p1")
+        try publish("parcel", "cam-01", parcel("p1", "cam-01", at: base, codes: [(1, a)]), "p1")
         try publish("parcel", "cam-02", parcel("q1", "cam-02", at: later, codes: [(2, a), (3, "B")]), "q1")
-        let second = Self.base.adding(milliseconds: 3_000)
+        let second = base.adding(milliseconds: 3_000)
         let secondLater = second.adding(milliseconds: 1_500)
         try publish("sighting", "cam-02", W.sighting(4, value: "C", camera: "cam-02", firstSeen: secondLater), "s4")
         try publish("parcel", "cam-01", parcel("p2", "cam-01", at: second, codes: []), "p2")
@@ -177,7 +184,7 @@ struct ReconcileTests {
         }
         _ = try world.jetStream.publish(
             subject: "\(prefix).v1.measure.dc1.L1",
-            bytes: measure("w1", lane: "L1", at: Self.base.adding(milliseconds: 2_050), weight: 1.25),
+            bytes: measure("w1", lane: "L1", at: base.adding(milliseconds: 2_050), weight: 1.25),
             messageID: "w1")
         _ = try world.jetStream.publish(
             subject: "\(prefix).v1.measure.dc1.L2", bytes: measure("w2", lane: "L1", at: second, weight: 2),

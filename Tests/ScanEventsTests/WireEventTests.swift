@@ -339,4 +339,52 @@ struct BeltReadingTests {
         let unscaled = noScale.add(BeltReading(site: "dc1", lane: "L1", time: now, pulses: 1), arrived: now)
         #expect(!unscaled)
     }
+
+    @Test(
+        "hostile belt numbers never trap: counts that wrap Int64 or give no belt's speed, readings years apart, 1e-300 m/s; the divert point is then left out"
+    )
+    func hostileBeltNumbers() throws {
+        let now = Self.plc
+        func reading(_ milliseconds: Int64, _ pulses: Int64) -> BeltReading {
+            BeltReading(site: "dc1", lane: "L1", time: now.adding(milliseconds: milliseconds), pulses: pulses)
+        }
+        // A count from Int64.min to Int64.max does not fit the difference: no speed, no trap.
+        var belt = BeltSpeed(pulsesPerMetre: 500, staleMilliseconds: 1_000)
+        belt.add(reading(0, .min), arrived: now)
+        let wrapped = belt.add(reading(500, .max), arrived: now)
+        #expect(!wrapped)
+        // A million metres in a millisecond is no belt's speed.
+        belt.add(reading(1_000, 0), arrived: now)
+        let tooFast = belt.add(reading(1_001, 500_000_000_000), arrived: now)
+        #expect(!tooFast)
+        #expect(belt.speed(at: now) == nil)
+        // One pulse in 30 years: a speed, very slow, whose divert point would be centuries away.
+        belt.add(reading(2_000, 10), arrived: now)
+        let slow = belt.add(reading(2_000 + 30 * 365 * 86_400_000, 11), arrived: now)
+        #expect(slow)
+        let crawl = try #require(belt.speed(at: now))
+        #expect(crawl > 0 && crawl < 1e-9)
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: 3, speed: crawl) == nil)
+        // The speeds of the report: 1e-300 m/s from the bus is within 0 to 20, and must not trap.
+        let tiny = try BeltReading.parse(
+            Array(#"{"type": "belt", "site": "dc1", "lane": "L1", "time": "\#(now)", "speed": 1e-300}"#.utf8))
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: 3, speed: tiny.speed) == nil)
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: 3, speed: 0) == nil, "a belt that stands")
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: 3, speed: 2) == now.adding(milliseconds: 1_500))
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: .infinity, speed: 2) == nil)
+        #expect(DecisionEvent.divertPoint(lastSeen: now, distance: .nan, speed: 2) == nil)
+        // Out of the contract's range, a speed is a dead letter naming it.
+        #expect(throws: DeadLetter.self) {
+            try BeltReading.parse(
+                Array(#"{"type": "belt", "site": "dc1", "lane": "L1", "time": "\#(now)", "speed": 1e300}"#.utf8))
+        }
+        // Milliseconds from outside seconds: nil for what is not finite or beyond the limit.
+        #expect(Timestamp.milliseconds(seconds: 1.5) == 1_500)
+        #expect(Timestamp.milliseconds(seconds: -2) == -2_000)
+        #expect(Timestamp.milliseconds(seconds: 1e300) == nil && Timestamp.milliseconds(seconds: .nan) == nil)
+        #expect(Timestamp.milliseconds(seconds: 86_401) == nil && Timestamp.milliseconds(seconds: 86_400) == 86_400_000)
+        // Moving an instant saturates instead of overflowing.
+        #expect(Timestamp(milliseconds: .max - 1).adding(milliseconds: 10).milliseconds == .max)
+        #expect(Timestamp(milliseconds: .min + 1).adding(milliseconds: -10).milliseconds == .min)
+    }
 }

@@ -43,7 +43,9 @@ struct NATSSecurityTests {
             #expect(!error.description.contains("wrong-pass"), "\(error)")
             #expect(error.description.contains("Authorization Violation"), "\(error)")
         }
-        #expect(Date().timeIntervalSince(started) < 5, "refused, not retried")
+        // Not a timing: a client that retried a refused login would go on for minutes (its reconnect
+        // schedule); 60 s is missed only by that defect, not by a busy machine.
+        #expect(Date().timeIntervalSince(started) < 60, "refused, not retried")
 
         let tokens = try Server(["--auth", "t0ken-abc"])
         defer { tokens.stop() }

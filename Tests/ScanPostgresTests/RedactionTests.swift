@@ -20,6 +20,11 @@ struct RedactionTests {
             ),
             ("postgres://scan:hunter2@db/st?sslpassword=hunter2", "postgres://scan:***@db/st?sslpassword=***"),
             ("postgresql://db/st", "postgresql://db/st"),
+            // libpq decodes a query's keys: these are `password` and `sslpassword` too.
+            ("postgresql://db/st?pass%77ord=hunter2&user=x", "postgresql://db/st?pass%77ord=***&user=x"),
+            ("postgresql://db/st?%50ASSWORD=hunter2", "postgresql://db/st?%50ASSWORD=***"),
+            ("postgresql://db/st?ssl%70assword=hunter2", "postgresql://db/st?ssl%70assword=***"),
+            ("postgresql://db/st?pass%zzword=hunter2", "postgresql://db/st?pass%zzword=***"),
         ]
         for (dsn, shown) in cases {
             #expect(redactedDSN(dsn) == shown, "\(dsn)")

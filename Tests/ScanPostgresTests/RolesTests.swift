@@ -175,6 +175,24 @@ struct RolesTests {
                 == "30")
     }
 
+    @Test("every function that runs with its owner's rights looks in pg_catalog first and pg_temp last")
+    func definerSearchPaths() throws {
+        let database = try MigratedDatabase(prefix: "st_definer")
+        defer { database.drop() }
+        let rows = try database.connection.query(
+            """
+            SELECT p.proname, coalesce(array_to_string(p.proconfig, ';'), '')
+            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE p.prosecdef AND n.nspname = 'public' ORDER BY 1
+            """
+        ).rows
+        let found = rows.map { ($0[0] ?? "?", $0[1] ?? "") }
+        #expect(found.contains { $0.0 == "scantrack_apply_order" }, "\(found)")
+        for (name, config) in found {
+            #expect(config.contains("search_path=pg_catalog, public, pg_temp"), "\(name): \(config)")
+        }
+    }
+
     typealias W = Counting
 }
 

@@ -65,6 +65,34 @@ struct LinearRegexTests {
         #expect(try LinearRegex("(x+x+)+y").matches(String(repeating: "x", count: 5_000) + "y"))
     }
 
+    @Test(
+        "a pattern within every documented limit whose DFA would cost far more than a budget stops building at the budget and runs on the NFA, matching the same"
+    )
+    func compileBudget() throws {
+        // 133 characters: 62 alternatives, then up to 900 of anything. The subset construction
+        // would take over ten times the budget (about 0.3 s a compile here, seconds on a small
+        // PC, on every agent at every ruleset revision).
+        let letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".map(String.init)
+        let pattern = "(" + letters.joined(separator: "|") + ").{0,900}"
+        #expect(pattern.count == 133)
+        let regex = try LinearRegex(pattern)
+        #expect(regex.dfa == nil, "the NFA runs")
+        let unbounded = AsciiDFA.work(program: regex.program, masks: regex.asciiMasks, budget: .max)
+        let bounded = AsciiDFA.work(program: regex.program, masks: regex.asciiMasks)
+        #expect(unbounded > 10 * AsciiDFA.maxWork, "\(unbounded)")
+        // The budget is checked after each class of bytes: at most one state's classes more.
+        #expect(bounded <= AsciiDFA.maxWork + 128 * regex.program.count, "\(bounded)")
+        #expect(regex.matches("x!") && regex.matches("--Q") && !regex.matches("!!-"))
+        // The rules of the docs and tests stay well inside it, and keep their DFA.
+        for ordinary in [
+            "^ORD-[0-9]+$", "LOT[0-9A-Z]{4,12}", "(a|b)*a(a|b){7}", "^(01)[0-9]{14}(17)[0-9]{6}(10)[A-Za-z0-9]{1,20}$",
+        ] {
+            let compiled = try LinearRegex(ordinary)
+            #expect(compiled.dfa != nil, "\(ordinary)")
+            #expect(AsciiDFA.work(program: compiled.program, masks: compiled.asciiMasks) < AsciiDFA.maxWork / 4)
+        }
+    }
+
     @Test("what needs backtracking is refused, saying why and what to write instead")
     func refused() {
         for (pattern, says) in [

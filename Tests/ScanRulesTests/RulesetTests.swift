@@ -31,6 +31,32 @@ struct RulesetTests {
            "when": {"days": ["sat","sun"], "timeZone": "Europe/Zurich"}}]}
         """
 
+    @Test(
+        "a ruleset whose patterns together are over the budget is refused once, at the rule that crossed it, named; one within it is taken"
+    )
+    func regexBudget() throws {
+        // Each pattern about 8,000 instructions, within a pattern's own limit (20,000): twelve
+        // come to 96,098, the thirteenth crosses 100,000.
+        let part = "[a-z]{0,1000}"
+        func ruleset(_ count: Int) -> String {
+            let rules = (0..<count).map { n in
+                #"{"id": "long-\#(n)", "action": "reject", "match": {"regex": "^x\#(n)\#(part)-\#(part)-\#(part)-\#(part)$"}}"#
+            }
+            return #"{"version": 1, "rules": [\#(rules.joined(separator: ", "))]}"#
+        }
+        let within = try Ruleset.parse(Array(ruleset(10).utf8), file: "rules.json")
+        #expect(within.rules.count == 10)
+        do {
+            _ = try Ruleset.parse(Array(ruleset(20).utf8), file: "rules.json")
+            Issue.record("a ruleset over the budget was accepted")
+        } catch {
+            #expect(error.issues.count == 1, "\(error)")
+            let issue = try #require(error.issues.first)
+            #expect(issue.path == "rules[12].match.regex", "\(issue)")
+            #expect(issue.message.contains("rule 'long-12'") && issue.message.contains("over 100000"), "\(issue)")
+        }
+    }
+
     @Test("weekdays accept only 40…, weekends only 41… (local time decides)")
     func weekdayWeekend() throws {
         let rules = try Self.ruleset(Self.weekdayWeekend)

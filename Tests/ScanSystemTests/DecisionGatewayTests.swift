@@ -69,6 +69,28 @@ struct DecisionGatewayTests {
     }
 
     @Test(
+        "the gateway takes a paused camera from the subject it came on, not from the body: a camera cannot blind another by naming it"
+    )
+    func pausedCameraFromSubject() throws {
+        let nats = try H.PrivateNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 2)
+        let connection = try NATSConnection(url: nats.url)
+        // cam-a pauses and says it is cam-b; then one decision, so that the gateway ends.
+        try connection.publish(
+            subject: "\(prefix).v1.reading.dc1.cam-a",
+            bytes: Array(#"{"type": "reading.paused", "site": "dc1", "camera": "cam-b"}"#.utf8))
+        try connection.flush()
+        try connection.publish(subject: "\(prefix).v1.decision.dc1.L1", bytes: Array(#"{"type": "decision"}"#.utf8))
+        try connection.flush()
+        #expect(H.waitForExit(gateway, seconds: 120))
+        let (summary, output) = try Self.gatewaySummary(dir: dir)
+        #expect(summary["blindCameras"] == .array([.string("cam-a")]), "\(output)")
+    }
+
+    @Test(
         "a live agent sends one valid decision per parcel on its lane's subject; the gateway gets each once and measures the latency from the frame that closed the parcel",
         arguments: [(UInt64(1), 10.0), (5, 14.0)])
     func gateway(seed: UInt64, speed: Double) throws {
@@ -220,13 +242,28 @@ struct DecisionGatewayTests {
         let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let prefix = TestEnvironment.uniqueName("st")
-        let agent = try H.start(
-            config: try Self.config(dir: dir, clip: clip, url: url, prefix: prefix), log: dir + "/agent.log",
-            drainSeconds: 60)
-        // The clip plays at its frame rate (about 8 s); every decision is made while JetStream is
-        // away, and its deadline passes before JetStream is back.
-        usleep(UInt32((Double(scene.frameCount) / Double(scene.fps) + 1.5) * 1_000_000))
-        #expect(agent.isRunning, "the agent waits to send its spool")
+        let port = try MetricsEndToEndTests.freePort()
+        let config = try Self.config(dir: dir, clip: clip, url: url, prefix: prefix)
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        try (text.dropLast() + #", "metrics": {"listen": "127.0.0.1:\#(port)"}}"#).write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let agent = try H.start(config: config, log: dir + "/agent.log", drainSeconds: 60)
+        // Every decision is made while JetStream is away, and its deadline (150 ms) passes before
+        // JetStream is back: the agent has decoded the clip's last frame and closed the last
+        // parcels (its metrics count every frame once the stream has ended; the clip plays at its
+        // frame rate, about 8 s, longer on a busy machine); then a second more. Waited on, not
+        // timed: the bound only catches a hang.
+        func decoded() -> Int? {
+            MetricsEndToEndTests.get("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n").first {
+                $0.hasPrefix("scantrack_agent_frames_decoded_total")
+            }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) }
+        }
+        #expect(H.eventually(seconds: 600) { decoded() == scene.frameCount }, "decoded: \(decoded() ?? -1)")
+        usleep(1_000_000)
+        #expect(
+            agent.isRunning,
+            "the agent waits to send its spool: \((try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "")"
+        )
         try nats.start()
         #expect(nats.url == url, "the same port")
         #expect(H.waitForExit(agent, seconds: 90))

@@ -72,6 +72,50 @@ struct MetricsEndToEndTests {
         return pair[1].stringValue.flatMap(Double.init)
     }
 
+    /// The status of a GET to 127.0.0.1:`port` naming `host` in its Host header (0: no answer).
+    static func status(port: Int, path: String, host: String) throws -> Int {
+        let script = """
+            import http.client, sys
+            c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+            c.putrequest("GET", sys.argv[2], skip_host=True)
+            c.putheader("Host", sys.argv[3])
+            c.endheaders()
+            print(c.getresponse().status)
+            """
+        let result = try ProcessRunner.run("/usr/bin/python3", ["-c", script, String(port), path, host])
+        return Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    @Test(
+        "an agent's metrics and health on loopback answer only requests naming a loopback host: another name (DNS rebinding) gets 421"
+    )
+    func loopbackHostOnly() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try Self.freePort()
+        let clip = try H.flowClip(frames: 600, seed: 3)
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip), natsURL: "nats://127.0.0.1:\(try Self.freePort())",
+            prefix: TestEnvironment.uniqueName("st"), extra: #", "metrics": {"listen": "127.0.0.1:\#(port)"}"#)
+        let agent = try H.start(config: config, log: dir + "/agent.log", drainSeconds: 1)
+        defer {
+            kill(agent.processIdentifier, SIGKILL)
+            agent.waitUntilExit()
+        }
+        #expect(
+            H.eventually(seconds: 120) {
+                (try? Self.status(port: port, path: "/health/live", host: "localhost")) == 200
+            })
+        for host in ["localhost", "localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)"] {
+            #expect(try Self.status(port: port, path: "/metrics", host: host) == 200, "\(host)")
+        }
+        for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "[::2]"] {
+            for path in ["/metrics", "/health/live", "/health/ready"] {
+                #expect(try Self.status(port: port, path: path, host: host) == 421, "\(host) \(path)")
+            }
+        }
+    }
+
     @Test(
         "Prometheus scrapes the agent's frames and the aggregator's stored sightings with the values the database holds; /health/ready turns 503 while NATS is down and 200 again"
     )

@@ -3,7 +3,8 @@ import ScanCore
 import ScanServices
 
 /// A clock that moves only when told: `advance(by:)`, or a runtime's `sleep`, which moves it by
-/// the time slept at once (so backoffs and polls cost no wall time in tests).
+/// the time slept at once (so backoffs and polls cost no wall time in tests); a sleep on a stopped
+/// token returns at once without moving it, as the system clock's does.
 public final class ManualClock: ServiceClock, @unchecked Sendable {
     // @unchecked: guarded by the lock.
     private let lock = NSLock()
@@ -27,6 +28,9 @@ public final class ManualClock: ServiceClock, @unchecked Sendable {
 
     public func sleep(for duration: Duration, stop: StopToken) -> Bool {
         lock.withLock { slept.append(duration) }
+        // As the system clock's: a sleep on a stopped token ends at once, and no time passes (a
+        // loop that pauses that way during a drain spins; the test must see it).
+        if stop.isStopped { return true }
         advance(by: duration)
         // Let the other threads of an in-process agent run, as a real sleep would.
         stop.sleep(for: .milliseconds(1))

@@ -2,8 +2,9 @@ import Foundation
 import ScanAggregatorRuntime
 import ScanEvents
 
-/// Orders in memory, with PostgreSQL's rule (`scantrack_apply_order`): a newer revision replaces
-/// the lines or cancels, an older or equal one changes nothing. It can fail the next calls as a
+/// Orders in memory, with PostgreSQL's rule (`scantrack_apply_order`): keyed by site and id, a newer
+/// revision replaces the lines or cancels, an older or equal one changes nothing, one more than a
+/// million past the stored one is refused. It can fail the next calls as a
 /// restarting database would.
 public final class MemoryOrderStore: OrderStore, @unchecked Sendable {
     // @unchecked: guarded by the lock.
@@ -21,8 +22,11 @@ public final class MemoryOrderStore: OrderStore, @unchecked Sendable {
     /// The next `count` calls fail with a transient error.
     public func failNext(_ count: Int) { lock.withLock { failures = count } }
 
-    public func order(_ id: String) -> (revision: Int, cancelled: Bool, lines: [OrderMessage.Line])? {
-        lock.withLock { stored[id] }
+    /// A site's order (keyed by site and id, as in PostgreSQL).
+    public func order(_ id: String, site: String = "dc1") -> (
+        revision: Int, cancelled: Bool, lines: [OrderMessage.Line]
+    )? {
+        lock.withLock { stored[site + "\u{0}" + id] }
     }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
 
@@ -36,10 +40,14 @@ public final class MemoryOrderStore: OrderStore, @unchecked Sendable {
     public func apply(_ order: OrderMessage) throws -> OrderOutcome {
         try lock.withLock {
             try failing()
-            if let current = stored[order.orderId], current.revision >= order.revision {
+            let key = order.site + "\u{0}" + order.orderId
+            if let current = stored[key], current.revision >= order.revision {
                 return .unchanged(storedRevision: current.revision)
             }
-            stored[order.orderId] = (
+            if let current = stored[key], order.revision > current.revision + 1_000_000 {
+                return .revisionJump(maxJump: 1_000_000)
+            }
+            stored[key] = (
                 order.revision, order.action == .cancel, order.action == .cancel ? [] : order.lines
             )
             return .applied

@@ -65,7 +65,10 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
     // MARK: what a test puts in and reads back
 
     public func setTopology(_ topology: Topology) { lock.withLock { tables.topology = topology } }
-    public func addOrder(_ id: String, lines: [OrderLine]) { lock.withLock { tables.orders[id] = lines } }
+    /// An order of `site` ('' for every site).
+    public func addOrder(_ id: String, site: String = "", lines: [OrderLine]) {
+        lock.withLock { tables.orders[site + "\u{0}" + id] = lines }
+    }
 
     /// A sighting as ingest stores it.
     public func addSighting(_ row: UnreconciledSighting) {
@@ -284,7 +287,9 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             return taken
         }
 
-        func orderLines(_ orderId: String) throws -> [OrderLine]? { tables.orders[orderId] }
+        func orderLines(site: String, _ orderId: String) throws -> [OrderLine]? {
+            tables.orders[site + "\u{0}" + orderId] ?? tables.orders["\u{0}" + orderId]
+        }
 
         func insertPack(
             sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ScanMetrics
 
 /// What every dashboard response passes through: the Host header checked against the names the
 /// dashboard is reached by (so a page on another site cannot reach it through DNS rebinding), a
@@ -36,15 +37,7 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     /// `example.com:8080` → `example.com`; `[::1]:8080` → `::1`; lower case.
-    static func hostName(_ authority: String) -> String {
-        var host = Substring(authority.lowercased())
-        if host.hasPrefix("[") {
-            host = host.dropFirst().prefix { $0 != "]" }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        return String(host)
-    }
+    static func hostName(_ authority: String) -> String { HostHeader.name(authority) }
 
     /// Basic (any user, the token as password) or Bearer; compared in constant time.
     static func authorized(_ header: String?, token: String) -> Bool {
