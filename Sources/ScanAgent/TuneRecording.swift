@@ -53,11 +53,19 @@ struct TuneRecording {
 
     /// Takes `seconds` of frames from `camera` into `path`; returns the frames written. The clip's
     /// frame rate is the one measured; a frame of another size (the camera reconfigured) ends it.
+    /// Frames go to disk as they come (beside `path`, then behind the header once the rate is
+    /// known), so a long recording of a large sensor holds one frame in memory, not all of them.
     static func record(_ camera: Camera, seconds: Double, to path: String, logger: Logger) throws -> Int {
+        let body = path + ".frames"
         guard FileManager.default.createFile(atPath: path, contents: nil),
-            let file = FileHandle(forWritingAtPath: path)
+            FileManager.default.createFile(atPath: body, contents: nil),
+            let file = FileHandle(forWritingAtPath: path), let frameFile = FileHandle(forWritingAtPath: body)
         else { throw TuneFailure("cannot write the recording \(TerminalText.escaped(path))") }
-        defer { try? file.close() }
+        defer {
+            try? file.close()
+            try? frameFile.close()
+            try? FileManager.default.removeItem(atPath: body)
+        }
         let queue = FrameQueue(capacity: 256, blocking: false)
         let stop = StopToken()
         let done = DispatchSemaphore(value: 0)
@@ -71,37 +79,48 @@ struct TuneRecording {
             queue.stopProducing()
             done.wait()
         }
-        var frames: [GrayImage] = []
+        var count = 0
+        var size: (width: Int, height: Int)?
         var first: ContinuousClock.Instant?
         var last = ContinuousClock.now
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000)) + .seconds(10)
+        let length = Duration.milliseconds(Int64(seconds * 1000))
+        let deadline = ContinuousClock.now + length + .seconds(10)
         while ContinuousClock.now < deadline {
-            if let first, ContinuousClock.now - first >= .milliseconds(Int64(seconds * 1000)) { break }
+            if let first, ContinuousClock.now - first >= length { break }
             guard case .frame(let frame) = queue.take(timeout: .milliseconds(200)) else { continue }
-            if let size = frames.first, size.width != frame.image.width || size.height != frame.image.height {
+            if let size, size.width != frame.image.width || size.height != frame.image.height {
                 logger.warning("the camera changed its frame size; the recording ends here")
                 break
             }
             if first == nil { first = ContinuousClock.now }
+            size = (frame.image.width, frame.image.height)
             last = ContinuousClock.now
-            frames.append(frame.image)
+            frameFile.write(Data("FRAME\n".utf8))
+            frameFile.write(frame.image.pixels.withUnsafeBufferPointer { Data(buffer: $0) })
+            count += 1
         }
-        guard let size = frames.first, let first, frames.count > 1 else {
-            throw TuneFailure("the camera sent \(frames.count) frame(s) in \(seconds) s; is it streaming?")
+        guard let size, let first, count > 1 else {
+            throw TuneFailure("the camera sent \(count) frame(s) in \(seconds) s; is it streaming?")
         }
         let elapsed = (last - first).seconds
-        let rate = max(1, Int((Double(frames.count - 1) / max(elapsed, 0.001) * 1000).rounded()))
+        let rate = max(1, Int((Double(count - 1) / max(elapsed, 0.001) * 1000).rounded()))
         let header = Y4MHeader(
             width: size.width, height: size.height, frameRateNumerator: rate, frameRateDenominator: 1000, chroma: .mono)
         file.write(Data(header.line.utf8))
-        for image in frames {
-            file.write(Data("FRAME\n".utf8))
-            file.write(image.pixels.withUnsafeBufferPointer { Data(buffer: $0) })
+        try? frameFile.close()
+        guard let frames = FileHandle(forReadingAtPath: body) else {
+            throw TuneFailure("cannot read back the recording's frames \(TerminalText.escaped(body))")
+        }
+        defer { try? frames.close() }
+        while true {
+            let chunk = frames.readData(ofLength: 4 << 20)
+            if chunk.isEmpty { break }
+            file.write(chunk)
         }
         if queue.dropped > 0 {
             logger.warning("frames dropped while recording", metadata: ["frames": "\(queue.dropped)"])
         }
-        return frames.count
+        return count
     }
 }
 

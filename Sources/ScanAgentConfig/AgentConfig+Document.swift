@@ -143,6 +143,9 @@ extension CameraControls {
                 ("trigger", .object([("line", .string(line)), ("edge", .string(rising ? "rising" : "falling"))])))
         }
         if !features.isEmpty { members.append(("features", .object(features.map { ($0.name, $0.value) }))) }
+        if !allowDangerousFeatures.isEmpty {
+            members.append(("allowDangerousFeatures", .array(allowDangerousFeatures.map { .string($0) })))
+        }
         members.append(("clampOutOfRange", .bool(clampOutOfRange)))
         return .object(members)
     }

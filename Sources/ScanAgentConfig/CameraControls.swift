@@ -24,6 +24,8 @@ public struct CameraControls: Sendable, Equatable {
     public var features: [(name: String, value: JSONValue)] = []
     /// A value outside the camera's range is clamped into it with a warning, instead of refused.
     public var clampOutOfRange = false
+    /// Dangerous features (`isDangerous`) the config may set all the same, by name.
+    public var allowDangerousFeatures: [String] = []
 
     public struct Region: Sendable, Equatable {
         public var x: Int
@@ -80,13 +82,31 @@ public struct CameraControls: Sendable, Equatable {
             && a.region == b.region && a.binning?.horizontal == b.binning?.horizontal
             && a.binning?.vertical == b.binning?.vertical && a.trigger == b.trigger
             && a.features.elementsEqual(b.features) { $0.name == $1.name && $0.value == $1.value }
-            && a.clampOutOfRange == b.clampOutOfRange
+            && a.clampOutOfRange == b.clampOutOfRange && a.allowDangerousFeatures == b.allowDangerousFeatures
     }
 
     static let keys = [
         "exposureMicroseconds", "exposureAuto", "gainDecibels", "frameRate", "focus", "focusAuto", "pixelFormat",
-        "region", "binning", "trigger", "features", "clampOutOfRange",
+        "region", "binning", "trigger", "features", "clampOutOfRange", "allowDangerousFeatures",
     ]
+
+    /// Features that reset or reflash the camera, read or write its files, or change what it keeps
+    /// across power cycles (its persistent network settings, its default user set, its name):
+    /// a config may set one only when `allowDangerousFeatures` names it.
+    public static func isDangerous(_ feature: String) -> Bool {
+        let name = feature.lowercased()
+        let exact = [
+            "devicereset", "devicefactoryreset", "usersetsave", "usersetdefault",
+            "usersetdefaultselector", "deviceuserid", "devicefeaturepersistencestart",
+            "devicefeaturepersistenceend", "deviceregistersstreamingstart", "deviceregistersstreamingend",
+        ]
+        let prefixes = [
+            "devicefirmware", "deviceupdate", "file", "gevpersistent", "gevcurrentipconfiguration",
+            "gevipconfiguration", "gevcurrentdefaultgateway", "gevcurrentsubnetmask",
+            "gevcurrentipaddress", "gevmacaddress",
+        ]
+        return exact.contains(name) || prefixes.contains { name.hasPrefix($0) }
+    }
 
     /// Reads `source.controls`, every problem by path.
     static func parse(_ value: JSONValue?, at path: String, reader: inout ConfigReader) -> CameraControls? {
@@ -137,9 +157,22 @@ public struct CameraControls: Sendable, Equatable {
                     "\"freeRun\", \"software\" or {\"line\": \"Line1\", \"edge\": \"rising\"|\"falling\"}")
             }
         }
+        controls.allowDangerousFeatures =
+            (reader.array(members["allowDangerousFeatures"], at: path + ".allowDangerousFeatures") ?? []).enumerated()
+            .compactMap { index, element in
+                reader.string(element, at: path + ".allowDangerousFeatures[\(index)]")
+            }
+        let allowed = Set(controls.allowDangerousFeatures)
         if let features = members["features"] {
             if case .object(let list) = features {
                 for (name, value) in list {
+                    if isDangerous(name) && !allowed.contains(name) {
+                        reader.fail(
+                            path + ".features." + name,
+                            "resets or reflashes the camera, touches its files or what it keeps across power cycles: refused unless \(path).allowDangerousFeatures names it"
+                        )
+                        continue
+                    }
                     switch value {
                     case .number, .bool, .string: controls.features.append((name, value))
                     default: reader.fail(path + ".features." + name, "a number, boolean or enumeration name")

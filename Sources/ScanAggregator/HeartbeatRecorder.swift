@@ -7,8 +7,10 @@ import ScanPostgres
 import ScanEvents
 
 /// Listens to agent heartbeats (`<prefix>.v1.status.>`, core NATS) and stores them once a second:
-/// every heartbeat in `heartbeats`, the latest per camera in `cameras`. Best effort like the
-/// heartbeats themselves: what arrives while PostgreSQL is down is dropped (and counted).
+/// every heartbeat in `heartbeats`, the latest per camera in `cameras`, at most one a camera every
+/// 0.25 s (`HeartbeatThrottle`: a camera flooding its status subject is held back, counted). Best
+/// effort like the heartbeats themselves: what arrives while PostgreSQL is down is dropped (and
+/// counted).
 public final class HeartbeatRecorder: @unchecked Sendable {
     // @unchecked: used by the one thread that runs it.
     private let subscription: NATSSubscription
@@ -18,6 +20,11 @@ public final class HeartbeatRecorder: @unchecked Sendable {
     private let subjects: ContractSubjects
     public private(set) var stored = 0
     public private(set) var dropped = 0
+    private var throttle = HeartbeatThrottle()
+    private var throttledLogged = 0
+    private let origin = ContinuousClock.now
+    /// Heartbeats held back by the throttle.
+    public var throttled: Int { throttle.throttled }
 
     public init(settings: IngestSettings, logger: Logger) throws {
         var options = NATSConnection.Options(security: settings.natsSecurity)
@@ -36,7 +43,16 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         var rows: [[String?]] = []
         while Date() < deadline {
             guard let message = try? subscription.next(timeoutMilliseconds: 100) else { continue }
-            if let row = Self.row(message.bytes, subject: message.subject, subjects: subjects) { rows.append(row) }
+            guard let row = Self.row(message.bytes, subject: message.subject, subjects: subjects) else { continue }
+            if throttle.admit(site: row[1] ?? "", camera: row[2] ?? "", at: ContinuousClock.now - origin) {
+                rows.append(row)
+            }
+        }
+        if throttle.throttled >= throttledLogged + 1_000 {
+            throttledLogged = throttle.throttled
+            logger.warning(
+                "heartbeats held back: a camera sends more than one every 0.25 s",
+                metadata: ["throttled": "\(throttle.throttled)"])
         }
         guard !rows.isEmpty else { return 0 }
         do {

@@ -297,7 +297,12 @@ public final class IngestLoop: @unchecked Sendable {
                     try EventValidator.checkLaneSender(
                         site: event.site, lane: event.lane, subject: message.subject, family: .measure,
                         subjects: subjects)
-                    if topology.site(event.site) != nil && topology.lane(site: event.site, id: event.lane) == nil {
+                    // A reading is of a lane: a site the topology does not describe has none (a
+                    // gateway cannot write readings for sites that are not there).
+                    guard topology.site(event.site) != nil else {
+                        throw DeadLetter(.laneMismatch, "site '\(event.site)' is not in the topology")
+                    }
+                    if topology.lane(site: event.site, id: event.lane) == nil {
                         throw DeadLetter(
                             .laneMismatch, "site '\(event.site)' has no lane '\(event.lane)' in the topology")
                     }

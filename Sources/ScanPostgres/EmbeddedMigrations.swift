@@ -1339,6 +1339,26 @@ enum EmbeddedMigrations {
                 "END $$;\n",
             ].joined()
         ),
+        (
+            "0019_event_keys_per_sender.sql",
+            [
+                "-- Rows are unique per sender, not per event id alone: a camera (or a gateway) t",
+                "hat sends an event\n",
+                "-- with the id another camera's event will carry can no longer make the aggregat",
+                "or drop that event\n",
+                "-- as a repeat (JetStream's message ids already name the subject). Parcels and r",
+                "eading events are a\n",
+                "-- camera's, decisions a lane's, measurements a lane's device's.\n",
+                "ALTER TABLE reading_events DROP CONSTRAINT reading_events_pkey, ADD PRIMARY KEY ",
+                "(site, camera, event_id);\n",
+                "ALTER TABLE parcels DROP CONSTRAINT parcels_pkey, ADD PRIMARY KEY (site, camera,",
+                " event_id, last_seen);\n",
+                "ALTER TABLE decisions DROP CONSTRAINT decisions_pkey, ADD PRIMARY KEY (site, lan",
+                "e, event_id, closed_at);\n",
+                "ALTER TABLE measurements DROP CONSTRAINT measurements_pkey, ADD PRIMARY KEY (sit",
+                "e, lane, event_id, measured_at);\n",
+            ].joined()
+        ),
     ]
 
     /// migrations/roles/roles.sql.

@@ -115,7 +115,7 @@ extension EventStore {
         return added
     }
 
-    /// Stores one camera's parcels, each once (by event id); returns how many were new.
+    /// Stores one camera's parcels, each once (by site, camera and event id); returns how many were new.
     public func insertParcels(_ batch: [(record: ParcelEvent, body: String)]) throws(PGError) -> Int {
         var added = 0
         for (p, body) in batch {
@@ -126,7 +126,7 @@ extension EventStore {
                                          complete, no_read, body)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::integer, $10::boolean,
                             $11::boolean, $12::jsonb)
-                    ON CONFLICT (event_id, last_seen) DO NOTHING
+                    ON CONFLICT (site, camera, event_id, last_seen) DO NOTHING
                     """,
                     [
                         .text(p.eventId), .text(p.parcelId), .text(p.site), .text(p.camera), .optionalText(p.lane),
@@ -139,7 +139,7 @@ extension EventStore {
         return added
     }
 
-    /// Stores decisions, each once (by event id); returns how many were new. `published`: false
+    /// Stores decisions, each once (by site, lane and event id); returns how many were new. `published`: false
     /// for the aggregator's own, stored to be published.
     public func insertDecisions(_ batch: [(record: DecisionEvent, body: String)], published: Bool = true)
         throws(PGError) -> Int
@@ -153,7 +153,7 @@ extension EventStore {
                                            closed_at, deadline, body, published)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8::boolean, $9, $10::timestamptz, $11::timestamptz,
                             $12::jsonb, $13::boolean)
-                    ON CONFLICT (event_id, closed_at) DO NOTHING
+                    ON CONFLICT (site, lane, event_id, closed_at) DO NOTHING
                     """,
                     [
                         .text(d.eventId), .text(d.parcelId), .text(d.site), .text(d.lane), .text(d.camera),
@@ -166,7 +166,7 @@ extension EventStore {
         return added
     }
 
-    /// Stores measurements, each once (by event id); returns how many were new.
+    /// Stores measurements, each once (by site, lane and event id); returns how many were new.
     public func insertMeasurements(_ batch: [(record: MeasureEvent, body: String)]) throws(PGError) -> Int {
         var added = 0
         for (m, body) in batch {
@@ -177,7 +177,7 @@ extension EventStore {
                                               weight_kg, body)
                     VALUES ($1, $2, $3, $4, $5::timestamptz, $6::double precision, $7::double precision,
                             $8::double precision, $9::double precision, $10::jsonb)
-                    ON CONFLICT (event_id, measured_at) DO NOTHING
+                    ON CONFLICT (site, lane, event_id, measured_at) DO NOTHING
                     """,
                     [
                         .text(m.eventId), .text(m.site), .text(m.lane), .text(m.device), .text(m.time.description),
@@ -190,8 +190,8 @@ extension EventStore {
         return added
     }
 
-    /// Stores `reading.paused` / `reading.resumed` events, each once (by event id); returns how
-    /// many were new.
+    /// Stores `reading.paused` / `reading.resumed` events, each once (by site, camera and event
+    /// id); returns how many were new.
     public func insertReadings(_ batch: [ReadingEvent]) throws(PGError) -> Int {
         var added = 0
         for r in batch {
@@ -200,7 +200,7 @@ extension EventStore {
                     """
                     INSERT INTO reading_events (event_id, site, camera, lane, station, type, reason, detail, event_time)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
-                    ON CONFLICT (event_id) DO NOTHING
+                    ON CONFLICT (site, camera, event_id) DO NOTHING
                     """,
                     [
                         .text(r.eventId), .text(r.site), .text(r.camera), .optionalText(r.lane),

@@ -147,6 +147,9 @@ public final class RTSPStream {
         if status >= 0 {
             decoder.pointee.thread_count = 1  // frame threading would hold frames back
             scantrack_av_set_low_delay(decoder)
+            // The decoder refuses a frame larger than this before allocating it: a camera that
+            // announces 65535² pixels gets an error, not gigabytes.
+            decoder.pointee.max_pixels = Int64(Self.maxPixels)
             status = avcodec_open2(decoder, codec, nil)
         }
         width = Int(decoder.pointee.width)

@@ -33,6 +33,39 @@ struct CameraControlsTests {
         #expect(focused.source.controls.focus == 120 && !focused.source.controls.focusAuto)
     }
 
+    @Test(
+        "features that reset, reflash, touch files or persistent network settings are refused by path unless allowDangerousFeatures names them; the allowance is written back"
+    )
+    func dangerousFeatures() throws {
+        func parse(_ controls: String) throws -> AgentConfig {
+            try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "source": {"type": "genicam", "controls": \#(controls)}}"#.utf8),
+                file: "a.json")
+        }
+        for name in [
+            "DeviceReset", "DeviceFactoryReset", "DeviceFirmwareVersion", "FileOperationExecute", "FileAccessBuffer",
+            "UserSetSave", "UserSetDefault", "DeviceUserID", "GevPersistentIPAddress",
+            "GevCurrentIPConfigurationPersistentIP", "devicereset",
+        ] {
+            do {
+                _ = try parse(#"{"features": {"\#(name)": 1}}"#)
+                Issue.record("\(name) was accepted")
+            } catch let error as ConfigErrors {
+                #expect(error.issues.map(\.path) == ["source.controls.features.\(name)"], "\(error)")
+                #expect(error.description.contains("allowDangerousFeatures"), "\(error)")
+            } catch {
+                Issue.record("\(name): \(error)")
+            }
+        }
+        // Ordinary features pass; a dangerous one named in the allowance too, and it reads back.
+        let allowed = try parse(
+            #"{"features": {"GevSCPD": 1000, "UserSetSave": "Execute"}, "allowDangerousFeatures": ["UserSetSave"]}"#)
+        #expect(allowed.source.controls.features.map(\.name) == ["GevSCPD", "UserSetSave"])
+        let again = try AgentConfig.parse(Array(allowed.document.serialized.utf8), file: "b.json")
+        #expect(again.source.controls == allowed.source.controls)
+        #expect(!CameraControls.isDangerous("ExposureTime") && !CameraControls.isDangerous("LineSource"))
+    }
+
     @Test("a set-controls change is applied alone now, and merged into the controls applied at every reconnect")
     func changed() {
         var config = CameraControls()

@@ -79,6 +79,44 @@ struct IngestTests {
         #expect(ingestor.totals.readingsStored == 2 && ingestor.totals.duplicates == 2)
     }
 
+    @Test(
+        "a camera sending reading events and parcels with the ids another camera's will carry does not make that camera's dropped as repeats"
+    )
+    func anotherCamerasReadingAndParcelIds() throws {
+        let world = try Self.world()
+        defer { world.drop() }
+        let prefix = world.settings.prefix
+        let time = Timestamp(milliseconds: 1_795_800_000_000)
+        func parcel(_ camera: String) -> [UInt8] {
+            Array(
+                #"""
+                {"type": "parcel", "eventId": "cam-2-r-p1.parcel", "site": "dc1", "camera": "\#(camera)",
+                 "time": "\#(time.adding(milliseconds: 500))", "parcelId": "cam-2-r-p1",
+                 "firstSeen": "\#(time)", "lastSeen": "\#(time.adding(milliseconds: 300))",
+                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [], "missing": [], "noReads": []}
+                """#.utf8)
+        }
+        // cam-1 first, with cam-2's ids on its own subjects; then cam-2's own.
+        for camera in ["cam-1", "cam-2"] {
+            let reading = ReadingEvent(
+                kind: .paused, eventId: "cam-2-r.reading.1", camera: CameraIdentity(id: camera, site: "dc1"),
+                time: time, reason: .camera)
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.reading.dc1.\(camera)", bytes: reading.json, messageID: camera + "-reading")
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.parcel.dc1.\(camera)", bytes: parcel(camera), messageID: camera + "-parcel")
+        }
+        let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
+        defer { ingestor.close() }
+        try Self.drain(ingestor) { ingestor.totals.messages >= 4 }
+        for table in ["reading_events", "parcels"] {
+            #expect(
+                try Self.count(world.database, "SELECT count(*) FROM \(table) WHERE camera = 'cam-2'") == 1, "\(table)")
+            #expect(try Self.count(world.database, "SELECT count(*) FROM \(table)") == 2, "\(table)")
+        }
+        #expect(ingestor.totals.duplicates == 0)
+    }
+
     @Test("decisions are stored in decisions, once each, with their reasons; a value with SQL in it stays a value")
     func decisionsStored() throws {
         let world = try Self.world()

@@ -177,8 +177,8 @@ struct ReconcileTests {
         try publish("parcel", "cam-01", parcel("p2", "cam-01", at: second, codes: []), "p2")
         try publish("parcel", "cam-02", parcel("q2", "cam-02", at: secondLater, codes: [(4, "C")]), "q2")
 
-        // The lane's scale weighs parcel 1 (2 s past cam-01); a reading on another lane's subject, and
-        // one for a lane the site does not have, are dead letters.
+        // The lane's scale weighs parcel 1 (2 s past cam-01); a reading on another lane's subject, one
+        // for a lane the site does not have, and one for a site not in the topology are dead letters.
         func measure(_ id: String, lane: String, at time: Timestamp, weight: Double) -> [UInt8] {
             MeasureEvent(eventId: id, site: "dc1", lane: lane, device: "scale-1", time: time, weight: weight).json
         }
@@ -192,6 +192,9 @@ struct ReconcileTests {
         _ = try world.jetStream.publish(
             subject: "\(prefix).v1.measure.dc1.L7", bytes: measure("w3", lane: "L7", at: second, weight: 3),
             messageID: "w3")
+        // A site the topology does not have: no lanes, no readings (a gateway writing for any site).
+        let elsewhere = MeasureEvent(eventId: "w4", site: "dc9", lane: "L1", device: "scale-1", time: second, weight: 4)
+        _ = try world.jetStream.publish(subject: "\(prefix).v1.measure.dc9.L1", bytes: elsewhere.json, messageID: "w4")
 
         let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
         try Self.settle(world, [reconciler]) {
@@ -204,7 +207,8 @@ struct ReconcileTests {
             try W.count(
                 world.database,
                 "SELECT count(*) FROM dead_letters WHERE reason IN ('subject-mismatch', 'lane-mismatch') AND subject LIKE '%.measure.%'"
-            ) == 2)
+            ) == 3)
+        #expect(try W.count(world.database, "SELECT count(*) FROM measurements WHERE site = 'dc9'") == 0)
         #expect(try W.count(world.database, "SELECT count(*) FROM parcels WHERE NOT merged") == 0)
         let events = try StreamReader.events(
             world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.parcelpass.>")
