@@ -52,7 +52,10 @@ def main():
         return 0
     found.sort(key=lambda item: -item[0])
     total = len(found)
-    print(f"Slowest {min(count, total)} of {total} tests (wall clock, run in parallel):")
+    print(
+        f"Slowest {min(count, total)} of {total} tests, as Swift Testing times them in parallel: from when a test"
+        " was scheduled (nearly all at the start) to its end, so waiting for the pool's threads is included"
+    )
     for seconds, name, outcome in found[:count]:
         mark = "" if outcome == "passed" else "  (failed)"
         print(f"{seconds:9.1f} s  {name}{mark}")
