@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: how long a live scan-agent takes from SIGTERM to its exit while it is publishing (the
 # timing the release SIGTERM test no longer asserts: a test only checks that the agent stops, with
-# exit 0 and nothing lost). The release agent, pinned to core 1, reads a rendered 1080p flow clip
+# exit 0 and nothing lost). The release agent, pinned to core 1, reads a rendered 1280x720 flow clip
 # paced at 30 frames/s; once its first sighting is in JetStream, SIGTERM; the time to exit is taken
 # five times, median and max printed as markdown. Needs SCANTRACK_NATS (make bench's servers).
 #   scripts/bench/shutdown.sh BIN_DIR
@@ -19,7 +19,7 @@ nats="${SCANTRACK_NATS:-nats://127.0.0.1:4222}"
 echo "## Stopping a live agent: SIGTERM to exit"
 echo
 echo "\`scripts/bench/shutdown.sh\` (part of \`make bench\`): \`scan-agent run\` (release, \`taskset -c 1\`) on a"
-echo "1080p \`scan-synth flow\` clip paced at 30 frames/s, publishing to the bench's nats-server; SIGTERM once its"
+echo "1280x720 \`scan-synth flow\` clip paced at 30 frames/s, publishing to the bench's nats-server; SIGTERM once its"
 echo "first sighting is in JetStream, then the time until the process has exited (the session ended, the spool"
 echo "drained, the connection closed). Five runs."
 echo
