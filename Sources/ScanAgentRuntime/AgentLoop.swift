@@ -252,8 +252,7 @@ public final class AgentLoop: @unchecked Sendable {
                 finish()
                 // The stream's end is seen at once in the status and the metrics (every frame
                 // counted), not only when the run closes after the drain.
-                heartbeatSequence += 1
-                publishHeartbeat(sequence: heartbeatSequence)
+                heartbeatNow()
                 return
             case .timedOut:
                 idle()
@@ -312,11 +311,16 @@ public final class AgentLoop: @unchecked Sendable {
         ])
     }
 
+    /// The next heartbeat, now.
+    private func heartbeatNow() {
+        heartbeatSequence += 1
+        publishHeartbeat(sequence: heartbeatSequence)
+    }
+
     /// A heartbeat when the interval has passed.
     public func heartbeatIfDue() {
         guard clock.elapsed >= nextHeartbeat else { return }
-        heartbeatSequence += 1
-        publishHeartbeat(sequence: heartbeatSequence)
+        heartbeatNow()
         nextHeartbeat = clock.elapsed + config.heartbeat
     }
 
@@ -332,8 +336,7 @@ public final class AgentLoop: @unchecked Sendable {
     /// JetStream deduplicates) and sends the last heartbeat, which reports what was left.
     public func close() {
         checkpoint?.remove()
-        heartbeatSequence += 1
-        publishHeartbeat(sequence: heartbeatSequence)
+        heartbeatNow()
     }
 
     private func process(_ frame: CapturedFrame) {
