@@ -240,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "ScanAgentRuntimeTests",
             dependencies: [
-                "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanRules", "ScanServices",
+                "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanRules",
+                "ScanServices",
                 "ScanTesting", "ScanVision", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -248,7 +249,8 @@ let package = Package(
         .testTarget(
             name: "ScanAggregatorRuntimeTests",
             dependencies: [
-                "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanServices", "ScanTesting",
+                "ScanTestTiming", "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanReconciliation",
+                "ScanServices", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -256,79 +258,99 @@ let package = Package(
         .testTarget(
             name: "ScanReconciliationTests",
             dependencies: [
-                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanTestSupport",
+                "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanTestSupport",
             ],
             swiftSettings: swiftSettings),
-        .testTarget(name: "ScanReportsTests", dependencies: ["ScanCore", "ScanReports"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanReportsTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanReports"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanServicesTests",
             dependencies: [
-                "ScanServices", .product(name: "Logging", package: "swift-log"),
+                "ScanTestTiming", "ScanServices", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: swiftSettings),
+        // Times every test's own run for `make test`'s list of the slowest tests (TimedTrait).
+        .target(name: "ScanTestTiming", path: "Tests/ScanTestTiming", swiftSettings: swiftSettings),
         // Test helpers against the real servers, the corpus and the built programs (replays).
         .target(
             name: "ScanTestSupport", dependencies: ["ScanCore", "ScanNATS", "ScanPostgres", "ScanSynth"],
             path: "Tests/ScanTestSupport", swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "ScanMediaTests", dependencies: ["ScanCore", "ScanMedia", "ScanTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(name: "ScanVisionTests", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "ScanRulesTests", dependencies: ["ScanCore", "ScanRules", "ScanTestSupport", "ScanVision"],
+            name: "ScanCoreTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanAgentConfigTests", dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanVision"],
+            name: "ScanMediaTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanMedia", "ScanTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanVisionTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanVision"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanRulesTests",
+            dependencies: ["ScanTestTiming", "ScanCore", "ScanRules", "ScanTestSupport", "ScanVision"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanAgentConfigTests",
+            dependencies: ["ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanVision"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanEventsTests",
-            dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision"],
+            dependencies: [
+                "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPipelineTests",
-            dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision"],
+            dependencies: [
+                "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision",
+            ],
             swiftSettings: swiftSettings),
         // Hostile input across the contracts and the fuzzers' committed corpus.
         .testTarget(
             name: "ScanFuzzTests",
             dependencies: [
-                "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanFuzz", "ScanMedia", "ScanReconciliation", "ScanRules",
+                "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanFuzz", "ScanMedia",
+                "ScanReconciliation", "ScanRules",
                 "ScanTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanZBarTests",
-            dependencies: ["ScanCore", "ScanMedia", "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZBar"],
+            dependencies: [
+                "ScanTestTiming", "ScanCore", "ScanMedia", "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZBar",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanZXingTests", dependencies: ["ScanCore", "ScanSynth", "ScanTestSupport", "ScanZXing"],
+            name: "ScanZXingTests",
+            dependencies: ["ScanTestTiming", "ScanCore", "ScanSynth", "ScanTestSupport", "ScanZXing"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanPNGTests", dependencies: ["ScanCore", "ScanPNG", "ScanTestSupport"], swiftSettings: swiftSettings
+            name: "ScanPNGTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanPNG", "ScanTestSupport"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ScanV4L2Tests", dependencies: ["ScanAgentConfig", "ScanCore", "ScanTestSupport", "ScanV4L2"],
+            name: "ScanV4L2Tests",
+            dependencies: ["ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanTestSupport", "ScanV4L2"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ScanNATSTests", dependencies: ["ScanCore", "ScanNATS", "ScanTestSupport"],
+            name: "ScanNATSTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanNATS", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPostgresTests",
-            dependencies: ["ScanCore", "ScanPostgres", "ScanReconciliation", "ScanTestSupport"],
+            dependencies: ["ScanTestTiming", "ScanCore", "ScanPostgres", "ScanReconciliation", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAdminTests",
             dependencies: [
-                "ScanAdmin", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanNATS", "ScanPostgres",
+                "ScanTestTiming", "ScanAdmin", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanNATS", "ScanPostgres",
                 "ScanReconciliation", "ScanReports", "ScanRules", "ScanTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAggregatorTests",
             dependencies: [
-                "ScanAgentConfig", "ScanAgentRuntime", "ScanAggregator", "ScanAggregatorRuntime", "ScanCore",
+                "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanAggregator", "ScanAggregatorRuntime",
+                "ScanCore",
                 "ScanEvents", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices", "ScanTestSupport",
                 "ScanTesting", .product(name: "Logging", package: "swift-log"),
             ],
@@ -337,7 +359,7 @@ let package = Package(
         .testTarget(
             name: "ScanAgentTests",
             dependencies: [
-                "ScanAgent", "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTestSupport",
+                "ScanTestTiming", "ScanAgent", "ScanAgentRuntime", "ScanCore", "ScanServices", "ScanTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -347,7 +369,8 @@ let package = Package(
         .testTarget(
             name: "ScanSystemTests",
             dependencies: [
-                "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam",
+                "ScanTestTiming", "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents",
+                "ScanGenICam",
                 "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanServices", "ScanSynth",
                 "ScanTestSupport", "ScanVision", "ScanZXing",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Prints the slowest tests of a `swift test` log with their durations, so that the suite's time
+"""Prints the slowest tests of a `swift test` run with their durations, so that the suite's time
 stays in view (`make test` calls it at the end, pass or fail).
 
-    scripts/slowest-tests.py LOG [COUNT]
+    scripts/slowest-tests.py LOG [TIMES] [COUNT]
 
-Reads Swift Testing's closing line of each test ("✔ Test name() passed after 1.234 seconds.",
-"✘ Test "display name" with 3 test cases failed after ..."), and XCTest's ("Test Case '-[M.C t]'
-passed (1.234 seconds)."). Suites are not tests and are left out. A log with no such line says so
-and exits 0: the test run's own status is what counts. The runner's own closing lines ("Test run
-with N tests ... passed after ...", XCTest's "Executed N tests") are printed again after the list,
-so that the output still ends as the runner's does.
+TIMES is the file the tests' `.timed` trait writes (Tests/ScanTestTiming, `SCANTRACK_TEST_TIMES`):
+one line a test, "seconds<TAB>id<TAB>name", timed from when the test's body started to its end.
+Those are the figures listed. Swift Testing's own "passed after N seconds" in LOG counts from when
+a test was scheduled, and nearly every test is scheduled at once, so those say when a test
+finished rather than how long it ran; they are used only when TIMES is missing or empty, and the
+heading says so. LOG also gives each test's outcome ("✘ Test name() failed after ...") and the
+runner's closing lines ("Test run with N tests ... passed after ...", XCTest's "Executed N
+tests"), printed again after the list so that the output still ends as the runner's does. A run
+with no figures at all says so and exits 0: the test run's own status is what counts.
 """
 
+import os
 import re
 import sys
 
@@ -25,8 +29,8 @@ XCTEST = re.compile(r"^Test Case '(?P<name>[^']+)' (?P<outcome>passed|failed) \(
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def durations(lines):
-    """Each test's (seconds, name, outcome), and the runner's closing lines."""
+def read_log(lines):
+    """Each test's (seconds, name, outcome) as the log has it, and the runner's closing lines."""
     found = []
     closing = []
     for line in lines:
@@ -40,25 +44,61 @@ def durations(lines):
     return found, closing
 
 
+def read_times(path):
+    """Each timed test's (seconds, name): the longest line of an id, should one be written twice."""
+    longest = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as times:
+            for line in times:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != 3:
+                    continue
+                try:
+                    seconds = float(fields[0])
+                except ValueError:
+                    continue
+                test_id, name = fields[1], fields[2]
+                if test_id not in longest or longest[test_id][0] < seconds:
+                    longest[test_id] = (seconds, name)
+    except FileNotFoundError:
+        return []
+    return list(longest.values())
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    arguments = sys.argv[1:]
+    if not 1 <= len(arguments) <= 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    count = int(sys.argv[2]) if len(sys.argv) == 3 else 20
-    with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-        found, closing = durations(log)
-    if not found:
-        print("slowest tests: no test's duration in " + sys.argv[1])
+    count = 20
+    if arguments[-1].isdigit() and len(arguments) > 1:
+        count = int(arguments.pop())
+    log_path = arguments[0]
+    times_path = arguments[1] if len(arguments) > 1 else None
+    with open(log_path, encoding="utf-8", errors="replace") as log:
+        logged, closing = read_log(log)
+    failed = {name for _, name, outcome in logged if outcome == "failed"}
+    timed = read_times(times_path) if times_path and os.path.exists(times_path) else []
+    if timed:
+        rows = [(seconds, name, "failed" if name in failed else "passed") for seconds, name in timed]
+        heading = "each from its body's start to its end (the .timed trait), run in parallel with the others"
+    else:
+        rows = logged
+        heading = (
+            "as Swift Testing times them in parallel: from when a test was scheduled (nearly all at the"
+            " start) to its end, so waiting for the pool's threads is included"
+        )
+    if not rows:
+        print("slowest tests: no test's duration in " + log_path)
+        for line in closing:
+            print(line)
         return 0
-    found.sort(key=lambda item: -item[0])
-    total = len(found)
-    print(
-        f"Slowest {min(count, total)} of {total} tests, as Swift Testing times them in parallel: from when a test"
-        " was scheduled (nearly all at the start) to its end, so waiting for the pool's threads is included"
-    )
-    for seconds, name, outcome in found[:count]:
+    rows.sort(key=lambda item: -item[0])
+    print(f"Slowest {min(count, len(rows))} of {len(rows)} tests, {heading}:")
+    for seconds, name, outcome in rows[:count]:
         mark = "" if outcome == "passed" else "  (failed)"
-        print(f"{seconds:9.1f} s  {name}{mark}")
+        shown = name if len(name) <= 110 else name[:109] + "…"
+        print(f"{seconds:9.1f} s  {shown}{mark}")
     for line in closing:
         print(line)
     return 0

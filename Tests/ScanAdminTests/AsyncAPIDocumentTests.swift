@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 import ScanEvents
@@ -8,7 +9,7 @@ import ScanEvents
 /// docs/asyncapi.yaml describes the subjects the code publishes: its references resolve (checked by
 /// the same Python consumer that validates live events against it in the agent and aggregator
 /// tests), its addresses are the ones ContractSubjects builds, and its enums are the code's.
-@Suite("AsyncAPI document")
+@Suite("AsyncAPI document", .timed)
 struct AsyncAPIDocumentTests {
     static let path = TestEnvironment.repoRoot + "/docs/asyncapi.yaml"
     static let consumer = TestEnvironment.repoRoot + "/scripts/wms_consumer.py"

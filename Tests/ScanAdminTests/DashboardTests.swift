@@ -7,13 +7,14 @@ import ScanCore
 import ScanPostgres
 import ScanReports
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAdmin
 
 /// The dashboard's pieces in-process: the chart's hours, escaping, the listen address; and its
 /// views against a real PostgreSQL seeded as the report's tests seed it.
-@Suite("scanadmin serve: pages and charts")
+@Suite("scanadmin serve: pages and charts", .timed)
 struct DashboardTests {
     static let zurich = TimeZone(identifier: "Europe/Zurich") ?? .gmt
 

@@ -1,13 +1,14 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 import ScanReconciliation
 
 /// docker/: the compose file validates (Debian's docker-compose checks it without an engine),
 /// its build targets exist in the Dockerfile, and the files it mounts are valid ScanTrack files.
-@Suite("deployment files")
+@Suite("deployment files", .timed)
 struct DeploymentFilesTests {
     static let docker = TestEnvironment.repoRoot + "/docker"
 

@@ -1,12 +1,13 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// docs/schema's schemas of the files people write (topology, ruleset, order, agent config) against every example
 /// the repository ships, with the Python `jsonschema` package (Draft 2020-12) a user's editor or CI
 /// would use; and against broken copies, so that a schema that accepts anything fails too.
-@Suite("file schemas: every shipped example validates")
+@Suite("file schemas: every shipped example validates", .timed)
 struct FileSchemaTests {
     static let script = #"""
         import glob, json, sys

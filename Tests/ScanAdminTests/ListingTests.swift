@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 import ScanCore
@@ -5,7 +6,7 @@ import ScanCore
 @testable import ScanAdmin
 
 /// scanadmin's tables, CSV and JSON with values a label or a camera could send.
-@Suite("listings")
+@Suite("listings", .timed)
 struct ListingTests {
     static let hostile = Listing(
         columns: ["camera", "value", "count"],

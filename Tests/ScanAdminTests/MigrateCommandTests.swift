@@ -1,10 +1,11 @@
 import Foundation
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// `scanadmin` as an operator runs it: the built binary, its output and exit codes.
-@Suite("scanadmin migrate")
+@Suite("scanadmin migrate", .timed)
 struct MigrateCommandTests {
     static var scanadmin: String { TestEnvironment.productsDirectory + "/scanadmin" }
 

@@ -3,12 +3,13 @@ import ScanCore
 import ScanPostgres
 import ScanServices
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanEvents
 import ScanReconciliation
 
 /// `scanadmin report`, `topology` and `orders` against a real PostgreSQL with seeded data.
-@Suite("scanadmin report, topology and orders", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("scanadmin report, topology and orders", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct ReportCommandTests {
     static var scanadmin: String { TestEnvironment.productsDirectory + "/scanadmin" }
 

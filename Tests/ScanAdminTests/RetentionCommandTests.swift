@@ -2,10 +2,11 @@ import Foundation
 import ScanCore
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// `scanadmin retention` as an operator runs it.
-@Suite("scanadmin retention", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("scanadmin retention", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct RetentionCommandTests {
     @Test(
         "--dry-run lists the settings and the expired day partitions and drops nothing; the run drops them; set refuses an unknown table"

@@ -3,12 +3,14 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanReconciliation
 import ScanRules
 
 /// `scanadmin rules` and `scanadmin cameras` against real PostgreSQL and nats-server.
-@Suite("scanadmin rules and cameras", .enabled(if: TestEnvironment.postgresEnabled && TestEnvironment.natsEnabled))
+@Suite(
+    "scanadmin rules and cameras", .timed, .enabled(if: TestEnvironment.postgresEnabled && TestEnvironment.natsEnabled))
 struct RulesCommandTests {
     typealias R = ReportCommandTests
 

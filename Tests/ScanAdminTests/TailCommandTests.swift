@@ -1,13 +1,14 @@
 import Foundation
 import ScanNATS
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanCore
 import ScanEvents
 
 @testable import ScanAdmin
 
-@Suite("scanadmin tail and agent", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("scanadmin tail and agent", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct TailCommandTests {
     static var scanadmin: String { TestEnvironment.productsDirectory + "/scanadmin" }
 

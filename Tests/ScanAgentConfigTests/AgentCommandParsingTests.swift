@@ -1,9 +1,10 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 import ScanEvents
 
-@Suite("agent commands, subjects and status (pure)")
+@Suite("agent commands, subjects and status (pure)", .timed)
 struct AgentCommandParsingTests {
     @Test("each verb parses; session.start takes an optional order id")
     func verbs() throws {

@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanAgentConfig
 @testable import ScanVision
 
-@Suite("agent config")
+@Suite("agent config", .timed)
 struct AgentConfigTests {
     @Test("the design's example parses with its values; everything else has defaults")
     func example() throws {

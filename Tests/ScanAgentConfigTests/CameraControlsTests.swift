@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanAgentConfig
 
 /// `source.controls` of a `genicam` source: read by path, refused by path.
-@Suite("camera controls in the agent config")
+@Suite("camera controls in the agent config", .timed)
 struct CameraControlsTests {
     @Test("a genicam source with every control is read as written")
     func reads() throws {

@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanAgentConfig
 
 /// The measuring behind `scan-agent tune`, on hand-made readings.
-@Suite("line set-up")
+@Suite("line set-up", .timed)
 struct LineSetupTests {
     @Test("modules of a linear code follow from its symbology and value (Code 128 as encoders pack digits)")
     func modules() {

@@ -1,8 +1,9 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 
-@Suite("RTSP camera addresses")
+@Suite("RTSP camera addresses", .timed)
 struct RTSPAddressTests {
     @Test("rtsp and rtsps URLs are taken, with port, path, query and credentials; the password is never shown")
     func takes() throws {

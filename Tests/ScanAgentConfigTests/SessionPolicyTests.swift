@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -5,7 +6,7 @@ import Testing
 @testable import ScanVision
 
 /// Session policies driven by a manual clock (milliseconds from a fixed start).
-@Suite("sessions")
+@Suite("sessions", .timed)
 struct SessionPolicyTests {
     static let t0 = Timestamp(milliseconds: 1_795_800_000_000)
     static func at(_ seconds: Double) -> Timestamp { t0.adding(milliseconds: Int64(seconds * 1000)) }

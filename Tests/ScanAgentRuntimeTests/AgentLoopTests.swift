@@ -3,6 +3,7 @@ import Logging
 import ScanAgentRuntime
 import ScanCore
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import Testing
 import ScanAgentConfig
@@ -12,7 +13,7 @@ import ScanVision
 
 /// The decoding thread's behaviour, driven step by step with fakes and a manual clock: no
 /// thread, no server, no wall-clock sleep.
-@Suite("agent loop")
+@Suite("agent loop", .timed)
 struct AgentLoopTests {
     /// One agent loop over fakes.
     struct Rig {

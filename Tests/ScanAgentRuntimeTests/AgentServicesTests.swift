@@ -3,6 +3,7 @@ import Logging
 import ScanAgentRuntime
 import ScanCore
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import ServiceLifecycle
 import Testing
@@ -11,7 +12,7 @@ import ScanVision
 
 /// The agent's services in one in-process ServiceGroup over fakes: how it ends, in what order,
 /// and how the publisher drains the spool.
-@Suite("agent services")
+@Suite("agent services", .timed)
 struct AgentServicesTests {
     struct Rig {
         let clock = ManualClock()
@@ -140,7 +141,7 @@ struct AgentServicesTests {
 }
 
 /// The publisher's loop alone: order, retries and the bounded drain.
-@Suite("spool publisher")
+@Suite("spool publisher", .timed)
 struct SpoolPublisherTests {
     static func filled(_ count: Int) -> MemorySpool {
         let sink = MemorySpool()

@@ -1,11 +1,12 @@
 import ScanCore
+import ScanTestTiming
 import ScanVision
 import Testing
 
 @testable import ScanAgent
 
 /// Where zxing-cpp's pass over the region of interest reads, frame by frame.
-@Suite("camera decoder: zxing-cpp's pass")
+@Suite("camera decoder: zxing-cpp's pass", .timed)
 struct CameraDecoderTests {
     static func decoder(mode: DecoderConfig.Mode, everyNth: Int) throws -> CameraDecoder {
         var config = DecoderConfig()

@@ -1,9 +1,10 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanAgent
 
 /// Event ids are made from the run id: another camera must not be able to guess them.
-@Suite("run ids")
+@Suite("run ids", .timed)
 struct RunIdTests {
     @Test("a run id is the start time and 128 random bits in base 36: 2,000 of them are all different")
     func unguessable() {

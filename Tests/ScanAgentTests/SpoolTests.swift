@@ -4,11 +4,12 @@ import ScanAgentRuntime
 import ScanCore
 import ScanServices
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAgent
 
-@Suite("spool: the agent's on-disk write-ahead log")
+@Suite("spool: the agent's on-disk write-ahead log", .timed)
 struct SpoolTests {
     static func payload(_ n: Int, padding: Int = 0) -> [UInt8] {
         Array(
@@ -213,7 +214,7 @@ struct SpoolTests {
     }
 }
 
-@Suite("frame queue between capture and decoding")
+@Suite("frame queue between capture and decoding", .timed)
 struct FrameQueueTests {
     static func frame(_ index: Int) -> CapturedFrame {
         CapturedFrame(
@@ -256,7 +257,7 @@ struct FrameQueueTests {
     }
 }
 
-@Suite("clip source")
+@Suite("clip source", .timed)
 struct ClipSourceTests {
     static func clip(frames: Int, fps: Int) throws -> String {
         let path = try ReplayHarness.temporaryDirectory() + "/paced.y4m"

@@ -5,12 +5,13 @@ import ScanCore
 import ScanEvents
 import ScanReconciliation
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import ServiceLifecycle
 import Testing
 
 /// The runtime's services in one group, over fakes on a manual clock: start, work, shutdown order.
-@Suite("aggregator runtime services")
+@Suite("aggregator runtime services", .timed)
 struct AggregatorRuntimeTests {
     @Test(
         "graceful shutdown stops ingest first (every message it fetched is stored and acknowledged), then reconciliation"

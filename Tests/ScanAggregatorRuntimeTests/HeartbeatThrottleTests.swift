@@ -1,7 +1,8 @@
 import ScanAggregatorRuntime
+import ScanTestTiming
 import Testing
 
-@Suite("heartbeat throttle")
+@Suite("heartbeat throttle", .timed)
 struct HeartbeatThrottleTests {
     @Test(
         "a camera flooding heartbeats keeps one every 0.25 s, the rest counted; another camera, and one at its own pace, are untouched"

@@ -2,6 +2,7 @@ import Logging
 import ScanAggregatorRuntime
 import ScanCore
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import Testing
 import ScanEvents
@@ -10,7 +11,7 @@ import ScanReconciliation
 /// Ingest in-process over its ports: a scripted durable consumer, a store in memory that can
 /// fail like a restarting database, a recording dead-letter stream, on a manual clock (retries
 /// and ack waits cost no wall time).
-@Suite("aggregator ingest on the manual clock")
+@Suite("aggregator ingest on the manual clock", .timed)
 struct IngestLoopTests {
     static let subject = "scantrack.v1.sighting.dc1.cam-1"
 

@@ -3,12 +3,13 @@ import ScanAggregatorRuntime
 import ScanCore
 import ScanEvents
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import Testing
 
 /// Orders from the WMS in-process: a scripted orders stream, orders in memory, a recording results
 /// stream, on the manual clock.
-@Suite("orders from the WMS on the manual clock")
+@Suite("orders from the WMS on the manual clock", .timed)
 struct OrderLoopTests {
     struct Parts {
         let clock = ManualClock()

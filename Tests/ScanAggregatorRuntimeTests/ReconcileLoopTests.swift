@@ -3,13 +3,14 @@ import ScanAggregatorRuntime
 import ScanCore
 import ScanReconciliation
 import ScanServices
+import ScanTestTiming
 import ScanTesting
 import Testing
 import ScanEvents
 
 /// Reconciliation in-process over its ports: the store in memory (one transaction a round, rows
 /// stamped by the clock), a recording results stream, on a manual clock.
-@Suite("aggregator reconciliation on the manual clock")
+@Suite("aggregator reconciliation on the manual clock", .timed)
 struct ReconcileLoopTests {
     /// Lane L1 of dc1: cam-1, then cam-2 1.5 s later; window 1 s, grace 2 s. A pass is due when
     /// both saw it, or when the lane's watermark is 4.5 s past its time at cam-1.

@@ -4,12 +4,13 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAggregator
 
 /// The `scan-aggregator` binary as operators run it: killed, restarted, and run twice at once.
-@Suite("scan-aggregator process", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite("scan-aggregator process", .timed, .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct AggregatorProcessTests {
     static var binary: String { TestEnvironment.productsDirectory + "/scan-aggregator" }
 
@@ -197,7 +198,7 @@ struct AggregatorProcessTests {
 /// PostgreSQL stopped and started again under a running aggregator. Uses a PostgreSQL of its own
 /// (scripts/servers.sh start-pg) so that the other tests keep theirs.
 @Suite(
-    "scan-aggregator and a PostgreSQL restart",
+    "scan-aggregator and a PostgreSQL restart", .timed,
     .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct PostgresRestartTests {
     static let script = TestEnvironment.repoRoot + "/scripts/servers.sh"

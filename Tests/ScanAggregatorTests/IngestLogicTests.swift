@@ -3,6 +3,7 @@ import Logging
 import ScanCore
 import ScanNATS
 import ScanTestSupport
+import ScanTestTiming
 import ScanTesting
 import Testing
 
@@ -11,7 +12,7 @@ import ScanEvents
 
 /// Ingest's logic over its storage port: a real nats-server, an in-memory store that can fail
 /// like a restarting database. (PostgreSQL's side of the contract: IngestTests.)
-@Suite("ingest over the storage port", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("ingest over the storage port", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct IngestLogicTests {
     @Test(
         "a store that fails for a while is waited out: every event stored once, bad ones dead-lettered, all acknowledged"
@@ -58,7 +59,7 @@ struct IngestLogicTests {
     }
 }
 
-@Suite("heartbeat rows")
+@Suite("heartbeat rows", .timed)
 struct HeartbeatRowTests {
     @Test("a heartbeat is stored only from the subject of the site and camera it names")
     func senderChecked() throws {

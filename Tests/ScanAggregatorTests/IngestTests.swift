@@ -5,6 +5,7 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import ScanTesting
 import Testing
 
@@ -14,7 +15,7 @@ import ScanEvents
 
 /// Ingest against the real nats-server and PostgreSQL that `make test` starts. Each test has a
 /// database and a subject prefix of its own.
-@Suite("aggregator ingest", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite("aggregator ingest", .timed, .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct IngestTests {
     struct World {
         var settings: IngestSettings

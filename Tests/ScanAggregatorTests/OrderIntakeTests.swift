@@ -7,13 +7,16 @@ import ScanAggregatorRuntime
 import ScanPostgres
 import ScanReconciliation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAggregator
 
 /// Orders from the WMS against the real nats-server and PostgreSQL: the WMS's side played by
 /// scripts/wms_consumer.py (nats-py), the aggregator's by OrderIntake, Ingestor and Reconciler.
-@Suite("orders from the WMS over NATS", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite(
+    "orders from the WMS over NATS", .timed,
+    .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct OrderIntakeTests {
     typealias W = IngestTests
 

@@ -7,13 +7,14 @@ import ScanNATS
 import ScanPostgres
 import ScanServices
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAggregator
 
 /// Reconciliation and pack records against the real nats-server and PostgreSQL.
 @Suite(
-    "aggregator reconciliation and pack records",
+    "aggregator reconciliation and pack records", .timed,
     .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct ReconcileTests {
     typealias W = IngestTests

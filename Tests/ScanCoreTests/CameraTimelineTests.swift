@@ -1,7 +1,8 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 
-@Suite("frame times from the camera's clock")
+@Suite("frame times from the camera's clock", .timed)
 struct CameraTimelineTests {
     /// A camera at 30 frames/s whose clock starts at `start` ns; frame i is exposed at wall time
     /// `wall0 + i*33` ms and arrives `delays[i]` ms later.

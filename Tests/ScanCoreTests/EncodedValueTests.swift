@@ -1,9 +1,10 @@
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 
-@Suite("values as events carry them")
+@Suite("values as events carry them", .timed)
 struct EncodedValueTests {
     @Test("base64 matches RFC 4648 test vectors")
     func vectors() {
@@ -37,7 +38,7 @@ struct EncodedValueTests {
     }
 }
 
-@Suite("geometry and names")
+@Suite("geometry and names", .timed)
 struct GeometryTests {
     @Test("a box encloses its points and measures overlap")
     func box() throws {

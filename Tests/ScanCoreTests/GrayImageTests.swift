@@ -1,8 +1,9 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 
-@Suite("GrayImage resampling")
+@Suite("GrayImage resampling", .timed)
 struct GrayImageTests {
     @Test("doubled: twice the size, each source pixel's value kept where it lies, steps become ramps")
     func doubled() {

@@ -1,7 +1,8 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 
-@Suite("JSONValue.formatted")
+@Suite("JSONValue.formatted", .timed)
 struct JSONFormattedTests {
     @Test("indented text that parses back to the same value, strings escaped, whole numbers without a fraction")
     func roundTrip() throws {

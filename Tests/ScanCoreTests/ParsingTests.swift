@@ -1,8 +1,9 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 
-@Suite("RFC 3339 timestamps")
+@Suite("RFC 3339 timestamps", .timed)
 struct TimestampTests {
     @Test("format and parse agree with known instants")
     func known() throws {
@@ -40,7 +41,7 @@ struct TimestampTests {
     }
 }
 
-@Suite("JSON")
+@Suite("JSON", .timed)
 struct JSONTests {
     @Test("parses objects, arrays, escapes and numbers")
     func parse() throws {

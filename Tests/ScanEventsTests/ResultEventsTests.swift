@@ -1,10 +1,11 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 import ScanEvents
 
 /// The aggregator's results and dead letters as wire types: written from typed values, read back
 /// the same, refused by field when broken.
-@Suite("result wire types")
+@Suite("result wire types", .timed)
 struct ResultEventsTests {
     static let t0 = Timestamp(milliseconds: 1795680001250)  // 2026-11-26T08:00:01.250Z
 

@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -8,7 +9,7 @@ import Testing
 
 /// Each wire event has one type that writes and reads it: what the pipeline writes, its type
 /// reads back to the same bytes, and what breaks the contract is refused naming the field.
-@Suite("wire events")
+@Suite("wire events", .timed)
 struct WireEventTests {
     static let start = Timestamp(milliseconds: 1_795_800_000_000)
     static func time(_ frame: Int) -> Timestamp { start.adding(milliseconds: Int64(frame) * 100) }
@@ -272,7 +273,7 @@ extension Track {
 }
 
 /// Belt readings from a lane's PLC, and the speed they give.
-@Suite("belt readings")
+@Suite("belt readings", .timed)
 struct BeltReadingTests {
     static let plc = Timestamp(milliseconds: 1_795_800_000_000)
 

@@ -1,5 +1,6 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -12,7 +13,7 @@ import Testing
 
 /// Every input of the fuzzers' committed corpus (scripts/fuzz/corpus/TARGET/, seeds and the
 /// crashes `make fuzz` found, kept as regression inputs) through its target again.
-@Suite("fuzz corpus")
+@Suite("fuzz corpus", .timed)
 struct FuzzCorpusTests {
     @Test("every corpus input of every target is read without a crash", arguments: FuzzTarget.allCases)
     func replay(_ target: FuzzTarget) throws {

@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -9,7 +10,7 @@ import Testing
 /// What a printed label, a compromised camera or a careless file can put into ScanTrack: refused
 /// where it enters, or shown escaped where it leaves (issue: no label, camera or neighbour can
 /// take anything over).
-@Suite("hostile input")
+@Suite("hostile input", .timed)
 struct HostileInputTests {
     static let hostile = [
         "pack-01\r\nPUB $JS.API.STREAM.DELETE.SCANTRACK_AGENT 0\r\n", "pack 01", "a.b", "*", ">", "", "ü",

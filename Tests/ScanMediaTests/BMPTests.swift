@@ -1,8 +1,9 @@
 import ScanCore
 import ScanMedia
+import ScanTestTiming
 import Testing
 
-@Suite("BMP")
+@Suite("BMP", .timed)
 struct BMPTests {
     static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
     static func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }

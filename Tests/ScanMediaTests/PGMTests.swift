@@ -1,10 +1,11 @@
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanMedia
 
-@Suite("PGM images")
+@Suite("PGM images", .timed)
 struct PGMTests {
     @Test("encode then parse gives the same image")
     func roundTrip() throws {

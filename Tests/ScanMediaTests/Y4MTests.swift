@@ -1,9 +1,10 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanMedia
 
-@Suite("Y4M headers")
+@Suite("Y4M headers", .timed)
 struct Y4MHeaderTests {
     @Test(
         "chroma variants give the right frame sizes",
@@ -48,7 +49,7 @@ struct Y4MHeaderTests {
     }
 }
 
-@Suite("Y4M streams")
+@Suite("Y4M streams", .timed)
 struct Y4MStreamTests {
     static func clip(_ header: String, _ frames: [[UInt8]], tail: [UInt8] = []) -> [UInt8] {
         Array((header + "\n").utf8) + frames.flatMap { Array("FRAME\n".utf8) + $0 } + tail

@@ -1,10 +1,11 @@
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanNATS
 
 /// Against the real nats-server (JetStream) that `make test` starts.
-@Suite("JetStream through cnats", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("JetStream through cnats", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct JetStreamTests {
     let url: String
     let connection: NATSConnection

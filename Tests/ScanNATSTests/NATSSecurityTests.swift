@@ -1,13 +1,14 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanNATS
 
 /// NATS authentication and TLS against real nats-server processes of the test's own, started with
 /// users, a token, and TLS certificates made here with openssl.
-@Suite("NATS authentication and TLS", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("NATS authentication and TLS", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct NATSSecurityTests {
     typealias Server = NATSServerProcess
 
@@ -265,7 +266,7 @@ struct NATSSecurityTests {
 /// docker/nats/nats-tls.conf, what docker/compose.yaml runs, with secrets made by
 /// scripts/compose-secrets.sh: TLS and a password from a file for every program, JetStream in a
 /// capped account, and the payload limit.
-@Suite("compose NATS: TLS, password files, limits", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("compose NATS: TLS, password files, limits", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct ComposeNATSTests {
     /// The passwords as docker/compose.yaml's entrypoint for nats-server puts them in its
     /// environment: its own shell lines, run with the secrets read from `secrets`.

@@ -2,9 +2,10 @@ import Foundation
 import ScanCore
 import ScanPNG
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
-@Suite("PNG still images")
+@Suite("PNG still images", .timed)
 struct PNGImageTests {
     @Test("a greyscale image written and read back is the same image")
     func roundTrip() throws {

@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -7,7 +8,7 @@ import Testing
 @testable import ScanVision
 
 /// The candidate tracker and the pipeline's no-reads, driven by hand-made regions.
-@Suite("no-read candidates")
+@Suite("no-read candidates", .timed)
 struct CandidateTrackerTests {
     static let start = Timestamp(milliseconds: 1_795_800_000_000)
     static func time(_ frame: Int) -> Timestamp { start.adding(milliseconds: Int64(frame) * 1000 / 30) }

@@ -3,12 +3,13 @@ import ScanCore
 import ScanEvents
 import ScanPipeline
 import ScanRules
+import ScanTestTiming
 import ScanVision
 import Testing
 
 /// The agent's divert decision for each of its parcels, from scripted reads: one per parcel,
 /// right after it, `divert` with every reason found, the deadline and the divert point.
-@Suite("divert decisions")
+@Suite("divert decisions", .timed)
 struct DecisionTests {
     typealias Code = ParcelGroupingTests
 

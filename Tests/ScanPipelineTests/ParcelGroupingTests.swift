@@ -2,13 +2,14 @@ import ScanAgentConfig
 import ScanCore
 import ScanEvents
 import ScanPipeline
+import ScanTestTiming
 import ScanVision
 import Testing
 
 /// Parcels from scripted reads: codes that move together are one parcel, parcels side by side or
 /// back to back stay apart, a code between two parcels belongs to one, required codes and
 /// no-reads are reported.
-@Suite("parcel grouping")
+@Suite("parcel grouping", .timed)
 struct ParcelGroupingTests {
     /// A code of `value` (QR, `size` px) at (x, y) in `frame`, moving `speed` px a frame to the right.
     static func code(_ value: String, x: Int, y: Int, frame: Int, speed: Int = 6, size: Int = 40) -> Detection {

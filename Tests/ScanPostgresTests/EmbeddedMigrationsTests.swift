@@ -1,5 +1,6 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
@@ -7,7 +8,7 @@ import Testing
 /// The migrations built into the programs (Sources/ScanPostgres/EmbeddedMigrations.swift, written
 /// by scripts/embed-migrations.py) are the files in migrations/, byte for byte: a migration added
 /// or changed without running the script fails here.
-@Suite("embedded migrations")
+@Suite("embedded migrations", .timed)
 struct EmbeddedMigrationsTests {
     @Test(
         "every migration and roles.sql built into the programs equals its file; run scripts/embed-migrations.py when not"

@@ -1,10 +1,11 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 
-@Suite("migrations", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("migrations", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct MigratorTests {
     /// A fresh database per test, dropped at the end.
     static func withDatabase(_ body: (PGConnection) throws -> Void) throws {

@@ -1,13 +1,14 @@
 import ScanCore
 import ScanReconciliation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 
 /// `scantrack_apply_order` (migrations/0010): orders by revision, from NATS or CSV, and what the
 /// aggregator's role may do with them.
-@Suite("orders by revision", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("orders by revision", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct OrderStoreTests {
     @Test(
         "a newer revision replaces the lines, an equal or older one changes nothing, a cancel hides the order from packing; CSV imports take the next revision"

@@ -1,11 +1,12 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 
 /// Against the real PostgreSQL that `make test` starts.
-@Suite("libpq wrapper", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("libpq wrapper", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct PGConnectionTests {
     let connection: PGConnection
     let table: String
@@ -132,7 +133,7 @@ struct PGConnectionTests {
     }
 }
 
-@Suite("PostgreSQL password from a secret file", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("PostgreSQL password from a secret file", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct PGPasswordFileTests {
     @Test(
         "the password comes from the file (first line), over one in the DSN; a missing or empty file is an error naming it"
@@ -161,7 +162,7 @@ struct PGPasswordFileTests {
     }
 }
 
-@Suite("connection errors and DSN redaction")
+@Suite("connection errors and DSN redaction", .timed)
 struct PGConnectionErrorTests {
     @Test("a refused connection names the redacted DSN")
     func refused() {

@@ -1,13 +1,14 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 import ScanReconciliation
 
 /// Day partitions, retention and rollups (migration 0007) against the real PostgreSQL.
-@Suite("partitions, retention and rollups", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("partitions, retention and rollups", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct PartitionTests {
     static let topology = #"""
         {"version": 1, "sites": [{"id": "dc1", "timeZone": "Europe/Zurich",

@@ -1,9 +1,10 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 
 /// Connection strings in messages and logs: the password never shows, whatever form it is in.
-@Suite("DSN redaction")
+@Suite("DSN redaction", .timed)
 struct RedactionTests {
     @Test("every DSN form loses its secrets: URI user part and query, key=value with spaces and quotes")
     func forms() {

@@ -1,13 +1,14 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanPostgres
 import ScanReconciliation
 
 /// migrations/roles/roles.sql: each program's role does its work and nothing past it.
-@Suite("PostgreSQL roles", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("PostgreSQL roles", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct RolesTests {
     @Test(
         "over TLS (verify-full) with SCRAM passwords from files: the writer stores events and maintains partitions but drops no table; the reporter only reads; the operator sets rules, topology and retention"

@@ -2,10 +2,11 @@ import ScanAgentConfig
 import ScanCore
 import ScanEvents
 import ScanReconciliation
+import ScanTestTiming
 import Testing
 
 /// Parcel passes, pure: how a camera's parcel finds its pass, and what a pass says of its codes.
-@Suite("parcel passes")
+@Suite("parcel passes", .timed)
 struct ParcelPassTests {
     static let lane = Topology.Lane(
         id: "L1",

@@ -1,12 +1,13 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 import ScanCore
 
 @testable import ScanReconciliation
 
-@Suite("topology files")
+@Suite("topology files", .timed)
 struct TopologyTests {
     @Test("a lane's cameras get offsets from the travel times; stations and time zone are kept")
     func parses() throws {
@@ -52,7 +53,7 @@ struct TopologyTests {
     }
 }
 
-@Suite("cross-camera reconciliation")
+@Suite("cross-camera reconciliation", .timed)
 struct ReconciliationTests {
     static let lane = Topology.Lane(
         id: "L1",
@@ -183,7 +184,7 @@ struct ReconciliationTests {
     }
 }
 
-@Suite("pack verdicts")
+@Suite("pack verdicts", .timed)
 struct PackEvaluationTests {
     static let order = [
         OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "5012345678900", expected: 1),
@@ -253,7 +254,7 @@ struct PackEvaluationTests {
     }
 }
 
-@Suite("order CSV")
+@Suite("order CSV", .timed)
 struct OrderCSVTests {
     @Test("columns in any order, quoted fields, CRLF line ends, several orders")
     func parses() throws {
@@ -284,7 +285,7 @@ struct OrderCSVTests {
     }
 }
 
-@Suite("no-reads on item passes")
+@Suite("no-reads on item passes", .timed)
 struct NoReadPassTests {
     static let lane = Topology.Lane(
         id: "L1",

@@ -1,11 +1,12 @@
 import Foundation
+import ScanTestTiming
 import Testing
 
 import ScanCore
 
 @testable import ScanReports
 
-@Suite("shifts")
+@Suite("shifts", .timed)
 struct ShiftTests {
     /// (Without the zone's rules every expectation below fails, so no fallback can hide it.)
     static let zurich = TimeZone(identifier: "Europe/Zurich") ?? .gmt

@@ -1,11 +1,12 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanRules
 
-@Suite("linear-time regular expressions")
+@Suite("linear-time regular expressions", .timed)
 struct LinearRegexTests {
     /// Patterns of the kinds rules use, and the syntax's corners.
     static let patterns = [

@@ -1,9 +1,10 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanRules
 
-@Suite("ruleset document")
+@Suite("ruleset document", .timed)
 struct RulesetDocumentTests {
     static func document(_ text: String) throws -> RulesetDocument {
         RulesetDocument(try JSONValue.parse(Array(text.utf8)))

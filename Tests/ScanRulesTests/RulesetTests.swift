@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanRules
 @testable import ScanVision
 
-@Suite("rules")
+@Suite("rules", .timed)
 struct RulesetTests {
     static func ruleset(_ json: String) throws -> Ruleset {
         try Ruleset.parse(Array(json.utf8), file: "rules.json")

@@ -1,10 +1,11 @@
 import Logging
 import ScanServices
+import ScanTestTiming
 import Synchronization
 import Testing
 
 /// Log lines carry values from labels, cameras and servers: none of them may act on a terminal.
-@Suite("escaping log handler")
+@Suite("escaping log handler", .timed)
 struct EscapingLogHandlerTests {
     /// Keeps what reaches it.
     final class Recorder: Sendable {

@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import ScanCore
 import ScanServices
+import ScanTestTiming
 import Testing
 
 /// The log line forms: text for people, JSON for Loki or ELK; both with millisecond times.
-@Suite("log lines")
+@Suite("log lines", .timed)
 struct LineLogHandlerTests {
     static let time = Timestamp(milliseconds: 1_795_680_001_250)
 

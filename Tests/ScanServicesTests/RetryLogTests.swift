@@ -1,10 +1,11 @@
 import Logging
 import ScanServices
+import ScanTestTiming
 import Synchronization
 import Testing
 
 /// The one retry loop: backoff with jitter, log cadence, run-until-it-works, on a manual sleeper.
-@Suite("retry loop")
+@Suite("retry loop", .timed)
 struct RetryLogTests {
     typealias Recorder = EscapingLogHandlerTests.Recorder
 

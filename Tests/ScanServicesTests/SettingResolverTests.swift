@@ -1,7 +1,8 @@
 import ScanServices
+import ScanTestTiming
 import Testing
 
-@Suite("settings: flag, then environment, then file")
+@Suite("settings: flag, then environment, then file", .timed)
 struct SettingResolverTests {
     @Test("the first given and non-empty level wins, and says where it came from")
     func order() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import ScanServices
+import ScanTestTiming
 import ServiceLifecycle
 import Testing
 
-@Suite("services plumbing")
+@Suite("services plumbing", .timed)
 struct ServicesPlumbingTests {
     @Test("a stop token wakes a sleeper, runs its actions once, and runs late registrations at once")
     func stopToken() {

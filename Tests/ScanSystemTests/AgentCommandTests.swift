@@ -1,8 +1,9 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
-@Suite("scan-agent command line")
+@Suite("scan-agent command line", .timed)
 struct AgentCommandTests {
     static var agent: String { TestEnvironment.productsDirectory + "/scan-agent" }
 

@@ -4,12 +4,13 @@ import ScanAgentRuntime
 import ScanCore
 import ScanNATS
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanAgent
 
 /// `scan-agent run` against a real nats-server with JetStream.
-@Suite("scan-agent run with NATS", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("scan-agent run with NATS", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct AgentRunTests {
     typealias H = AgentRunHarness
 

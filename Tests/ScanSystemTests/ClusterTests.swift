@@ -3,12 +3,13 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// The scaling page's set-up, run for real: a three-node JetStream cluster on loopback, streams
 /// kept on all three, two aggregators on one durable consumer and a live agent; the node that
 /// leads the agents' stream is stopped mid-run.
-@Suite("JetStream cluster", .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+@Suite("JetStream cluster", .timed, .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
 struct ClusterTests {
     static var aggregator: String { TestEnvironment.productsDirectory + "/scan-aggregator" }
 

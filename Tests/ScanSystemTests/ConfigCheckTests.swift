@@ -1,11 +1,12 @@
 import Foundation
 import ScanAgentConfig
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// `scan-agent config check` and `config show`: a config checked as `run` reads it, or shown with
 /// its defaults, without a camera or a server.
-@Suite("scan-agent config check and show")
+@Suite("scan-agent config check and show", .timed)
 struct ConfigCheckTests {
     /// The agent configs in docs/examples and docker/ (JSON files with a camera and no sites).
     static func exampleConfigs() throws -> [String] {

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import ScanZXing
 import Testing
 import ScanMedia
@@ -9,7 +10,7 @@ import ScanVision
 /// `scan-agent decode` (both engines) on the shared corpus's single-code images, against each
 /// engine alone: zbar as `zbarimg` reads the same files, zxing-cpp as a reader of its own with
 /// every format on.
-@Suite("scan-agent decode on the shared corpus")
+@Suite("scan-agent decode on the shared corpus", .timed)
 struct CorpusDecodeTests {
     struct Rates {
         var images = 0

@@ -2,12 +2,13 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanMedia
 
 /// Real photos from the shared corpus, held still in front of the camera for a few frames: each
 /// code zbar can read must come out as exactly one sighting with the expected value.
-@Suite("replay of real photos")
+@Suite("replay of real photos", .timed)
 struct CorpusReplayTests {
     static let folders = ["ean13-3", "ean8-1", "code128-1", "itf-1", "qrcode-1", "upca-1"]
 

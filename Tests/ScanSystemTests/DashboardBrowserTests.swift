@@ -5,11 +5,12 @@ import ScanPNG
 import ScanPostgres
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// The supervisor dashboard (`scanadmin serve`) opened in a real headless Chromium on the demo's
 /// data: topology, orders, three agents and the aggregator on the real servers.
-@Suite("dashboard in a browser", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("dashboard in a browser", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct DashboardBrowserTests {
     typealias H = AgentRunHarness
 

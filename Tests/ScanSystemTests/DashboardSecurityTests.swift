@@ -2,11 +2,12 @@ import Foundation
 import ScanCore
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// The dashboard against stored script: values a camera or a label sent, opened in a real headless
 /// Chromium, show as text and run nothing.
-@Suite("dashboard against stored script", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("dashboard against stored script", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct DashboardSecurityTests {
     static let payloads = [
         "state": "<script>window.__scantrackCanary='state'</script>",

@@ -5,6 +5,7 @@ import ScanServices
 import ScanNATS
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// A flag two threads share.
@@ -20,7 +21,7 @@ final class Running: @unchecked Sendable {
 
 /// Divert decisions end to end: `scan-agent run` on a rendered parcel clip paced like a camera,
 /// a real nats-server, and scripts/io_gateway.py playing the I/O gateway (nats-py).
-@Suite("divert decisions through NATS to a gateway", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("divert decisions through NATS to a gateway", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct DecisionGatewayTests {
     typealias H = AgentRunHarness
 

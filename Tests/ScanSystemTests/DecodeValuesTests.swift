@@ -2,13 +2,14 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanMedia
 import ScanVision
 
 /// What `scan-agent decode` says about a value, as integrators need it: an EAN with its add-on is
 /// one result; GS1 data, the AIM identifier and a UPC as printed are carried.
-@Suite("scan-agent decode: values as integrators need them")
+@Suite("scan-agent decode: values as integrators need them", .timed)
 struct DecodeValuesTests {
     /// Renders a code on white with a margin and writes it as PGM; returns the path.
     static func image(_ symbology: SynthSymbology, _ data: String, gs1: Bool = false, in dir: String) throws -> String {
@@ -81,7 +82,7 @@ struct DecodeValuesTests {
 
 /// EAN/UPC add-ons on a conveyor, with the agent's default decoder (which lists neither EAN-2 nor
 /// EAN-5): each add-on comes with its main code, and the AIM identifier says so.
-@Suite("EAN add-ons with the default config")
+@Suite("EAN add-ons with the default config", .timed)
 struct AddOnReplayTests {
     @Test(
         "an EAN-13 with an EAN-2 or EAN-5 add-on is one sighting carrying it, ]E3; one without, ]E0",

@@ -1,11 +1,12 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// The demo from a clone inside a 0700 directory (as under a home directory), where PostgreSQL's
 /// `postgres` user cannot enter: scripts/with-servers.sh and scripts/demo.sh, as `make demo` runs
 /// them, with this build's programs (SCANTRACK_BIN) instead of a second build.
-@Suite("make demo from a private directory", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("make demo from a private directory", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct DemoFromPrivateDirectoryTests {
     @Test(
         "a clone in a 0700 directory runs the whole demo: servers start and stop, the report shows its passes and packs"

@@ -1,10 +1,11 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// The figures in the docs: the architecture diagram says what the contracts say, and the
 /// benchmark plots show BENCHMARKS.md's own tables.
-@Suite("docs figures: the architecture diagram and the benchmark plots")
+@Suite("docs figures: the architecture diagram and the benchmark plots", .timed)
 struct DocsFiguresTests {
     static func read(_ path: String) throws -> String {
         try String(contentsOfFile: TestEnvironment.repoRoot + "/" + path, encoding: .utf8)

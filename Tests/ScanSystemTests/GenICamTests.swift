@@ -3,12 +3,13 @@ import ScanCore
 import ScanGenICam
 import ScanNATS
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 
 /// GenICam cameras against Aravis's fake GigE Vision camera (real GVCP and GVSP over UDP on
 /// loopback), showing rendered clips through `scan-fake-camera`.
-@Suite("GenICam cameras over GigE Vision", .serialized)
+@Suite("GenICam cameras over GigE Vision", .timed, .serialized)
 struct GenICamTests {
     typealias H = AgentRunHarness
 

@@ -2,12 +2,13 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// Tracking-guided decoding (`decoder.mode: guided`, the default) against the full-frame decoder
 /// on rendered scenes: the same codes counted, phantom half-joins never counted, new codes found
 /// anywhere in view within a few frames, and the same events whatever the number of threads.
-@Suite("guided decoding: counts, phantoms, discovery, threads")
+@Suite("guided decoding: counts, phantoms, discovery, threads", .timed)
 struct GuidedDecodingTests {
     /// Replays `clip` with the given decoder settings; returns the sightings.
     static func sightings(_ clip: String, decoder: String, in dir: String, extra: [String] = []) throws

@@ -3,6 +3,7 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// Each program (agent, aggregator, scanadmin) logs in to a nats-server of the test's own with
@@ -10,7 +11,7 @@ import Testing
 /// operator setup, and mutual TLS; the agent from its config file, the others from the
 /// environment. Events go the whole way: agent → JetStream → aggregator → PostgreSQL, and
 /// `scanadmin tail` sees them.
-@Suite("NATS login methods for every program", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("NATS login methods for every program", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct LoginMethodsTests {
     typealias H = AgentRunHarness
 
@@ -137,7 +138,7 @@ struct LoginMethodsTests {
 
 /// Each program with its own PostgreSQL role (migrations/roles/roles.sql), logged in with a SCRAM password
 /// from a file over TLS with `sslmode=verify-full`, as docs/security.md tells operators to run them.
-@Suite("PostgreSQL roles for every program", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("PostgreSQL roles for every program", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct ProgramRolesTests {
     typealias H = AgentRunHarness
 
@@ -226,7 +227,7 @@ struct ProgramRolesTests {
 /// work was done, one run in thirty to a hundred. Each program now sets OpenSSL up without that
 /// handler (ProgramStart, COpenSSLExit). The aggregator's and scanadmin's exits over mutual TLS
 /// are checked by `LoginMethodsTests`.
-@Suite("Exit after TLS", .enabled(if: TestEnvironment.natsEnabled))
+@Suite("Exit after TLS", .timed, .enabled(if: TestEnvironment.natsEnabled))
 struct ExitAfterTLSTests {
     typealias H = AgentRunHarness
 

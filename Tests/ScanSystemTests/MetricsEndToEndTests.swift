@@ -3,6 +3,7 @@ import ScanCore
 import ScanNATS
 import ScanPostgres
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ import Testing
 
 /// /metrics and /health of a running agent and aggregator, scraped by a real Prometheus (Debian's
 /// `prometheus`), with a nats-server of the test's own that it stops and starts again.
-@Suite("metrics and health scraped by Prometheus", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("metrics and health scraped by Prometheus", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct MetricsEndToEndTests {
     typealias H = AgentRunHarness
 

@@ -5,11 +5,12 @@ import ScanPNG
 import ScanPostgres
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// No-reads end to end on the real servers: agent → JetStream → aggregator → PostgreSQL →
 /// scanadmin, with the WMS-style consumer checking them against the AsyncAPI document.
-@Suite("no-reads end to end", .enabled(if: TestEnvironment.postgresEnabled))
+@Suite("no-reads end to end", .timed, .enabled(if: TestEnvironment.postgresEnabled))
 struct NoReadEndToEndTests {
     typealias H = AgentRunHarness
 

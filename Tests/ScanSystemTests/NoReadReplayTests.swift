@@ -3,11 +3,12 @@ import ScanCore
 import ScanPNG
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanEvents
 
 /// Labels the camera sees but cannot read, on rendered scenes: `scan-agent replay --images`.
-@Suite("no-reads on rendered scenes")
+@Suite("no-reads on rendered scenes", .timed)
 struct NoReadReplayTests {
     @Test(
         "torn labels among readable ones on a slatted belt: one noread each with a PNG, readable ones counted exactly")

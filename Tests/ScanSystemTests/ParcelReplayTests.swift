@@ -2,12 +2,13 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// `scan-agent replay` with `grouping.enabled` on the rendered parcel scene (`scan-synth
 /// parcels`): boxes in two rows, back to back, one to three codes each, two identical boxes, one
 /// with a torn SSCC, one that nothing on can be read.
-@Suite("parcels on rendered scenes")
+@Suite("parcels on rendered scenes", .timed)
 struct ParcelReplayTests {
     @Test(
         "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete; each parcel has one decision, divert exactly when it is incomplete or read by no code",

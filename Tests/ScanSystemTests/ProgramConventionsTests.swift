@@ -1,10 +1,11 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// What every program does alike: `--version` with the commit, and help text that wraps cleanly.
-@Suite("program conventions: --version, help text")
+@Suite("program conventions: --version, help text", .timed)
 struct ProgramConventionsTests {
     static let programs = ["scan-agent", "scan-aggregator", "scanadmin"]
 

@@ -2,12 +2,13 @@ import Foundation
 import ScanCore
 import ScanNATS
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 
 /// RTSP cameras against GStreamer's RTSP server (Debian's gst-rtsp-server through
 /// scripts/rtsp_server.py) serving rendered clips encoded with x264, x265 or JPEG, on loopback.
-@Suite("RTSP cameras")
+@Suite("RTSP cameras", .timed)
 struct RTSPTests {
     typealias H = AgentRunHarness
     typealias C = CameraHarness

@@ -2,11 +2,12 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanMedia
 
 /// What `scan-agent replay` promises (docs/integration.md: commands and event JSON).
-@Suite("replay contract")
+@Suite("replay contract", .timed)
 struct ReplayContractTests {
     @Test("sightings carry every contract field with the right types; IDs are unique")
     func sightingFields() throws {

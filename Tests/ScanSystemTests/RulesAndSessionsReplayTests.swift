@@ -2,10 +2,11 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// Rules and session policies on synthetic clips, through `scan-agent replay`, and the rules CLI.
-@Suite("rules and sessions in replay")
+@Suite("rules and sessions in replay", .timed)
 struct RulesAndSessionsReplayTests {
     static let examples = TestEnvironment.repoRoot + "/docs/examples"
 

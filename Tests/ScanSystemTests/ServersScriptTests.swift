@@ -1,9 +1,10 @@
 import Foundation
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// scripts/servers.sh and scripts/install-deps.sh as a shell user runs them.
-@Suite("set-up scripts")
+@Suite("set-up scripts", .timed)
 struct ServersScriptTests {
     static let installDeps = TestEnvironment.repoRoot + "/scripts/install-deps.sh"
 

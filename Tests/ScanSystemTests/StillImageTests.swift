@@ -2,13 +2,14 @@ import Foundation
 import ScanCore
 import ScanJPEG
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanMedia
 
 /// `scan-agent decode` on JPEG photos: the shared corpus's real JPEGs (taken by others), decoded by
 /// libjpeg-turbo, against the same images converted to grayscale by ImageMagick; damaged files and
 /// formats it does not read.
-@Suite("scan-agent decode reads JPEG")
+@Suite("scan-agent decode reads JPEG", .timed)
 struct StillImageTests {
     /// The corpus's JPEG files with their grayscale PGM conversions (make test makes them).
     static func corpusJPEGs() throws -> [(jpeg: String, pgm: String, folder: String)] {

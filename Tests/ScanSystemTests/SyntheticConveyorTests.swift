@@ -2,10 +2,11 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// `scan-agent replay` on clips of the synthetic conveyor, against the scene's ground truth.
-@Suite("synthetic conveyor: exact counts")
+@Suite("synthetic conveyor: exact counts", .timed)
 struct SyntheticConveyorTests {
     @Test(
         "every item counted exactly once",

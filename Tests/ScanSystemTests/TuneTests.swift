@@ -2,11 +2,12 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 import ScanAgentConfig
 
 /// `scan-agent tune` on rendered clips whose belt speed and module size are known.
-@Suite("scan-agent tune")
+@Suite("scan-agent tune", .timed)
 struct TuneTests {
     @Test(
         "the suggestion names the symbologies present and the exposure that keeps blur under half a module, from the measured speed and module size; the written config counts the clip exactly",

@@ -1,12 +1,13 @@
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanSynth
 
 /// The 4K tunnel scene of the benchmarks (`scan-synth tunnel-4k`): what it must hold to stand for
 /// a tunnel camera.
-@Suite("scan-synth tunnel-4k")
+@Suite("scan-synth tunnel-4k", .timed)
 struct TunnelSceneTests {
     @Test("SSCC check digits are GS1's")
     func ssccCheckDigits() {

@@ -2,11 +2,12 @@ import Foundation
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 /// Defects an independent check found on scenes the other tests do not use, each kept as a
 /// scene here, under several seeds and speeds.
-@Suite("defects found on unseen scenes")
+@Suite("defects found on unseen scenes", .timed)
 struct UnseenSceneDefectTests {
     /// Boxes with an EAN-13 label and, beside it, a GS1 DataMatrix label (a licence plate with its
     /// AIs), `gap` pixels apart.

@@ -1,10 +1,11 @@
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanV4L2
 
-@Suite("V4L2 format negotiation and luma extraction")
+@Suite("V4L2 format negotiation and luma extraction", .timed)
 struct PixelFormatTests {
     static func fourCC(_ text: String) -> UInt32 {
         text.utf8.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }

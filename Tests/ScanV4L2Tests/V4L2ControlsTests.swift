@@ -1,4 +1,5 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 
 @testable import ScanV4L2
@@ -7,7 +8,7 @@ import ScanAgentConfig
 /// The mapping from the agent's `source.controls` onto V4L2 controls, on a fake device that holds
 /// the controls a UVC webcam's driver describes (there is no V4L2 camera on the build machines:
 /// the ioctls themselves are V4L2Device's).
-@Suite("V4L2 camera controls")
+@Suite("V4L2 camera controls", .timed)
 struct V4L2ControlsTests {
     final class FakeUVC: V4L2ControlDevice {
         let path = "/dev/video9"

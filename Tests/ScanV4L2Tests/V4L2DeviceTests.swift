@@ -1,9 +1,10 @@
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanV4L2
 
-@Suite("V4L2 device errors")
+@Suite("V4L2 device errors", .timed)
 struct V4L2DeviceTests {
     @Test("opening a missing device names the path and the reason")
     func missingDevice() {

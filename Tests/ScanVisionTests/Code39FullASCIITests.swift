@@ -1,7 +1,8 @@
+import ScanTestTiming
 import ScanVision
 import Testing
 
-@Suite("Code 39 full ASCII")
+@Suite("Code 39 full ASCII", .timed)
 struct Code39FullASCIITests {
     static func decode(_ text: String) -> String? {
         Code39FullASCII.decode(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) }

@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -5,7 +6,7 @@ import Testing
 
 /// The localiser's edge counts along rows and down columns, in the forms the compiler vectorises,
 /// against one change at a time.
-@Suite("localiser edge counts")
+@Suite("localiser edge counts", .timed)
 struct CodeLocalizerCountTests {
     /// Edges along the sampled rows one change at a time, each row's last strong change carried
     /// through its cells: the localiser's first form, kept here as the reference.

@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanVision
 
 /// A localiser region's cells: kept with the region, and cut where read codes are.
-@Suite("localiser regions' cells")
+@Suite("localiser regions' cells", .timed)
 struct CodeLocalizerRegionTests {
     /// A frame with upright bars on the left (x 40–199) and a checkerboard of 4-px modules on
     /// the right (x 232–327), rows 64–159: an EAN and a DataMatrix beside it, close enough that

@@ -1,9 +1,10 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanVision
 
-@Suite("code normalisation")
+@Suite("code normalisation", .timed)
 struct CodeNormalizerTests {
     @Test("UPC-A becomes EAN-13 with a leading zero")
     func upcA() {

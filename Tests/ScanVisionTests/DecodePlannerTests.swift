@@ -1,8 +1,9 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 import ScanVision
 
-@Suite("decode planner: where guided decoding looks")
+@Suite("decode planner: where guided decoding looks", .timed)
 struct DecodePlannerTests {
     static func track(
         _ box: Box, value: String = "4006381333931", symbology: Symbology = .ean13, rows: Bool? = true,
@@ -238,7 +239,7 @@ struct DecodePlannerTests {
     }
 }
 
-@Suite("code localiser: barcode-like regions without decoding")
+@Suite("code localiser: barcode-like regions without decoding", .timed)
 struct CodeLocalizerTests {
     /// A belt-grey image with faint noise, a block of bars, a box edge and a 2-D checker block.
     static func scene() -> GrayImage {

@@ -1,3 +1,4 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
@@ -5,7 +6,7 @@ import Testing
 
 /// Point layouts as zbar 0.23 reports them (recorded from real scans of rendered codes): each
 /// scan line alternates direction and records where a decode completed.
-@Suite("splitting zbar's merged symbols")
+@Suite("splitting zbar's merged symbols", .timed)
 struct DetectionSplitterTests {
     /// One EAN-13 spanning x 42…232 on lines `rows`: right-to-left lines end at the left half
     /// (42, 134), left-to-right lines at the right half (140, 232).
@@ -105,7 +106,7 @@ struct DetectionSplitterTests {
     }
 }
 
-@Suite("splitting is stable")
+@Suite("splitting is stable", .timed)
 struct DetectionSplitterStabilityTests {
     @Test("splitting a part again gives the part back")
     func idempotent() {

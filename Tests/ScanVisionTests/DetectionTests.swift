@@ -1,10 +1,11 @@
 import ScanCore
+import ScanTestTiming
 import Testing
 
 @testable import ScanVision
 
 /// One frame's reads from several engines and regions, put together.
-@Suite("detections of one frame")
+@Suite("detections of one frame", .timed)
 struct DetectionTests {
     static func read(_ value: String, _ box: Box, symbology: Symbology = .code128, engine: String = "zbar")
         -> Detection

@@ -1,10 +1,11 @@
+import ScanTestTiming
 import Testing
 
 @testable import ScanCore
 @testable import ScanVision
 
 /// The tracker driven by hand-made detections and a manual frame clock.
-@Suite("tracker")
+@Suite("tracker", .timed)
 struct TrackerTests {
     static let start = Timestamp(milliseconds: 1_795_800_000_000)
     static func time(_ frame: Int) -> Timestamp { start.adding(milliseconds: Int64(frame) * 1000 / 30) }

@@ -1,12 +1,13 @@
 import ScanCore
 import ScanSynth
+import ScanTestTiming
 import Testing
 
 @testable import ScanZBar
 import ScanVision
 
 /// The agent's decoder on rendered codes: region of interest, add-ons.
-@Suite("frame decoder")
+@Suite("frame decoder", .timed)
 struct FrameDecoderTests {
     /// A white 640x400 frame with `sprite` pasted at (x, y).
     static func frame(with sprite: Sprite, x: Int, y: Int) -> GrayImage {
@@ -119,7 +120,7 @@ struct FrameDecoderTests {
 }
 
 /// Another engine's reads checked as zbar's own: what the zxing-cpp sweep finds passes here.
-@Suite("frame decoder: checking another engine's reads")
+@Suite("frame decoder: checking another engine's reads", .timed)
 struct CheckedReadsTests {
     @Test(
         "an EAN-13 read where the label is passes; another valid value there is rejected and counted; Code 128 passes")

@@ -1,5 +1,6 @@
 import ScanCore
 import ScanSynth
+import ScanTestTiming
 import Testing
 
 @testable import ScanVision
@@ -7,7 +8,7 @@ import Testing
 
 /// A linear code zbar read on one line knows one end of it only; `LinearExtent` finds the rest of
 /// the code from its bars.
-@Suite("linear extent of one-line reads")
+@Suite("linear extent of one-line reads", .timed)
 struct LinearExtentTests {
     /// A grey 640x400 frame with sensor noise (±`noise`, fixed sequence) and `sprites` pasted at
     /// their places, each on white paper with an 8 px margin.

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanZBar
@@ -9,7 +10,7 @@ import ScanVision
 
 /// Our zbar wrapper against `zbarimg` on the same grayscale files: the same images must be read,
 /// with the same values, in the same order.
-@Suite("zbar wrapper vs zbarimg on the shared corpus")
+@Suite("zbar wrapper vs zbarimg on the shared corpus", .timed)
 struct ZBarCorpusTests {
     static let folders = [
         "ean13-1", "ean13-2", "ean13-3", "ean13-4", "ean8-1", "upca-1", "upca-2", "upca-3", "upca-4", "upca-5",

@@ -1,12 +1,13 @@
 import ScanCore
 import ScanSynth
+import ScanTestTiming
 import ScanVision
 import Testing
 
 @testable import ScanZXing
 
 /// zxing-cpp on the sweep's scan lines alone: what it reads, and where it places it in the frame.
-@Suite("zxing-cpp on the sweep's lines")
+@Suite("zxing-cpp on the sweep's lines", .timed)
 struct SweepLineReaderTests {
     static let symbologies: Set<Symbology> = [.ean13, .code128, .qrCode, .ean2, .ean5]
 

@@ -1,12 +1,13 @@
 import ScanCore
 import ScanSynth
+import ScanTestTiming
 import ScanVision
 import Testing
 
 @testable import ScanZXing
 
 /// zxing-cpp on the guided decoder's tracked regions: what it reads, what it leaves to zbar.
-@Suite("zxing-cpp on tracked regions")
+@Suite("zxing-cpp on tracked regions", .timed)
 struct TrackedRegionReadersTests {
     static let symbologies: Set<Symbology> = [.ean13, .code128, .qrCode, .ean2, .ean5]
 
@@ -186,7 +187,7 @@ struct TrackedRegionReadersTests {
 }
 
 /// zxing-cpp for DataMatrix and the like on the plan's regions, every frame.
-@Suite("zxing-cpp on the regions of matrix codes")
+@Suite("zxing-cpp on the regions of matrix codes", .timed)
 struct MatrixRegionReaderTests {
     @Test(
         "a DataMatrix is read where its track is expected and in a discovery region with edges both ways, not in a rows-only one"

@@ -1,12 +1,13 @@
 import ScanCore
 import ScanSynth
 import ScanTestSupport
+import ScanTestTiming
 import Testing
 
 @testable import ScanZXing
 
 /// The second engine on codes zint renders: what zbar cannot read, identical values, errors.
-@Suite("zxing-cpp reader")
+@Suite("zxing-cpp reader", .timed)
 struct ZXingReaderTests {
     /// A white frame with each sprite pasted at its place.
     static func frame(_ sprites: [(Sprite, Int, Int)], width: Int = 640, height: Int = 400) -> GrayImage {
