@@ -290,6 +290,17 @@ public final class IngestLoop: @unchecked Sendable {
                     try EventValidator.checkDecisionSender(event, subject: message.subject, subjects: subjects)
                     try EventValidator.checkPlace(
                         site: event.site, camera: event.camera, lane: event.lane, station: nil, topology: topology)
+                    // One decider a lane (docs/security.md): the aggregator for the lanes whose
+                    // topology has a decision, an agent for the others. The body's `decidedBy`
+                    // is held to that, so a camera cannot pass its decision off as the aggregator's.
+                    let byAggregator = topology.lane(site: event.site, id: event.lane)?.decision != nil
+                    if (event.decidedBy == "aggregator") != byAggregator {
+                        throw DeadLetter(
+                            .subjectMismatch,
+                            "decidedBy '\(event.decidedBy)' on lane '\(event.lane)', which "
+                                + (byAggregator
+                                    ? "the aggregator decides" : "an agent decides (no decision in the topology)"))
+                    }
                     batch.events.decisions.append((event, body))
                 } else if message.subject.hasPrefix(measurePrefix) {
                     let event = try MeasureEvent.parse(event)

@@ -124,6 +124,35 @@ public final class JetStream: @unchecked Sendable {
         try NATSError.checkJS("js_DeleteStream", name, status, jsCode)
     }
 
+    /// Creates the durable pull consumer `consumer` on `stream`, filtered to `filter`, or updates
+    /// it to match (an admin makes the consumers a login may only read: `scanadmin nats consumers`).
+    public func ensureConsumer(stream: String, filter: String, consumer: ConsumerSpec) throws(NATSError) {
+        let strings = CStrings()
+        var config = jsConsumerConfig()
+        jsConsumerConfig_Init(&config)
+        config.Durable = strings.make(consumer.durable)
+        config.FilterSubject = strings.make(filter)
+        config.AckPolicy = js_AckExplicit
+        config.AckWait = consumer.ackWaitMilliseconds * 1_000_000
+        config.MaxDeliver = consumer.maxDeliver
+        config.MaxAckPending = consumer.maxAckPending
+        config.DeliverPolicy = js_DeliverAll
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var jsCode = jsErrCode(0)
+        var status = js_AddConsumer(&info, handle, stream, &config, nil, &jsCode)
+        // 10148: "consumer already exists" from servers newer than this client's list of codes.
+        let exists =
+            jsCode == JSConsumerNameExistErr || jsCode == JSConsumerExistingActiveErr || jsCode.rawValue == 10148
+        if status != NATS_OK && exists {
+            if let info { jsConsumerInfo_Destroy(info) }
+            info = nil
+            jsCode = jsErrCode(0)
+            status = js_UpdateConsumer(&info, handle, stream, &config, nil, &jsCode)
+        }
+        if let info { jsConsumerInfo_Destroy(info) }
+        try NATSError.checkJS("js_AddConsumer", "\(stream)/\(consumer.durable) on \(filter)", status, jsCode)
+    }
+
     /// A durable consumer's backlog: messages not yet delivered to it, and delivered but not yet
     /// acknowledged.
     public func consumerBacklog(stream: String, consumer: String) throws(NATSError) -> (

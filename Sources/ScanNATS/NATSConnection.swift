@@ -1,4 +1,5 @@
 import CNATS
+import ScanCore
 import Synchronization
 
 /// Owns one `natsConnection`. cnats connections are thread-safe, so one may be shared
@@ -53,7 +54,15 @@ public final class NATSConnection: @unchecked Sendable {
         try NATSError.check(
             "natsOptions_SetErrorHandler", shown,
             natsOptions_SetErrorHandler(opts, { connection, _, _, _ in ServerErrors.record(connection) }, nil))
-        try options.security.apply(to: opts, url: shown)
+        var security = options.security
+        if security.inboxPrefix == nil, let user = security.user ?? Self.user(inURL: servers.first ?? url),
+            SubjectToken.isValid(user)
+        {
+            // Replies under the login's own prefix, the one the generated authorization lets it
+            // read (docs/security.md): `_INBOX.<user>`.
+            security.inboxPrefix = "_INBOX." + user
+        }
+        try security.apply(to: opts, url: shown)
         try NATSError.check(
             "natsOptions_SetTimeout", shown, natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds))
         try NATSError.check(
@@ -95,6 +104,18 @@ public final class NATSConnection: @unchecked Sendable {
     deinit {
         natsConnection_Destroy(handle)
         ServerErrors.forget(handle)
+    }
+
+    /// The user of `nats://user:password@host:port`, if the URL names one; nil for a token
+    /// (`nats://TOKEN@host`), which must never become part of a subject.
+    static func user(inURL url: String) -> String? {
+        guard let scheme = url.firstRange(of: "://") else { return nil }
+        let rest = url[scheme.upperBound...]
+        guard let at = rest.firstIndex(of: "@") else { return nil }
+        let credentials = rest[..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return nil }
+        let user = credentials[..<colon]
+        return user.isEmpty ? nil : String(user)
     }
 
     /// The servers of a URL that may list several, comma-separated (`nats://a:4222,nats://b:4222`).

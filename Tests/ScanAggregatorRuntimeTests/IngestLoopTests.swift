@@ -147,34 +147,44 @@ struct IngestLoopTests {
     }
 
     @Test(
-        "decisions are stored once; one on another lane's subject, or naming a camera the topology puts on another lane, is a dead letter"
+        "decisions are stored once; one on another lane's subject, naming a camera the topology puts on another lane, or claiming a decider the topology does not give the lane, is a dead letter"
     )
     func decisions() throws {
         let parts = Parts()
         defer { parts.loop.close() }
         parts.store.layout = try Topology.parse(
             Array(
-                #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-1"}]}, {"id": "L2", "cameras": [{"id": "cam-2"}]}]}]}"#
+                #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-1"}]}, {"id": "L2", "cameras": [{"id": "cam-2"}]}, {"id": "L3", "cameras": [{"id": "cam-3"}], "decision": {}}]}]}"#
                     .utf8), file: "topology.json")
-        func body(camera: String, lane: String) -> [UInt8] {
+        func body(camera: String, lane: String, decidedBy: String = "agent") -> [UInt8] {
             Array(
                 #"""
                 {"type": "decision", "eventId": "\#(camera)-r-p1.decision", "site": "dc1", "camera": "\#(camera)",
                  "time": "2026-11-26T06:00:01.000Z", "lane": "\#(lane)", "parcelId": "\#(camera)-r-p1", "action": "divert",
                  "reasons": ["missing-required"], "codes": [{"symbology": "EAN-13", "value": "4006381333931"}],
                  "lastSeen": "2026-11-26T06:00:00.800Z", "closedAt": "2026-11-26T06:00:01.000Z",
-                 "deadline": "2026-11-26T06:00:01.200Z", "late": false, "decidedBy": "agent"}
+                 "deadline": "2026-11-26T06:00:01.200Z", "late": false, "decidedBy": "\#(decidedBy)"}
                 """#.utf8)
         }
         parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-1", lane: "L1"))
         parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-1", lane: "L1"))
         parts.consumer.append(subject: "scantrack.v1.decision.dc1.L2", bytes: body(camera: "cam-1", lane: "L1"))
         parts.consumer.append(subject: "scantrack.v1.decision.dc1.L1", bytes: body(camera: "cam-2", lane: "L1"))
-        try parts.run { parts.loop.totals.messages >= 4 }
-        #expect(parts.store.decisions.map(\.parcelId) == ["cam-1-r-p1"])
+        // The camera of a lane the agent decides, passing its decision off as the aggregator's;
+        // and an agent's decision for the lane the aggregator decides.
+        parts.consumer.append(
+            subject: "scantrack.v1.decision.dc1.L2", bytes: body(camera: "cam-2", lane: "L2", decidedBy: "aggregator"))
+        parts.consumer.append(subject: "scantrack.v1.decision.dc1.L3", bytes: body(camera: "cam-3", lane: "L3"))
+        parts.consumer.append(
+            subject: "scantrack.v1.decision.dc1.L3", bytes: body(camera: "cam-3", lane: "L3", decidedBy: "aggregator"))
+        try parts.run { parts.loop.totals.messages >= 7 }
+        #expect(parts.store.decisions.map(\.parcelId).sorted() == ["cam-1-r-p1", "cam-3-r-p1"])
         #expect(parts.store.decisions.first?.reasons == [.missingRequired])
-        #expect(parts.loop.totals.decisionsStored == 1 && parts.loop.totals.duplicates == 1)
-        #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch", "lane-mismatch"])
+        #expect(parts.loop.totals.decisionsStored == 2 && parts.loop.totals.duplicates == 1)
+        #expect(
+            parts.store.deadLetters.map(\.reason) == [
+                "subject-mismatch", "lane-mismatch", "subject-mismatch", "subject-mismatch",
+            ])
     }
 
     @Test("a refused message is stored as a dead letter, published once by its stream sequence, and acknowledged")
