@@ -149,7 +149,7 @@ struct NATSAuthorizationTests {
     static func refused(
         _ connection: NATSConnection, _ permission: NATSConnection.Permission, _ subject: String, since mark: Int
     ) -> Bool {
-        Polling.until(seconds: 60) {
+        Polling.until(seconds: 120) {
             try? connection.flush(timeoutMilliseconds: 2_000)
             return connection.denial(permission, subject: subject, since: mark) != nil
         }

@@ -35,10 +35,11 @@ struct AggregatorProcessTests {
         return process
     }
 
-    /// Sends `signal` and waits up to 5 s for the process to end; kills it (false) if it did not.
+    /// Sends `signal` and waits for the process to end, killing it (false) if it has not after
+    /// 120 s: so long that only a stop that hangs misses it (how fast it stops is `make bench`'s).
     static func stop(_ process: Process, with signal: Int32) -> Bool {
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(120)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         let stopped = !process.isRunning
         if !stopped { kill(process.processIdentifier, SIGKILL) }
@@ -66,9 +67,9 @@ struct AggregatorProcessTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         let aggregator = try Self.start(world, extra: ["--log-format", "json"], stderr: handle)
         var lines: [Substring] = []
-        for _ in 0..<100 where lines.isEmpty {
-            usleep(100_000)
+        _ = Polling.until(seconds: 120) {
             lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            return !lines.isEmpty
         }
         #expect(Self.stop(aggregator, with: SIGTERM))
         let all = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
@@ -141,7 +142,7 @@ struct AggregatorProcessTests {
     }
 
     @Test(
-        "release build: SIGTERM while a batch is in flight stops it within 5 s with exit 0; nothing lost or stored twice"
+        "release build: SIGTERM or SIGINT while a batch is in flight stops it with exit 0; nothing lost or stored twice"
     )
     func releaseStopsOnSIGTERM() throws {
         #expect(
@@ -161,7 +162,7 @@ struct AggregatorProcessTests {
             // Busy: storing, with more waiting in the stream.
             _ = try Self.waitForRows(world.database, stored + 500)
             let stopped = Self.stop(aggregator, with: signal)
-            #expect(stopped, "still running 5 s after signal \(signal)")
+            #expect(stopped, "still running 120 s after signal \(signal)")
             if stopped { #expect(aggregator.terminationStatus == 0, "signal \(signal) is a clean stop") }
         }
         // What the stopped runs left is stored by the next one, once.

@@ -69,7 +69,7 @@ enum AgentRunHarness {
     }
 
     /// Waits (bounded) for the process to end; false when it is still running.
-    static func waitForExit(_ process: Process, seconds: Double = 90) -> Bool {
+    static func waitForExit(_ process: Process, seconds: Double = 120) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         return !process.isRunning

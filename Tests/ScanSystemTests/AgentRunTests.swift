@@ -92,7 +92,7 @@ struct AgentRunTests {
         let agent = try H.start(config: config, log: dir + "/agent.log")
         #expect(H.waitForExit(agent))
         #expect(agent.terminationStatus == 0)
-        #expect(H.waitForExit(live, seconds: 30))
+        #expect(H.waitForExit(live, seconds: 120))
         let liveText = String(decoding: liveOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(live.terminationStatus == 0, "\(liveText)")
         let liveSummary = try JSONValue.parse(liveText.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -151,7 +151,7 @@ struct AgentRunTests {
             in: dir, source: H.clipSource(clip), natsURL: "nats://cam-01:wrong-pass@127.0.0.1:\(server.port)",
             prefix: TestEnvironment.uniqueName("st"))
         let agent = try H.start(config: config, log: dir + "/agent.log")
-        #expect(H.waitForExit(agent, seconds: 20), "still retrying")
+        #expect(H.waitForExit(agent, seconds: 120), "still retrying")
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus != 0)
         #expect(log.contains("Authorization Violation") && !log.contains("wrong-pass"), "\(log)")
@@ -194,7 +194,7 @@ struct AgentRunTests {
         func denied(
             _ connection: NATSConnection, _ permission: NATSConnection.Permission, _ subject: String, since mark: Int
         ) -> Bool {
-            H.eventually(seconds: 5) {
+            H.eventually(seconds: 120) {
                 try? connection.flush(timeoutMilliseconds: 500)
                 return connection.denial(permission, subject: subject, since: mark) != nil
             }
@@ -291,7 +291,7 @@ struct AgentRunTests {
         defer { if agent.isRunning { agent.terminate() } }
         func log() -> String { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
         #expect(
-            H.eventually(seconds: 30) {
+            H.eventually(seconds: 120) {
                 log().contains("Permissions Violation for Publish to")
                     && log().contains("scantrack.v1.sighting.dc1.cam-01")
                     && log().contains("Permissions Violation for Subscription to")
@@ -420,7 +420,7 @@ struct AgentRunTests {
         try nats.stop()
         usleep(2_000_000)
         first.terminate()
-        #expect(H.waitForExit(first, seconds: 20))
+        #expect(H.waitForExit(first, seconds: 120))
         #expect(first.terminationStatus == 0)
         let kept = try Spool(directory: dir + "/spool-cam-01", maxBytes: 1 << 30)
         let keptIds = kept.next(limit: 10_000).map(\.eventId)
@@ -508,7 +508,7 @@ struct AgentRunTests {
         #expect((try? JSONValue.parse(viaAdmin.stdoutText))?["verb"] == .string("status"))
 
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         #expect(agent.terminationStatus == 0)
         let events = try H.streamEvents(jetStream, prefix: prefix).map(\.event)
         let start = events.first { $0["type"] == .string("session.started") && $0["sessionId"] == .string(sessionId) }
@@ -563,7 +563,7 @@ struct AgentRunTests {
             })
         #expect(try H.command(connection, prefix: prefix, "status")["rules"]?["revision"] == .string(String(revision)))
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         #expect(agent.terminationStatus == 0)
 
         // NATS unreachable: the agent starts with the cached ruleset and spools what it decides.
@@ -572,7 +572,7 @@ struct AgentRunTests {
             natsURL: "nats://127.0.0.1:1",
             prefix: prefix)
         let offline = try H.start(config: offlineConfig, log: dir + "/offline.log", drainSeconds: 1)
-        #expect(H.waitForExit(offline, seconds: 60))
+        #expect(H.waitForExit(offline, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/offline.log", encoding: .utf8)) ?? ""
         #expect(offline.terminationStatus == 0, "\(log)")
         #expect(log.contains("rules=\(revision)"), "\(log)")
@@ -604,7 +604,7 @@ struct AgentRunTests {
                 (try? H.command(connection, prefix: prefix, "status"))?["source"]?["state"] == .string("reconnecting")
             })
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         #expect(agent.terminationStatus == 0)
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(log.contains("/dev/video-scantrack-missing"), "\(log)")

@@ -48,7 +48,7 @@ enum CameraHarness {
     /// SIGTERM, then SIGKILL after 5 s.
     static func stop(_ process: Process) {
         process.terminate()
-        if !Polling.until(seconds: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        if !Polling.until(seconds: 120, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

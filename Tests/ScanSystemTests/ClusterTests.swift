@@ -74,7 +74,7 @@ struct ClusterTests {
         let subjects = ContractSubjects(prefix: prefix)
         let jetStream = try NATSConnection(url: urls).jetStream()
         // A new cluster elects its leaders within seconds; until then stream creation fails.
-        let ready = AgentRunHarness.eventually(seconds: 30) {
+        let ready = AgentRunHarness.eventually(seconds: 120) {
             (try? jetStream.ensureStream(subjects.agentStreamSpec(replicas: 3))) != nil
         }
         #expect(ready, "the cluster accepts a stream with three replicas")
@@ -100,7 +100,7 @@ struct ClusterTests {
         defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
 
         // Mid-run: some sightings are stored, more are to come. Stop the node that leads the stream.
-        let midway = AgentRunHarness.eventually(seconds: 30) {
+        let midway = AgentRunHarness.eventually(seconds: 120) {
             (try? IngestCount.rows(database, "SELECT count(*) FROM sightings")) ?? 0 >= offline.sightings.count / 4
         }
         #expect(midway, "sightings were stored before the node was stopped")
@@ -112,7 +112,7 @@ struct ClusterTests {
 
         #expect(AgentRunHarness.waitForExit(agent, seconds: 120), "the agent finishes the clip and drains its spool")
         #expect(agent.terminationStatus == 0)
-        let complete = AgentRunHarness.eventually(seconds: 60) {
+        let complete = AgentRunHarness.eventually(seconds: 120) {
             (try? IngestCount.rows(database, "SELECT count(*) FROM sightings")) ?? 0 >= offline.sightings.count
                 && (try? IngestCount.rows(database, "SELECT count(*) FROM session_events")) ?? 0
                     >= offline.sessionEvents
@@ -134,7 +134,7 @@ struct ClusterTests {
         for process in aggregators {
             #expect(process.isRunning, "both aggregators outlived the node")
             process.terminate()
-            #expect(AgentRunHarness.waitForExit(process, seconds: 30))
+            #expect(AgentRunHarness.waitForExit(process, seconds: 120))
             #expect(process.terminationStatus == 0, "an aggregator stops cleanly on SIGTERM with a node gone")
         }
     }

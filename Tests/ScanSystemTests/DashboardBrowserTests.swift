@@ -125,7 +125,7 @@ struct DashboardBrowserTests {
         }
         var settled = JSONValue.null
         #expect(
-            try H.eventually(seconds: 90) {
+            try H.eventually(seconds: 120) {
                 settled = try report()
                 let unreconciled = try database.query("SELECT count(*) AS n FROM sightings WHERE NOT reconciled")
                     .named("unreconciled").first?.int("n")
@@ -137,7 +137,7 @@ struct DashboardBrowserTests {
         // the last heartbeats (stored a second at a time) are in: two reports 1.2 s apart agree.
         var quiet = JSONValue.null
         #expect(
-            try H.eventually(seconds: 30) {
+            try H.eventually(seconds: 120) {
                 let first = try report()
                 Thread.sleep(forTimeInterval: 1.2)
                 quiet = try report()
@@ -158,7 +158,7 @@ struct DashboardBrowserTests {
         running.append(serve)
         var url = ""
         #expect(
-            H.eventually(seconds: 30) {
+            H.eventually(seconds: 120) {
                 let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
                 guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else {
                     return false
@@ -180,7 +180,7 @@ struct DashboardBrowserTests {
             stdoutFile: dir + "/browser.json")
         running.append(driver)
         #expect(
-            H.eventually(seconds: 60) { FileManager.default.fileExists(atPath: output + "/before.json") },
+            H.eventually(seconds: 120) { FileManager.default.fileExists(atPath: output + "/before.json") },
             "\((try? String(contentsOfFile: dir + "/browser.log", encoding: .utf8)) ?? "")")
 
         // What the page showed first equals the report, for the site and for its lane.
@@ -250,7 +250,7 @@ struct DashboardBrowserTests {
         // pack camera's heartbeats.
         let expectedNoReads = torn.expectedNoReads().count
         #expect(
-            try H.eventually(seconds: 30) {
+            try H.eventually(seconds: 120) {
                 try report(["--site", "dc1", "--lane", "L1"])["noReads"]?.intValue == expectedNoReads
             })
         guard case .array(let images)? = result["drill"]?["/lanes/dc1/L1"]?["images"] else {
@@ -272,7 +272,7 @@ struct DashboardBrowserTests {
 
         // SIGTERM stops the server.
         serve.terminate()
-        #expect(H.waitForExit(serve, seconds: 10))
+        #expect(H.waitForExit(serve, seconds: 120))
         #expect(serve.terminationStatus == 0)
     }
 }

@@ -26,7 +26,7 @@ struct DashboardSecurityTests {
             TestEnvironment.productsDirectory + "/scanadmin", ["serve"] + arguments, environment: environment(dsn: dsn),
             log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
         var url = ""
-        _ = Polling.until(seconds: 30) {
+        _ = Polling.until(seconds: 120) {
             let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
             guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else {
                 return false
@@ -53,7 +53,7 @@ struct DashboardSecurityTests {
             ["--listen", "127.0.0.1:0", "--log-format", "json"], dsn: migrated.dsn, dir: dir)
         defer { serve.terminate() }
         var lines: [Substring] = []
-        _ = Polling.until(seconds: 10) {
+        _ = Polling.until(seconds: 120) {
             lines = ((try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "").split(separator: "\n")
             return !lines.isEmpty
         }

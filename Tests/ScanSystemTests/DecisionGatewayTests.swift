@@ -122,7 +122,7 @@ struct DecisionGatewayTests {
         running.value = false
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
-        #expect(H.waitForExit(gateway, seconds: 30))
+        #expect(H.waitForExit(gateway, seconds: 120))
         let (summary, output) = try Self.gatewaySummary(dir: dir)
 
         let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
@@ -187,7 +187,7 @@ struct DecisionGatewayTests {
             ]) { _, new in new }, log: dir + "/aggregator.log")
         defer { if aggregator.isRunning { aggregator.terminate() } }
         #expect(
-            H.eventually(seconds: 30) {
+            H.eventually(seconds: 120) {
                 ((try? String(contentsOfFile: dir + "/aggregator.log", encoding: .utf8)) ?? "").contains("ingesting")
             }, "the aggregator started")
         let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 8)
@@ -204,9 +204,9 @@ struct DecisionGatewayTests {
             let log = (try? String(contentsOfFile: dir + "/cam-0\(index + 1).log", encoding: .utf8)) ?? ""
             #expect(agent.terminationStatus == 0, "\(log)")
         }
-        #expect(H.waitForExit(gateway, seconds: 60))
+        #expect(H.waitForExit(gateway, seconds: 120))
         aggregator.terminate()
-        #expect(H.waitForExit(aggregator, seconds: 30) && aggregator.terminationStatus == 0)
+        #expect(H.waitForExit(aggregator, seconds: 120) && aggregator.terminationStatus == 0)
         let (summary, output) = try Self.gatewaySummary(dir: dir)
 
         let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
@@ -267,7 +267,7 @@ struct DecisionGatewayTests {
         )
         try nats.start()
         #expect(nats.url == url, "the same port")
-        #expect(H.waitForExit(agent, seconds: 90))
+        #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         let (parcels, decisions) = try Self.streamed(url, prefix: prefix)

@@ -23,7 +23,7 @@ struct GenICamTests {
             [clip, "--address", address, "--serial", serial, "--fps", "\(fps)"] + extra,
             environment: ProcessInfo.processInfo.environment, log: dir + "/camera-\(serial).log",
             stdoutFile: dir + "/camera-\(serial).out")
-        let up = Polling.until(seconds: 10) {
+        let up = Polling.until(seconds: 120) {
             ((try? String(contentsOfFile: dir + "/camera-\(serial).out", encoding: .utf8)) ?? "").contains(
                 "fake camera:")
         }
@@ -119,7 +119,7 @@ struct GenICamTests {
         let commands = try NATSConnection(url: natsURL)
         var changed = JSONValue.null
         #expect(
-            H.eventually(seconds: 10) {
+            H.eventually(seconds: 120) {
                 changed =
                     (try? H.command(
                         commands, prefix: prefix, "set-controls", #"{"exposureMicroseconds": 1000, "gainDecibels": 4}"#))
@@ -135,7 +135,7 @@ struct GenICamTests {
         // The clip's frames at 15 per second, then blank frames until every track has ended.
         Thread.sleep(forTimeInterval: Double(frames) / 15 + 1)
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
@@ -162,12 +162,12 @@ struct GenICamTests {
         let agent = try H.start(config: config, log: dir + "/agent.log")
         defer {
             agent.terminate()
-            _ = H.waitForExit(agent, seconds: 30)
+            _ = H.waitForExit(agent, seconds: 120)
         }
         let commands = try NATSConnection(url: natsURL)
         var status = JSONValue.null
         #expect(
-            H.eventually(seconds: 10) {
+            H.eventually(seconds: 120) {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["source"]?["state"] == .string("streaming")
             }, "\(status)")
@@ -180,7 +180,7 @@ struct GenICamTests {
             Thread.sleep(forTimeInterval: 0.3)
         }
         #expect(
-            H.eventually(seconds: 5) {
+            H.eventually(seconds: 120) {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["framesIn"] == .number(3)
             }, "one frame a trigger: \(status)")
@@ -191,14 +191,14 @@ struct GenICamTests {
         // The camera kept streaming: a trigger still gives a frame. (Under a loaded machine the fake
         // camera can miss a heartbeat and be reopened: then it streams again within seconds.)
         #expect(
-            H.eventually(seconds: 10) {
+            H.eventually(seconds: 120) {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["source"]?["state"] == .string("streaming")
             }, "the camera kept streaming: \(status)")
         let fired = try H.command(commands, prefix: prefix, "trigger")
         #expect(fired["ok"] == .bool(true) && fired["triggered"] == .bool(true), "\(fired)")
         #expect(
-            H.eventually(seconds: 5) {
+            H.eventually(seconds: 120) {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["framesIn"] == .number(4)
             }, "a trigger after the refusal: \(status)")
@@ -231,7 +231,7 @@ struct GenICamTests {
         defer { CameraHarness.stop(camera) }
         Thread.sleep(forTimeInterval: 60.0 / 15 + 3)
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera back"), "\(log)")
@@ -269,7 +269,7 @@ struct GenICamTests {
         let agent = try H.start(config: config, log: dir + "/agent.log")
         Thread.sleep(forTimeInterval: 90.0 / 15 + 2)
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         let statuses = try CameraHarness.heartbeats(heartbeats)
         let incomplete = statuses.map(\.sourceIncompleteFrames).max() ?? 0
         let framesIn = statuses.map(\.framesIn).max() ?? 0

@@ -177,14 +177,14 @@ struct MetricsEndToEndTests {
         }
 
         #expect(
-            H.eventually(seconds: 30) { Self.get(prometheusURL + "/-/ready").status == 200 }, "\(log("prometheus"))")
+            H.eventually(seconds: 120) { Self.get(prometheusURL + "/-/ready").status == 200 }, "\(log("prometheus"))")
         #expect(
-            H.eventually(seconds: 30) {
+            H.eventually(seconds: 120) {
                 (Self.query(prometheusURL, #"scantrack_agent_frames_received_total{camera="cam-01",site="dc1"}"#) ?? 0)
                     > 0
             }, "\(Self.get(agentURL + "/metrics").body.prefix(2000))")
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 20) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(H.eventually(seconds: 120) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
             #expect(Self.get(url + "/health/live").status == 200)
         }
         // The programs' own `health` commands (the containers' HEALTHCHECK) say the same.
@@ -227,7 +227,7 @@ struct MetricsEndToEndTests {
         func charted(_ query: String) -> Bool {
             let expression = query.replacingOccurrences(of: "$site", with: ".*").replacingOccurrences(
                 of: "$camera", with: ".*")
-            return H.eventually(seconds: 20) { (Self.seriesCount(prometheusURL, expression) ?? 0) > 0 }
+            return H.eventually(seconds: 120) { (Self.seriesCount(prometheusURL, expression) ?? 0) > 0 }
         }
         for query in queries where !query.contains("dead_letters") { #expect(charted(query), "no series: \(query)") }
         #expect(
@@ -244,7 +244,7 @@ struct MetricsEndToEndTests {
             }?.firstMatch(of: /state="(\w+)"/).map { String($0.output.1) }
         }
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 20) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
+            #expect(H.eventually(seconds: 120) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
         }
         // Which build runs: scantrack_build_info with what --version says.
         for (url, binary, program) in [
@@ -264,7 +264,7 @@ struct MetricsEndToEndTests {
         try nats.stop()
         for url in [agentURL, aggregatorURL] {
             #expect(
-                H.eventually(seconds: 20) {
+                H.eventually(seconds: 120) {
                     let ready = Self.get(url + "/health/ready")
                     return ready.status == 503 && ready.body.contains("nats failing")
                 }, "\(url): \(Self.get(url + "/health/ready"))")
@@ -275,13 +275,13 @@ struct MetricsEndToEndTests {
             unhealthy.agent.status == 1 && unhealthy.agent.stdoutText.contains("nats failing"), "\(unhealthy.agent)")
         #expect(unhealthy.aggregator.status == 1, "\(unhealthy.aggregator)")
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 20) { link(url) == "disconnected" }, "\(url): \(link(url) ?? "none")")
+            #expect(H.eventually(seconds: 120) { link(url) == "disconnected" }, "\(url): \(link(url) ?? "none")")
         }
         #expect(try ProcessRunner.run(agentBinary, ["health", "--config", config, "--live"]).status == 0)
         try nats.start()
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 30) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
-            #expect(H.eventually(seconds: 20) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
+            #expect(H.eventually(seconds: 120) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(H.eventually(seconds: 120) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
         }
 
         // A malformed event on a sighting subject: one dead letter, counted by its reason.
@@ -298,7 +298,7 @@ struct MetricsEndToEndTests {
         func count(_ sql: String) throws -> Int { try database.query(sql).named("count").first?.int("n") ?? -1 }
         var stored = 0
         #expect(
-            try H.eventually(seconds: 30) {
+            try H.eventually(seconds: 120) {
                 let now = try count("SELECT count(*) AS n FROM sightings")
                 defer { stored = now }
                 return now > 0 && now == stored
@@ -308,7 +308,7 @@ struct MetricsEndToEndTests {
         let reason = try #require(
             try database.query("SELECT reason FROM dead_letters").named("dead letter").first?.text("reason"))
         #expect(
-            H.eventually(seconds: 20) {
+            H.eventually(seconds: 120) {
                 Self.query(prometheusURL, #"scantrack_aggregator_dead_letters_total{reason="\#(reason)"}"#) == 1
             }, "\(reason)")
         // The agent's frame counter, as scraped, is the frame count of one of its heartbeats (the

@@ -61,16 +61,16 @@ struct NoReadEndToEndTests {
         func stored() throws -> Int {
             Int(try database.query("SELECT count(*) FROM noreads").rows.first?[0] ?? "0") ?? 0
         }
-        #expect(try H.eventually(seconds: 60) { try stored() >= 1 })
+        #expect(try H.eventually(seconds: 120) { try stored() >= 1 })
         kill(aggregator.processIdentifier, SIGKILL)
         aggregator.waitUntilExit()
         aggregator = try Self.aggregator(prefix: prefix, natsURL: natsURL, dsn: dsn, log: dir + "/agg.log")
         #expect(H.waitForExit(agent))
         #expect(
             agent.terminationStatus == 0, "\((try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "")")
-        #expect(try H.eventually(seconds: 60) { try stored() >= torn })
+        #expect(try H.eventually(seconds: 120) { try stored() >= torn })
         #expect(
-            try H.eventually(seconds: 30) {
+            try H.eventually(seconds: 120) {
                 Int(try database.query("SELECT count(*) FROM sightings").rows.first?[0] ?? "0") == readable
             })
         aggregator.terminate()

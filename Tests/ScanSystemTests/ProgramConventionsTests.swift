@@ -99,7 +99,7 @@ struct ProgramConventionsTests {
         try server.run()
         defer { server.terminate() }
         func port() -> String { (try? String(contentsOfFile: dir + "/port", encoding: .utf8)) ?? "" }
-        #expect(AgentRunHarness.eventually(seconds: 10) { Int(port()) != nil })
+        #expect(AgentRunHarness.eventually(seconds: 120) { Int(port()) != nil })
         let port = port()
         for (program, arguments) in [
             ("scan-agent", ["health", "--listen", "127.0.0.1:\(port)"]),

@@ -32,7 +32,7 @@ struct RTSPTests {
             script, ["serve", file, "--port", "\(port)"], environment: ProcessInfo.processInfo.environment,
             log: dir + "/rtsp-\(name).log", stdoutFile: out)
         var url = ""
-        let up = Polling.until(seconds: 10) {
+        let up = Polling.until(seconds: 120) {
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rtsp server: ") }) else {
                 return false
@@ -86,7 +86,7 @@ struct RTSPTests {
         // The clip at 30 frames/s, then the empty belt until every track has ended.
         Thread.sleep(forTimeInterval: Double(frames) / 30 + 3)
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(
@@ -137,7 +137,7 @@ struct RTSPTests {
         defer { C.stop(server) }
         Thread.sleep(forTimeInterval: 60.0 / 30 + 6)
         agent.terminate()
-        #expect(H.waitForExit(agent, seconds: 30))
+        #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera back"), "\(log)")

@@ -48,7 +48,7 @@ struct ServersScriptTests {
         let pipeline = try ProcessRunner.start(
             "/bin/bash", ["-c", "'\(script)' start-nats \(name) | cat"],
             environment: ProcessInfo.processInfo.environment, log: dir + "/start.log", stdoutFile: dir + "/start.out")
-        #expect(AgentRunHarness.waitForExit(pipeline, seconds: 60), "the pipeline ended")
+        #expect(AgentRunHarness.waitForExit(pipeline, seconds: 120), "the pipeline ended")
         #expect(pipeline.terminationStatus == 0)
         let said = (try? String(contentsOfFile: dir + "/start.out", encoding: .utf8)) ?? ""
         #expect(said.contains("servers: nats-server on 127.0.0.1:"), "\(said)")

@@ -17,7 +17,9 @@ public final class NATSServerProcess {
         process = try ProcessRunner.start(
             server, arguments + ["-a", "127.0.0.1", "-p", "-1", "-l", log], environment: environment, log: log + ".err")
         var found: String?
-        for _ in 0..<100 where found == nil {
+        // Up to a minute: so long that only a server that cannot start misses it (a busy machine
+        // may take seconds).
+        for _ in 0..<1_200 where found == nil {
             usleep(50_000)
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: {
