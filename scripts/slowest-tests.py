@@ -5,8 +5,8 @@ stays in view (`make test` calls it at the end, pass or fail).
     scripts/slowest-tests.py LOG [TIMES] [COUNT]
 
 TIMES is the file the tests' `.timed` trait writes (Tests/ScanTestTiming, `SCANTRACK_TEST_TIMES`):
-one line a test, "seconds<TAB>id<TAB>name", timed from when the test's body started to its end.
-Those are the figures listed. Swift Testing's own "passed after N seconds" in LOG counts from when
+one line a test case, "seconds<TAB>id<TAB>name", timed from when the case's body started to its
+end; a test's figure is the sum of its cases. Those are the figures listed. Swift Testing's own "passed after N seconds" in LOG counts from when
 a test was scheduled, and nearly every test is scheduled at once, so those say when a test
 finished rather than how long it ran; they are used only when TIMES is missing or empty, and the
 heading says so. LOG also gives each test's outcome ("✘ Test name() failed after ...") and the
@@ -45,8 +45,8 @@ def read_log(lines):
 
 
 def read_times(path):
-    """Each timed test's (seconds, name): the longest line of an id, should one be written twice."""
-    longest = {}
+    """Each timed test's (seconds, name): the sum of its cases' lines."""
+    totals = {}
     try:
         with open(path, encoding="utf-8", errors="replace") as times:
             for line in times:
@@ -58,11 +58,11 @@ def read_times(path):
                 except ValueError:
                     continue
                 test_id, name = fields[1], fields[2]
-                if test_id not in longest or longest[test_id][0] < seconds:
-                    longest[test_id] = (seconds, name)
+                total = totals.get(test_id, (0.0, name))[0]
+                totals[test_id] = (total + seconds, name)
     except FileNotFoundError:
         return []
-    return list(longest.values())
+    return list(totals.values())
 
 
 def main():
@@ -81,7 +81,10 @@ def main():
     timed = read_times(times_path) if times_path and os.path.exists(times_path) else []
     if timed:
         rows = [(seconds, name, "failed" if name in failed else "passed") for seconds, name in timed]
-        heading = "each from its body's start to its end (the .timed trait), run in parallel with the others"
+        heading = (
+            "each its body's own run (the .timed trait; a parameterised test's cases added up), in parallel with"
+            " the others"
+        )
     else:
         rows = logged
         heading = (

@@ -8,13 +8,15 @@ import Testing
 /// schedules nearly every test at once, so on a busy run those figures say when a test finished,
 /// not how long it took. `make test` reads this file to list the slowest tests
 /// (scripts/slowest-tests.py). Each suite carries the trait (`@Suite("…", .timed)`); it is
-/// recursive, so every test in the suite and its nested suites is timed once, as a whole (all the
-/// cases of a parameterised test together).
+/// recursive, so every test in the suite and its nested suites is timed. It times each test case
+/// (a test that is not parameterised has one), not the test as a whole: a test's own scope opens
+/// before its cases are queued for the pool's threads, so on a busy run it would count the wait
+/// for a thread too. The script adds up a test's cases.
 public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        test.isSuite || testCase != nil ? nil : self
+        test.isSuite || testCase == nil ? nil : self
     }
 
     public func provideScope(
@@ -31,7 +33,7 @@ extension Trait where Self == TimedTrait {
     public static var timed: Self { TimedTrait() }
 }
 
-/// The file of test times: one line a test, `seconds<TAB>id<TAB>name`, where the name is spelt as
+/// The file of test times: one line a test case, `seconds<TAB>id<TAB>name`, where the name is spelt as
 /// Swift Testing's log spells it (`"display name"` or `function()`), so that a failure in the log
 /// can be matched to its line. Lines are appended with O_APPEND, one `write` each, so tests that
 /// end at once do not interleave.
