@@ -5,14 +5,16 @@ import ScanCore
 /// released once. Blocking: use it from one thread (the capture thread, or a command).
 public final class GenICamCamera {
     let handle: OpaquePointer
-    /// The id it was opened with (nil: the first camera found), for errors and logs.
+    /// The id it was opened with (or the only camera found's), for errors and logs.
     public let name: String
 
     /// Opens the camera Aravis knows as `id` (`VENDOR-SERIAL`, a serial, a user id or an IP
-    /// address); nil: the first one found.
+    /// address); nil: the only one found, and an error naming them when several answer.
     public init(id: String?) throws(GenICamError) {
-        name = id ?? "the first camera"
-        let made = try GenICamError.check("arv_camera_new", id ?? "(first)") { error in arv_camera_new(id, error) }
+        let chosen: String
+        if let id { chosen = id } else { chosen = try GenICamLimits.onlyCamera(GenICamDevices.list()).id }
+        name = chosen
+        let made = try GenICamError.check("arv_camera_new", chosen) { error in arv_camera_new(chosen, error) }
         guard let made else {
             throw GenICamError(function: "arv_camera_new", input: name, message: "no such camera")
         }

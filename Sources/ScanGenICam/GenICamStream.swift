@@ -28,7 +28,7 @@ public final class GenICamStream {
             throw GenICamError(function: "arv_camera_create_stream", input: camera.name, message: "no stream")
         }
         stream = OpaquePointer(made)
-        let size = try camera.payload()
+        let size = try GenICamLimits.payload(try camera.payload(), camera: camera.name)
         for _ in 0..<buffers { arv_stream_push_buffer(streamPointer, arv_buffer_new_allocate(size)) }
         do {
             try GenICamError.check("arv_camera_start_acquisition", camera.name) {
@@ -68,12 +68,16 @@ public final class GenICamStream {
                 function: "frame", input: camera.name,
                 message: "pixel format 0x\(String(format, radix: 16)) (set PixelFormat to Mono8)")
         }
+        // The sides come from the camera: checked before they are multiplied (a frame past the
+        // caps is dropped and counted, never an overflow or a huge copy).
         var size = 0
-        guard width > 0, height > 0, let data = arv_buffer_get_image_data(buffer, &size), size >= width * height else {
+        guard let count = GenICamLimits.pixels(width: width, height: height),
+            let data = arv_buffer_get_image_data(buffer, &size), size >= count
+        else {
             incomplete += 1
             return nil
         }
-        let pixels = Array(UnsafeRawBufferPointer(start: data, count: width * height))
+        let pixels = Array(UnsafeRawBufferPointer(start: data, count: count))
         completed += 1
         return Frame(
             image: GrayImage(width: width, height: height, pixels: pixels),
