@@ -12,15 +12,6 @@ public struct GenICamDevice: Sendable, Equatable {
     public var address: String
     /// `GigEVision`, `USB3Vision` or `Fake`.
     public var interface: String
-
-    public init(id: String, vendor: String, model: String, serial: String, address: String, interface: String) {
-        self.id = id
-        self.vendor = vendor
-        self.model = model
-        self.serial = serial
-        self.address = address
-        self.interface = interface
-    }
 }
 
 public enum GenICamDevices {

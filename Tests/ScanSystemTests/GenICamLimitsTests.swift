@@ -1,6 +1,7 @@
-import ScanGenICam
 import ScanTestTiming
 import Testing
+
+@testable import ScanGenICam
 
 /// What a GenICam camera may make the agent allocate or multiply, and which camera is opened when
 /// the config names none (docs/security.md, "Input").
