@@ -43,6 +43,10 @@ public final class JetStreamEventConsumer: EventConsumer {
         try? jetStream.consumerBacklog(stream: stream, consumer: spec.durable)
     }
 
+    public func streamUsage() -> (stream: String, bytes: UInt64, maxBytes: Int64)? {
+        (try? jetStream.usage(stream: stream)).map { (stream, $0.bytes, $0.maxBytes) }
+    }
+
     public var description: String { "\(spec.durable) on \(stream)" }
 }
 

@@ -22,6 +22,13 @@ struct AggregatorMetrics: Sendable {
         natsDisconnected.record(connected ? 0 : 1)
     }
 
+    /// `scantrack_aggregator_stream_bytes{stream}` and `…_stream_max_bytes{stream}`.
+    func stream(_ name: String, bytes: UInt64, maxBytes: Int64) {
+        Gauge(label: "scantrack_aggregator_stream_bytes", dimensions: [("stream", name)])
+            .record(Int64(clamping: bytes))
+        Gauge(label: "scantrack_aggregator_stream_max_bytes", dimensions: [("stream", name)]).record(maxBytes)
+    }
+
     func deadLetter(reason: String) {
         Counter(label: "scantrack_aggregator_dead_letters_total", dimensions: [("reason", reason)]).increment()
     }

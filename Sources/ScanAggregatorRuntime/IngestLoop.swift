@@ -184,6 +184,9 @@ public final class IngestLoop: @unchecked Sendable {
             metrics.pending.record(Int64(clamping: backlog.pending))
             metrics.ackPending.record(backlog.ackPending)
         }
+        if let usage = consumer.streamUsage() {
+            metrics.stream(usage.stream, bytes: usage.bytes, maxBytes: usage.maxBytes)
+        }
     }
 
     /// Ends the writer thread (the loop is not used afterwards).

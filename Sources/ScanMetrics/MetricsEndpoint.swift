@@ -100,6 +100,9 @@ public enum ScanMetrics {
         "scantrack_aggregator_consumer_pending_messages":
             "messages in the stream not yet delivered to the durable consumer (ingest lag)",
         "scantrack_aggregator_consumer_ack_pending_messages": "delivered, not yet acknowledged",
+        "scantrack_aggregator_stream_bytes":
+            "bytes the agents' stream holds now, label stream (a full stream refuses every camera's events)",
+        "scantrack_aggregator_stream_max_bytes": "the agents' stream's size limit in bytes, label stream (-1: none)",
         "scantrack_aggregator_reconciliation_lag_seconds":
             "age of the oldest sighting not yet reconciled into an item pass (0: none waits)",
         "scantrack_aggregator_nats_link":

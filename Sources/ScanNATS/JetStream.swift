@@ -166,6 +166,15 @@ public final class JetStream: @unchecked Sendable {
         return (info?.pointee.NumPending ?? 0, info?.pointee.NumAckPending ?? 0)
     }
 
+    /// The bytes the stream holds now and its limit (-1: none).
+    public func usage(stream: String) throws(NATSError) -> (bytes: UInt64, maxBytes: Int64) {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsCode = jsErrCode(0)
+        try NATSError.checkJS("js_GetStreamInfo", stream, js_GetStreamInfo(&info, handle, stream, nil, &jsCode), jsCode)
+        defer { jsStreamInfo_Destroy(info) }
+        return (info?.pointee.State.Bytes ?? 0, info?.pointee.Config?.pointee.MaxBytes ?? -1)
+    }
+
     /// How many messages the stream holds now.
     public func messageCount(stream: String) throws(NATSError) -> UInt64 {
         var info: UnsafeMutablePointer<jsStreamInfo>?

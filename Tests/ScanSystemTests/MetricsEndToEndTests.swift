@@ -311,6 +311,16 @@ struct MetricsEndToEndTests {
             H.eventually(seconds: 120) {
                 Self.query(prometheusURL, #"scantrack_aggregator_dead_letters_total{reason="\#(reason)"}"#) == 1
             }, "\(reason)")
+        // The agents' stream's fill and limit (the ScanTrackStreamNearlyFull alert divides them).
+        let agentStream = ContractSubjects(prefix: prefix).agentStream
+        let spec = ContractSubjects(prefix: prefix).agentStreamSpec()
+        #expect(
+            H.eventually(seconds: 120) {
+                Self.query(prometheusURL, #"scantrack_aggregator_stream_max_bytes{stream="\#(agentStream)"}"#)
+                    == Double(spec.maxBytes)
+                    && (Self.query(prometheusURL, #"scantrack_aggregator_stream_bytes{stream="\#(agentStream)"}"#) ?? 0)
+                        > 0
+            }, "the stream gauges of \(agentStream)")
         // The agent's frame counter, as scraped, is the frame count of one of its heartbeats (the
         // counter advances at each heartbeat).
         let scraped = try #require(
