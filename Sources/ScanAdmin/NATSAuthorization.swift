@@ -48,7 +48,7 @@ public struct NATSLogins: Sendable, Equatable {
 
         /// `cam-01` → `CAM_01_PASSWORD`.
         public static func passwordVariable(user: String) -> String {
-            String(user.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }) + "_PASSWORD"
+            NATSLogins.upperName(user) + "_PASSWORD"
         }
 
         /// Where the program behind this login takes its replies: `_INBOX.<site>.<camera>` for a
@@ -214,7 +214,13 @@ public struct NATSLogins: Sendable, Equatable {
 
     /// The name of a login's permission block in the server's config: `cam-01` → `PERMISSIONS_CAM_01`.
     static func blockName(_ user: String) -> String {
-        "PERMISSIONS_" + String(user.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        "PERMISSIONS_" + upperName(user)
+    }
+
+    /// A user in upper case with every other character `_`: `cam-01` → `CAM_01` (the password
+    /// variable and the permission block are both named from it).
+    static func upperName(_ user: String) -> String {
+        String(user.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 
     /// Whether a camera login sends its lane's decisions: said so, or by default the only camera
