@@ -17,6 +17,8 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     let kind = SourceConfig.Kind.genicam
     let blocking = false
     let cameraId: String?
+    /// What the opened camera must say it is (`source.expect`).
+    let expect: ExpectedCamera
     /// The controls applied at every (re)connect: the config's, with what `set-controls` changed.
     private let controlState: CameraControlState
     var controls: CameraControls { controlState.controls }
@@ -37,16 +39,22 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
         mailbox.ask(.trigger).map { _ in () }
     }
 
-    init(camera: String?, controls: CameraControls, clock: any AgentClock, logger: Logger) {
+    init(
+        camera: String?, expect: ExpectedCamera = ExpectedCamera(), controls: CameraControls, clock: any AgentClock,
+        logger: Logger
+    ) {
         self.cameraId = camera
+        self.expect = expect
         self.controlState = CameraControlState(controls, counters: counters, logger: logger)
         self.clock = clock
         self.logger = logger
     }
 
-    /// Opens the camera, applies the controls (logging what it took) and starts its stream.
+    /// Opens the camera, checks it is the one expected, applies the controls (logging what it
+    /// took) and starts its stream.
     func open() throws(GenICamError) -> (GenICamCamera, GenICamStream) {
         let camera = try GenICamCamera(id: cameraId)
+        try camera.check(expect)
         let (taken, warnings) = try camera.apply(controls)
         controlState.report(taken, warnings: warnings, log: true)
         return (camera, try GenICamStream(camera: camera))

@@ -124,7 +124,8 @@ struct RunCommand: AsyncParsableCommand {
             checkpoint = ClipCheckpoint(directory: agentConfig.spool.dir, clip: path, runId: runId, start: start)
         case .genicam:
             source = GenICamSource(
-                camera: agentConfig.source.camera, controls: agentConfig.source.controls, clock: clock, logger: logger)
+                camera: agentConfig.source.camera, expect: agentConfig.source.expect,
+                controls: agentConfig.source.controls, clock: clock, logger: logger)
         case .rtsp:
             guard let address = agentConfig.source.url else { throw ExitCode(2) }  // the config requires it
             var url: String?

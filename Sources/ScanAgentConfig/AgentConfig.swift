@@ -34,8 +34,11 @@ public struct SourceConfig: Sendable, Equatable {
     public var kind: Kind = .v4l2
     public var device: String = "/dev/video0"
     /// A GenICam camera (GigE Vision, USB3 Vision) by Aravis id, serial, user id or address; nil:
-    /// the first one found.
+    /// the only one found (several found: an error naming them).
     public var camera: String?
+    /// What the GenICam camera must say it is once opened (`source.expect`); a device answering in
+    /// its place with another vendor, model or serial is refused.
+    public var expect = ExpectedCamera()
     /// An RTSP camera's stream (`rtsp://` or `rtsps://`; a password in it is never logged).
     public var url: RTSPAddress?
     /// RTP over `tcp` (interleaved, no loss: the default) or `udp` (lowest latency).
@@ -59,6 +62,30 @@ public struct SourceConfig: Sendable, Equatable {
     /// of latency while decoding is behind.
     public var queueFrames: Int = 2
     public init() {}
+}
+
+/// The identity a GenICam camera must report after it is opened: each field set must match the
+/// camera's own (vendor name, model name, device serial number) exactly. Discovery and `source.camera`
+/// go by what answers on the network; this checks what was opened.
+public struct ExpectedCamera: Sendable, Equatable {
+    public var vendor: String?
+    public var model: String?
+    public var serial: String?
+    public init(vendor: String? = nil, model: String? = nil, serial: String? = nil) {
+        self.vendor = vendor
+        self.model = model
+        self.serial = serial
+    }
+    public var isEmpty: Bool { vendor == nil && model == nil && serial == nil }
+
+    /// The fields that differ from what the camera reported, as `(name, expected, reported)`.
+    public func mismatches(vendor: String, model: String, serial: String) -> [(String, String, String)] {
+        [("vendor", self.vendor, vendor), ("model", self.model, model), ("serial", self.serial, serial)]
+            .compactMap { name, expected, reported in
+                guard let expected, expected != reported else { return nil }
+                return (name, expected, reported)
+            }
+    }
 }
 
 /// Labels seen but not decoded (`noread` events).
@@ -187,7 +214,7 @@ extension AgentConfig {
 extension SourceConfig {
     static let keys = [
         "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
-        "transport", "passwordFile", "queueFrames",
+        "transport", "passwordFile", "queueFrames", "expect",
     ]
 
     /// Reads the `source` object over these settings; every problem by path.
@@ -208,6 +235,12 @@ extension SourceConfig {
         if let fps = reader.int(members["fps"], at: "source.fps", range: 1...240) { self.fps = fps }
         self.path = reader.string(members["path"], at: "source.path")
         self.camera = reader.string(members["camera"], at: "source.camera")
+        if let expect = reader.object(members["expect"], at: "source.expect", allowed: ["vendor", "model", "serial"]) {
+            self.expect = ExpectedCamera(
+                vendor: reader.string(expect["vendor"], at: "source.expect.vendor"),
+                model: reader.string(expect["model"], at: "source.expect.model"),
+                serial: reader.string(expect["serial"], at: "source.expect.serial"))
+        }
         if let controls = CameraControls.parse(members["controls"], at: "source.controls", reader: &reader) {
             self.controls = controls
         }

@@ -1,4 +1,5 @@
 import CAravis
+import ScanAgentConfig
 import ScanCore
 
 /// One GenICam camera (GigE Vision or USB3 Vision) through Aravis: owns its `ArvCamera`, which is
@@ -33,6 +34,20 @@ public final class GenICamCamera {
     }
     public var serial: String {
         (try? text("arv_camera_get_device_serial_number") { arv_camera_get_device_serial_number(camera, $0) }) ?? ""
+    }
+
+    /// Refuses a camera that reports another vendor, model or serial than `expected` names: the
+    /// id or address it was opened by is whatever answered discovery, so a device answering in
+    /// the real camera's place is caught here. What the camera sent is shown escaped.
+    public func check(_ expected: ExpectedCamera) throws(GenICamError) {
+        let wrong = expected.mismatches(vendor: vendor, model: model, serial: serial)
+        guard !wrong.isEmpty else { return }
+        let said = wrong.map { name, wanted, reported in
+            "\(name) \"\(TerminalText.escaped(reported))\" (source.expect.\(name): \"\(TerminalText.escaped(wanted))\")"
+        }
+        throw GenICamError(
+            function: "source.expect", input: name,
+            message: "the camera opened reports \(said.joined(separator: ", ")): refused as not the configured camera")
     }
 
     private func text(

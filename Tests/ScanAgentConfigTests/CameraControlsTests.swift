@@ -34,6 +34,28 @@ struct CameraControlsTests {
         #expect(focused.source.controls.focus == 120 && !focused.source.controls.focusAuto)
     }
 
+    @Test("source.expect names the vendor, model and serial the opened camera must report; unknown keys are refused")
+    func expectedCamera() throws {
+        let config = try AgentConfig.parse(
+            Array(
+                #"{"camera": {"id": "c"}, "source": {"type": "genicam", "camera": "10.0.0.7", "expect": {"vendor": "Basler", "serial": "40012345"}}}"#
+                    .utf8), file: "a.json")
+        #expect(config.source.expect == ExpectedCamera(vendor: "Basler", serial: "40012345"))
+        let wrong = config.source.expect.mismatches(vendor: "Basler", model: "acA1920", serial: "666")
+        #expect(wrong.map(\.0) == ["serial"] && wrong.first?.2 == "666", "\(wrong)")
+        #expect(config.source.expect.mismatches(vendor: "Basler", model: "any", serial: "40012345").isEmpty)
+        #expect(ExpectedCamera().mismatches(vendor: "x", model: "y", serial: "z").isEmpty)
+        #expect(try AgentConfig.parse(Array(config.document.serialized.utf8), file: "b.json") == config)
+        do {
+            _ = try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "source": {"type": "genicam", "expect": {"mac": "00:11"}}}"#.utf8),
+                file: "c.json")
+            Issue.record("an unknown source.expect key was accepted")
+        } catch {
+            #expect(error.issues.map(\.path) == ["source.expect.mac"], "\(error)")
+        }
+    }
+
     @Test(
         "features that reset, reflash, touch files or persistent network settings are refused by path unless allowDangerousFeatures names them; the allowance is written back"
     )

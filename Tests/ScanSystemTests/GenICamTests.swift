@@ -47,6 +47,15 @@ struct GenICamTests {
         defer { CameraHarness.stop(fake) }
         let camera = try GenICamCamera(id: "127.0.0.1")
         #expect(camera.serial == "GVCTL")
+        // What answered at the address is checked against source.expect after opening.
+        try camera.check(ExpectedCamera(vendor: camera.vendor, model: camera.model, serial: "GVCTL"))
+        let impostor = #expect(throws: GenICamError.self) {
+            try camera.check(ExpectedCamera(vendor: camera.vendor, serial: "SN-REAL-7"))
+        }
+        #expect(
+            impostor?.message.contains(#"serial "GVCTL" (source.expect.serial: "SN-REAL-7")"#) == true
+                && impostor?.message.contains("vendor") == false,
+            "\(String(describing: impostor))")
         var controls = CameraControls()
         controls.exposureMicroseconds = 2_000
         controls.gainDecibels = 3
