@@ -101,7 +101,8 @@ extension SourceConfig {
             members += [camera.map { ("camera", .string($0)) }].compactMap { $0 }
             if !expect.isEmpty {
                 let fields = [("vendor", expect.vendor), ("model", expect.model), ("serial", expect.serial)]
-                members.append(("expect", .object(fields.compactMap { name, value in value.map { (name, .string($0)) } })))
+                members.append(
+                    ("expect", .object(fields.compactMap { name, value in value.map { (name, .string($0)) } })))
             }
         case .rtsp:
             members += [url.map { ("url", .string($0.redacted)) }].compactMap { $0 }
