@@ -67,6 +67,8 @@ let package = Package(
         .target(name: "CScanBuildInfo", cSettings: [.define("SCANTRACK_COMMIT", to: "\"\(commit)\"")]),
         // OpenSSL without its exit handler (libssl-dev): see Sources/COpenSSLExit/openssl_exit.c.
         .target(name: "COpenSSLExit", linkerSettings: [.linkedLibrary("crypto")]),
+        // A verified TLS client for rtsps cameras (libssl-dev): see Sources/CTLSClient/include/scantrack_tls.h.
+        .target(name: "CTLSClient", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
 
         // Pure core: no C module, no I/O. ScanCore holds the values every module shares (time,
         // geometry, grey images, JSON, config reading, subject tokens, symbologies); each concern
@@ -117,7 +119,8 @@ let package = Package(
         .target(
             name: "ScanGenICam", dependencies: ["CAravis", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
         .target(
-            name: "ScanRTSP", dependencies: ["CAVCodec", "ScanAgentConfig", "ScanCore"], swiftSettings: swiftSettings),
+            name: "ScanRTSP", dependencies: ["CAVCodec", "CTLSClient", "ScanAgentConfig", "ScanCore"],
+            swiftSettings: swiftSettings),
 
         // Services: threads for blocking C under swift-service-lifecycle, logging set-up, retry logs.
         .target(
@@ -371,8 +374,8 @@ let package = Package(
             dependencies: [
                 "ScanTestTiming", "ScanAgent", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents",
                 "ScanGenICam",
-                "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanServices", "ScanSynth",
-                "ScanTestSupport", "ScanVision", "ScanZXing",
+                "ScanJPEG", "ScanMedia", "ScanNATS", "ScanPNG", "ScanPostgres", "ScanRTSP", "ScanServices",
+                "ScanSynth", "ScanTestSupport", "ScanVision", "ScanZXing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

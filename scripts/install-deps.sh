@@ -38,7 +38,7 @@ server_packages=(
 test_packages=(
   zbar-tools            # zbarimg, the reference in tests
   aravis-tools          # Aravis's fake GigE Vision camera (arv-fake-gv-camera-0.8) for the camera tests
-  gir1.2-gst-rtsp-server-1.0 python3-gi gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gir1.2-gst-rtsp-server-1.0 gir1.2-gst-plugins-base-1.0 python3-gi gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad  # an RTSP camera for tests: GStreamer's RTSP server, x264/x265/JPEG
   docker-compose        # validates docker/compose.yaml in the tests (no engine needed)
   chromium              # headless browser: the dashboard test opens `scanadmin serve` in it

@@ -8,9 +8,11 @@ gir1.2-gst-rtsp-server-1.0) serving a rendered clip, encoded beforehand.
       JPEG into Matroska: key frame every second, no B-frames, one slice a frame (a camera's
       low-latency profile); --repeat: the clip N times over (a longer stream for benchmarks);
       --tail-seconds: then S seconds of an empty belt (every code leaves the view).
-  rtsp_server.py serve OUT.mkv [--port P] [--mount /clip]
+  rtsp_server.py serve OUT.mkv [--port P] [--mount /clip] [--user U --password W --auth basic|digest]
+                 [--tls-cert CERT.pem --tls-key KEY.pem]
       Serves it at rtsp://127.0.0.1:P/clip (P 0 or left out: a free port) in real time; each client gets the clip from its first
-      frame, then the stream ends. Prints "rtsp server: URL" once listening.
+      frame, then the stream ends. Prints "rtsp server: URL" once listening. --user/--password: only that
+      account may watch, answering the --auth challenge; --tls-cert/--tls-key: rtsps (TLS on every connection).
 """
 import argparse
 import os
@@ -20,8 +22,9 @@ import sys
 import gi
 
 gi.require_version("Gst", "1.0")
+gi.require_version("GstRtsp", "1.0")
 gi.require_version("GstRtspServer", "1.0")
-from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
+from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 ENCODERS = {
     # (encoder, parser, payloader)
@@ -127,13 +130,34 @@ def serve(args):
         media.get_element().get_by_name("file").set_property("location", path)
 
     factory.connect("media-configure", configure)
+    if args.user is not None or args.tls_cert is not None:
+        auth = GstRtspServer.RTSPAuth()
+        if args.tls_cert is not None:
+            auth.set_tls_certificate(Gio.TlsCertificate.new_from_files(args.tls_cert, args.tls_key))
+        if args.user is not None:
+            token = GstRtspServer.RTSPToken()
+            token.set_string("media.factory.role", "viewer")
+            if args.auth == "digest":
+                auth.add_digest(args.user, args.password, token)
+                auth.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+            else:
+                auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
+                auth.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
+            permissions = GstRtspServer.RTSPPermissions()
+            permissions.add_permission_for_role("viewer", "media.factory.access", True)
+            permissions.add_permission_for_role("viewer", "media.factory.construct", True)
+            factory.set_permissions(permissions)
+        server.set_auth(auth)
     server.get_mount_points().add_factory(args.mount, factory)
     if server.attach(None) == 0:
         sys.exit(f"rtsp server: cannot listen on 127.0.0.1:{args.port}")
     loop = GLib.MainLoop()
+    # A parent may hand these down blocked (the mask is inherited): GLib would never see them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for sig in (signal.SIGTERM, signal.SIGINT):
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, sig, loop.quit)
-    print(f"rtsp server: rtsp://127.0.0.1:{server.get_bound_port()}{args.mount}", flush=True)
+    scheme = "rtsps" if args.tls_cert is not None else "rtsp"
+    print(f"rtsp server: {scheme}://127.0.0.1:{server.get_bound_port()}{args.mount}", flush=True)
     loop.run()
 
 
@@ -160,6 +184,11 @@ def main():
     serving.add_argument("file")
     serving.add_argument("--port", type=int, default=0, help="0: any free port (printed)")
     serving.add_argument("--mount", default="/clip")
+    serving.add_argument("--user")
+    serving.add_argument("--password")
+    serving.add_argument("--auth", choices=["basic", "digest"], default="digest")
+    serving.add_argument("--tls-cert")
+    serving.add_argument("--tls-key")
     args = parser.parse_args()
     if args.command == "encode":
         if codec_of(args.out) != args.codec:

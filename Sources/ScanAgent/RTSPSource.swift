@@ -23,6 +23,8 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
     /// The URL with the password from `source.passwordFile`, when there is one.
     private let url: String?
     let transport: RTSPStream.Transport
+    /// Redirects, Basic authentication and rtsps certificates (see `RTSPGuard`).
+    let policy: RTSPGuardPolicy
     let clock: any AgentClock
     let logger: Logger
     private let stateWord = SourceState()
@@ -31,11 +33,13 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
     var health: SourceHealth { counters.health }
 
     init(
-        address: RTSPAddress, url: String?, transport: RTSPStream.Transport, clock: any AgentClock, logger: Logger
+        address: RTSPAddress, url: String?, transport: RTSPStream.Transport, policy: RTSPGuardPolicy,
+        clock: any AgentClock, logger: Logger
     ) {
         self.address = address
         self.url = url
         self.transport = transport
+        self.policy = policy
         self.clock = clock
         self.logger = logger
     }
@@ -44,7 +48,7 @@ final class RTSPSource: FrameSource, @unchecked Sendable {
         defer { stateWord.set(.ended) }
         var index = 0
         Reconnecting<RTSPStream>(state: stateWord, counters: counters, logger: logger).run(stop: stop) {
-            try RTSPStream(address: address, url: url, transport: transport) { stop.isStopped }
+            try RTSPStream(address: address, url: url, transport: transport, policy: policy) { stop.isStopped }
         } stream: { stream, connection in
             logger.info(
                 "camera streaming",

@@ -140,8 +140,10 @@ struct RunCommand: AsyncParsableCommand {
             }
             source = RTSPSource(
                 address: address, url: url,
-                transport: RTSPStream.Transport(rawValue: agentConfig.source.transport) ?? .tcp, clock: clock,
-                logger: logger)
+                transport: RTSPStream.Transport(rawValue: agentConfig.source.transport) ?? .tcp,
+                policy: RTSPGuardPolicy(
+                    allowBasicAuth: agentConfig.source.allowBasicAuth, tlsCA: agentConfig.source.tlsCA),
+                clock: clock, logger: logger)
         case .v4l2:
             source = CameraSource(
                 request: CaptureRequest(

@@ -33,7 +33,9 @@ struct TuneRecording {
             source.field("url", address.redacted)
             return Camera(
                 source: source,
-                frames: RTSPSource(address: address, url: nil, transport: .tcp, clock: clock, logger: logger))
+                frames: RTSPSource(
+                    address: address, url: nil, transport: .tcp, policy: RTSPGuardPolicy(), clock: clock,
+                    logger: logger))
         }
         if id.hasPrefix("/dev/") {
             source.field("type", "v4l2")

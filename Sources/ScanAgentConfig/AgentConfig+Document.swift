@@ -108,6 +108,8 @@ extension SourceConfig {
             members += [url.map { ("url", .string($0.redacted)) }].compactMap { $0 }
             members.append(("transport", .string(transport)))
             members += [passwordFile.map { ("passwordFile", .string($0)) }].compactMap { $0 }
+            if allowBasicAuth { members.append(("allowBasicAuth", .bool(true))) }
+            if let tlsCA { members.append(("tls", .object([("ca", .string(tlsCA))]))) }
         }
         if !controls.isEmpty { members.append(("controls", controls.document)) }
         members.append(("queueFrames", .int(queueFrames)))

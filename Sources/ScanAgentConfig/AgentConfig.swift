@@ -45,6 +45,12 @@ public struct SourceConfig: Sendable, Equatable {
     public var transport = "tcp"
     /// A file holding the RTSP camera's password (the URL names the user), kept out of the config.
     public var passwordFile: String?
+    /// Answer an RTSP camera's Basic challenge over plain `rtsp://`, where the password travels
+    /// readable (off: only Digest is answered; over rtsps Basic is always answered).
+    public var allowBasicAuth = false
+    /// The CA certificates (PEM) an `rtsps://` camera's certificate is verified against
+    /// (`source.tls.ca`); nil: the system's store.
+    public var tlsCA: String?
     /// What is set on the camera at start and after each reconnect.
     public var controls = CameraControls()
     public var width: Int = 1280
@@ -214,7 +220,7 @@ extension AgentConfig {
 extension SourceConfig {
     static let keys = [
         "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
-        "transport", "passwordFile", "queueFrames", "expect",
+        "transport", "passwordFile", "queueFrames", "expect", "allowBasicAuth", "tls",
     ]
 
     /// Reads the `source` object over these settings; every problem by path.
@@ -269,6 +275,15 @@ extension SourceConfig {
             self.transport = transport
         }
         self.passwordFile = reader.string(members["passwordFile"], at: "source.passwordFile")
+        if let allow = reader.bool(members["allowBasicAuth"], at: "source.allowBasicAuth") {
+            self.allowBasicAuth = allow
+        }
+        if let tls = reader.object(members["tls"], at: "source.tls", allowed: ["ca"]) {
+            self.tlsCA = reader.string(tls["ca"], at: "source.tls.ca")
+            if self.url?.scheme != "rtsps" {
+                reader.fail("source.tls", "only for an rtsps:// source.url (the camera's TLS certificate)")
+            }
+        }
         if self.passwordFile != nil && self.url?.user == nil {
             reader.fail("source.passwordFile", "needs the user in source.url: rtsp://user@host/path")
         }

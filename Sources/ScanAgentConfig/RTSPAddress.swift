@@ -18,6 +18,12 @@ public struct RTSPAddress: Sendable, Equatable, CustomStringConvertible {
     let hasPassword: Bool
     /// Everything after the host: `:port/path?query`.
     let rest: String
+    /// The port, as given or the scheme's own (554 for rtsp, 322 for rtsps).
+    public let port: Int
+    /// `user[:password]` as written (percent-encoded), when the URL has one.
+    let userInfo: String?
+    /// Everything after the authority: `/path?query`.
+    let pathAndQuery: String
 
     public init(_ url: String) throws(Invalid) {
         guard url.utf8.count <= 2048 else { throw Invalid(reason: "longer than 2048 bytes") }
@@ -37,8 +43,10 @@ public struct RTSPAddress: Sendable, Equatable, CustomStringConvertible {
         var hostPart = authority
         var user: String?
         var hasPassword = false
+        var userInfoText: String?
         if let at = authority.lastIndex(of: "@") {
             let userInfo = authority[..<at]
+            userInfoText = String(userInfo)
             hostPart = authority[authority.index(after: at)...]
             let name = userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             user = String(name[0])
@@ -54,11 +62,16 @@ public struct RTSPAddress: Sendable, Equatable, CustomStringConvertible {
         let host = String(hostPart[..<hostEnd])
         guard !host.isEmpty else { throw Invalid(reason: "no host: use rtsp://host[:port]/path") }
         let port = hostPart[hostEnd...].dropFirst()
+        var portNumber = scheme == "rtsps" ? 322 : 554
         if hostPart[hostEnd...].hasPrefix(":") {
             guard let number = Int(port), (1...65535).contains(number) else {
                 throw Invalid(reason: "port \(port) is not a number from 1 to 65535")
             }
+            portNumber = number
         }
+        self.port = portNumber
+        self.userInfo = userInfoText
+        self.pathAndQuery = String(afterScheme[authorityEnd...])
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -70,6 +83,17 @@ public struct RTSPAddress: Sendable, Equatable, CustomStringConvertible {
     /// The URL with `user` and `password` (percent-encoded) in place of any it had.
     public func withCredentials(user: String, password: String) -> String {
         "\(scheme)://\(Self.percentEncoded(user)):\(Self.percentEncoded(password))@\(host)\(rest)"
+    }
+
+    /// The same stream through a plain RTSP relay on this machine's loopback `port` (see
+    /// `RTSPGuard`), with the same credentials.
+    public func relayed(toLocalPort port: Int) -> String {
+        "rtsp://\(userInfo.map { "\($0)@" } ?? "")127.0.0.1:\(port)\(pathAndQuery)"
+    }
+
+    /// The host without IPv6 brackets, as a socket address or TLS name takes it.
+    public var bareHost: String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// The URL without its password: `rtsp://user:***@host/path`.

@@ -74,24 +74,36 @@ public final class RTSPStream {
     private let startTime: Int64
     private let interrupt: Interrupt
     private let timeout: Duration
+    /// The relay libavformat reaches the camera through (see `RTSPGuard`).
+    private let relay: RTSPGuard
 
-    /// Connects to `address` (`url`: the same with credentials, if any) over `transport`: no
-    /// answer within `timeoutSeconds` (or `stopped`) fails, as does a stream without video.
+    /// Connects to `address` (`url`: the same with credentials, if any) over `transport`, through
+    /// an `RTSPGuard` that holds the connection to `policy`: no answer within `timeoutSeconds` (or
+    /// `stopped`) fails, as does a stream without video or anything the guard refuses.
     public init(
-        address: RTSPAddress, url: String? = nil, transport: Transport = .tcp, timeoutSeconds: Double = 5,
-        stopped: @escaping @Sendable () -> Bool = { false }
+        address: RTSPAddress, url: String? = nil, transport: Transport = .tcp, policy: RTSPGuardPolicy = .init(),
+        timeoutSeconds: Double = 5, stopped: @escaping @Sendable () -> Bool = { false }
     ) throws(RTSPError) {
         scantrack_av_quiet()  // FFmpeg's own log would print what cameras send, unescaped
         self.address = address
         let camera = address.redacted
         self.interrupt = Interrupt(stopped: stopped)
         self.timeout = .milliseconds(Int64(timeoutSeconds * 1000))
+        let relay = try RTSPGuard(address: address, policy: policy, timeoutSeconds: timeoutSeconds)
+        self.relay = relay
         func failure(_ action: String, _ code: Int32) -> RTSPError {
-            RTSPError(action: action, camera: camera, message: Self.message(code))
+            relay.close()  // the relay's refusal, if any, is known once it has ended
+            return RTSPError(action: action, camera: camera, message: relay.refusal ?? Self.message(code))
         }
+        // libavformat talks plain RTSP to the guard; rtsps's TLS is the guard's (RTP interleaved,
+        // as libavformat does for rtsps itself).
+        let withCredentials = (try? RTSPAddress(url ?? address.url)) ?? address
+        let relayedURL = withCredentials.relayed(toLocalPort: relay.localPort)
+        let transport = address.scheme == "rtsps" ? .tcp : transport
 
         var context = avformat_alloc_context()
         guard let allocated = context else {
+            relay.close()
             throw RTSPError(action: "connecting", camera: camera, message: "out of memory")
         }
         allocated.pointee.interrupt_callback = AVIOInterruptCB(
@@ -104,8 +116,8 @@ public final class RTSPStream {
         let settings: [(String, String)] = [
             ("rtsp_transport", transport.rawValue),
             ("timeout", "\(Int64(timeoutSeconds * 1_000_000))"),  // socket I/O, µs
-            // Only the protocols an RTSP camera needs: a URL cannot make it open a file or HTTP.
-            ("protocol_whitelist", "rtsp,rtsps,rtp,srtp,udp,tcp,tls"),
+            // Only what RTSP to the guard needs: a URL cannot make it open a file or HTTP.
+            ("protocol_whitelist", "rtsp,rtp,udp,tcp"),
             ("allowed_media_types", "video"),
             ("max_delay", "100000"),  // reordering waits at most 0.1 s
             ("reorder_queue_size", "16"),
@@ -114,7 +126,7 @@ public final class RTSPStream {
         ]
         for (key, value) in settings { av_dict_set(&options, key, value, 0) }
         interrupt.deadline = ContinuousClock.now + timeout
-        var status = avformat_open_input(&context, url ?? address.url, nil, &options)
+        var status = avformat_open_input(&context, relayedURL, nil, &options)
         guard status >= 0, let opened = context else { throw failure("connecting", status) }
         format = opened
         status = avformat_find_stream_info(opened, nil)
@@ -170,6 +182,7 @@ public final class RTSPStream {
         avformat_close_input(&format)
         if let scaler { sws_freeContext(scaler) }
         scaler = nil
+        relay.close()
     }
 
     /// The next whole frame. Nil when `stopped` became true; throws when the camera sent
@@ -195,10 +208,11 @@ public final class RTSPStream {
             if read < 0 {
                 if interrupt.stopped() { return nil }
                 let message =
-                    read == scantrack_av_error_eof()
-                    ? "the stream ended"
-                    : read == scantrack_av_error_exit()
-                        ? "no data for \(timeout.components.seconds) s" : Self.message(read)
+                    relay.refusal
+                    ?? (read == scantrack_av_error_eof()
+                        ? "the stream ended"
+                        : read == scantrack_av_error_exit()
+                            ? "no data for \(timeout.components.seconds) s" : Self.message(read))
                 throw RTSPError(action: "reading", camera: address.redacted, message: message)
             }
             defer { av_packet_unref(packet) }

@@ -24,7 +24,7 @@ struct TailCommandTests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessRunner.withSignalsUnblocked { try process.run() }
         let connection = try NATSConnection(url: natsURL)
         let sighting =
             #"{"type":"sighting","eventId":"e1","site":"dc1","camera":"cam-2","time":"2026-11-21T08:00:01.250Z","symbology":"EAN-13","value":"4006381333931","status":"accepted","trackId":"cam-2-r-1"}"#
@@ -58,7 +58,7 @@ struct TailCommandTests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessRunner.withSignalsUnblocked { try process.run() }
         let connection = try NATSConnection(url: natsURL)
         // A camera's value with a colour escape, DEL, the C1 CSI, a right-to-left override and a
         // line separator; then a message that is no JSON at all, with an escape in it.
@@ -148,7 +148,7 @@ struct TailCommandTests {
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessRunner.withSignalsUnblocked { try process.run() }
             let connection = try NATSConnection(url: url)
             while process.isRunning {
                 try connection.publish(

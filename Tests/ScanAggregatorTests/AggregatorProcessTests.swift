@@ -31,7 +31,7 @@ struct AggregatorProcessTests {
         ]) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
-        try process.run()
+        try ProcessRunner.withSignalsUnblocked { try process.run() }
         return process
     }
 

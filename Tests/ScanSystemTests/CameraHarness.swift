@@ -45,7 +45,7 @@ enum CameraHarness {
         try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()
     }
 
-    /// SIGTERM, then SIGKILL after 5 s.
+    /// SIGTERM, then SIGKILL if it has not ended within the bound.
     static func stop(_ process: Process) {
         process.terminate()
         if !Polling.until(seconds: 120, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }

@@ -55,7 +55,7 @@ struct ClusterTests {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try ProcessRunner.withSignalsUnblocked { try process.run() }
         return process
     }
 

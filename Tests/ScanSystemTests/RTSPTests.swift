@@ -25,11 +25,14 @@ struct RTSPTests {
         return out
     }
 
-    /// The RTSP server serving `file` (on `port`, 0: a free one), and its URL.
-    static func server(_ file: String, port: Int = 0, dir: String, name: String) throws -> (Process, String) {
+    /// The RTSP server serving `file` (on `port`, 0: a free one), and its URL; `extra`: more of
+    /// rtsp_server.py's options (an account, TLS).
+    static func server(_ file: String, port: Int = 0, dir: String, name: String, extra: [String] = []) throws
+        -> (Process, String)
+    {
         let out = dir + "/rtsp-\(name).out"
         let process = try ProcessRunner.start(
-            script, ["serve", file, "--port", "\(port)"], environment: ProcessInfo.processInfo.environment,
+            script, ["serve", file, "--port", "\(port)"] + extra, environment: ProcessInfo.processInfo.environment,
             log: dir + "/rtsp-\(name).log", stdoutFile: out)
         var url = ""
         let up = Polling.until(seconds: 120) {

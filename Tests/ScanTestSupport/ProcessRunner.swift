@@ -24,7 +24,7 @@ public enum ProcessRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        try process.run()
+        try withSignalsUnblocked { try process.run() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
         try input.fileHandleForWriting.close()
         // Read both pipes concurrently so a chatty child cannot block on a full pipe.
@@ -52,7 +52,7 @@ public enum ProcessRunner {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try withSignalsUnblocked { try process.run() }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -89,7 +89,20 @@ extension ProcessRunner {
         } else {
             process.standardOutput = FileHandle.nullDevice
         }
-        try process.run()
+        try withSignalsUnblocked { try process.run() }
         return process
+    }
+
+    /// Runs `body` (a spawn) with no signal blocked on this thread. A child inherits the spawning
+    /// thread's signal mask, and the test runner's threads block nearly every signal: a child
+    /// that does not unblock SIGTERM itself (a Python script, a server) would ignore `terminate()`
+    /// until the SIGKILL after a stop's bound.
+    public static func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 }
