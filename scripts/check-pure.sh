@@ -2,8 +2,8 @@
 # make lint: the pure modules stay pure. ScanCore and the modules split from it (ScanMedia, ScanVision,
 # ScanRules, ScanAgentConfig, ScanEvents, ScanPipeline, ScanFuzz), ScanReconciliation and ScanReports
 # do no I/O and read no clock: no C module or system library, and none of Foundation's files, processes,
-# environment, network, threads, locks or wall clock. Foundation itself is allowed only for the
-# calendar and time zones (shift and rule windows in a site's time zone).
+# environment, network, threads, locks or wall clock. Foundation itself is allowed only for its math functions,
+# the calendar and time zones (shift and rule windows in a site's time zone).
 # The adapters and the runtimes read no environment of their own: a program resolves its settings
 # (flag, environment, config file) and passes what each needs as parameters.
 set -euo pipefail
@@ -14,7 +14,7 @@ allowed_imports='import (ScanCore|ScanMedia|ScanVision|ScanRules|ScanAgentConfig
 forbidden='\b(FileManager|FileHandle|ProcessInfo|Process|Pipe|URLSession|URLRequest|InputStream|OutputStream|Bundle|Thread|DispatchQueue|DispatchSemaphore|NSCondition|NSLock|OperationQueue|RunLoop|Timer|getenv|setenv|fopen|popen|usleep|nanosleep|ContinuousClock|SuspendingClock)\b|Date\(\)|Date\.now|contentsOf(File|URL):|Data\(contentsOf|\.write\(to: *[^& ]'
 status=0
 while IFS= read -r line; do
-  echo "check-pure: $line: a pure module imports only pure modules, Foundation (calendar, time zones) or Synchronization" >&2
+  echo "check-pure: $line: a pure module imports only pure modules, Foundation (math, calendar, time zones) or Synchronization" >&2
   status=1
 done < <(grep -rnE '^(@testable )?import ' "${pure[@]}" | grep -vE ":[0-9]+:$allowed_imports" || true)
 while IFS= read -r line; do

@@ -177,6 +177,16 @@ final class CameraDecoder {
             self.located = LocatedRegions(regions: localizer.locate(frame, in: area), area: area, image: frame)
             profile.localize += ContinuousClock.now - located
         }
+        if let zbar, let located {
+            // Linear codes at a steep angle, which no row or column crosses whole: the localiser's
+            // regions that nothing read, straightened along their bars.
+            let angledBegan = ContinuousClock.now
+            let unread = located.regions.map(\.box).filter { box in
+                !detections.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
+            }
+            detections.appendNew(try zbar.readAngled(frame, regions: unread))
+            profile.zbar += ContinuousClock.now - angledBegan
+        }
         let zbarDone = ContinuousClock.now
         if let zxing, let box = zxingPassBox(frame: frameCount, width: frame.width, height: frame.height) {
             let read: [Detection]

@@ -153,7 +153,16 @@ final class StillDecoder {
     }
 
     func decode(_ image: GrayImage, name: String) throws -> [Symbol] {
-        let symbols = merged(zbar: try zbar?.decode(image) ?? [], zxing: try zxing?.read(image, input: name) ?? [])
+        let first = try zbar?.decode(image) ?? []
+        let zxingReads = try zxing?.read(image, input: name) ?? []
+        // Linear codes at a steep angle: the localiser's regions that neither engine read,
+        // straightened along their bars (`ZBarFrameDecoder.readAngled`).
+        let read = first + zxingReads
+        let unread = CodeLocalizer().locate(image).map(\.box).filter { box in
+            !read.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
+        }
+        let angled = try zbar?.readAngled(image, regions: unread) ?? []
+        let symbols = merged(zbar: first + angled, zxing: zxingReads)
         return symbols.isEmpty ? try secondLook(image, name: name) : symbols
     }
 

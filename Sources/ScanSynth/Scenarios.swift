@@ -7,7 +7,7 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k",
+        "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k", "any-angle",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -38,6 +38,7 @@ public enum Scenarios {
         case "long-sscc": longSSCC(seed: seed)
         case "parcels": parcels(seed: seed)
         case "parcel-stream": parcelStream(frames: frames, seed: seed)
+        case "any-angle": anyAngle(frames: frames, seed: seed)
         case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
         default: nil
         }
@@ -598,6 +599,28 @@ public enum Scenarios {
         }
         return SynthScene(
             width: 1280, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
+    }
+
+    /// Parcels lying any way up: two rows of boxes, each with one EAN-13 or Code 128 label (2 px a
+    /// module) turned to an angle drawn uniformly from 0–360°, 8 px a frame at 720p. The boxes are
+    /// large enough to hold a label whole at any angle and stand apart (none hides another's label).
+    public static func anyAngle(frames: Int, seed: UInt64) -> SynthScene {
+        var generator = SplitMix(seed: seed)
+        let items = beltRows(
+            2, width: 1280, speed: 8, spacing: 360, frames: frames, box: (310, 310), pitch: 350, top: 6, name: "aa",
+            generator: &generator, stagger: { row, random in 170 * Double(row) + Double(random.next() % 80) }
+        ) { serial, random in
+            let angle = Double(random.next() % 3600) / 10
+            if serial % 2 == 0 {
+                return SynthLabel(
+                    .ean13, eanDigits(&random), moduleSize: 2, offsetX: 20, offsetY: 20, rotationDegrees: angle,
+                    barHeight: 50)
+            }
+            return SynthLabel(
+                .code128, "AA\(seed)-\(serial)", moduleSize: 2, offsetX: 14, offsetY: 14, rotationDegrees: angle,
+                barHeight: 50)
+        }
+        return SynthScene(width: 1280, height: 720, frameCount: frames, items: items, noise: 8, seed: seed)
     }
 
     /// A pack station: labels that appear in the middle of the view and stay (a label placed by

@@ -27,6 +27,35 @@ public final class ZBarFrameDecoder {
         self.splitter = DetectionSplitter(density: config.density)
     }
 
+    /// Linear codes lying off the frame's rows and columns, which no scan line of `decode` crosses
+    /// whole: each of `regions` whose gradients show bars (`BarAxis`) at more than `minDegrees`
+    /// from both is straightened along its axis (`StraightenedView`) and scanned along the view's
+    /// rows by a fresh scanner (nothing carried from one region to the next); what it reads on at
+    /// least two lines is kept, its points taken back to the frame. At most `limit` regions, the
+    /// largest first.
+    public func readAngled(_ frame: GrayImage, regions: [Box], minDegrees: Double = 8, limit: Int = 8)
+        throws(ZBarError) -> [Detection]
+    {
+        let linear = config.zbarSymbologies.filter(\.isLinear)
+        guard !linear.isEmpty else { return [] }
+        let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 2, columnStep: 0)
+        var found: [Detection] = []
+        for box in regions.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit) {
+            guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence,
+                axis.degreesOffGrid > minDegrees
+            else { continue }
+            let view = StraightenedView(of: frame, box: box, axis: axis, margin: 12)
+            for read in Self.attachAddOns(Self.mergeSameValue(try ZBarScanner(settings: settings).scan(view.image)))
+            where read.points.count >= 2 {
+                var moved = read
+                moved.points = read.points.map(view.frameLocation)
+                moved.alongRows = nil
+                if !found.contains(where: { $0.isSameCode(as: moved) }) { found.append(moved) }
+            }
+        }
+        return found
+    }
+
     /// Whether zbar decodes the symbology (zbar 0.23 lists PDF417 but cannot decode it).
     public static func reads(_ symbology: Symbology) -> Bool {
         symbology != .pdf417 && symbology != .sqCode && ZBarSymbologyMap.zbarType(symbology) != nil

@@ -1,0 +1,163 @@
+// Foundation for atan2, sin and cos.
+import Foundation
+import ScanCore
+
+/// The direction across a linear code's bars in one region of a frame, from the region's
+/// brightness gradients, and a view of the region turned so that the bars stand upright.
+///
+/// zbar scans rows and columns and zxing-cpp rows (and columns with tryRotate): a linear code
+/// more than about 15° off both is read by neither, since no scan line crosses all its bars.
+/// A bar's edges all have their gradient across the bar, so the gradients of a code region share
+/// one direction (up to sign). The structure tensor of the region — the sums of gx², gy² and
+/// gx·gy over its strong gradients — has that direction as its main axis, and its coherence
+/// (how much stronger the main axis is than the other, 0…1) tells bars (near 1) from a 2-D
+/// code's modules or print (two directions, far lower). Resampling the region along that
+/// axis then gives the engines a code whose bars are columns.
+/// Pure: reads the frame, allocates the view.
+public struct BarAxis: Sendable, Equatable {
+    /// The direction across the bars, in radians from the frame's x axis, in [0, π) (a code and
+    /// the same code turned 180° have the same axis; the engines read both ways).
+    public var angle: Double
+    /// How much one gradient direction dominates: 1 for perfect bars, 0 for no preferred direction.
+    public var coherence: Double
+    /// Strong gradients that went into the estimate.
+    public var samples: Int
+
+    /// Gradients weaker than this (grey levels between pixels two apart) are belt, paper or noise.
+    public static let minGradient = 24
+    /// Bars, not modules: below this coherence a region is not straightened.
+    public static let barCoherence = 0.6
+
+    public init(angle: Double, coherence: Double, samples: Int) {
+        self.angle = angle
+        self.coherence = coherence
+        self.samples = samples
+    }
+
+    /// The axis of `box` in `image`, sampling every `step`-th pixel each way; nil when the box
+    /// has too few strong gradients to tell.
+    public static func estimate(in image: GrayImage, box: Box, step: Int = 2) -> BarAxis? {
+        guard let area = box.clamped(to: Box(minX: 1, minY: 1, maxX: image.width - 2, maxY: image.height - 2))
+        else { return nil }
+        var xx = 0.0
+        var yy = 0.0
+        var xy = 0.0
+        var samples = 0
+        // Scharr's operator: of the 3×3 gradients the one whose answer depends least on the
+        // direction, which matters for bars two pixels wide (central differences pull the angle
+        // of such bars about 5° towards the diagonal). Its weights sum to 16 each way.
+        let threshold = 16 * 16 * minGradient * minGradient
+        image.pixels.withUnsafeBufferPointer { pixels in
+            let width = image.width
+            var y = area.minY
+            while y <= area.maxY {
+                var x = area.minX
+                while x <= area.maxX {
+                    let up = (y - 1) * width + x
+                    let here = y * width + x
+                    let down = (y + 1) * width + x
+                    let gx =
+                        3 * (Int(pixels[up + 1]) - Int(pixels[up - 1])) + 10
+                        * (Int(pixels[here + 1]) - Int(pixels[here - 1]))
+                        + 3 * (Int(pixels[down + 1]) - Int(pixels[down - 1]))
+                    let gy =
+                        3 * (Int(pixels[down - 1]) - Int(pixels[up - 1])) + 10 * (Int(pixels[down]) - Int(pixels[up]))
+                        + 3 * (Int(pixels[down + 1]) - Int(pixels[up + 1]))
+                    if gx * gx + gy * gy >= threshold {
+                        xx += Double(gx * gx)
+                        yy += Double(gy * gy)
+                        xy += Double(gx * gy)
+                        samples += 1
+                    }
+                    x += step
+                }
+                y += step
+            }
+        }
+        guard samples >= 16, xx + yy > 0 else { return nil }
+        var angle = 0.5 * atan2(2 * xy, xx - yy)
+        if angle < 0 { angle += Double.pi }
+        let coherence = ((xx - yy) * (xx - yy) + 4 * xy * xy).squareRoot() / (xx + yy)
+        return BarAxis(angle: angle, coherence: coherence, samples: samples)
+    }
+
+    /// How far the axis is from the nearest of the frame's rows and columns, in degrees (0…45):
+    /// what scan lines along rows or columns must cope with.
+    public var degreesOffGrid: Double {
+        let degrees = angle * 180 / Double.pi
+        let off = degrees.truncatingRemainder(dividingBy: 90)
+        return min(off, 90 - off)
+    }
+}
+
+/// A region of a frame resampled along a code's axis: its columns run along the bars, its rows
+/// across them. `frameLocation` takes a point of the view back to the frame.
+public struct StraightenedView: Sendable {
+    public var image: GrayImage
+    /// The frame position of the view's pixel (0, 0), and the frame step of one view pixel along
+    /// its rows (the code's axis) and down its columns.
+    public var origin: (x: Double, y: Double)
+    public var along: (x: Double, y: Double)
+    public var across: (x: Double, y: Double)
+
+    /// `box` of `image` (widened by `margin` pixels each way, for the quiet zones) turned so that
+    /// `axis` runs along the view's rows; pixels outside the frame are white. Bilinear sampling,
+    /// one view pixel a frame pixel.
+    public init(of image: GrayImage, box: Box, axis: BarAxis, margin: Int) {
+        let cosine = cos(axis.angle)
+        let sine = sin(axis.angle)
+        let centerX = box.centerX
+        let centerY = box.centerY
+        // The box's half extents along and across the axis.
+        let halfW = Double(box.width) / 2
+        let halfH = Double(box.height) / 2
+        let alongExtent = halfW * abs(cosine) + halfH * abs(sine) + Double(margin)
+        let acrossExtent = halfW * abs(sine) + halfH * abs(cosine) + Double(margin)
+        let width = max(1, Int((2 * alongExtent).rounded(.up)))
+        let height = max(1, Int((2 * acrossExtent).rounded(.up)))
+        along = (cosine, sine)
+        across = (-sine, cosine)
+        origin = (
+            centerX - alongExtent * cosine + acrossExtent * sine,
+            centerY - alongExtent * sine - acrossExtent * cosine
+        )
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        let frameWidth = image.width
+        let frameHeight = image.height
+        let start = origin
+        image.pixels.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { out in
+                for v in 0..<height {
+                    var x = start.x + Double(v) * -sine
+                    var y = start.y + Double(v) * cosine
+                    for u in 0..<width {
+                        let x0 = Int(x.rounded(.down))
+                        let y0 = Int(y.rounded(.down))
+                        if x0 >= 0 && y0 >= 0 && x0 + 1 < frameWidth && y0 + 1 < frameHeight {
+                            let fx = x - Double(x0)
+                            let fy = y - Double(y0)
+                            let index = y0 * frameWidth + x0
+                            let top = Double(source[index]) * (1 - fx) + Double(source[index + 1]) * fx
+                            let bottom =
+                                Double(source[index + frameWidth]) * (1 - fx) + Double(source[index + frameWidth + 1])
+                                * fx
+                            out[v * width + u] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                        }
+                        x += cosine
+                        y += sine
+                    }
+                }
+            }
+        }
+        self.image = GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// A point of the view, in the frame.
+    public func frameLocation(_ point: Point) -> Point {
+        let u = Double(point.x)
+        let v = Double(point.y)
+        return Point(
+            x: Int((origin.x + u * along.x + v * across.x).rounded()),
+            y: Int((origin.y + u * along.y + v * across.y).rounded()))
+    }
+}
