@@ -131,7 +131,10 @@ final class StillDecoder {
         var corners: [Point]
     }
 
-    private let zbar: ZBarFrameDecoder?
+    /// zbar's set-up for the first look; a scanner is made from it for each image, since zbar
+    /// keeps state from one image to the next (DataBar Expanded segments, which it then joins
+    /// with the next image's into values on neither label).
+    private let zbarConfig: DecoderConfig?
     private let zxing: ZXingReader?
     private let normalizer: CodeNormalizer
     /// zxing-cpp with a fixed threshold, for second looks (made when first needed).
@@ -145,7 +148,7 @@ final class StillDecoder {
         var config = DecoderConfig()
         config.symbologies = zbarKinds
         config.density = 1
-        zbar = zbarKinds.isEmpty ? nil : try ZBarFrameDecoder(config: config, testInverted: true)
+        zbarConfig = zbarKinds.isEmpty ? nil : config
         zbarSettings =
             zbarKinds.isEmpty ? nil : ZBarSettings(symbologies: config.zbarSymbologies, density: 1, testInverted: true)
         let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
@@ -153,6 +156,9 @@ final class StillDecoder {
     }
 
     func decode(_ image: GrayImage, name: String) throws -> [Symbol] {
+        let zbar = try zbarConfig.map { config throws(ZBarError) in
+            try ZBarFrameDecoder(config: config, testInverted: true)
+        }
         let first = try zbar?.decode(image) ?? []
         let zxingReads = try zxing?.read(image, input: name) ?? []
         // Linear codes at a steep angle: the localiser's regions that neither engine read,

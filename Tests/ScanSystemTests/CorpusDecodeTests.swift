@@ -44,6 +44,31 @@ struct CorpusDecodeTests {
         folder.replacingOccurrences(of: #"-\d+$"#, with: "", options: .regularExpression)
     }
 
+    @Test(
+        "one image's state never carries into the next: each DataBar Expanded image decoded in a batch gives what it gives alone",
+        arguments: ["rssexpanded-1", "rssexpandedstacked-1"])
+    func noStateBetweenImages(folder: String) throws {
+        let root = TestEnvironment.grayCorpusRoot + "/zxing/" + folder
+        let paths = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".pgm") }.sorted()
+            .map { root + "/" + $0 }
+        #expect(paths.count >= 10, "the grayscale corpus is there (make test converts it)")
+        func lines(_ output: String) -> [String: [String]] {
+            var byFile: [String: [String]] = [:]
+            for line in output.split(separator: "\n") {
+                guard let symbol = try? JSONValue.parse(String(line)), let file = symbol["file"]?.stringValue else {
+                    continue
+                }
+                byFile[file, default: []].append(symbol["value"]?.stringValue ?? "")
+            }
+            return byFile
+        }
+        let batch = lines(try ProcessRunner.run(ReplayHarness.agent, ["decode"] + paths).stdoutText)
+        for path in paths {
+            let alone = lines(try ProcessRunner.run(ReplayHarness.agent, ["decode", path]).stdoutText)
+            #expect(batch[path] ?? [] == alone[path] ?? [], "\((path as NSString).lastPathComponent)")
+        }
+    }
+
     @Test("at least the better single engine's read rate on every symbology group, and at least 94 % overall")
     func readRates() throws {
         let root = TestEnvironment.grayCorpusRoot + "/zxing"

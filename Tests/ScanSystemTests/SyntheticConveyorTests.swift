@@ -138,7 +138,9 @@ struct SyntheticConveyorTests {
             "\(refused.result.stderr)")
     }
 
-    @Test("second opinion: where zbar loses a tilted code, zxing-cpp reads it at the tracked place; counts stay exact")
+    @Test(
+        "second opinion: where zbar loses a tilted code, zxing-cpp reads at the tracked place; no read lost, counts stay exact"
+    )
     func secondOpinion() throws {
         let (clip, expected) = try ReplayHarness.clip(of: Scenarios.rotated(), name: "rotated")
         let dir = (clip as NSString).deletingLastPathComponent
@@ -160,7 +162,9 @@ struct SyntheticConveyorTests {
                 summary.contains(enabled ? "second-opinion reads in" : "0 second-opinion reads in 0 regions"),
                 "\(summary)")
         }
-        #expect((decodes[true] ?? 0) > (decodes[false] ?? 0) + 10, "the second engine adds reads: \(decodes)")
+        // zbar reads the tilted codes of this scene along their own axis too (`readAngled`), so the
+        // second engine's reads now add little: it must never take any away.
+        #expect((decodes[true] ?? 0) >= (decodes[false] ?? 0), "the second engine loses no reads: \(decodes)")
     }
 
     @Test("identical items keep separate track IDs from added to sighting")
