@@ -306,7 +306,39 @@ final class StillDecoder {
                 symbols.append(Symbol(detection: detection, engine: "zxing", corners: detection.points))
             }
         }
-        return symbols
+        return Self.onePerSymbol(symbols)
+    }
+
+    /// One line a physical symbol: zbar can report one code as several symbols of its value (a
+    /// band of its scan lines, one end), which the first look keeps apart when its checks do not
+    /// join them. Symbols of one value whose boxes overlap or lie closer than half the smaller
+    /// one's short side are one: the one with zxing-cpp's corners is kept (the symbol's outline),
+    /// else the first. Codes of one value apart from each other (two labels) stay two.
+    static func onePerSymbol(_ symbols: [Symbol]) -> [Symbol] {
+        var kept: [Symbol] = []
+        for symbol in symbols {
+            guard let box = Box(enclosing: symbol.corners),
+                let same = kept.firstIndex(where: { other in
+                    guard sameValue(other.detection, symbol.detection),
+                        sameFamily(other.detection.symbology, symbol.detection.symbology),
+                        let otherBox = Box(enclosing: other.corners)
+                    else { return false }
+                    let gap = max(4, min(box.width, box.height, otherBox.width, otherBox.height) / 2)
+                    return otherBox.widened(by: gap).intersects(box)
+                })
+            else {
+                kept.append(symbol)
+                continue
+            }
+            if !kept[same].engine.contains("zxing") && symbol.engine.contains("zxing") {
+                var taken = symbol
+                if taken.detection.addOn == nil { taken.detection.addOn = kept[same].detection.addOn }
+                kept[same] = taken
+            } else if kept[same].detection.addOn == nil {
+                kept[same].detection.addOn = symbol.detection.addOn
+            }
+        }
+        return kept
     }
 
     /// One product, one value: UPC in its EAN-13 form (unless asked otherwise), whichever engine
