@@ -34,6 +34,12 @@ struct CamerasCommand: ParsableCommand {
             valueName: "SECONDS"))
     var measure: Double?
     @Option(help: "table or json.") var format = "table"
+    @Option(
+        name: .customLong("tls-ca"),
+        help: "An rtsps camera: the CA file (PEM) its certificate must chain to (default: the system's store).")
+    var tlsCA: String?
+    @Flag(help: "An rtsp camera: answer a Basic challenge over plain rtsp (the password crosses readable).")
+    var allowBasicAuth = false
     @Flag(help: .hidden) var fake = false
 
     func validate() throws {
@@ -135,7 +141,8 @@ struct CamerasCommand: ParsableCommand {
     func showStream(_ url: String) throws {
         let stream: RTSPStream
         do {
-            stream = try RTSPStream(address: try RTSPAddress(url))
+            stream = try RTSPStream(
+                address: try RTSPAddress(url), policy: RTSPGuardPolicy(allowBasicAuth: allowBasicAuth, tlsCA: tlsCA))
         } catch {
             writeStandardError("scan-agent cameras: cannot open \(TerminalText.escaped(redactedURL(url))): \(error)")
             throw ExitCode.failure

@@ -123,6 +123,15 @@ struct RTSPGuardTests {
         }
         #expect(
             untrusted?.message.contains("certificate not trusted") == true, "\(String(describing: untrusted))")
+        // `scan-agent cameras` takes the same CA.
+        let agent = TestEnvironment.productsDirectory + "/scan-agent"
+        let described = try ProcessRunner.run(
+            agent, ["cameras", secureAddress.url, "--tls-ca", trusted.ca, "--format", "json"])
+        #expect(described.status == 0 && described.stdoutText.contains("h264"), "\(described.stderr)")
+        let refusedByCLI = try ProcessRunner.run(agent, ["cameras", secureAddress.url, "--tls-ca", other.ca])
+        #expect(
+            refusedByCLI.status == 1 && refusedByCLI.stderr.contains("certificate not trusted")
+                && !refusedByCLI.stderr.contains("pw-2"), "\(refusedByCLI.stderr)")
         #expect(untrusted?.description.contains("pw-2") == false)
     }
 
