@@ -181,10 +181,8 @@ final class CameraDecoder {
             // Linear codes at a steep angle, which no row or column crosses whole: the localiser's
             // regions that nothing read, straightened along their bars.
             let angledBegan = ContinuousClock.now
-            let unread = located.regions.map(\.box).filter { box in
-                !detections.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
-            }
-            detections.appendNew(try zbar.readAngled(frame, regions: unread))
+            detections.appendNew(
+                try zbar.readAngled(frame, regions: located.regions.map(\.box), besides: detections))
             profile.zbar += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now

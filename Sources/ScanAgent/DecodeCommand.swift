@@ -163,13 +163,10 @@ final class StillDecoder {
         let zxingReads = try zxing?.read(image, input: name) ?? []
         // Linear codes at a steep angle: the localiser's regions that neither engine read,
         // straightened along their bars (`ZBarFrameDecoder.readAngled`).
-        let read = first + zxingReads
-        let unread = CodeLocalizer().locate(image).map(\.box).filter { box in
-            !read.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
-        }
-        let angled = try zbar?.readAngled(image, regions: unread) ?? []
+        let regions = CodeLocalizer().locate(image)
+        let angled = try zbar?.readAngled(image, regions: regions.map(\.box), besides: first + zxingReads) ?? []
         let symbols = merged(zbar: first + angled, zxing: zxingReads)
-        return symbols.isEmpty ? try secondLook(image, name: name) : symbols
+        return symbols.isEmpty ? try secondLook(image, regions: regions, name: name) : symbols
     }
 
     /// Regions a second look reads at most, the localiser's largest first.
@@ -189,9 +186,11 @@ final class StillDecoder {
     /// When the first look read nothing: where the localiser sees code-like regions, the engines
     /// again on each region, in the ways `Attempt` lists, until one reads something there. Nothing
     /// more is spent on an image the first look read, or one where the localiser sees no code.
-    private func secondLook(_ image: GrayImage, name: String) throws -> [Symbol] {
+    private func secondLook(_ image: GrayImage, regions located: [CodeLocalizer.Region], name: String) throws
+        -> [Symbol]
+    {
         var symbols: [Symbol] = []
-        let regions = CodeLocalizer().locate(image).sorted { $0.cells > $1.cells }.prefix(Self.secondLookRegions)
+        let regions = located.sorted { $0.cells > $1.cells }.prefix(Self.secondLookRegions)
         for region in regions {
             // A region inside a code already read says nothing new.
             if symbols.contains(where: { $0.detection.box.map { $0.intersectionOverUnion(region.box) > 0 } ?? false }) {

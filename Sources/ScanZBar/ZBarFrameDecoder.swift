@@ -31,16 +31,19 @@ public final class ZBarFrameDecoder {
     /// whole: each of `regions` whose gradients show bars (`BarAxis`) at more than `minDegrees`
     /// from both is straightened along its axis (`StraightenedView`) and scanned along the view's
     /// rows by a fresh scanner (nothing carried from one region to the next); what it reads on at
-    /// least two lines is kept, its points taken back to the frame. At most `limit` regions, the
-    /// largest first.
-    public func readAngled(_ frame: GrayImage, regions: [Box], minDegrees: Double = 8, limit: Int = 8)
-        throws(ZBarError) -> [Detection]
-    {
+    /// least two lines is kept, its points taken back to the frame. Regions a detection of `read`
+    /// touches are skipped (their code is read). At most `limit` regions, the largest first.
+    public func readAngled(
+        _ frame: GrayImage, regions: [Box], besides read: [Detection], minDegrees: Double = 8, limit: Int = 8
+    ) throws(ZBarError) -> [Detection] {
         let linear = config.zbarSymbologies.filter(\.isLinear)
         guard !linear.isEmpty else { return [] }
         let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 2, columnStep: 0)
+        let unread = regions.filter { box in
+            !read.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
+        }
         var found: [Detection] = []
-        for box in regions.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit) {
+        for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit) {
             guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence,
                 axis.degreesOffGrid > minDegrees
             else { continue }
