@@ -1,4 +1,5 @@
 import ScanCore
+import ScanNATS
 import ScanReconciliation
 
 /// The bus's logins and what each may do, read from a logins file (docs/security.md, "The NATS
@@ -274,6 +275,9 @@ public struct NATSAuthorization: Sendable {
     public var logins: NATSLogins
     public var topology: Topology
     public var subjects: ContractSubjects
+    /// Each camera's own stream's limit (the aggregator's `--camera-stream-mib`), counted in the
+    /// account's disk cap.
+    public var cameraStreamBytes: Int64 = ContractSubjects.cameraStreamBytes
 
     public init(logins: NATSLogins, topology: Topology, subjects: ContractSubjects = ContractSubjects()) {
         self.logins = logins
@@ -293,6 +297,12 @@ public struct NATSAuthorization: Sendable {
                 stream: subjects.resultsStream, durable: "\(login.user)-\(family.rawValue)",
                 filter: family == .orderack ? "\(p).v1.orderack.\(site)" : "\(p).v1.\(family.rawValue).\(site).>")
         }
+    }
+
+    /// The stream of each camera and each lane of the topology (`ContractSubjects.senderStreamSpecs`).
+    var senderStreams: [String] {
+        let specs = try? subjects.senderStreamSpecs(cameras: topology.cameraSenders, lanes: topology.laneSenders)
+        return specs?.map(\.name) ?? []
     }
 
     /// Every pre-made consumer of the file.
@@ -321,6 +331,8 @@ public struct NATSAuthorization: Sendable {
             if let lane, logins.decides(login, topology: topology) {
                 publish.append("\(p).v1.decision.\(site).\(lane.id)")
             }
+            publish +=
+                (try? subjects.cameraStream(site: site, camera: camera)).map { ["$JS.API.STREAM.INFO.\($0)"] } ?? []
             publish += [
                 "$JS.API.INFO", "$JS.API.STREAM.INFO.\(subjects.agentStream)", "$JS.API.STREAM.INFO.\(rules)",
                 "$JS.API.DIRECT.GET.\(rules).>", "$JS.API.STREAM.MSG.GET.\(rules)",
@@ -336,15 +348,18 @@ public struct NATSAuthorization: Sendable {
                 }
             }
             publish.append("$JS.API.INFO")
-            let streams = [
-                subjects.agentStream, subjects.resultsStream, subjects.ordersStream, subjects.deadLetterStream,
-            ]
+            // Its own streams: the contract's and one for each camera and lane of the topology.
+            let senders = senderStreams
+            let streams =
+                [subjects.agentStream, subjects.resultsStream, subjects.ordersStream, subjects.deadLetterStream]
+                + senders
             for stream in streams {
                 publish += ["INFO", "CREATE", "UPDATE"].map { "$JS.API.STREAM.\($0).\(stream)" }
             }
-            for (stream, durable) in [
-                (subjects.agentStream, login.durable), (subjects.ordersStream, login.durable + "-orders"),
-            ] {
+            let durables =
+                [(subjects.agentStream, login.durable), (subjects.ordersStream, login.durable + "-orders")]
+                + senders.map { ($0, login.durable) }
+            for (stream, durable) in durables {
                 publish += [
                     "$JS.API.CONSUMER.CREATE.\(stream).\(durable)", "$JS.API.CONSUMER.CREATE.\(stream).\(durable).>",
                     "$JS.API.CONSUMER.DURABLE.CREATE.\(stream).\(durable)",
@@ -415,17 +430,23 @@ public struct NATSAuthorization: Sendable {
             users.append(
                 "      {user: \"\(login.user)\", password: $\(login.passwordVariable), permissions: $\(block)}")
         }
+        // The contract's streams (8 GiB with room to spare) and every sender's own stream at its
+        // limit, as JetStream reserves them; two durables a sender's stream besides the 64.
+        let cameras = Int64(topology.cameraSenders.count)
+        let lanes = Int64(topology.laneSenders.count)
+        let disk = (8 << 30) + cameras * cameraStreamBytes + lanes * ContractSubjects.laneStreamBytes
         text += """
 
             # Every login is in one account, whose JetStream use is capped: no login but the aggregator
-            # and admin may create a stream, and nothing in the account can fill the disk past these.
+            # and admin may create a stream, and nothing in the account can fill the disk past these
+            # (the contract's streams, and \(cameras) cameras' and \(lanes) lanes' own streams at their limits).
             accounts {
               SCANTRACK {
                 jetstream {
-                  max_file: 8GB
+                  max_file: \(disk)
                   max_mem: 256MB
-                  max_streams: 16
-                  max_consumers: 64
+                  max_streams: \(16 + cameras + lanes)
+                  max_consumers: \(64 + 2 * (cameras + lanes))
                 }
                 users = [
 

@@ -20,10 +20,17 @@ struct NATSCommand: ParsableCommand {
         @Option(help: "Topology JSON file (docs/topology.md).") var topology: String
         @Option(help: "Logins JSON file (docs/security.md).") var logins: String
         @Option(help: "Subject prefix.") var prefix: String = "scantrack"
+        @Option(
+            name: .customLong("camera-stream-mib"),
+            help: "The aggregator's --camera-stream-mib (each camera's own stream), for the account's disk cap.")
+        var cameraStreamMiB: Int = Int(ContractSubjects.cameraStreamBytes >> 20)
 
         func validate() throws {
             guard SubjectToken.isValidSubject(prefix) else {
                 throw ValidationError("--prefix: '\(TerminalText.escaped(prefix))' is not a subject prefix")
+            }
+            guard (8...65_536).contains(cameraStreamMiB) else {
+                throw ValidationError("--camera-stream-mib must be 8 to 65536 (MiB), not \(cameraStreamMiB)")
             }
         }
 
@@ -33,7 +40,10 @@ struct NATSCommand: ParsableCommand {
                     try readInputFile(self.topology, command: command), file: self.topology)
                 let logins = try NATSLogins.parse(
                     try readInputFile(self.logins, command: command), file: self.logins, topology: topology)
-                return NATSAuthorization(logins: logins, topology: topology, subjects: ContractSubjects(prefix: prefix))
+                var authorization = NATSAuthorization(
+                    logins: logins, topology: topology, subjects: ContractSubjects(prefix: prefix))
+                authorization.cameraStreamBytes = Int64(cameraStreamMiB) << 20
+                return authorization
             } catch let error as ConfigErrors {
                 printError("scanadmin \(command): \(error)")
                 throw ExitCode(2)

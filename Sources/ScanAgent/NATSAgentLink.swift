@@ -65,13 +65,20 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, BeltFeed, @unchecke
     }
 
     func prepareStream() throws {
+        // The camera's own stream, when the aggregator made one from the topology (docs/security.md,
+        // "One sender cannot starve the others"): the agent never makes or changes it.
+        let own = try subjects.cameraStream(site: camera.site, camera: camera.id)
+        if (try? jetStream.streamFacts(own)) != nil { return }
         let spec = subjects.agentStreamSpec(replicas: replicas.map(Int64.init))
+        if (try? jetStream.streamFacts(spec.name))?.subjects == [subjects.retiredAgentStreamSubject] {
+            throw NoStreamYet(camera: "\(camera.site)/\(camera.id)", stream: own)
+        }
         do {
             try jetStream.ensureStream(spec)
         } catch {
             // With least privilege on the bus (docker/nats/nats-server.conf) a camera may not create
             // or change the stream: the one the aggregator made is used.
-            guard (try? jetStream.replicas(ofStream: spec.name)) != nil else { throw error }
+            guard (try? jetStream.streamFacts(spec.name)) != nil else { throw error }
         }
     }
 
@@ -161,4 +168,15 @@ struct RulesBucketMissing: Error, CustomStringConvertible {
 struct NotConnected: Error, CustomStringConvertible {
     let address: String
     var description: String { "not connected to \(address)" }
+}
+
+/// The senders have streams of their own and this camera has none yet: it is not in the topology
+/// the aggregator follows (or the aggregator has not read it yet). Its events wait in the spool.
+struct NoStreamYet: Error, CustomStringConvertible {
+    let camera: String
+    let stream: String
+    var description: String {
+        "no stream takes camera \(camera)'s events yet: cameras have streams of their own (\(stream) would be its), "
+            + "made by the aggregator for the cameras of its topology; its events wait in the spool"
+    }
 }

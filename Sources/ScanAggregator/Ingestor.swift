@@ -26,6 +26,8 @@ public struct IngestSettings: Sendable {
     /// Copies a JetStream cluster keeps of the streams this aggregator creates (nil: 1 for a
     /// new stream; an existing one keeps its own).
     public var replicas: Int64?
+    /// The limit of each camera's own stream (docs/security.md, "One sender cannot starve the others").
+    public var cameraStreamBytes: Int64 = ContractSubjects.cameraStreamBytes
     /// Retention days that replace the stored settings (`retention_settings`), by table: the
     /// deprecated --noread-retention-days sets `noreads`.
     public var retentionOverrides: [String: Int] = [:]
@@ -66,23 +68,28 @@ public final class Ingestor: @unchecked Sendable {
         try Self.ensureStreams(jetStream, settings)
         var consumer = ConsumerSpec(durable: settings.durable)
         consumer.ackWaitMilliseconds = settings.ackWaitMilliseconds
-        let events = try JetStreamEventConsumer(
-            connection: connection, jetStream: jetStream, stream: settings.agentStream,
-            subject: settings.durableSubjects, spec: consumer)
+        let storage =
+            store ?? PostgresSightingStore(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile)
+        let events = try SenderStreamsConsumer(
+            connection: connection, jetStream: jetStream, subjects: settings.subjects, spec: consumer,
+            replicas: settings.replicas, cameraBytes: settings.cameraStreamBytes, logger: logger,
+            topology: { try storage.topology() })
         var loopSettings = IngestLoop.Settings(subjects: settings.subjects)
         loopSettings.batchSize = settings.batchSize
         loopSettings.fetchWaitMilliseconds = settings.fetchWaitMilliseconds
         loop = IngestLoop(
-            settings: loopSettings, consumer: events,
-            store: store
-                ?? PostgresSightingStore(dsn: settings.postgresDSN, passwordFile: settings.postgresPasswordFile),
+            settings: loopSettings, consumer: events, store: storage,
             deadLetters: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
     }
 
     /// Creates (or updates) the agents' stream, the dead-letter stream, the results stream and
-    /// the orders stream.
+    /// the orders stream. The agents' stream is left as it is once it has let go of the senders'
+    /// subjects to their own streams (`SenderStreamsConsumer` keeps those).
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
-        try jetStream.ensureStream(settings.subjects.agentStreamSpec(replicas: settings.replicas))
+        let retired = [settings.subjects.retiredAgentStreamSubject]
+        if (try? jetStream.streamFacts(settings.agentStream))?.subjects != retired {
+            try jetStream.ensureStream(settings.subjects.agentStreamSpec(replicas: settings.replicas))
+        }
         try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.ordersStreamSpec(replicas: settings.replicas))

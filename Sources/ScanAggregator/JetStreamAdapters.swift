@@ -8,11 +8,11 @@ extension JetStreamMessage: ConsumedMessage {
     public var streamSequence: UInt64? { try? metadata().streamSequence }
 }
 
-/// The agents' stream through a durable pull consumer shared by replicas.
+/// One stream through a durable pull consumer shared by replicas.
 public final class JetStreamEventConsumer: EventConsumer {
     private let connection: NATSConnection
     private let jetStream: JetStream
-    private let stream: String
+    public let stream: String
     private let subject: String
     private let spec: ConsumerSpec
     private var subscription: PullSubscription
@@ -43,8 +43,13 @@ public final class JetStreamEventConsumer: EventConsumer {
         try? jetStream.consumerBacklog(stream: stream, consumer: spec.durable)
     }
 
-    public func streamUsage() -> (stream: String, bytes: UInt64, maxBytes: Int64)? {
-        (try? jetStream.usage(stream: stream)).map { (stream, $0.bytes, $0.maxBytes) }
+    public func streamUsages() -> [(stream: String, bytes: UInt64, maxBytes: Int64)] {
+        (try? jetStream.usage(stream: stream)).map { [(stream, $0.bytes, $0.maxBytes)] } ?? []
+    }
+
+    /// Up to `batch` messages without waiting (`PullSubscription.fetchWaiting`).
+    public func fetchWaiting(batch: Int) throws -> [any ConsumedMessage] {
+        try subscription.fetchWaiting(batch: batch)
     }
 
     public var description: String { "\(spec.durable) on \(stream)" }

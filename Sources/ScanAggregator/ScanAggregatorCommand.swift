@@ -70,6 +70,12 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 "Copies a JetStream cluster keeps of the streams this aggregator creates (default: $SCANTRACK_NATS_REPLICAS, else 1; an existing stream keeps its own)."
         )
         var streamReplicas: Int?
+        @Option(
+            name: .customLong("camera-stream-mib"),
+            help:
+                "MiB each camera's own stream may hold that the aggregator has not read yet (default: $SCANTRACK_CAMERA_STREAM_MIB, else 256); see docs/security.md."
+        )
+        var cameraStreamMiB: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
         @Option(
             help:
@@ -166,6 +172,14 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                     )
                 }
                 settings.replicas = Int64(replicas)
+            }
+            if let mebibytes = try Self.number(
+                resolver, flag: ("camera-stream-mib", cameraStreamMiB), variable: "SCANTRACK_CAMERA_STREAM_MIB")
+            {
+                guard (8...65_536).contains(mebibytes) else {
+                    throw ValidationError("--camera-stream-mib must be 8 to 65536 (MiB), not \(mebibytes)")
+                }
+                settings.cameraStreamBytes = Int64(mebibytes) << 20
             }
             var metrics: (host: String, port: Int)?
             if let listen = resolver.string(

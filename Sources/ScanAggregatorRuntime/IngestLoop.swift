@@ -184,7 +184,7 @@ public final class IngestLoop: @unchecked Sendable {
             metrics.pending.record(Int64(clamping: backlog.pending))
             metrics.ackPending.record(backlog.ackPending)
         }
-        if let usage = consumer.streamUsage() {
+        for usage in consumer.streamUsages() {
             metrics.stream(usage.stream, bytes: usage.bytes, maxBytes: usage.maxBytes)
         }
     }

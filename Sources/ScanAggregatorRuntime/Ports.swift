@@ -34,15 +34,15 @@ public protocol EventConsumer: AnyObject {
     /// Messages waiting for this consumer and delivered but not acknowledged (gauges); nil when
     /// unknown.
     func backlog() -> (pending: UInt64, ackPending: Int64)?
-    /// The stream it reads: its name, the bytes it holds and its limit (-1: none); nil when unknown.
-    /// A full stream refuses every camera's events, so the fill is a gauge with an alert.
-    func streamUsage() -> (stream: String, bytes: UInt64, maxBytes: Int64)?
+    /// The streams it reads: each one's name, the bytes it holds and its limit (-1: none); empty
+    /// when unknown. A full stream refuses its senders' events, so the fill is a gauge with an alert.
+    func streamUsages() -> [(stream: String, bytes: UInt64, maxBytes: Int64)]
     /// What it consumes, for logs and readiness (`aggregator on SCANTRACK`).
     var description: String { get }
 }
 
 extension EventConsumer {
-    public func streamUsage() -> (stream: String, bytes: UInt64, maxBytes: Int64)? { nil }
+    public func streamUsages() -> [(stream: String, bytes: UInt64, maxBytes: Int64)] { [] }
 }
 
 /// Where results (item passes, pack records, dead letters) go: a stream that deduplicates by

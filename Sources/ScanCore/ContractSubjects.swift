@@ -98,6 +98,32 @@ public struct ContractSubjects: Sendable, Equatable {
     public var agentStreamSubjects: [String] {
         (SubjectFamily.durable + SubjectFamily.agentStreamOnly).map { "\(prefix).v1.\($0.rawValue).>" }
     }
+    /// What the agents' stream takes once senders have streams of their own (`senderStreams`):
+    /// a subject no login may publish on, so it takes nothing new and what it held is still read.
+    public var retiredAgentStreamSubject: String { "\(prefix).v1.unrouted" }
+
+    /// One camera's stream (docs/security.md, "One sender cannot starve the others"): its
+    /// durable families, `<STEM>_CAM_<length of site>_<site>_<camera>` (the length keeps two
+    /// (site, camera) pairs from naming one stream when an id holds `_`).
+    public func cameraStream(site: String, camera: String) throws(SubjectTokenError) -> String {
+        let site = try SubjectToken(site, field: "site").text
+        let camera = try SubjectToken(camera, field: "camera").text
+        return "\(streamStem)_CAM_\(site.utf8.count)_\(site)_\(camera)"
+    }
+    public func cameraStreamSubjects(site: String, camera: String) throws(SubjectTokenError) -> [String] {
+        var subjects: [String] = []
+        for family in SubjectFamily.durable { subjects.append(try agent(family, site: site, camera: camera)) }
+        return subjects
+    }
+    /// One lane's stream: its decisions and its devices' readings, named like a camera's.
+    public func laneStream(site: String, lane: String) throws(SubjectTokenError) -> String {
+        let site = try SubjectToken(site, field: "site").text
+        let lane = try SubjectToken(lane, field: "lane").text
+        return "\(streamStem)_LANE_\(site.utf8.count)_\(site)_\(lane)"
+    }
+    public func laneStreamSubjects(site: String, lane: String) throws(SubjectTokenError) -> [String] {
+        [try decision(site: site, lane: lane), try measure(site: site, lane: lane)]
+    }
     public var deadLetterStream: String { streamStem + "_DEADLETTER" }
     /// The aggregator's results for the WMS: item passes and pack records.
     public var resultsStream: String { streamStem + "_RESULTS" }

@@ -8,14 +8,56 @@ extension ContractSubjects {
     /// Size limits (docs/security.md, "Limits"): a message at most a no-read with its picture
     /// (`EventValidator.maxNoReadBytes`) plus its headers; 4 GiB in all, and a full stream refuses
     /// new events, which then wait in the agents' spools, rather than dropping unconsumed ones.
-    public func agentStreamSpec(replicas: Int64? = nil) -> StreamSpec {
-        var spec = StreamSpec(name: agentStream, subjects: agentStreamSubjects)
+    /// `retired`: the senders have streams of their own (`senderStreamSpecs`), and this one takes
+    /// nothing new (`retiredAgentStreamSubject`); what it holds is still read.
+    public func agentStreamSpec(replicas: Int64? = nil, retired: Bool = false) -> StreamSpec {
+        var spec = StreamSpec(name: agentStream, subjects: retired ? [retiredAgentStreamSubject] : agentStreamSubjects)
         spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
         spec.replicas = replicas
         spec.maxMessageSize = Int32(EventValidator.maxNoReadBytes + 64 * 1024)
         spec.maxBytes = 4 << 30
         spec.refuseWhenFull = true
         return spec
+    }
+
+    /// The default limit of one camera's stream: what it may have sent and the aggregator not yet
+    /// read (a day of a busy camera's sightings, or a few hundred no-read pictures).
+    public static let cameraStreamBytes: Int64 = 256 << 20
+    /// The limit of one lane's stream (decisions and readings, small).
+    public static let laneStreamBytes: Int64 = 64 << 20
+
+    /// A stream a sender, for each camera and each lane of the topology (docs/security.md, "One
+    /// sender cannot starve the others"): a work queue of its own subjects only, refusing new
+    /// messages when full, so a camera or a lane's devices flooding fill their own stream and
+    /// nobody else's. `cameraBytes`: each camera stream's limit.
+    public func senderStreamSpecs(
+        cameras: [(site: String, camera: String)], lanes: [(site: String, lane: String)], replicas: Int64? = nil,
+        cameraBytes: Int64 = cameraStreamBytes
+    ) throws(SubjectTokenError) -> [StreamSpec] {
+        var specs: [StreamSpec] = []
+        for sender in cameras {
+            var spec = StreamSpec(
+                name: try cameraStream(site: sender.site, camera: sender.camera),
+                subjects: try cameraStreamSubjects(site: sender.site, camera: sender.camera))
+            spec.maxMessageSize = Int32(EventValidator.maxNoReadBytes + 64 * 1024)
+            spec.maxBytes = cameraBytes
+            specs.append(spec)
+        }
+        for sender in lanes {
+            var spec = StreamSpec(
+                name: try laneStream(site: sender.site, lane: sender.lane),
+                subjects: try laneStreamSubjects(site: sender.site, lane: sender.lane))
+            spec.maxMessageSize = Int32(EventValidator.maxBytes + 4 * 1024)
+            spec.maxBytes = Self.laneStreamBytes
+            specs.append(spec)
+        }
+        for index in specs.indices {
+            specs[index].duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
+            specs[index].replicas = replicas
+            specs[index].refuseWhenFull = true
+            specs[index].workQueue = true
+        }
+        return specs
     }
 
     /// Item passes and pack records for the WMS; deduplicated like the agents' stream, since the

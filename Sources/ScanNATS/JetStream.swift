@@ -18,6 +18,10 @@ public struct StreamSpec: Sendable, Equatable {
     /// stream keeps what it has (so a program started without the setting never shrinks it).
     public var replicas: Int64?
     public var memoryStorage: Bool = false
+    /// A work queue: a message is removed once its consumer acknowledges it, so the stream's
+    /// bytes are what is still to be read (a sender's own stream), not a history. Set when the
+    /// stream is created; the server does not change it afterwards.
+    public var workQueue = false
 
     public init(name: String, subjects: [String]) {
         self.name = name
@@ -85,6 +89,7 @@ public final class JetStream: @unchecked Sendable {
         config.Discard = spec.refuseWhenFull ? js_DiscardNew : js_DiscardOld
         config.Replicas = spec.replicas ?? 1
         config.Storage = spec.memoryStorage ? js_MemoryStorage : js_FileStorage
+        config.Retention = spec.workQueue ? js_WorkQueuePolicy : js_LimitsPolicy
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsCode = jsErrCode(0)
         var status = js_AddStream(&info, handle, &config, nil, &jsCode)
@@ -99,22 +104,50 @@ public final class JetStream: @unchecked Sendable {
         try NATSError.checkJS("js_AddStream", spec.name, status, jsCode)
     }
 
-    /// The number of copies the cluster keeps of an existing stream.
-    public func replicas(ofStream name: String) throws(NATSError) -> Int64 {
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var jsCode = jsErrCode(0)
-        try NATSError.checkJS("js_GetStreamInfo", name, js_GetStreamInfo(&info, handle, name, nil, &jsCode), jsCode)
-        defer { jsStreamInfo_Destroy(info) }
-        return info?.pointee.Config?.pointee.Replicas ?? 1
+    /// What the server says of an existing stream now.
+    public struct StreamFacts: Sendable, Equatable {
+        public var replicas: Int64
+        /// The server that leads it in a JetStream cluster (nil on a single server).
+        public var leader: String?
+        public var messages: UInt64
+        public var bytes: UInt64
+        /// Its limit (-1: none).
+        public var maxBytes: Int64
+        public var subjects: [String]
     }
 
-    /// The server that leads the stream in a JetStream cluster (nil on a single server).
-    public func leader(ofStream name: String) throws(NATSError) -> String? {
+    /// The stream's settings and state; throws when it does not exist (`JSStreamNotFoundErr`).
+    public func streamFacts(_ name: String) throws(NATSError) -> StreamFacts {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsCode = jsErrCode(0)
         try NATSError.checkJS("js_GetStreamInfo", name, js_GetStreamInfo(&info, handle, name, nil, &jsCode), jsCode)
         defer { jsStreamInfo_Destroy(info) }
-        return info?.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
+        let config = info?.pointee.Config?.pointee
+        let subjects = (0..<Int(config?.SubjectsLen ?? 0)).compactMap { index in
+            config?.Subjects?[index].map { String(cString: $0) }
+        }
+        return StreamFacts(
+            replicas: config?.Replicas ?? 1, leader: info?.pointee.Cluster?.pointee.Leader.map { String(cString: $0) },
+            messages: info?.pointee.State.Msgs ?? 0, bytes: info?.pointee.State.Bytes ?? 0,
+            maxBytes: config?.MaxBytes ?? -1, subjects: subjects)
+    }
+
+    /// The number of copies the cluster keeps of an existing stream.
+    public func replicas(ofStream name: String) throws(NATSError) -> Int64 { try streamFacts(name).replicas }
+
+    /// The server that leads the stream in a JetStream cluster (nil on a single server).
+    public func leader(ofStream name: String) throws(NATSError) -> String? { try streamFacts(name).leader }
+
+    /// The names of every stream of the account.
+    public func streamNames() throws(NATSError) -> [String] {
+        var list: UnsafeMutablePointer<jsStreamNamesList>?
+        var jsCode = jsErrCode(0)
+        let status = js_StreamNames(&list, handle, nil, &jsCode)
+        if status == NATS_NOT_FOUND { return [] }
+        try NATSError.checkJS("js_StreamNames", "", status, jsCode)
+        defer { jsStreamNamesList_Destroy(list) }
+        guard let list = list?.pointee else { return [] }
+        return (0..<Int(list.Count)).compactMap { list.List?[$0].map { String(cString: $0) } }
     }
 
     public func deleteStream(_ name: String) throws(NATSError) {
@@ -168,21 +201,12 @@ public final class JetStream: @unchecked Sendable {
 
     /// The bytes the stream holds now and its limit (-1: none).
     public func usage(stream: String) throws(NATSError) -> (bytes: UInt64, maxBytes: Int64) {
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var jsCode = jsErrCode(0)
-        try NATSError.checkJS("js_GetStreamInfo", stream, js_GetStreamInfo(&info, handle, stream, nil, &jsCode), jsCode)
-        defer { jsStreamInfo_Destroy(info) }
-        return (info?.pointee.State.Bytes ?? 0, info?.pointee.Config?.pointee.MaxBytes ?? -1)
+        let facts = try streamFacts(stream)
+        return (facts.bytes, facts.maxBytes)
     }
 
     /// How many messages the stream holds now.
-    public func messageCount(stream: String) throws(NATSError) -> UInt64 {
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var jsCode = jsErrCode(0)
-        try NATSError.checkJS("js_GetStreamInfo", stream, js_GetStreamInfo(&info, handle, stream, nil, &jsCode), jsCode)
-        defer { jsStreamInfo_Destroy(info) }
-        return info?.pointee.State.Msgs ?? 0
-    }
+    public func messageCount(stream: String) throws(NATSError) -> UInt64 { try streamFacts(stream).messages }
 
     /// Publishes and waits for the stream's acknowledgement. With a message id, a retry of the
     /// same event inside the duplicate window is stored once.
@@ -253,8 +277,31 @@ public final class PullSubscription: @unchecked Sendable {
         var jsCode = jsErrCode(0)
         let status = natsSubscription_Fetch(&list, handle, Int32(batch), timeoutMilliseconds, &jsCode)
         defer { natsMsgList_Destroy(&list) }
-        if status == NATS_TIMEOUT { return [] }
+        // Not Found: the server's "no messages" answer to a `fetchWaiting` of this subscription
+        // that came after that call returned.
+        if status == NATS_TIMEOUT || (status == NATS_NOT_FOUND && jsCode.rawValue == 0) { return [] }
         try NATSError.checkJS("natsSubscription_Fetch", name, status, jsCode)
+        return Self.take(&list)
+    }
+
+    /// Up to `batch` messages without waiting: what the server delivered for earlier requests of
+    /// this subscription and holds here, and a request for more that the server answers at once
+    /// and whose messages the next call (or `fetch`) returns. Empty when none are here.
+    public func fetchWaiting(batch: Int) throws(NATSError) -> [JetStreamMessage] {
+        var list = natsMsgList()
+        var request = jsFetchRequest()
+        jsFetchRequest_Init(&request)
+        request.Batch = Int32(batch)
+        request.NoWait = true
+        // No expiry: with one, nats-server waits for it before saying there is nothing.
+        let status = natsSubscription_FetchRequest(&list, handle, &request)
+        defer { natsMsgList_Destroy(&list) }
+        if status == NATS_TIMEOUT || status == NATS_NOT_FOUND { return [] }
+        try NATSError.checkJS("natsSubscription_FetchRequest", name, status, jsErrCode(0))
+        return Self.take(&list)
+    }
+
+    private static func take(_ list: inout natsMsgList) -> [JetStreamMessage] {
         var messages: [JetStreamMessage] = []
         messages.reserveCapacity(Int(list.Count))
         for index in 0..<Int(list.Count) {

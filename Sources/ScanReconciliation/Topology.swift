@@ -299,3 +299,20 @@ extension EventValidator {
         }
     }
 }
+
+extension Topology {
+    /// Every camera of every site, lanes' and stations', once each, in topology order.
+    public var cameraSenders: [(site: String, camera: String)] {
+        var seen = Set<[String]>()
+        var senders: [(site: String, camera: String)] = []
+        for site in sites {
+            let cameras = site.lanes.flatMap { $0.cameras.map(\.id) } + site.stations.flatMap(\.cameras)
+            for camera in cameras where seen.insert([site.id, camera]).inserted { senders.append((site.id, camera)) }
+        }
+        return senders
+    }
+
+    public var laneSenders: [(site: String, lane: String)] {
+        sites.flatMap { site in site.lanes.map { (site.id, $0.id) } }
+    }
+}

@@ -202,16 +202,24 @@ struct NATSAuthorizationTests {
         let agentStream = subjects.agentStream
         let results = subjects.resultsStream
 
-        // The aggregator makes its four streams and its durable, as scan-aggregator does.
+        // The aggregator makes its four streams, a stream each camera and lane of the topology and
+        // its durables, as scan-aggregator does.
         let aggregator = try bus.connect("aggregator")
         let aggregatorJS = try aggregator.jetStream()
+        let layout = try Topology.parse(Array(Self.topology.utf8), file: "topology.json")
+        let senders = try subjects.senderStreamSpecs(cameras: layout.cameraSenders, lanes: layout.laneSenders)
         for spec in [
-            subjects.agentStreamSpec(), subjects.resultsStreamSpec(), subjects.ordersStreamSpec(),
+            subjects.agentStreamSpec(retired: true), subjects.resultsStreamSpec(), subjects.ordersStreamSpec(),
             subjects.deadLetterStreamSpec(),
-        ] {
+        ] + senders {
             try aggregatorJS.ensureStream(spec)
         }
+        let own = try subjects.cameraStream(site: "dc1", camera: "cam-01")
+        let other = try subjects.cameraStream(site: "dc1", camera: "cam-02")
+        #expect(senders.count == 8 && senders.contains { $0.name == own })
         let durable = try aggregatorJS.pullSubscribe(
+            stream: own, subject: "scantrack.v1.>", consumer: ConsumerSpec(durable: "aggregator"))
+        _ = try aggregatorJS.pullSubscribe(
             stream: agentStream, subject: "scantrack.v1.>", consumer: ConsumerSpec(durable: "aggregator"))
         // scanadmin makes the WMS's consumers (the WMS may make none).
         try Self.topology.write(toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
@@ -247,6 +255,15 @@ struct NATSAuthorizationTests {
                 "$JS.API.CONSUMER.CREATE.\(agentStream)", "$JS.API.CONSUMER.MSG.NEXT.\(agentStream).aggregator",
                 ack(agentStream, "aggregator"),
             ])
+        // Its own stream: it may look, never grow, empty, delete or read it; nor another's.
+        try Self.expectMatrix(
+            camera, "cam-01", .publish, allowed: ["$JS.API.STREAM.INFO.\(own)", "$JS.API.STREAM.INFO.\(agentStream)"],
+            denied: [
+                "$JS.API.STREAM.UPDATE.\(own)", "$JS.API.STREAM.PURGE.\(own)", "$JS.API.STREAM.DELETE.\(own)",
+                "$JS.API.CONSUMER.MSG.NEXT.\(own).aggregator", ack(own, "aggregator"),
+                "$JS.API.CONSUMER.CREATE.\(own).spy.scantrack.v1.>", "$JS.API.STREAM.INFO.\(other)",
+                "$JS.API.STREAM.UPDATE.\(other)",
+            ])
         try Self.expectMatrix(
             camera, "cam-01", .subscription,
             allowed: ["scantrack.v1.cmd.dc1.cam-01.>", "_INBOX.dc1.cam-01.>", "scantrack.v1.belt.dc1.L1"],
@@ -265,12 +282,17 @@ struct NATSAuthorizationTests {
         // The aggregator: its own streams and durables, the decided lane, its inbox; nothing else.
         try Self.expectMatrix(
             aggregator, "aggregator", .publish,
-            allowed: ["scantrack.v1.decision.dc1.L1", "scantrack.v1.deadletter.bad-value"],
+            allowed: [
+                "scantrack.v1.decision.dc1.L1", "scantrack.v1.deadletter.bad-value", "$JS.API.STREAM.UPDATE.\(own)",
+                "$JS.API.CONSUMER.MSG.NEXT.\(own).aggregator",
+            ],
             denied: [
                 "scantrack.v1.decision.dc1.L2", "scantrack.v1.sighting.dc1.cam-01", "scantrack.v1.order.dc1",
                 "$JS.API.STREAM.DELETE.\(agentStream)", "$JS.API.STREAM.PURGE.\(agentStream)",
                 "$JS.API.STREAM.CREATE.KV_SCANTRACK_RULES", "$JS.API.STREAM.UPDATE.KV_SCANTRACK_RULES",
                 "$JS.API.STREAM.MSG.DELETE.\(agentStream)", "$JS.API.CONSUMER.CREATE.\(agentStream).spy.scantrack.v1.>",
+                "$JS.API.STREAM.DELETE.\(own)", "$JS.API.STREAM.PURGE.\(own)",
+                "$JS.API.CONSUMER.CREATE.\(own).spy.scantrack.v1.>",
                 "$JS.API.CONSUMER.DELETE.\(results).wms-dc1-item", "$JS.API.CONSUMER.MSG.NEXT.\(results).wms-dc1-item",
                 ack(results, "wms-dc1-item"),
             ])
@@ -335,17 +357,18 @@ struct NATSAuthorizationTests {
             ])
 
         // The aggregator's durable lost nothing to the others' attempts: it is handed every message
-        // of the stream it has not acknowledged, the last one sent last.
+        // its camera's stream holds (a work queue: what it acknowledged is gone), the last one sent last.
         _ = try camera.jetStream().publish(
             subject: "scantrack.v1.noread.dc1.cam-01", bytes: Array("{}".utf8), messageID: "m2")
-        let stored = try aggregatorJS.messageCount(stream: agentStream)
+        let stored = try aggregatorJS.messageCount(stream: own)
+        #expect(stored >= 4, "the camera's own publishes of the matrix, and m2")
         var next: [JetStreamMessage] = []
-        while next.count < Int(stored) - 1 {
-            let batch = try durable.fetch(batch: Int(stored) - 1 - next.count, timeoutMilliseconds: 30_000)
+        while next.count < Int(stored) {
+            let batch = try durable.fetch(batch: Int(stored) - next.count, timeoutMilliseconds: 30_000)
             if batch.isEmpty { break }
             next += batch
         }
-        #expect(next.count == Int(stored) - 1)
+        #expect(next.count == Int(stored))
         #expect(next.last?.subject == "scantrack.v1.noread.dc1.cam-01")
     }
 }

@@ -33,10 +33,11 @@ struct IngestTests {
         let jetStream = try NATSConnection(url: settings.natsURL).jetStream()
         try Ingestor.ensureStreams(jetStream, settings)
         let drop = {
-            try? jetStream.deleteStream(settings.agentStream)
-            try? jetStream.deleteStream(settings.deadLetterStream)
-            try? jetStream.deleteStream(settings.subjects.resultsStream)
-            try? jetStream.deleteStream(settings.subjects.ordersStream)
+            // The contract's streams and the senders' the aggregator made from a test's topology.
+            let stem = settings.agentStream.dropLast("AGENT".count)
+            for name in (try? jetStream.streamNames()) ?? [] where name.hasPrefix(stem) {
+                try? jetStream.deleteStream(name)
+            }
             migrated.drop()
         }
         return World(settings: settings, database: database, jetStream: jetStream, drop: drop)

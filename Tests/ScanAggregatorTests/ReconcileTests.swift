@@ -140,6 +140,8 @@ struct ReconcileTests {
         try sites.load(try Topology.parse(Array(topology.utf8), file: "t.json"))
         #expect(try sites.topology().lane(site: "dc1", id: "L1")?.decision?.checkOrders == true, "stored and read back")
         let prefix = world.settings.prefix
+        let decisionWatch = try NATSConnection(url: world.settings.natsURL).subscribe(
+            subject: "\(prefix).v1.decision.>")
         // The lane decides on the aggregator's clock, the system's: a decision is late when it is
         // made more than deadlineSeconds after its parcel's time. So the parcels are timed from this
         // test's start (a fixed date in the past made every decision late once the date had
@@ -231,9 +233,10 @@ struct ReconcileTests {
         #expect(Set(events.compactMap(\.msgId)).count == events.count, "each revision once")
 
         // The lane decides: parcel 1 carries its order and the order's line, parcel 2 no known order.
-        let sent = try StreamReader.events(
-            world.jetStream, stream: world.settings.subjects.agentStream, subject: "\(prefix).v1.decision.>")
-        let decisions = try sent.map { try DecisionEvent.parse($0.event) }
+        // (a gateway's view: the lane's stream is the aggregator's work queue)
+        var sent: [NATSMessage] = []
+        while sent.count < 2, let message = try decisionWatch.next(timeoutMilliseconds: 30_000) { sent.append(message) }
+        let decisions = try sent.map { try DecisionEvent.parse(try JSONValue.parse($0.bytes)) }
         #expect(sent.allSatisfy { $0.subject == "\(prefix).v1.decision.dc1.L1" })
         #expect(decisions.map(\.parcelId) == passes.map(\.passId), "one a pass, as they closed")
         #expect(decisions.map(\.action) == [.pass, .divert] && decisions.last?.reasons == [.unknownOrder])
