@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """A downstream consumer written as a WMS team would write it, with the public nats-py client:
-bind a durable JetStream pull consumer to the agents' stream, read sightings, session events and no-reads
+bind a durable JetStream pull consumer to the agents' stream (which holds the agents' events while the
+topology names no camera; once it does, each camera's own stream is the aggregator's work queue and a
+reader subscribes live, docs/integration.md), read sightings, session events and no-reads
 on the documented subjects, and check each against the documented JSON schema. Which schema and
 which subject tokens belong to each subject come from the AsyncAPI document (docs/asyncapi.yaml),
 so the checks fail when that document and the running code disagree.

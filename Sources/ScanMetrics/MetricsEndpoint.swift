@@ -98,11 +98,11 @@ public enum ScanMetrics {
         "scantrack_aggregator_dead_letters_total": "messages refused, label reason (as in dead_letters.reason)",
         "scantrack_aggregator_batch_seconds": "one batch from validation to commit",
         "scantrack_aggregator_consumer_pending_messages":
-            "messages in the stream not yet delivered to the durable consumer (ingest lag)",
+            "messages in the streams it reads not yet delivered to its durable consumers (ingest lag)",
         "scantrack_aggregator_consumer_ack_pending_messages": "delivered, not yet acknowledged",
         "scantrack_aggregator_stream_bytes":
-            "bytes the agents' stream holds now, label stream (a full stream refuses every camera's events)",
-        "scantrack_aggregator_stream_max_bytes": "the agents' stream's size limit in bytes, label stream (-1: none)",
+            "bytes a stream the aggregator reads holds now, label stream: the agents' stream and each camera's and lane's own (a full one refuses its senders' events)",
+        "scantrack_aggregator_stream_max_bytes": "that stream's size limit in bytes, label stream (-1: none)",
         "scantrack_aggregator_reconciliation_lag_seconds":
             "age of the oldest sighting not yet reconciled into an item pass (0: none waits)",
         "scantrack_aggregator_nats_link":

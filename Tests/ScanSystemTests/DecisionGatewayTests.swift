@@ -153,6 +153,20 @@ struct DecisionGatewayTests {
         )
     }
 
+    /// Parcels and decisions as a gateway sees them live (core NATS), for a lane the aggregator
+    /// reads from its cameras' and lane's own streams, which it empties as it stores them.
+    static func heard(_ subscriptions: [NATSSubscription]) throws -> (parcels: [JSONValue], decisions: [JSONValue]) {
+        var events: [JSONValue] = []
+        for subscription in subscriptions {
+            while let message = try subscription.next(timeoutMilliseconds: 1_000) {
+                events.append(try JSONValue.parse(message.bytes))
+            }
+        }
+        return (
+            events.filter { $0["type"] == .string("parcel") }, events.filter { $0["type"] == .string("decision") }
+        )
+    }
+
     /// The codes of a parcel or decision event, as one sorted text (what identifies it across
     /// cameras and runs).
     static func codes(_ event: JSONValue) -> String {
@@ -192,6 +206,9 @@ struct DecisionGatewayTests {
             }, "the aggregator started")
         let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 8)
         defer { if gateway.isRunning { gateway.terminate() } }
+        let listener = try NATSConnection(url: nats.url)
+        let listening = try ["parcel", "decision"].map { try listener.subscribe(subject: "\(prefix).v1.\($0).dc1.>") }
+        try listener.flush()
         var agents: [Process] = []
         for camera in ["cam-01", "cam-02"] {
             let config = try H.config(
@@ -209,7 +226,7 @@ struct DecisionGatewayTests {
         #expect(H.waitForExit(aggregator, seconds: 120) && aggregator.terminationStatus == 0)
         let (summary, output) = try Self.gatewaySummary(dir: dir)
 
-        let (parcels, decisions) = try Self.streamed(nats.url, prefix: prefix)
+        let (parcels, decisions) = try Self.heard(listening)
         let top = parcels.filter { $0["camera"] == .string("cam-01") }
         let side = parcels.filter { $0["camera"] == .string("cam-02") }
         #expect(top.count >= 6 && top.count == side.count, "the scene's boxes, seen by both cameras")
