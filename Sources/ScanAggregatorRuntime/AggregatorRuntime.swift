@@ -96,7 +96,7 @@ public final class AggregatorRuntime: Sendable {
             readiness?.set("consumer", ok: false, detail: "stopped")
             readiness?.set("nats", ok: false, detail: "stopped")
         }
-        logger.info("ingesting", metadata: ["from": "\(loop.settings.subjects.agentStream)"])
+        logger.info("ingesting", metadata: ["from": "\(loop.source)"])
         defer { loop.close() }
         do {
             while !stop.isStopped {

@@ -74,6 +74,8 @@ public final class IngestLoop: @unchecked Sendable {
     public let settings: Settings
     private let logger: Logger
     private let consumer: any EventConsumer
+    /// What it reads, for the log (`EventConsumer.description`).
+    public var source: String { consumer.description }
     private let storage: any SightingStore
     private let deadLetters: any ResultPublisher
     private let clock: any ServiceClock

@@ -284,6 +284,11 @@ public final class PullSubscription: @unchecked Sendable {
         return Self.take(&list)
     }
 
+    /// The most a `fetchWaiting` asks for at once: a batch of no-reads with their pictures would
+    /// otherwise overrun what the client holds for a subscription (it drops the rest, which come
+    /// again after the ack wait).
+    public static let maxFetchBytes: Int64 = 32 << 20
+
     /// Up to `batch` messages without waiting: what the server delivered for earlier requests of
     /// this subscription and holds here, and a request for more that the server answers at once
     /// and whose messages the next call (or `fetch`) returns. Empty when none are here.
@@ -292,6 +297,7 @@ public final class PullSubscription: @unchecked Sendable {
         var request = jsFetchRequest()
         jsFetchRequest_Init(&request)
         request.Batch = Int32(batch)
+        request.MaxBytes = Self.maxFetchBytes
         request.NoWait = true
         // No expiry: with one, nats-server waits for it before saying there is nothing.
         let status = natsSubscription_FetchRequest(&list, handle, &request)
