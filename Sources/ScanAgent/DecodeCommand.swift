@@ -37,8 +37,12 @@ struct DecodeCommand: ParsableCommand {
             valueEncoding "base64" when the value is binary), aim (the AIM symbology identifier, e.g. ]E0, ]C1, ]d2), gs1 (true for GS1 data), \
             addOn (an EAN/UPC add-on, read with its main code), printedSymbology and printedValue (a UPC \
             reported in its EAN-13 form, as printed), engine, box (four corners, pixels). \
-            --format text prints SYMBOLOGY:value, one line a symbol, as zbarimg does (a binary value in \
-            base64, control characters escaped).
+            --format text prints SYMBOLOGY:value, one line a symbol, as zbarimg does: zbar's names \
+            (Codabar), and the value's bytes as the code holds them (a GS1 separator as the byte 1D) when \
+            standard output is a file or a pipe; on a terminal, control characters are shown escaped and \
+            a binary value in base64. --raw prints the values alone (zbarimg --raw). With text or --raw, \
+            standard error ends with how many symbols were read from how many images, and a warning \
+            when an image had none, unless -q (zbarimg -q).
 
             Exit codes: 0 a symbol was found; 4 none was found in any image (as zbarimg); 2 a file could \
             not be read (named on stderr; the other files are still decoded); 64 bad arguments.
@@ -54,6 +58,10 @@ struct DecodeCommand: ParsableCommand {
     @Flag(
         help: "Report UPC-A and UPC-E as printed, not in their 13-digit EAN-13 form (events use that form by default).")
     var upcAsPrinted = false
+
+    @Flag(help: "Print each value alone, a line a symbol (zbarimg --raw); text output.") var raw = false
+
+    @Flag(name: [.customShort("q"), .long], help: "No summary on standard error (zbarimg -q).") var quiet = false
 
     func run() throws {
         var only: Set<Symbology>?
@@ -72,6 +80,9 @@ struct DecodeCommand: ParsableCommand {
         let decoder = try StillDecoder(symbologies: only, normalizer: CodeNormalizer(upcAsEAN13: !upcAsPrinted))
         var unreadable = 0
         var found = 0
+        var imagesWithout = 0
+        let text = raw || format == .text
+        let bytesAsHeld = isatty(STDOUT_FILENO) == 0
         for file in files {
             let image: GrayImage
             do {
@@ -86,12 +97,18 @@ struct DecodeCommand: ParsableCommand {
                 continue
             }
             do {
-                for symbol in try decoder.decode(image, name: file) {
+                let symbols = try decoder.decode(image, name: file)
+                if symbols.isEmpty { imagesWithout += 1 }
+                for symbol in symbols {
                     found += 1
-                    if format == .text {
-                        let value = EncodedValue(bytes: symbol.detection.value).eventString
-                        let line = TerminalText.escaped(symbol.detection.symbology.rawValue + ":" + value)
-                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                    if text {
+                        let name = raw ? "" : symbol.detection.symbology.zbarName + ":"
+                        if bytesAsHeld {
+                            FileHandle.standardOutput.write(Data(Array(name.utf8) + symbol.detection.value + [0x0A]))
+                        } else {
+                            let value = EncodedValue(bytes: symbol.detection.value).eventString
+                            FileHandle.standardOutput.write(Data((TerminalText.escaped(name + value) + "\n").utf8))
+                        }
                         continue
                     }
                     var writer = JSONWriter()
@@ -117,6 +134,11 @@ struct DecodeCommand: ParsableCommand {
                 writeStandardError("scan-agent decode: \(file): \(error)")
                 unreadable += 1
             }
+        }
+        if text && !quiet {
+            let read = files.count - unreadable
+            writeStandardError("scanned \(found) barcode symbols from \(read) images")
+            if imagesWithout > 0 { writeStandardError("WARNING: barcode data was not detected in some image(s)") }
         }
         if unreadable > 0 { throw ExitCode(2) }
         if found == 0 { throw ExitCode(4) }

@@ -74,6 +74,9 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// Accepts the contract names and a few common spellings ("ean13", "code128", "qr").
+    /// The name zbar and zbarimg use: the contract's, but `Codabar`.
+    public var zbarName: String { self == .codabar ? "Codabar" : rawValue }
+
     public init?(name: String) {
         if let exact = Symbology(rawValue: name) {
             self = exact

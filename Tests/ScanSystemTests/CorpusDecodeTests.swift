@@ -294,6 +294,33 @@ struct CorpusDecodeTests {
         #expect(read == 4 * variants.count)
     }
 
+    @Test(
+        "--raw and --format text write a value's bytes as zbarimg does (a GS1 separator as the byte 1D), with zbar's names (Codabar); -q leaves standard error empty, else it ends with the count"
+    )
+    func zbarimgBytes() throws {
+        let zbarimg = try #require(ProcessRunner.which("zbarimg"), "zbarimg is missing: run scripts/install-deps.sh")
+        let root = TestEnvironment.corpusRoot + "/zxing/"
+        // Images whose values hold GS1 separators (zbarimg prints them as the byte 1D).
+        for image in ["rssexpanded-1/11.png", "rssexpanded-1/23.png", "qrcode-2/gs1-figure-4.15.1-2.png"] {
+            let reference = try ProcessRunner.run(zbarimg, ["-q", "--raw", "--nodbus", root + image])
+            #expect(reference.status == 0 && reference.stdout.contains(0x1D), "\(image): \(reference.stderr)")
+            let ours = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--raw", "-q", root + image])
+            #expect(ours.status == 0 && ours.stderr.isEmpty, "\(image): \(ours.stderr)")
+            let lines = ours.stdout.split(separator: 0x0A).map(Array.init)
+            for line in reference.stdout.split(separator: 0x0A).map(Array.init) {
+                #expect(lines.contains(line), "\(image): zbarimg's \(line) not among \(lines)")
+            }
+            let named = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "text", root + image])
+            #expect(named.stdout.contains(0x1D) && !named.stdoutText.contains("\\x1D"))
+            #expect(named.stderr.hasSuffix("scanned \(lines.count) barcode symbols from 1 images\n"), "\(named.stderr)")
+        }
+        let codabar = try ProcessRunner.run(
+            ReplayHarness.agent, ["decode", "--format", "text", root + "codabar-1/01.webp"])
+        #expect(codabar.stdoutText == "Codabar:A1234567890A\n", "\(codabar.stdoutText)")
+        let json = try ProcessRunner.run(ReplayHarness.agent, ["decode", root + "codabar-1/01.webp"])
+        #expect(json.stdoutText.contains(#""symbology":"CODABAR""#) && json.stderr.isEmpty, "the contract's name")
+    }
+
     @Test("a Code 39 label both engines read, zbar as its characters and zxing-cpp in full ASCII, is one symbol")
     func code39FullASCII() throws {
         let image = TestEnvironment.corpusRoot + "/zxing/code39-2/wide.png"
