@@ -183,6 +183,7 @@ final class CameraDecoder {
             let angledBegan = ContinuousClock.now
             detections.appendNew(
                 try zbar.readAngled(frame, regions: located.regions.map(\.box), besides: detections))
+            detections = detections.withoutTruncatedReads()
             profile.zbar += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now
@@ -195,6 +196,7 @@ final class CameraDecoder {
             }
             // A code the regions' engines read in this frame too is one code.
             detections.appendNew(read)
+            detections = detections.withoutTruncatedReads()
             sweepReads += read.count { sweep.contains($0.symbology) }
         }
         if secondOpinion, zbar != nil {

@@ -187,7 +187,11 @@ final class StillDecoder {
         // straightened along their bars (`ZBarFrameDecoder.readAngled`).
         let regions = CodeLocalizer().locate(image)
         let angled = try zbar?.readAngled(image, regions: regions.map(\.box), besides: first + zxingReads) ?? []
-        let symbols = merged(zbar: first + angled, zxing: zxingReads)
+        // Parts of an ITF code a slanted scan line crossed, by either engine, give way to the whole.
+        let kept = (first + angled + zxingReads).withoutTruncatedReads()
+        let symbols = merged(
+            zbar: (first + angled).filter { read in kept.contains { $0 == read } },
+            zxing: zxingReads.filter { read in kept.contains { $0 == read } })
         return symbols.isEmpty ? try secondLook(image, regions: regions, name: name) : symbols
     }
 

@@ -19,7 +19,7 @@ public struct Sprite: Sendable {
 
 /// What a synthetic label carries.
 public enum SynthSymbology: String, Sendable, CaseIterable {
-    case ean13, ean8, code128, code39, interleaved2of5, qrCode, dataMatrix, pdf417
+    case ean13, ean8, code128, code39, interleaved2of5, codabar, qrCode, dataMatrix, pdf417
 
     var zintType: Int32 {
         switch self {
@@ -27,6 +27,7 @@ public enum SynthSymbology: String, Sendable, CaseIterable {
         case .code128: BARCODE_CODE128
         case .code39: BARCODE_CODE39
         case .interleaved2of5: BARCODE_C25INTER
+        case .codabar: BARCODE_CODABAR
         case .qrCode: BARCODE_QRCODE
         case .dataMatrix: BARCODE_DATAMATRIX
         case .pdf417: BARCODE_PDF417
@@ -41,6 +42,7 @@ public enum SynthSymbology: String, Sendable, CaseIterable {
         case .code128: .code128
         case .code39: .code39
         case .interleaved2of5: .interleaved2of5
+        case .codabar: .codabar
         case .qrCode: .qrCode
         case .dataMatrix: .dataMatrix
         case .pdf417: .pdf417

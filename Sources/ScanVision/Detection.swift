@@ -67,7 +67,31 @@ public struct Detection: Sendable, Equatable {
     public var text: String? { EncodedValue(bytes: value).text }
 }
 
+extension Detection {
+    /// Interleaved 2 of 5 has no check character, and its start and stop patterns also occur
+    /// inside its data: a scan line that crosses only part of the bars (a label at an angle, its
+    /// lines leaving through the bars' ends) reads a shorter value that is valid all the same.
+    public var truncationProne: Bool { symbology == .interleaved2of5 }
+}
+
 extension Array where Element == Detection {
+    /// Without the truncation-prone reads (`Detection.truncationProne`) that lie on a longer read of
+    /// the same symbology: what a slanted line made of part of the bars (mostly a piece of the value,
+    /// now and then other digits); two codes do not lie on each other.
+    public func withoutTruncatedReads() -> [Detection] {
+        let prone = filter(\.truncationProne)
+        guard prone.count > 1 else { return self }
+        return filter { read in
+            guard read.truncationProne, let box = read.box else { return true }
+            return !prone.contains { longer in
+                guard longer.symbology == read.symbology, longer.value.count > read.value.count,
+                    let longerBox = longer.box
+                else { return false }
+                return longerBox.intersects(box)
+            }
+        }
+    }
+
     /// Appends the reads of `more` that are not a code already in the array (one engine's or
     /// region's reads joining another's in one frame).
     public mutating func appendNew(_ more: [Detection]) {

@@ -39,8 +39,11 @@ public final class ZBarFrameDecoder {
         let linear = config.zbarSymbologies.filter(\.isLinear)
         guard !linear.isEmpty else { return [] }
         let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 2, columnStep: 0)
+        // A truncation-prone read (ITF) does not make its region read: at an angle it may be a
+        // part of the code, and the straightened view reads it whole (`withoutTruncatedReads`
+        // then drops the part).
         let unread = regions.filter { box in
-            !read.contains { $0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false }
+            !read.contains { !$0.truncationProne && ($0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false) }
         }
         var found: [Detection] = []
         for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit) {

@@ -60,35 +60,67 @@ struct AngledLabelTests {
         #expect(axis.coherence < BarAxis.barCoherence, "modules, not bars: \(axis)")
     }
 
-    @Test(
-        "scan-agent decode reads EAN-13 and Code 128 labels at every angle from 0 to 360°, where zbarimg misses some",
-        arguments: [UInt64(4), 5, 6])
-    func decodeAtAnyAngle(seed: UInt64) throws {
-        let dir = try TestEnvironment.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    /// Writes each label's still (`still`) as a PNG, runs `scan-agent decode` on them all, and
+    /// expects each label's value read and nothing else. Returns the files and their values.
+    static func decodeStills(
+        _ labels: [(symbology: SynthSymbology, value: String, degrees: Double, module: Int)], seed: UInt64,
+        in dir: String
+    ) throws -> (paths: [String], expected: [String: String]) {
         var paths: [String] = []
         var expected: [String: String] = [:]
-        for step in 0..<12 {
-            let degrees = Double(step * 30) + Double(seed * 7 % 30)
-            let ean = Self.eanDigits(seed * 100 + UInt64(step))
-            let code = "ANY-\(seed)-\(step)"
-            for (symbology, value, module) in [(SynthSymbology.ean13, ean, 3), (.code128, code, 2)] {
-                let image = try Self.still(symbology, value, degrees: degrees, module: module, seed: seed)
-                let path = "\(dir)/\(symbology.rawValue)-\(step).png"
-                try Data(PNGImage.encode(image)).write(to: URL(fileURLWithPath: path))
-                paths.append(path)
-                expected[path] = value
-            }
+        for (index, label) in labels.enumerated() {
+            let image = try Self.still(
+                label.symbology, label.value, degrees: label.degrees, module: label.module, seed: seed)
+            let path = "\(dir)/\(label.symbology.rawValue)-\(index).png"
+            try Data(PNGImage.encode(image)).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            expected[path] = label.value
         }
         let result = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "json"] + paths)
         let lines = result.stdoutText.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
         var missed: [String] = []
         for path in paths {
             let read = lines.filter { $0["file"]?.stringValue == path }.compactMap { $0["value"]?.stringValue }
-            if !read.contains(expected[path] ?? "") { missed.append((path as NSString).lastPathComponent) }
-            #expect(read.allSatisfy { $0 == expected[path] }, "\(path): only the label's value: \(read)")
+            if !read.contains(expected[path] ?? "") { missed.append((path as NSString).lastPathComponent + " \(read)") }
+            #expect(
+                read.allSatisfy { $0 == expected[path] },
+                "\(path): only the label's value \(expected[path] ?? ""): \(read)")
         }
         #expect(missed.isEmpty, "not read: \(missed)\n\(result.stderr)")
+        return (paths, expected)
+    }
+
+    @Test(
+        "scan-agent decode reads Code 39, ITF and Codabar labels at every angle from 0 to 360°",
+        arguments: [UInt64(7), 8, 9])
+    func otherLinearAtAnyAngle(seed: UInt64) throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let labels = (0..<12).flatMap { step in
+            let degrees = Double(step * 30) + Double(seed * 11 % 30)
+            let digits = String(Self.eanDigits(seed * 1_000 + UInt64(step)).prefix(10))
+            return [
+                (SynthSymbology.code39, "ANY\(seed)-\(step)", degrees, 2), (.interleaved2of5, digits, degrees, 2),
+                (.codabar, "A\(digits)B", degrees, 2),
+            ]
+        }
+        _ = try Self.decodeStills(labels, seed: seed, in: dir)
+    }
+
+    @Test(
+        "scan-agent decode reads EAN-13 and Code 128 labels at every angle from 0 to 360°, where zbarimg misses some",
+        arguments: [UInt64(4), 5, 6])
+    func decodeAtAnyAngle(seed: UInt64) throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let labels = (0..<12).flatMap { step in
+            let degrees = Double(step * 30) + Double(seed * 7 % 30)
+            return [
+                (SynthSymbology.ean13, Self.eanDigits(seed * 100 + UInt64(step)), degrees, 3),
+                (.code128, "ANY-\(seed)-\(step)", degrees, 2),
+            ]
+        }
+        let (paths, expected) = try Self.decodeStills(labels, seed: seed, in: dir)
         // The scenes hold labels the raw engine fails on: zbarimg, which scans rows and columns,
         // misses some of those far from both (it reads 19 to 22 of these 24; squat codes, bars a
         // sixth of their length, are the kindest to it).
