@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ScanAggregatorRuntime
 import ScanCore
@@ -14,8 +15,9 @@ import ScanReconciliation
 /// stream and what it holds until an admin deletes it, and this consumer reads it until it stops.
 ///
 /// A fetch takes what waits on each stream in turn, without waiting (each stream's turn to be
-/// first comes round); only when none has anything does it wait, on one stream at a time for at
-/// most `waitSliceMilliseconds`, so an event on another stream waits no longer than that.
+/// first comes round), twice, 2 ms apart (the server answers the first pass's requests at once);
+/// only when neither found anything does it wait, on one stream at a time for at most
+/// `waitSliceMilliseconds`, so an event on another stream waits no longer than that.
 public final class SenderStreamsConsumer: EventConsumer {
     public static let layoutInterval: Duration = .seconds(5)
     public static let waitSliceMilliseconds: Int64 = 50
@@ -102,10 +104,12 @@ public final class SenderStreamsConsumer: EventConsumer {
         if streams.count == 1 { return try streams[0].fetch(batch: batch, timeoutMilliseconds: timeoutMilliseconds) }
         let start = ContinuousClock.now
         while true {
-            var messages: [any ConsumedMessage] = []
-            for offset in streams.indices where messages.count < batch {
-                let stream = streams[(turn + offset) % streams.count]
-                messages += try stream.fetchWaiting(batch: batch - messages.count)
+            // A pass returns what earlier requests brought and asks each stream again; the server
+            // answers those at once, so a second pass a moment later takes what the first found.
+            var messages = try pass(batch: batch)
+            if messages.isEmpty {
+                Thread.sleep(forTimeInterval: Self.answerWait)
+                messages = try pass(batch: batch)
             }
             turn = (turn + 1) % streams.count
             if !messages.isEmpty { return messages }
@@ -115,6 +119,18 @@ public final class SenderStreamsConsumer: EventConsumer {
                 batch: batch, timeoutMilliseconds: min(left, Self.waitSliceMilliseconds))
             if !waited.isEmpty { return waited }
         }
+    }
+
+    /// How long a pass's requests are given to be answered before the second pass.
+    static let answerWait: TimeInterval = 0.002
+
+    /// Each stream in turn, without waiting (`JetStreamEventConsumer.fetchWaiting`).
+    private func pass(batch: Int) throws -> [any ConsumedMessage] {
+        var messages: [any ConsumedMessage] = []
+        for offset in streams.indices where messages.count < batch {
+            messages += try streams[(turn + offset) % streams.count].fetchWaiting(batch: batch - messages.count)
+        }
+        return messages
     }
 
     public func rebind() throws {

@@ -204,7 +204,10 @@ struct DecisionGatewayTests {
             H.eventually(seconds: 120) {
                 ((try? String(contentsOfFile: dir + "/aggregator.log", encoding: .utf8)) ?? "").contains("ingesting")
             }, "the aggregator started")
-        let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 8)
+        // The gateway ends once no decision came for a while: long enough for the aggregator's last
+        // one on a machine whose two cores the rest of the suite keeps busy (seconds, not the 0.1
+        // to 0.4 s it takes alone).
+        let gateway = try Self.startGateway(url: nats.url, prefix: prefix, dir: dir, idleSeconds: 20)
         defer { if gateway.isRunning { gateway.terminate() } }
         let listener = try NATSConnection(url: nats.url)
         let listening = try ["parcel", "decision"].map { try listener.subscribe(subject: "\(prefix).v1.\($0).dc1.>") }
