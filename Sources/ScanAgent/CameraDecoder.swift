@@ -183,7 +183,6 @@ final class CameraDecoder {
             let angledBegan = ContinuousClock.now
             detections.appendNew(
                 try zbar.readAngled(frame, regions: located.regions.map(\.box), besides: detections))
-            detections = detections.withoutTruncatedReads()
             profile.zbar += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now
@@ -196,9 +195,10 @@ final class CameraDecoder {
             }
             // A code the regions' engines read in this frame too is one code.
             detections.appendNew(read)
-            detections = detections.withoutTruncatedReads()
             sweepReads += read.count { sweep.contains($0.symbology) }
         }
+        // Parts of an ITF code a slanted line crossed, by either engine, give way to the whole.
+        detections = detections.withoutTruncatedReads()
         if secondOpinion, zbar != nil {
             detections += try secondOpinions(
                 frame, expected: expected.filter(\.confirmed), found: detections, input: input)

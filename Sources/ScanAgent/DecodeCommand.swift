@@ -188,10 +188,10 @@ final class StillDecoder {
         let regions = CodeLocalizer().locate(image)
         let angled = try zbar?.readAngled(image, regions: regions.map(\.box), besides: first + zxingReads) ?? []
         // Parts of an ITF code a slanted scan line crossed, by either engine, give way to the whole.
-        let kept = (first + angled + zxingReads).withoutTruncatedReads()
+        let all = first + angled + zxingReads
         let symbols = merged(
-            zbar: (first + angled).filter { read in kept.contains { $0 == read } },
-            zxing: zxingReads.filter { read in kept.contains { $0 == read } })
+            zbar: (first + angled).filter { !$0.isTruncation(among: all) },
+            zxing: zxingReads.filter { !$0.isTruncation(among: all) })
         return symbols.isEmpty ? try secondLook(image, regions: regions, name: name) : symbols
     }
 

@@ -72,24 +72,25 @@ extension Detection {
     /// inside its data: a scan line that crosses only part of the bars (a label at an angle, its
     /// lines leaving through the bars' ends) reads a shorter value that is valid all the same.
     public var truncationProne: Bool { symbology == .interleaved2of5 }
+
+    /// A truncation-prone read that lies on a longer read of `reads` of the same symbology: what a
+    /// slanted line made of part of the bars (mostly a piece of the value, now and then other
+    /// digits); two codes do not lie on each other.
+    public func isTruncation(among reads: [Detection]) -> Bool {
+        guard truncationProne, let box else { return false }
+        return reads.contains { longer in
+            guard longer.symbology == symbology, longer.value.count > value.count, let longerBox = longer.box
+            else { return false }
+            return longerBox.intersects(box)
+        }
+    }
 }
 
 extension Array where Element == Detection {
-    /// Without the truncation-prone reads (`Detection.truncationProne`) that lie on a longer read of
-    /// the same symbology: what a slanted line made of part of the bars (mostly a piece of the value,
-    /// now and then other digits); two codes do not lie on each other.
+    /// Without the reads that are truncations of another (`Detection.isTruncation(among:)`).
     public func withoutTruncatedReads() -> [Detection] {
-        let prone = filter(\.truncationProne)
-        guard prone.count > 1 else { return self }
-        return filter { read in
-            guard read.truncationProne, let box = read.box else { return true }
-            return !prone.contains { longer in
-                guard longer.symbology == read.symbology, longer.value.count > read.value.count,
-                    let longerBox = longer.box
-                else { return false }
-                return longerBox.intersects(box)
-            }
-        }
+        guard count(where: \.truncationProne) > 1 else { return self }
+        return filter { !$0.isTruncation(among: self) }
     }
 
     /// Appends the reads of `more` that are not a code already in the array (one engine's or
