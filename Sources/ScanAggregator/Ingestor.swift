@@ -43,8 +43,6 @@ public struct IngestSettings: Sendable {
     public var subjects: ContractSubjects { ContractSubjects(prefix: prefix) }
     public var agentStream: String { subjects.agentStream }
     public var deadLetterStream: String { subjects.deadLetterStream }
-    /// Everything agents send durably: sightings and session events, on one consumer.
-    public var durableSubjects: String { "\(prefix).v1.>" }
 }
 
 /// Durable ingest from JetStream into PostgreSQL (or the store given): the runtime's

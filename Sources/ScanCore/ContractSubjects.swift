@@ -106,9 +106,7 @@ public struct ContractSubjects: Sendable, Equatable {
     /// durable families, `<STEM>_CAM_<length of site>_<site>_<camera>` (the length keeps two
     /// (site, camera) pairs from naming one stream when an id holds `_`).
     public func cameraStream(site: String, camera: String) throws(SubjectTokenError) -> String {
-        let site = try SubjectToken(site, field: "site").text
-        let camera = try SubjectToken(camera, field: "camera").text
-        return "\(streamStem)_CAM_\(site.utf8.count)_\(site)_\(camera)"
+        try senderStream("CAM", site: site, id: camera, field: "camera")
     }
     public func cameraStreamSubjects(site: String, camera: String) throws(SubjectTokenError) -> [String] {
         var subjects: [String] = []
@@ -117,9 +115,14 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     /// One lane's stream: its decisions and its devices' readings, named like a camera's.
     public func laneStream(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try senderStream("LANE", site: site, id: lane, field: "lane")
+    }
+    private func senderStream(_ kind: String, site: String, id: String, field: String) throws(SubjectTokenError)
+        -> String
+    {
         let site = try SubjectToken(site, field: "site").text
-        let lane = try SubjectToken(lane, field: "lane").text
-        return "\(streamStem)_LANE_\(site.utf8.count)_\(site)_\(lane)"
+        let id = try SubjectToken(id, field: field).text
+        return "\(streamStem)_\(kind)_\(site.utf8.count)_\(site)_\(id)"
     }
     public func laneStreamSubjects(site: String, lane: String) throws(SubjectTokenError) -> [String] {
         [try decision(site: site, lane: lane), try measure(site: site, lane: lane)]
