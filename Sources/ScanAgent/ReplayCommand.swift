@@ -157,7 +157,7 @@ struct ReplayCommand: ParsableCommand {
         output.flush()
         let seconds = (ContinuousClock.now - began).seconds
         writeStandardError(
-            "scan-agent replay: \(frame) frames, \(output.sightings) sightings, \(output.noReads) no-reads, "
+            "scan-agent replay: \(frame) frames, \(output.sightings) sightings, \(output.noReadSummary), "
                 + "\(pipeline.tracker.discarded) unconfirmed reads dropped, \(decoder.rejectedParts) unverified parts rejected "
                 + "(\(decoder.rescans) rescans), \(decoder.secondOpinionReads) second-opinion reads in \(decoder.secondOpinionsAsked) regions, "
                 + "\(decoder.sweepReads) sweep reads, "
@@ -188,7 +188,7 @@ private func traceFrame(_ frame: Int, _ detections: [Detection]) {
             ProcessInfo.processInfo.environment["SCANTRACK_TRACE_POINTS"] != nil
             ? " " + detection.points.map { "(\($0.x),\($0.y))" }.joined() : ""
         writeStandardError(
-            "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") points=\(detection.points.count) \(box)\(points)"
+            "frame \(frame): \(detection.symbology.rawValue) \(detection.text ?? "<binary>") \(detection.engine) points=\(detection.points.count) \(box)\(points)"
         )
     }
 }
@@ -205,6 +205,8 @@ struct EventOutput {
     var sightingsOnly: Bool
     var sightings = 0
     var noReads = 0
+    /// No-reads by reason.
+    var noReadReasons: [String: Int] = [:]
     /// Where no-read pictures go (`--images`); nil: events without pictures.
     var images: NoReadImageFolder?
     private let logger = Logger(label: "scan-agent.replay")
@@ -222,6 +224,7 @@ struct EventOutput {
             if event.kind == .sighting { sightings += 1 }
             if let unsaved = event.unsavedNoRead {
                 noReads += 1
+                noReadReasons[unsaved.event.reason ?? "", default: 0] += 1
                 event = NoReadPictures.save(unsaved, into: images, logger: logger)
             }
             if sightingsOnly && !event.isDurable { continue }
@@ -232,6 +235,14 @@ struct EventOutput {
     }
 
     func flush() { if let stream { fflush(stream) } }
+
+    /// "3 no-reads (2 undecoded, 1 clip-ended)", the reasons in their documented order.
+    var noReadSummary: String {
+        let reasons = NoReadReason.allCases.compactMap { reason in
+            noReadReasons[reason.rawValue].map { "\($0) \(reason.rawValue)" }
+        }
+        return "\(noReads) no-reads" + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")")
+    }
 }
 
 /// `replay --progress`: a line on stderr, rewritten at most twice a second, with the frames done,

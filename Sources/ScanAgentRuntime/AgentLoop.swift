@@ -249,7 +249,7 @@ public final class AgentLoop: @unchecked Sendable {
             applyInbox()
             switch queue.take(timeout: .milliseconds(100)) {
             case .ended:
-                finish()
+                finish(.streamEnded)
                 // The stream's end is seen at once in the status and the metrics (every frame
                 // counted), not only when the run closes after the drain.
                 heartbeatNow()
@@ -262,7 +262,7 @@ public final class AgentLoop: @unchecked Sendable {
             watchSource()
             heartbeatIfDue()
         }
-        finish()
+        finish(.stopped)
     }
 
     /// One frame: decoded and tracked, or (paused) only the session timers run.
@@ -324,11 +324,11 @@ public final class AgentLoop: @unchecked Sendable {
         nextHeartbeat = clock.elapsed + config.heartbeat
     }
 
-    /// Ends the open tracks and the session (their events go to the sink). The run is closed
-    /// later (`close`), once the publisher has drained the sink.
-    public func finish() {
+    /// Ends the open tracks and the session (their events go to the sink): the stream ended, or
+    /// the agent stops. The run is closed later (`close`), once the publisher has drained the sink.
+    public func finish(_ ending: CandidateTracker.Ending) {
         applyInbox()
-        route(pipeline.finish(time: eventTime))
+        route(pipeline.finish(time: eventTime, ending: ending))
     }
 
     /// Closes the run once the decoding thread has ended and the publisher has drained: removes

@@ -17,6 +17,8 @@ public struct NoReadEvent: Sendable, Equatable {
     public var lastBox: [Point]
     /// `linear` or `matrix`, when the region's edges said so.
     public var family: String?
+    /// Why it was not read (`NoReadReason`'s raw values); absent from agents before it existed.
+    public var reason: String?
     public var lane: String?
     public var station: String?
     public var sessionId: String?
@@ -46,6 +48,7 @@ public struct NoReadEvent: Sendable, Equatable {
         firstBox = noRead.firstBox.corners
         lastBox = noRead.lastBox.corners
         family = noRead.family?.rawValue
+        reason = noRead.reason.rawValue
         lane = camera.lane
         station = camera.station
         self.sessionId = sessionId
@@ -68,6 +71,7 @@ public struct NoReadEvent: Sendable, Equatable {
         writer.field("frames", frames)
         writer.raw("box", EventFields.boxesJSON(first: firstBox, last: lastBox))
         writer.field("family", family)
+        writer.field("reason", reason)
         writer.field("lane", lane)
         writer.field("station", station)
         writer.field("sessionId", sessionId)
@@ -93,6 +97,12 @@ public struct NoReadEvent: Sendable, Equatable {
         if let family, CodeFamily(rawValue: family) == nil {
             throw DeadLetter(.badValue, "family '\(family)' is not linear or matrix")
         }
+        let reason = try fields.optionalString("reason", maxLength: 32)
+        if let reason, NoReadReason(rawValue: reason) == nil {
+            throw DeadLetter(
+                .badValue,
+                "reason '\(reason)' is not one of \(NoReadReason.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         var png: [UInt8]?
         if let text = try fields.optionalString("imagePng", maxLength: (maxImageBytes + 2) / 3 * 4) {
             guard let bytes = Base64.decode(text), bytes.starts(with: pngSignature) else {
@@ -106,6 +116,7 @@ public struct NoReadEvent: Sendable, Equatable {
             firstFrame: try fields.int("firstFrame"), lastFrame: try fields.int("lastFrame"),
             frames: try fields.int("frames"), firstBox: boxes.first, lastBox: boxes.last)
         noRead.family = family
+        noRead.reason = reason
         noRead.lane = try fields.optionalToken("lane")
         noRead.station = try fields.optionalToken("station")
         noRead.sessionId = try fields.optionalString("sessionId")

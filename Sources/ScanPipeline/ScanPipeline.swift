@@ -65,6 +65,7 @@ public struct ScanPipeline: Sendable {
         }
         let trackerEvents = tracker.step(
             frame: frame, time: time, detections: detections.map(normalizer.normalize), area: located?.area)
+        markConfirmedAtEnd(trackerEvents)
         events += translate(trackerEvents, time: time)
         parcels?.update(live: tracker.live, frame: frame)
         if candidates != nil {
@@ -75,14 +76,9 @@ public struct ScanPipeline: Sendable {
             let ended =
                 candidates?.step(
                     frame: frame, time: time, regions: located?.regions ?? [], decoded: decoded,
+                    tentative: tracker.tentativeReads(in: frame), tracked: tracker.confirmedPlaces(at: frame),
                     area: located?.area ?? Box(minX: 0, minY: 0, maxX: 0, maxY: 0), image: located?.image) ?? []
-            let noReads = noReadEvents(ended, time: time)
-            events += noReads
-            for (noRead, event) in zip(ended, noReads) {
-                if let alone = parcels?.noRead(noRead, eventId: event.eventId) {
-                    events += parcelEvents([alone], time: time)
-                }
-            }
+            events += noReadAndParcelEvents(ended, time: time)
             // A code read now and then stays one track while its region is seen between reads,
             // and reads at two ends of one region are one code.
             let seen = candidates?.seen(in: frame) ?? []
@@ -111,17 +107,39 @@ public struct ScanPipeline: Sendable {
         }
     }
 
-    /// Ends every open track and the running session (end of stream, shutdown).
-    public mutating func finish(time: Timestamp) -> [AgentEvent] {
-        var events = translate(tracker.finish(), time: time)
-        candidates?.finish()
-        events += parcelEvents(parcels?.close(frame: nil) ?? [], time: time)
+    /// Ends every open track and the running session: the stream ended (`.streamEnded`) or the
+    /// agent stops (`.stopped`). Labels in view that were not read are no-reads with that reason.
+    public mutating func finish(time: Timestamp, ending: CandidateTracker.Ending = .streamEnded) -> [AgentEvent] {
+        var events = endTracks(time: time, ending: ending)
         events += sessionEvents(sessions.endOfStream(at: time))
         return events
     }
 
+    /// A track confirmed only as it ended (`Tracker.confirmedAtEnd`) read the candidate it lay on
+    /// in its last frame, which the candidate tracker has not heard of.
+    private mutating func markConfirmedAtEnd(_ trackerEvents: [TrackerEvent]) {
+        for case .added(let track) in trackerEvents
+        where trackerEvents.contains(where: { if case .removed(let gone) = $0 { gone.id == track.id } else { false } })
+        {
+            candidates?.markDecoded([track.lastBox], frame: track.lastFrame)
+        }
+    }
+
     private func noReadEvents(_ ended: [CandidateTracker.NoRead], time: Timestamp) -> [AgentEvent] {
         ended.map { factory.noRead($0, time: time, sessionId: sessions.current?.id) }
+    }
+
+    /// No-reads and the parcels they complete.
+    private mutating func noReadAndParcelEvents(_ ended: [CandidateTracker.NoRead], time: Timestamp) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        let noReads = noReadEvents(ended, time: time)
+        events += noReads
+        for (noRead, event) in zip(ended, noReads) {
+            if let alone = parcels?.noRead(noRead, eventId: event.eventId) {
+                events += parcelEvents([alone], time: time)
+            }
+        }
+        return events
     }
 
     /// Session time limits while no frame arrives (a paused agent, a camera that went away).
@@ -130,10 +148,13 @@ public struct ScanPipeline: Sendable {
         return sessionEvents(sessions.tick(at: time))
     }
 
-    /// Ends the open tracks (each gets its sighting) but not the session: `pause`.
-    public mutating func endTracks(time: Timestamp) -> [AgentEvent] {
-        candidates?.finish()
-        let events = translate(tracker.finish(), time: time)
+    /// Ends the open tracks (each gets its sighting, each unread label in view its no-read) but
+    /// not the session: `pause`.
+    public mutating func endTracks(time: Timestamp, ending: CandidateTracker.Ending = .stopped) -> [AgentEvent] {
+        let trackerEvents = tracker.finish()
+        markConfirmedAtEnd(trackerEvents)
+        var events = translate(trackerEvents, time: time)
+        events += noReadAndParcelEvents(candidates?.finish(ending) ?? [], time: time)
         return events + parcelEvents(parcels?.close(frame: nil) ?? [], time: time)
     }
 

@@ -7,7 +7,8 @@ public enum Scenarios {
     public static let names = [
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
-        "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k", "any-angle",
+        "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k", "any-angle", "bench",
+        "close-twins",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -40,6 +41,8 @@ public enum Scenarios {
         case "parcel-stream": parcelStream(frames: frames, seed: seed)
         case "any-angle": anyAngle(frames: frames, seed: seed)
         case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
+        case "bench": bench(seed: seed)
+        case "close-twins": closeTwins(seed: seed)
         default: nil
         }
     }
@@ -621,6 +624,78 @@ public enum Scenarios {
                 barHeight: 50)
         }
         return SynthScene(width: 1280, height: 720, frameCount: frames, items: items, noise: 8, seed: seed)
+    }
+
+    /// Boxes each carrying two identical labels one behind the other along the belt, 70 px (35
+    /// modules at 2 px a module) between them, both turned to one angle drawn from 0–360°: an
+    /// EAN-13 or a Code 128, 7–10 px a frame at 720p. Two tracks a box, each from when its label
+    /// is first whole. `seed` sets the values, angles, places, speed and noise.
+    public static func closeTwins(seed: UInt64) -> SynthScene {
+        var random = SplitMix(seed: seed)
+        let speed = 7 + Double(random.next() % 31) / 10
+        let items = (0..<4).map { index in
+            let angle = Double(random.next() % 3600) / 10
+            let label =
+                random.next() % 2 == 0
+                ? SynthLabel(
+                    .ean13, eanDigits(&random), moduleSize: 2, offsetX: 20, offsetY: 20, rotationDegrees: angle,
+                    barHeight: 50)
+                : SynthLabel(
+                    .code128, "TW\(seed)-\(index)", moduleSize: 2, offsetX: 20, offsetY: 20, rotationDegrees: angle,
+                    barHeight: 50)
+            var item = SynthItem(
+                name: "twins-\(index)", width: 300, height: 200, startX: -720 - Double(index) * 900,
+                startY: 60 + Double(random.next() % 160), velocityX: speed, labels: [label, label])
+            item.layout = .row(gap: 70)
+            return item
+        }
+        return SynthScene(
+            width: 1280, height: 720, frameCount: Int((720 + 3 * 900 + 1280) / speed), items: items,
+            noise: 6 + Int(random.next() % 10), seed: seed)
+    }
+
+    /// A pack bench under a fixed camera: six items put down one after another at about the same
+    /// spot, each taken away and the next put down 3–9 frames later (0.1–0.3 s at 30 fps: fewer
+    /// than `tracking.maxMissedFrames`), a hand over the spot meanwhile. The first carries an
+    /// order label (Code 128 `ORD-<n>`), the others products (EAN-13 or Code 128, 2 px a module);
+    /// every label lies at an angle drawn from 0–360°. `seed` sets the values, the places (±20
+    /// px), the angles, how long each item stays (18–37 frames), the gaps and the noise.
+    public static func bench(seed: UInt64) -> SynthScene {
+        var random = SplitMix(seed: seed)
+        var items: [SynthItem] = []
+        var occluders: [SynthOccluder] = []
+        var frame = 6
+        for index in 0..<6 {
+            let angle = Double(random.next() % 3600) / 10
+            let label: SynthLabel
+            if index == 0 {
+                label = SynthLabel(
+                    .code128, "ORD-\(1000 + seed)", moduleSize: 2, offsetX: 14, offsetY: 14, rotationDegrees: angle,
+                    barHeight: 50)
+            } else if random.next() % 2 == 0 {
+                label = SynthLabel(
+                    .ean13, eanDigits(&random), moduleSize: 2, offsetX: 20, offsetY: 20, rotationDegrees: angle,
+                    barHeight: 50)
+            } else {
+                label = SynthLabel(
+                    .code128, "P\(seed)-\(index)", moduleSize: 2, offsetX: 14, offsetY: 14, rotationDegrees: angle,
+                    barHeight: 50)
+            }
+            let stay = 18 + Int(random.next() % 20)
+            let gap = 3 + Int(random.next() % 7)
+            var item = SynthItem(
+                name: "item-\(index)", width: 310, height: 310, startX: 470 + Double(random.next() % 41) - 20,
+                startY: 200 + Double(random.next() % 41) - 20, velocityX: 0, labels: [label])
+            item.present = frame..<(frame + stay)
+            items.append(item)
+            // The hand that takes one away and puts the next down: across the spot's upper part.
+            occluders.append(
+                SynthOccluder(x: 420, y: 150, width: 420, height: 150, frames: (frame + stay)..<(frame + stay + gap)))
+            frame += stay + gap
+        }
+        return SynthScene(
+            width: 1280, height: 720, frameCount: frame + 12, items: items, occluders: occluders,
+            noise: 6 + Int(random.next() % 10), seed: seed)
     }
 
     /// A pack station: labels that appear in the middle of the view and stay (a label placed by

@@ -64,6 +64,17 @@ public struct SynthItem: Sendable {
     public var velocityY: Double
     public var labels: [SynthLabel]
     public var shade: UInt8
+    /// The frames it is on the belt (put down, taken away: a pack bench); nil: all.
+    public var present: Range<Int>?
+    /// Where its labels go: at their offsets, or each below (`column`) or after (`row`) the one
+    /// before as drawn, `gap` pixels apart (turned labels grow, and must not cover each other).
+    public var layout: LabelLayout = .offsets
+
+    public enum LabelLayout: Sendable, Equatable {
+        case offsets
+        case column(gap: Int)
+        case row(gap: Int)
+    }
 
     public init(
         name: String, width: Int, height: Int, startX: Double, startY: Double, velocityX: Double, velocityY: Double = 0,
@@ -80,8 +91,10 @@ public struct SynthItem: Sendable {
         self.shade = shade
     }
 
+    /// Where its top-left corner is in `frame`; far out of view in frames it is not `present`.
     public func position(frame: Int) -> (x: Double, y: Double) {
-        (startX + velocityX * Double(frame), startY + velocityY * Double(frame))
+        if let present, !present.contains(frame) { return (-1_000_000, -1_000_000) }
+        return (startX + velocityX * Double(frame), startY + velocityY * Double(frame))
     }
 }
 
@@ -155,4 +168,23 @@ public struct ExpectedCode: Sendable, Equatable {
     /// Never wholly in view for long enough (cut by the frame edge at the start or end of the
     /// clip): a reader may report it once, or not at all.
     public var partial: Bool
+}
+
+extension SynthScene {
+    /// Every label turned to an angle drawn uniformly from `degrees` (`scan-synth --angles`),
+    /// repeatably for one `seed`; the labels of one item are stacked so that none covers another,
+    /// and each box grows to hold its labels.
+    public mutating func turnLabels(within degrees: ClosedRange<Double>, seed: UInt64) {
+        var random = SplitMix(seed: seed ^ 0xA76_1E5)
+        for index in items.indices {
+            if items[index].labels.count > 1 && items[index].layout == .offsets {
+                items[index].layout = .column(gap: 8)
+            }
+            for label in items[index].labels.indices {
+                let fraction = Double(random.next() % 1_000_001) / 1_000_000
+                items[index].labels[label].rotationDegrees =
+                    degrees.lowerBound + fraction * (degrees.upperBound - degrees.lowerBound)
+            }
+        }
+    }
 }

@@ -35,7 +35,10 @@ public struct SceneRenderer: Sendable {
             var placedLabels: [(Sprite, String)] = []
             var needWidth = item.width
             var needHeight = item.height
-            for label in item.labels {
+            var labels = item.labels
+            var previousEnd = 0
+            for index in labels.indices {
+                let label = labels[index]
                 var (code, value) = try BarcodeRenderer.render(
                     label.symbology, label.data, moduleSize: label.moduleSize, barHeight: label.barHeight,
                     gs1: label.gs1)
@@ -52,8 +55,18 @@ public struct SceneRenderer: Sendable {
                 if label.inverted { paper.pixels = paper.pixels.map { 255 &- $0 } }
                 let placed = label.rotationDegrees == 0 ? paper : Self.rotate(paper, degrees: label.rotationDegrees)
                 placedLabels.append((placed, value))
-                needWidth = max(needWidth, label.offsetX + placed.width + 6)
-                needHeight = max(needHeight, label.offsetY + placed.height + 6)
+                switch item.layout {
+                case .offsets:
+                    break
+                case .column(let gap):
+                    labels[index].offsetY = max(label.offsetY, previousEnd + gap)
+                    previousEnd = labels[index].offsetY + placed.height
+                case .row(let gap):
+                    labels[index].offsetX = index == 0 ? label.offsetX : previousEnd + gap
+                    previousEnd = labels[index].offsetX + placed.width
+                }
+                needWidth = max(needWidth, labels[index].offsetX + placed.width + 6)
+                needHeight = max(needHeight, labels[index].offsetY + placed.height + 6)
             }
             var sprite = Sprite(width: needWidth, height: needHeight, fill: item.shade)
             let boxWidth = needWidth
@@ -65,7 +78,7 @@ public struct SceneRenderer: Sendable {
             }
             var rects: [Box] = []
             var values: [String] = []
-            for (label, (placed, value)) in zip(item.labels, placedLabels) {
+            for (label, (placed, value)) in zip(labels, placedLabels) {
                 Self.paste(placed, into: &sprite, atX: label.offsetX, y: label.offsetY)
                 rects.append(
                     Box(

@@ -8,9 +8,11 @@ import ScanCore
 /// frame (`read(_:by:)`) is decoded: that label was read. A region a read touches is first cut
 /// (`split`): its unread part with modules (a DataMatrix beside a read EAN) is followed on its
 /// own. A candidate that ends (not seen for `maxMissedFrames`) seen in at least `minFrames`
-/// frames, wholly inside the area at least once, and never decoded is a no-read. Candidates
-/// still in view when the stream ends (or the agent pauses) are dropped. Its image is kept from
-/// its sharpest frame (most contrast between neighbouring pixels), with a margin, so that
+/// frames and never decoded is a no-read, with the reason it was not read (`NoReadReason`): one
+/// only ever cut by the area's edge is `cut-by-edge` unless a track of a read code passed over
+/// it (the end of a read label leaving the view); one still in view when the stream ends or the
+/// agent stops is reported then (`clip-ended`, `stopped`) if it was seen whole. Its image is kept
+/// from its sharpest frame (most contrast between neighbouring pixels), with a margin, so that
 /// someone can see why it failed.
 /// Pure: the caller gives regions, where confirmed tracks were read, and the frame.
 public struct CandidateTracker: Sendable {
@@ -55,6 +57,13 @@ public struct CandidateTracker: Sendable {
         var matrixVotes = 0
         /// A confirmed track overlapped it: the label was read.
         public internal(set) var decoded = false
+        /// A read that was never confirmed overlapped it.
+        var tentative = false
+        /// A live confirmed track's place overlapped it (read or kept between reads).
+        var nearTrack = false
+        /// Where it was in its last frames seen, newest last: a read confirmed only when its
+        /// track ended (`markDecoded(_:frame:)`) finds the candidate it lay on.
+        var recent: [Sighted] = []
         /// Seen wholly inside the area (not cut by its edge) at least once.
         var sawWhole = false
         var sharpness: Double = -1
@@ -90,6 +99,16 @@ public struct CandidateTracker: Sendable {
             let elapsed = Double(frame - lastFrame)
             return lastBox.offset(dx: Int((velocityX * elapsed).rounded()), dy: Int((velocityY * elapsed).rounded()))
         }
+
+        struct Sighted: Sendable, Equatable {
+            var frame: Int
+            var box: Box
+        }
+
+        mutating func remember(frame: Int, box: Box, keeping count: Int) {
+            recent.append(Sighted(frame: frame, box: box))
+            if recent.count > count { recent.removeFirst(recent.count - count) }
+        }
     }
 
     /// A label seen but never decoded, as the tracker ends it.
@@ -107,16 +126,31 @@ public struct CandidateTracker: Sendable {
         public var image: GrayImage?
         /// Mean contrast between neighbouring pixels in that image.
         public var sharpness: Double
+        public var reason: NoReadReason
+    }
+
+    /// How a candidate's life ended.
+    public enum Ending: Sendable {
+        /// It left the view or was not seen for `maxMissedFrames`.
+        case left
+        /// The stream ended with it in view.
+        case streamEnded
+        /// The agent paused or stopped with it in view.
+        case stopped
     }
 
     /// Advances by one frame. `regions`: the localiser's; `decoded`: where confirmed tracks were
-    /// read in this frame; `area`: the part of the frame searched (a region touching its edge is
-    /// cut); `image`: the frame, for the no-read's picture. Returns the no-reads that ended.
+    /// read in this frame; `tentative`: where tracks not (yet) confirmed were read; `tracked`:
+    /// where live confirmed tracks are now, read or not; `area`: the part of the frame searched
+    /// (a region touching its edge is cut); `image`: the frame, for the no-read's picture.
+    /// Returns the no-reads that ended.
     public mutating func step(
-        frame: Int, time: Timestamp, regions: [CodeLocalizer.Region], decoded: [Box], area: Box, image: GrayImage?
+        frame: Int, time: Timestamp, regions: [CodeLocalizer.Region], decoded: [Box], tentative: [Box] = [],
+        tracked: [Box] = [], area: Box, image: GrayImage?
     ) -> [NoRead] {
         let split = Self.split(regions, decoded: decoded)
         let regions = Self.joined(split.read) + split.unread
+        let reads = Reads(decoded: decoded, tentative: tentative, tracked: tracked)
         struct Pair {
             var candidate: Int
             var region: Int
@@ -147,7 +181,7 @@ public struct CandidateTracker: Sendable {
             candidate.lastSeen = time
             candidate.lastBox = region.box
             candidate.frames += 1
-            observe(&candidate, region: region, decoded: decoded, area: area, image: image)
+            observe(&candidate, region: region, frame: frame, reads: reads, area: area, image: image)
             live[pair.candidate] = candidate
         }
         // A region more than one candidate met (two labels whose regions joined): the others
@@ -159,6 +193,7 @@ public struct CandidateTracker: Sendable {
                 live[c].lastFrame = frame
                 live[c].lastSeen = time
                 live[c].lastBox = predicted
+                live[c].remember(frame: frame, box: predicted, keeping: maxMissedFrames + 2)
                 if Self.read(predicted, by: decoded) { live[c].decoded = true }
             }
         }
@@ -170,7 +205,7 @@ public struct CandidateTracker: Sendable {
             let gone = !candidateTaken[c] && predicted.centreIsOutside(area)
             if !gone && frame - candidate.lastFrame <= maxMissedFrames {
                 staying.append(candidate)
-            } else if let noRead = noRead(candidate) {
+            } else if let noRead = noRead(candidate, ending: .left) {
                 ended.append(noRead)
             }
         }
@@ -180,23 +215,27 @@ public struct CandidateTracker: Sendable {
                 serial: nextSerial, firstFrame: frame, lastFrame: frame, firstSeen: time, lastSeen: time, frames: 1,
                 firstBox: region.box, lastBox: region.box)
             nextSerial += 1
-            observe(&candidate, region: region, decoded: decoded, area: area, image: image)
+            observe(&candidate, region: region, frame: frame, reads: reads, area: area, image: image)
             live.append(candidate)
         }
         return ended
     }
 
-    /// Forgets every candidate (end of stream, pause, shutdown). A label still in view has not
-    /// left it: it is neither read nor a no-read, so none is reported.
-    public mutating func finish() {
+    /// Ends every candidate (end of stream, pause, shutdown): each label still in view that was
+    /// seen whole for `minFrames` and not read is a no-read now, with the reason `ending` gives.
+    public mutating func finish(_ ending: Ending) -> [NoRead] {
+        let ended = live.compactMap { candidate in candidate.sawWhole ? noRead(candidate, ending: ending) : nil }
         live.removeAll()
+        return ended
     }
 
-    /// Marks the candidates seen in `frame` that one of `decoded` (confirmed tracks' reads in it)
-    /// overlaps as read: for a track confirmed after this frame's step.
+    /// Marks the candidates that one of `decoded` (confirmed tracks' reads in `frame`) overlaps
+    /// where they were in that frame as read: for a track confirmed after that frame's step (in
+    /// a later frame's, or when it ended).
     public mutating func markDecoded(_ decoded: [Box], frame: Int) {
-        for index in live.indices where live[index].lastFrame == frame {
-            if Self.read(live[index].lastBox, by: decoded) {
+        for index in live.indices {
+            guard let seen = live[index].recent.last(where: { $0.frame == frame }) else { continue }
+            if Self.read(seen.box, by: decoded) {
                 live[index].decoded = true
             }
         }
@@ -207,24 +246,48 @@ public struct CandidateTracker: Sendable {
         live.filter { $0.lastFrame == frame && $0.frames > 1 }.map { ($0.lastBox, ($0.velocityX, $0.velocityY)) }
     }
 
-    private mutating func noRead(_ candidate: Candidate) -> NoRead? {
+    private mutating func noRead(_ candidate: Candidate, ending: Ending) -> NoRead? {
         // A label is seen in most frames of its pass; what flickers in and out is not one.
         let span = candidate.lastFrame - candidate.firstFrame + 1
-        guard !candidate.decoded, candidate.sawWhole, candidate.frames >= minFrames, candidate.frames * 5 >= span * 3
-        else { return nil }
+        guard !candidate.decoded, candidate.frames >= minFrames, candidate.frames * 5 >= span * 3 else { return nil }
+        let reason: NoReadReason
+        switch ending {
+        case .streamEnded: reason = .clipEnded
+        case .stopped: reason = .stopped
+        case .left:
+            if candidate.sawWhole {
+                reason = candidate.tentative ? .unconfirmed : .undecoded
+            } else {
+                // Never whole: a label along the edge, unless it was the end of a read code
+                // (a track passed over it) or something was read on it.
+                guard !candidate.nearTrack, !candidate.tentative else { return nil }
+                reason = .cutByEdge
+            }
+        }
         noReads += 1
         return NoRead(
             trackId: "\(idPrefix)-n\(noReads)", firstFrame: candidate.firstFrame, lastFrame: candidate.lastFrame,
             firstSeen: candidate.firstSeen, lastSeen: candidate.lastSeen, frames: candidate.frames,
             firstBox: candidate.firstBox, lastBox: candidate.lastBox, family: candidate.family,
-            image: candidate.image, sharpness: max(0, candidate.sharpness))
+            image: candidate.image, sharpness: max(0, candidate.sharpness), reason: reason)
+    }
+
+    /// What tracks read or hold in one frame (`step`).
+    struct Reads {
+        var decoded: [Box]
+        var tentative: [Box]
+        var tracked: [Box]
     }
 
     private func observe(
-        _ candidate: inout Candidate, region: CodeLocalizer.Region, decoded: [Box], area: Box, image: GrayImage?
+        _ candidate: inout Candidate, region: CodeLocalizer.Region, frame: Int, reads: Reads, area: Box,
+        image: GrayImage?
     ) {
         let box = region.box
-        if Self.read(box, by: decoded) { candidate.decoded = true }
+        candidate.remember(frame: frame, box: box, keeping: maxMissedFrames + 2)
+        if Self.read(box, by: reads.decoded) { candidate.decoded = true }
+        if Self.read(box, by: reads.tentative) { candidate.tentative = true }
+        if reads.tracked.contains(where: { $0.intersects(box) }) { candidate.nearTrack = true }
         let across = min(region.rowCells, region.columnCells)
         let along = max(region.rowCells, region.columnCells)
         if across * 2 <= along { candidate.linearVotes += 1 } else { candidate.matrixVotes += 1 }
@@ -385,6 +448,21 @@ public struct CandidateTracker: Sendable {
         let cutY = a.minY <= area.minY || a.maxY >= area.maxY || b.minY <= area.minY || b.maxY >= area.maxY
         return (cutX || similar(a.width, b.width)) && (cutY || similar(a.height, b.height))
     }
+}
+
+/// Why a label seen was not read: the no-read's `reason` (docs/integration.md).
+public enum NoReadReason: String, Sendable, Equatable, CaseIterable {
+    /// Seen whole, it left the view and nothing decoded it.
+    case undecoded
+    /// A read of it was never confirmed (decoded in fewer frames than `tracking.minDecodes`,
+    /// and its value carries no check that proves it).
+    case unconfirmed
+    /// Only ever seen cut by the edge of the frame or the region of interest.
+    case cutByEdge = "cut-by-edge"
+    /// Seen whole and still in view when the stream (a clip) ended.
+    case clipEnded = "clip-ended"
+    /// Seen whole and still in view when the agent paused or stopped.
+    case stopped
 }
 
 /// What kind of code a region looked like.

@@ -112,10 +112,15 @@ extension Array where Element == Detection {
     /// track expects it, zbar may read another band of it in a discovery region; apart, the
     /// tracker matches one and drops the other, never learns the code's extent across its lines,
     /// and the label's region is searched again every frame. Identical codes stacked a label apart
-    /// stay two.
+    /// stay two, and a piece that lies on a read of its value already is that code, never a band
+    /// of another (two identical labels close behind each other).
     public mutating func appendJoiningBands(_ more: [Detection]) {
         for piece in more {
             guard piece.symbology.isLinear, let pieceBox = piece.box,
+                !contains(where: { read in
+                    read.symbology == piece.symbology && read.value == piece.value
+                        && (read.isSameCode(as: piece) || read.box?.intersects(pieceBox) == true)
+                }),
                 let index = firstIndex(where: { read in
                     guard read.symbology == piece.symbology, read.value == piece.value, let box = read.box else {
                         return false

@@ -30,6 +30,9 @@ public struct Tracker: Sendable {
     private var confirmedCount = 0
     /// Tentative tracks that ended unconfirmed (misreads, phantoms).
     public private(set) var discarded = 0
+    /// Confirmed tracks that ended in the last `maxMissedFrames` frames: where they would be now
+    /// is still where a read code is (`confirmedPlaces`), leaving the view.
+    private var recentlyEnded: [Track] = []
 
     public init(config: TrackingConfig = TrackingConfig(), idPrefix: String) {
         self.config = config
@@ -66,8 +69,11 @@ public struct Tracker: Sendable {
                 guard gap <= gate else { continue }
                 let same = track.matches(detection)
                 if !same {
-                    // A different value continues a track only where it covers the same code.
+                    // A different value continues a track only where it covers the same code, and
+                    // only while the code is being read: after frames unread, another value in
+                    // its place is another item (put down where the last one was taken away).
                     guard detection.symbology.isLinear == track.symbology.isLinear,
+                        frame - track.lastFrame <= Self.misreadFrames,
                         predicted.covers(boxes[d], fraction: 0.5)
                     else { continue }
                 }
@@ -121,7 +127,12 @@ public struct Tracker: Sendable {
             for index in ending {
                 let gone = live[index]
                 guard gone.confirmed else {
-                    discarded += 1
+                    let others = live.indices.filter { $0 != index }.map { live[$0] }
+                    if let proven = confirmedAtEnd(gone, others: others) {
+                        events += [.added(proven), .removed(proven)]
+                    } else {
+                        discarded += 1
+                    }
                     continue
                 }
                 let twin = staying.first { other in
@@ -144,6 +155,7 @@ public struct Tracker: Sendable {
                     events.append(.merged(gone, into: live[twin].id))
                 } else {
                     events.append(.removed(gone))
+                    recentlyEnded.append(gone)
                 }
             }
             live = staying.map { live[$0] }
@@ -180,10 +192,17 @@ public struct Tracker: Sendable {
     /// Ends every live track (end of stream, shutdown). Confirmed ones are reported as removed.
     public mutating func finish() -> [TrackerEvent] {
         var events: [TrackerEvent] = []
-        for track in live {
-            if track.confirmed { events.append(.removed(track)) } else { discarded += 1 }
+        for (index, track) in live.enumerated() {
+            if track.confirmed {
+                events.append(.removed(track))
+            } else if let proven = confirmedAtEnd(track, others: live.indices.filter { $0 != index }.map { live[$0] }) {
+                events += [.added(proven), .removed(proven)]
+            } else {
+                discarded += 1
+            }
         }
         live.removeAll()
+        recentlyEnded.removeAll()
         return events
     }
 
@@ -192,15 +211,65 @@ public struct Tracker: Sendable {
         live.filter { $0.confirmed && $0.lastFrame == frame }.map(\.lastBox)
     }
 
+    /// Where tracks not confirmed (yet) were read in `frame`.
+    public func tentativeReads(in frame: Int) -> [Box] {
+        live.filter { !$0.confirmed && $0.lastFrame == frame }.map(\.lastBox)
+    }
+
+    /// Where the live confirmed tracks, and those that ended in the last `maxMissedFrames`
+    /// frames, should be in `frame`, read there or not.
+    public mutating func confirmedPlaces(at frame: Int) -> [Box] {
+        recentlyEnded.removeAll { frame - $0.presentFrame > config.maxMissedFrames }
+        return (live.filter(\.confirmed) + recentlyEnded).map { $0.predictedBox(at: frame) }
+    }
+
+    /// A track that ends read in fewer frames than `minDecodes` is still a code when its one
+    /// value proves itself (`provesItself`: a check digit over the whole value), it was read as
+    /// more than a point, and it was alone: no other track of its value (it would be a partial
+    /// read of that code) and none where it was read (a misread of a neighbour). It is confirmed
+    /// now, as it ends; any other is dropped (`discarded`).
+    private mutating func confirmedAtEnd(_ track: Track, others: [Track]) -> Track? {
+        guard track.votes.count == 1, track.sawExtent, Self.provesItself(track) else { return nil }
+        for other in others {
+            if other.symbology == track.symbology && other.value == track.value { return nil }
+            if other.predictedBox(at: track.lastFrame).intersects(track.lastBox) { return nil }
+        }
+        var proven = track
+        confirm(&proven)
+        return proven
+    }
+
+    /// Values whose check characters cover the whole value: EAN/UPC (their check digit), and
+    /// GS1-128 that starts with an SSCC (AI 00) or a GTIN (AI 01) whose check digit holds.
+    static func provesItself(_ track: Track) -> Bool {
+        if track.symbology.hasGS1CheckDigit { return true }
+        guard track.symbology == .code128, track.isGS1 else { return false }
+        let value = track.value
+        func digits(_ ai: String, count: Int) -> Bool {
+            value.count >= 2 + count && value.starts(with: Array(ai.utf8))
+                && CodeNormalizer.hasValidGS1CheckDigit(Array(value[2..<(2 + count)]))
+        }
+        return digits("00", count: 18) || digits("01", count: 14)
+    }
+
     /// Keeps the live tracks (decoded in `frame` or not) whose predicted place overlaps one of
     /// `present` (the boxes of code-like regions seen in this frame: a label decoded only now
     /// and then is still in view between its reads): they do not end while their region is seen.
     /// A track whose speed is not measured yet takes the region's (`velocity`, pixels a frame).
     public mutating func sustain(frame: Int, present: [(box: Box, velocity: (Double, Double))]) {
         guard !present.isEmpty else { return }
+        let read = live.filter { $0.lastFrame == frame }
         for index in live.indices {
             let predicted = live[index].predictedBox(at: frame)
             guard let region = present.first(where: { $0.box.intersects(predicted) }) else { continue }
+            // The region is another code's, read there now (an item put down where this one was
+            // taken away): it does not keep this track.
+            let track = live[index]
+            if read.contains(where: {
+                $0.serial != track.serial && $0.value != track.value && $0.lastBox.intersects(predicted)
+            }) {
+                continue
+            }
             // Seen, not read: the prediction is where it now is, and the gate stays tight.
             live[index].presentBox = predicted
             live[index].presentFrame = frame
@@ -354,6 +423,10 @@ public struct Tracker: Sendable {
         return boxA.intersectionOverUnion(boxB) > 0 || oneEnded(a, boxA, within: boxB)
             || oneEnded(b, boxB, within: boxA)
     }
+
+    /// A read of another value is a misread of a track's code (a vote) only within this many
+    /// frames of the track's last read: one frame may go unread between.
+    static let misreadFrames = 2
 
     /// Lines across the scan within which a one-ended read and a whole one are one code.
     static let oneEndedLines = 12

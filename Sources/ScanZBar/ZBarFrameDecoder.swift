@@ -174,14 +174,20 @@ public final class ZBarFrameDecoder {
     /// In a region planned for one track of a value, every part of that value is that code (zbar's
     /// splitter can cut one code read on few lines into its ends): one detection with all the
     /// points. Where the region holds several tracks of the value (identical codes side by side),
-    /// the parts stay apart.
+    /// the parts stay apart; so does a part that lies off the track's predicted place (an
+    /// identical label close behind it, coming into the region before it has a track).
     static func pooled(_ detections: [Detection], owners: [DecodePlanner.TrackedCode]) -> [Detection] {
         var result: [Detection] = []
         for detection in detections {
             let sameValue = owners.filter { $0.symbology == detection.symbology && $0.value == detection.value }
-            if sameValue.count == 1, detection.symbology.isLinear,
+            let place = sameValue.first.map { $0.box.widened(by: Self.pooledMargin) }
+            let onPlace = { (part: Detection) -> Bool in
+                guard let place, let box = part.box else { return false }
+                return place.intersects(box)
+            }
+            if sameValue.count == 1, detection.symbology.isLinear, onPlace(detection),
                 let index = result.firstIndex(where: {
-                    $0.symbology == detection.symbology && $0.value == detection.value
+                    $0.symbology == detection.symbology && $0.value == detection.value && onPlace($0)
                 })
             {
                 result[index].absorb(detection)
@@ -191,6 +197,9 @@ public final class ZBarFrameDecoder {
         }
         return result
     }
+
+    /// Pixels around a track's predicted place within which a part of its value is that code.
+    static let pooledMargin = 16
 
     /// A linear code read at one end only (zbar places a point where a line finishes the code, and
     /// in a tight region the lines may all finish at the same end) is a thin line of points. Where a

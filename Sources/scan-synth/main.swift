@@ -3,7 +3,7 @@ import ScanCore
 import ScanSynth
 
 /// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--noise N]
-///     [--truth FILE.json]
+///     [--angles LOW-HIGH] [--truth FILE.json]
 /// Renders a synthetic conveyor clip (tests, benchmarks, demo) and optionally its ground truth.
 var arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
@@ -14,22 +14,42 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 let width = option("--width").flatMap(Int.init) ?? 1280
 let height = option("--height").flatMap(Int.init) ?? 720
-let frames = option("--frames").flatMap(Int.init) ?? 300
+let framesGiven = option("--frames").flatMap(Int.init)
+let frames = framesGiven ?? 300
 let codes = option("--codes").flatMap(Int.init) ?? 10
 let seed = option("--seed").flatMap(UInt64.init) ?? 7
 let noise = option("--noise").flatMap(Int.init)
 let truth = option("--truth")
+let angles = option("--angles")
+/// `--angles 0-360`: degrees, low to high (each -720…720).
+let angleRange: ClosedRange<Double>? = angles.flatMap { text in
+    // The dash between the two (after the first character: LOW may be negative, -20-20).
+    guard let dash = text.dropFirst().firstIndex(of: "-") else { return nil }
+    let parts = [text[..<dash], text[text.index(after: dash)...]]
+    guard let low = Double(parts[0]), let high = Double(parts[1]), low <= high,
+        abs(low) <= 720, abs(high) <= 720
+    else { return nil }
+    return low...high
+}
+if angles != nil && angleRange == nil {
+    FileHandle.standardError.write(
+        Data("scan-synth: --angles '\(angles ?? "")' is not LOW-HIGH in degrees (e.g. 0-360)\n".utf8))
+    exit(2)
+}
 guard arguments.count == 2,
     var scene = Scenarios.named(
         arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
+            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
                 .utf8))
     exit(2)
 }
 if let noise { scene.noise = noise }
+// Scenes of a set length are cut (or run on) to the frames asked for.
+if let framesGiven, framesGiven > 0 { scene.frameCount = framesGiven }
+if let angleRange { scene.turnLabels(within: angleRange, seed: seed) }
 do {
     let renderer = try SceneRenderer(scene: scene)
     try renderer.writeClip(to: arguments[1])

@@ -155,7 +155,7 @@ struct AgentLoopTests {
         #expect(rig.decoder.decodedFrames == Array(0..<5), "no frame is decoded while paused")
         rig.loop.inbox.post(.resume, reply: replies.keep("resume"))
         rig.play(10..<15)
-        rig.loop.finish()
+        rig.loop.finish(.streamEnded)
         #expect(rig.decoder.decodedFrames == Array(0..<5) + Array(10..<15))
         #expect(rig.values(rig.sightings) == ["A", "A"], "after resume the same code is a new track")
         let trackIds = rig.sightings.compactMap { $0["trackId"]?.stringValue }
@@ -231,7 +231,7 @@ struct AgentLoopTests {
         // A broken revision is refused: the running ruleset stays and the status says why.
         watcher.apply(PublishedRules(bytes: Array(#"{"version": 1, "rules": [{"id": "bad"}]}"#.utf8), revision: 8))
         rig.play(7..<14)
-        rig.loop.finish()
+        rig.loop.finish(.streamEnded)
         #expect(rig.loop.rulesRevision == "7")
         #expect(board.current.rulesError?.hasPrefix("revision 8: ") == true)
         let statuses = Dictionary(

@@ -214,7 +214,7 @@ extension WireEventTests {
             trackId: "cam-1-r1-n4", firstFrame: 3, lastFrame: 20, firstSeen: time(3), lastSeen: time(20), frames: 16,
             firstBox: Box(minX: 0, minY: 10, maxX: 99, maxY: 59),
             lastBox: Box(minX: 140, minY: 12, maxX: 239, maxY: 61),
-            family: .linear, image: nil, sharpness: 31.5)
+            family: .linear, image: nil, sharpness: 31.5, reason: .cutByEdge)
         var event = NoReadEvent(
             noRead, camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), time: time(31), sessionId: "s-1")
         event.image = event.imageFileName
@@ -229,6 +229,7 @@ extension WireEventTests {
         #expect(parsed == event)
         #expect(parsed.json == event.json)
         #expect(parsed.image == "cam-1-r1-n4.png")
+        #expect(parsed.reason == "cut-by-edge")
         #expect(event.agentEvent.kind == .noread && event.agentEvent.eventId == "cam-1-r1-n4.noread")
     }
 
@@ -246,6 +247,12 @@ extension WireEventTests {
             }
         }
         #expect(refused("family", .string("qr")) == DeadLetter(.badValue, "family 'qr' is not linear or matrix"))
+        #expect(
+            refused("reason", .string("bored"))
+                == DeadLetter(
+                    .badValue,
+                    "reason 'bored' is not one of undecoded, unconfirmed, cut-by-edge, clip-ended, stopped"))
+        #expect(refused("reason", nil) == nil, "absent: an agent older than the field")
         #expect(refused("imagePng", .string("aGVsbG8=")) == DeadLetter(.badValue, "imagePng is not a base64 PNG"))
         #expect(refused("box", nil) == DeadLetter(.missingField, "box"))
         #expect(refused("box", .bool(true))?.detail == "box is a boolean, not an object")

@@ -67,12 +67,15 @@ struct CandidateTrackerTests {
         #expect(noReads.isEmpty)
     }
 
-    @Test("too few frames, or only ever cut by the area's edge: no no-read")
+    @Test("too few frames: no no-read; only ever cut by the area's edge: a cut-by-edge no-read")
     func tooBriefOrCut() {
         let brief = Self.run(frames: 40, minFrames: 5) { index in index < 4 ? [Self.bars(x: 200, y: 100)] : [] }
         #expect(brief.isEmpty)
+        // Only ever cut by the edge: a label along it is a no-read that says so.
         let cut = Self.run(frames: 60) { index in index < 30 ? [Self.bars(x: 0, y: 100)] : [] }
-        #expect(cut.isEmpty)
+        #expect(cut.map(\.reason) == [.cutByEdge])
+        let briefCut = Self.run(frames: 60) { index in index < 3 ? [Self.bars(x: 0, y: 100)] : [] }
+        #expect(briefCut.isEmpty)
     }
 
     @Test("two torn labels side by side are two no-reads; edges in both directions make a matrix one")
@@ -180,18 +183,52 @@ struct CandidateTrackerTests {
         #expect(events.count { $0.kind == .noread } == 1, "the label below was never read")
     }
 
-    @Test("a candidate still in view when the stream ends is not reported")
-    func endOfStream() {
+    @Test(
+        "a label seen whole and still in view when the stream ends or the agent stops is a no-read with that reason; one only ever cut by the edge is not",
+        arguments: [CandidateTracker.Ending.streamEnded, .stopped])
+    func inViewAtTheEnd(ending: CandidateTracker.Ending) throws {
         var tracker = CandidateTracker(minFrames: 5, maxMissedFrames: 10, idPrefix: "cam")
         for index in 0..<30 {
+            // One whole, one cut by the left edge (a label entering as the stream ends), one
+            // whole but seen in 3 frames only.
+            var regions = [Self.bars(x: 200, y: 100), Self.bars(x: 0, y: 250, width: 60)]
+            if index >= 27 { regions.append(Self.bars(x: 450, y: 100)) }
             #expect(
                 tracker.step(
-                    frame: index, time: Self.time(index), regions: [Self.bars(x: 200, y: 100)], decoded: [],
-                    area: Self.area, image: nil
+                    frame: index, time: Self.time(index), regions: regions, decoded: [], area: Self.area, image: nil
                 ).isEmpty)
         }
-        tracker.finish()
+        let ended = tracker.finish(ending)
         #expect(tracker.live.isEmpty)
+        #expect(ended.count == 1, "\(ended.map(\.lastBox))")
+        let noRead = try #require(ended.first)
+        #expect(noRead.lastBox.minX == 200 && noRead.frames == 30)
+        #expect(noRead.reason == (ending == .streamEnded ? .clipEnded : .stopped))
+    }
+
+    @Test("why a label that left was not read: undecoded, unconfirmed (a read lay on it), cut-by-edge")
+    func reasons() {
+        var tracker = CandidateTracker(minFrames: 5, maxMissedFrames: 10, idPrefix: "cam")
+        var ended: [CandidateTracker.NoRead] = []
+        for index in 0..<60 {
+            let x = 100 + index * 4
+            // Three labels moving right, the third along the bottom edge (cut in every frame);
+            // a fourth along the top edge with a confirmed track's place on it: the end of a read
+            // code, not a label.
+            let regions =
+                index < 40
+                ? [
+                    Self.bars(x: x, y: 100), Self.bars(x: x, y: 200), Self.bars(x: x, y: 360, height: 40),
+                    Self.bars(x: x, y: 0, height: 30),
+                ] : []
+            let tentative = index == 20 ? [Box(minX: x + 10, minY: 210, maxX: x + 100, maxY: 212)] : []
+            let tracked = index < 40 ? [Box(minX: x, minY: -40, maxX: x + 119, maxY: 20)] : []
+            ended += tracker.step(
+                frame: index, time: Self.time(index), regions: regions, decoded: [], tentative: tentative,
+                tracked: tracked, area: Self.area, image: Self.frame)
+        }
+        let reasons = Dictionary(uniqueKeysWithValues: ended.map { ($0.firstBox.minY, $0.reason) })
+        #expect(reasons == [100: .undecoded, 200: .unconfirmed, 360: .cutByEdge], "\(ended)")
     }
 
     @Test("the pipeline sends a noread event that parses back, in the session it happened in")

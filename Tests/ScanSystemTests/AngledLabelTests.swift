@@ -142,4 +142,45 @@ struct AngledLabelTests {
         #expect(problems.isEmpty, "\(problems)")
         #expect(!sightings.isEmpty)
     }
+
+    @Test(
+        "scan-synth --angles 0-360 turns every label of a scene (a lane of EAN-13s, parcels with two labels each stacked on their box): replay counts each once, no no-read on a readable label",
+        arguments: [("lane", UInt64(21)), ("lane", 22), ("lane", 23), ("back-to-back", 24), ("side-by-side", 25)])
+    func synthAngles(scene: String, seed: UInt64) throws {
+        let folder = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clip = "\(folder)/\(scene).y4m"
+        let made = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-synth",
+            [scene, clip, "--angles", "0-360", "--seed", "\(seed)", "--truth", clip + ".truth"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let truth = try String(contentsOfFile: clip + ".truth", encoding: .utf8).split(separator: "\n").map {
+            try JSONValue.parse(String($0))
+        }
+        let whole = truth.filter { $0["partial"] == .bool(false) }.compactMap { $0["value"]?.stringValue }
+        #expect(!whole.isEmpty)
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        var partial = truth.filter { $0["partial"] == .bool(true) }.compactMap { $0["value"]?.stringValue }
+        var read = replay.sightings.compactMap { $0["value"]?.stringValue }
+        for value in whole {
+            if let index = read.firstIndex(of: value) {
+                read.remove(at: index)
+            } else {
+                Issue.record("seed \(seed): \(value) not read")
+            }
+        }
+        // Labels never wholly in view (a clip ending as a box comes in) may be read, once at most.
+        for value in read {
+            if let index = partial.firstIndex(of: value) {
+                partial.remove(at: index)
+            } else {
+                Issue.record("seed \(seed): \(value) read more often than it is on the belt")
+            }
+        }
+        #expect(!replay.events.contains { $0["type"] == .string("noread") }, "\(replay.result.stderr)")
+        let refused = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-synth", [scene, clip, "--angles", "360-0"])
+        #expect(refused.status == 2 && refused.stderr.contains("--angles '360-0'"))
+    }
 }

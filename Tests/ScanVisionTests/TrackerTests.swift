@@ -116,6 +116,71 @@ struct TrackerTests {
         #expect(!result.events.contains { if case .added = $0 { true } else { false } })
     }
 
+    @Test(
+        "a code read in one frame whose check digit proves it (EAN-13, GS1-128 SSCC or GTIN) is a sighting when it ends, also at the stream's end; without such a check, or beside another track, or read twice as two values, it is dropped"
+    )
+    func provenSingleRead() throws {
+        func single(
+            _ value: String, _ symbology: Symbology, gs1: Bool = false, frames: Int = 30, at frame: Int = 7,
+            others: (Int) -> [Detection] = { _ in [] }
+        ) -> [Track] {
+            Self.run(frames: frames) { index in
+                var code = Self.code(value, x: 300, y: 100, size: 80, symbology: symbology)
+                code.isGS1 = gs1
+                return (index == frame ? [code] : []) + others(index)
+            }.ended.filter { $0.value == Array(value.utf8) }
+        }
+        let ean = try #require(single("4006381333931", .ean13).first)
+        #expect(ean.id == "cam-1-run-1" && ean.decodes == 1 && ean.lastFrame == 7)
+        #expect(single("4006381333931", .ean13, frames: 9).count == 1, "ended by the stream's end")
+        #expect(single("003401234500000000171526123", .code128, gs1: true).count == 1, "SSCC, check digit 7")
+        #expect(single("0109501101530003", .code128, gs1: true).count == 1, "GTIN, check digit 3")
+        #expect(single("003401234500000000181526123", .code128, gs1: true).isEmpty, "SSCC with a wrong check digit")
+        #expect(single("003401234500000000171526123", .code128).isEmpty, "not GS1: no AI to check")
+        #expect(single("ABC-123", .code128).isEmpty)
+        #expect(single("4006381333931", .qrCode).isEmpty)
+        // Read where another code is tracked: a misread of that code, not a label of its own.
+        let neighbour = single("4006381333931", .ean13) { index in
+            [Self.code("5901234123457", x: 310, y: 110, symbology: .ean13)]
+        }
+        #expect(neighbour.isEmpty)
+        // Two values read on one place (fewer reads than minDecodes): no proof of either.
+        var three = TrackingConfig()
+        three.minDecodes = 3
+        var votes = Tracker(config: three, idPrefix: "cam-1-run")
+        _ = votes.step(
+            frame: 0, time: Self.time(0), detections: [Self.code("4006381333931", x: 300, y: 100, symbology: .ean13)])
+        _ = votes.step(
+            frame: 1, time: Self.time(1), detections: [Self.code("4006381333948", x: 300, y: 100, symbology: .ean13)])
+        #expect(votes.finish().isEmpty)
+    }
+
+    @Test(
+        "items swapped at one spot within maxMissedFrames (a pack bench) are a track each; a misread between reads is still a vote"
+    )
+    func benchSwap() {
+        // A read in frames 0-29, taken away; B put down at frame 34, read from 36; C from 72.
+        let values = ["4006381333931", "5901234123457", "9780201379624"]
+        let result = Self.run(frames: 110) { frame in
+            let item: Int? =
+                switch frame {
+                case 0..<30: 0
+                case 36..<66: 1
+                case 72..<100: 2
+                default: nil
+                }
+            return item.map { [Self.code(values[$0], x: 300 + $0 * 6, y: 200 - $0 * 5, size: 120, symbology: .ean13)] }
+                ?? []
+        }
+        #expect(result.ended.map { String(decoding: $0.value, as: UTF8.self) } == values)
+        #expect(result.ended.map(\.firstFrame) == [0, 36, 72])
+        // One misread between good reads of one code: outvoted, one track.
+        let misread = Self.run(frames: 30) { frame in
+            [Self.code(frame == 12 ? values[1] : values[0], x: 300, y: 200, size: 120, symbology: .ean13)]
+        }
+        #expect(misread.ended.map { String(decoding: $0.value, as: UTF8.self) } == [values[0]])
+    }
+
     @Test("minDecodes 1 confirms on first sight")
     func minDecodesOne() {
         var config = TrackingConfig()

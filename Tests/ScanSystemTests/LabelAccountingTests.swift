@@ -1,0 +1,101 @@
+import Foundation
+import ScanCore
+import ScanEvents
+import ScanSynth
+import ScanTestSupport
+import ScanTestTiming
+import Testing
+
+/// Every label the camera saw whole is exactly one sighting or exactly one no-read, with the
+/// reason it was not read: also when the clip ends with labels in view and at the frame's edge.
+@Suite("every label accounted for", .timed)
+struct LabelAccountingTests {
+    static func noReads(_ replay: ReplayHarness.Replay) throws -> [NoReadEvent] {
+        try replay.events.filter { $0["type"] == .string("noread") }.map { try NoReadEvent.parse($0) }
+    }
+
+    @Test(
+        "GS1-128 labels at 1.5 px a module, the clip ending with the last one in view: each whole label one sighting or one no-read, the one in view clip-ended when unread",
+        arguments: [(26, 1), (30, 2), (34, 3), (34, 4)] as [(Int, UInt64)])
+    func clipEndsWithLabelsInView(noise: Int, seed: UInt64) throws {
+        // Before: the label in view at the end was neither (silent), at every noise.
+        var scene = Scenarios.sscc(noise: noise)
+        scene.seed = seed
+        // The fourth box (x = -1860 + 9 f) is whole in view from frame 207 to 253: cut at 240.
+        scene.frameCount = 240
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "clip-end")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let labels = expected.filter { !$0.partial }
+        #expect(labels.count == 4)
+        let values = replay.sightings.compactMap { $0["value"]?.stringValue }
+        #expect(Set(values).count == values.count, "a label counted twice: \(values)")
+        let noReads = try Self.noReads(replay)
+        #expect(values.count + noReads.count == labels.count, "\(values) read, \(noReads.map(\.reason))")
+        let inView = try #require(labels.max { $0.framesInView.lowerBound < $1.framesInView.lowerBound })
+        // The label in view at the end (and the one before it, leaving the view as the clip
+        // ends) were seen whole: unread, they are clip-ended no-reads.
+        let endedInView = noReads.filter { $0.reason == "clip-ended" }
+        if !values.contains(inView.value) {
+            #expect(!endedInView.isEmpty, "the label in view at the end: \(values), \(noReads.map(\.reason))")
+        }
+        #expect(endedInView.count <= 2)
+        #expect(noReads.allSatisfy { ["undecoded", "unconfirmed", "clip-ended"].contains($0.reason) })
+        #expect(endedInView.allSatisfy { $0.lastFrame >= 229 }, "seen within maxMissedFrames of the end")
+        if noise == 34 { #expect(noReads.count == 4, "at this noise none is read") }
+        let reasons = Dictionary(grouping: noReads.compactMap(\.reason)) { $0 }.mapValues(\.count)
+        if let clipEnded = reasons["clip-ended"] {
+            #expect(replay.result.stderr.contains("\(noReads.count) no-reads ("), "\(replay.result.stderr)")
+            #expect(replay.result.stderr.contains("\(clipEnded) clip-ended"))
+        }
+    }
+
+    /// Boxes crossing the view with one readable label each and, on one, a label turned across
+    /// the belt that hangs over the bottom edge of the view for its whole pass (half its length
+    /// out of view): at any angle within ±12° of across.
+    static func alongTheEdge(seed: UInt64) -> SynthScene {
+        var random = SeededGenerator(seed: seed)
+        func uniform(_ low: Double, _ high: Double) -> Double {
+            low + (high - low) * Double(random.next() % 10_000) / 10_000
+        }
+        let eans = ["400638133393", "590123412345", "978020137962"]
+        let speed = uniform(7, 10)
+        var items = eans.enumerated().map { index, ean in
+            SynthItem(
+                name: "box-\(index)", width: 300, height: 150, startX: -320 - Double(index) * 420, startY: 40,
+                velocityX: speed,
+                labels: [SynthLabel(.ean13, ean, offsetX: 20, offsetY: 20, rotationDegrees: uniform(-20, 20))])
+        }
+        let across = (random.next() % 2 == 0 ? 90 : 270) + uniform(-12, 12)
+        items.append(
+            SynthItem(
+                name: "edge", width: 200, height: 260, startX: -700 - uniform(0, 200), startY: 250, velocityX: speed,
+                labels: [
+                    SynthLabel(
+                        .code128, "EDGE-\(seed)", moduleSize: 2, offsetX: 40, offsetY: 20, rotationDegrees: across,
+                        barHeight: 50)
+                ]))
+        return SynthScene(
+            width: 900, height: 400, frameCount: Int((900 + 320 + 840) / speed), items: items,
+            noise: 6 + Int(random.next() % 10), seed: seed)
+    }
+
+    @Test(
+        "a label cut by the frame's edge for its whole pass is one cut-by-edge no-read; readable labels beside it are counted, never a no-read",
+        arguments: [11, 12, 13] as [UInt64])
+    func cutByTheEdge(seed: UInt64) throws {
+        // Before: the label along the edge was silent.
+        let (clip, expected) = try ReplayHarness.clip(of: Self.alongTheEdge(seed: seed), name: "edge")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let whole = expected.filter { !$0.partial }
+        #expect(whole.count == 3 && !whole.contains { $0.value.hasPrefix("EDGE") })
+        #expect(ReplayHarness.compare(replay.sightings, with: whole).isEmpty, "\(replay.sightings)")
+        let noReads = try Self.noReads(replay)
+        #expect(noReads.map(\.reason) == ["cut-by-edge"], "\(noReads.map(\.lastBox))")
+        let noRead = try #require(noReads.first)
+        #expect((noRead.firstBox + noRead.lastBox).allSatisfy { $0.y >= 250 }, "it lies on the bottom edge")
+    }
+}
