@@ -127,8 +127,7 @@ public struct Tracker: Sendable {
             for index in ending {
                 let gone = live[index]
                 guard gone.confirmed else {
-                    let others = live.indices.filter { $0 != index }.map { live[$0] }
-                    if let proven = confirmedAtEnd(gone, others: others) {
+                    if let proven = confirmedAtEnd(index) {
                         events += [.added(proven), .removed(proven)]
                     } else {
                         discarded += 1
@@ -186,6 +185,8 @@ public struct Tracker: Sendable {
             }
             live.append(track)
         }
+        // Ended tracks stay places of read codes for `maxMissedFrames` (`confirmedPlaces`).
+        recentlyEnded.removeAll { frame - $0.presentFrame > config.maxMissedFrames }
         return events
     }
 
@@ -195,7 +196,7 @@ public struct Tracker: Sendable {
         for (index, track) in live.enumerated() {
             if track.confirmed {
                 events.append(.removed(track))
-            } else if let proven = confirmedAtEnd(track, others: live.indices.filter { $0 != index }.map { live[$0] }) {
+            } else if let proven = confirmedAtEnd(index) {
                 events += [.added(proven), .removed(proven)]
             } else {
                 discarded += 1
@@ -218,9 +219,8 @@ public struct Tracker: Sendable {
 
     /// Where the live confirmed tracks, and those that ended in the last `maxMissedFrames`
     /// frames, should be in `frame`, read there or not.
-    public mutating func confirmedPlaces(at frame: Int) -> [Box] {
-        recentlyEnded.removeAll { frame - $0.presentFrame > config.maxMissedFrames }
-        return (live.filter(\.confirmed) + recentlyEnded).map { $0.predictedBox(at: frame) }
+    public func confirmedPlaces(at frame: Int) -> [Box] {
+        (live.filter(\.confirmed) + recentlyEnded).map { $0.predictedBox(at: frame) }
     }
 
     /// A track that ends read in fewer frames than `minDecodes` is still a code when its one
@@ -228,9 +228,10 @@ public struct Tracker: Sendable {
     /// more than a point, and it was alone: no other track of its value (it would be a partial
     /// read of that code) and none where it was read (a misread of a neighbour). It is confirmed
     /// now, as it ends; any other is dropped (`discarded`).
-    private mutating func confirmedAtEnd(_ track: Track, others: [Track]) -> Track? {
+    private mutating func confirmedAtEnd(_ index: Int) -> Track? {
+        let track = live[index]
         guard track.votes.count == 1, track.sawExtent, Self.provesItself(track) else { return nil }
-        for other in others {
+        for (position, other) in live.enumerated() where position != index {
             if other.symbology == track.symbology && other.value == track.value { return nil }
             if other.predictedBox(at: track.lastFrame).intersects(track.lastBox) { return nil }
         }
