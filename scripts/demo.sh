@@ -42,11 +42,11 @@ echo "== synthetic clips: a conveyor lane (10 products, identical ones back to b
 "$bin/scan-synth" lane "$work/clips/lane.y4m"
 "$bin/scan-synth" pack "$work/clips/pack.y4m"
 
-agent_config() {  # id lane-or-station-json clip session-json rules-json -> path
+agent_config() {  # id lane-or-station-json clip session-json rules-json start-time -> path
   local path="$work/$1.json"
   cat > "$path" <<JSON
 {"camera": {"id": "$1", "site": "dc1", $2},
- "source": {"type": "clip", "path": "$3", "realtime": true},
+ "source": {"type": "clip", "path": "$3", "realtime": true, "startAt": "$6"},
  "session": $4,
  "nats": {"url": "$SCANTRACK_NATS"},
  "spool": {"dir": "$work/spool-$1"},
@@ -54,10 +54,15 @@ agent_config() {  # id lane-or-station-json clip session-json rules-json -> path
 JSON
   echo "$path"
 }
-lane1=$(agent_config cam-01 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '')
-lane2=$(agent_config cam-02 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '')
+# The clips play from a few seconds ahead, cam-02's 1.5 s after cam-01's (it is 1.5 s downstream):
+# in step however long each agent takes to start.
+now=$(date +%s%3N)
+at() { date -u -d "@$(((now + $1) / 1000)).$(printf %03d $(((now + $1) % 1000)))" +%Y-%m-%dT%H:%M:%S.%3NZ; }
+start=$(at 4000); start2=$(at 5500)
+lane1=$(agent_config cam-01 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '' "$start")
+lane2=$(agent_config cam-02 '"lane": "L1"' "$work/clips/lane.y4m" '{"start": "continuous"}' '' "$start2")
 pack=$(agent_config cam-10 '"station": "pack-01"' "$work/clips/pack.y4m" '{"start": "orderCode", "stopAfterIdleSeconds": 2.5}' \
-  ', "rules": "scripts/demo/pack-rules.json"')
+  ', "rules": "scripts/demo/pack-rules.json"' "$start")
 
 echo
 echo "== aggregator, then three agents in real time (about 35 s); live item passes and packs:"
@@ -75,7 +80,6 @@ if [ -x .cache/venv/bin/python ]; then
 fi
 "$bin/scan-agent" run --config "$lane1" 2> "$work/logs/cam-01.log" & a1=$!
 "$bin/scan-agent" run --config "$pack" 2> "$work/logs/cam-10.log" & a3=$!
-sleep 1.5  # cam-02 is 1.5 s downstream of cam-01
 "$bin/scan-agent" run --config "$lane2" 2> "$work/logs/cam-02.log" & a2=$!
 pids+=($a1 $a2 $a3)
 status=0

@@ -28,8 +28,9 @@ struct ClipPacing: Sendable {
 /// A YUV4MPEG2 clip played as a camera would deliver it: paced at the clip's frame rate
 /// (`realtime`), times from `start` plus the clip's frame offsets; with `dropLate`, a frame the
 /// decoder is not ready for is dropped (counted) as a camera's would be, instead of waited for.
-/// Frames before `resumeFrame`
-/// (a clip resumed after a crash) are replayed unpaced. A clip damaged part way ends the stream
+/// A paced clip's first frame is due `lead` after capture begins (`source.startAt` still ahead; a
+/// negative lead, a start already past, delivers the frames already due at once). Frames before
+/// `resumeFrame` (a clip resumed after a crash) are replayed unpaced. A clip damaged part way ends the stream
 /// at the damage, with an error naming file and frame.
 final class ClipSource: FrameSource, @unchecked Sendable {
     // @unchecked: the reader is used by the capture thread only; `stateWord` is thread-safe.
@@ -39,20 +40,22 @@ final class ClipSource: FrameSource, @unchecked Sendable {
     let realtime: Bool
     let start: Timestamp
     let resumeFrame: Int
+    let lead: Duration
     let logger: Logger
     let pacing: ClipPacing
     private let stateWord = SourceState()
     var state: SourceStatus { stateWord.current }
 
     init(
-        path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int, logger: Logger,
-        pacing: ClipPacing = .system
+        path: String, realtime: Bool, dropLate: Bool = false, start: Timestamp, resumeFrame: Int,
+        lead: Duration = .zero, logger: Logger, pacing: ClipPacing = .system
     ) throws(ClipError) {
         reader = try ClipReader(path: path)
         self.realtime = realtime
         self.blocking = !(realtime && dropLate)
         self.start = start
         self.resumeFrame = resumeFrame
+        self.lead = lead
         self.logger = logger
         self.pacing = pacing
     }
@@ -64,7 +67,7 @@ final class ClipSource: FrameSource, @unchecked Sendable {
         }
         stateWord.set(.streaming)
         let header = reader.header
-        let origin = pacing.now()
+        let origin = pacing.now() + lead
         var index = 0
         while !stop.isStopped {
             var image = GrayImage(width: header.width, height: header.height, fill: 0)

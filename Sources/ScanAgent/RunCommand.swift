@@ -102,21 +102,25 @@ struct RunCommand: AsyncParsableCommand {
         switch agentConfig.source.kind {
         case .clip:
             let path = agentConfig.source.path ?? ""
-            var start = clock.now
+            var start = agentConfig.source.startAt ?? clock.now
             var resumeFrame = 0
+            var lead = Duration.milliseconds(start.milliseconds - clock.now.milliseconds)
             if let saved = ClipCheckpoint.load(directory: agentConfig.spool.dir, clip: path) {
                 runId = saved.runId
                 start = saved.start
                 resumeFrame = saved.frame
+                lead = .zero
                 logger.info(
                     "resuming an unfinished run on this clip",
                     metadata: [LogKey.run: "\(runId)", "frame": "\(saved.frame)"])
             }
+            if lead > .zero && agentConfig.source.realtime {
+                logger.info("the clip starts at source.startAt", metadata: ["startAt": "\(start)"])
+            }
             do {
                 source = try ClipSource(
                     path: path, realtime: agentConfig.source.realtime, dropLate: agentConfig.source.dropLate,
-                    start: start,
-                    resumeFrame: resumeFrame, logger: logger)
+                    start: start, resumeFrame: resumeFrame, lead: lead, logger: logger)
             } catch {
                 writeStandardError("scan-agent run: \(error)")
                 throw ExitCode(2)

@@ -97,6 +97,7 @@ extension SourceConfig {
         case .clip:
             members += [path.map { ("path", .string($0)) }].compactMap { $0 }
             members += [("realtime", .bool(realtime)), ("dropLate", .bool(dropLate))]
+            members += [startAt.map { ("startAt", .string($0.description)) }].compactMap { $0 }
         case .genicam:
             members += [camera.map { ("camera", .string($0)) }].compactMap { $0 }
             if !expect.isEmpty {

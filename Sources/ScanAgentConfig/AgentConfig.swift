@@ -62,6 +62,10 @@ public struct SourceConfig: Sendable, Equatable {
     /// A paced clip drops the frames the decoder is not ready for, as a camera does, instead of
     /// waiting for it (for measuring whether an agent keeps up).
     public var dropLate: Bool = false
+    /// When a clip's first frame is due (`source.startAt`, RFC 3339): its frames' times are this
+    /// plus their offsets, and a paced clip waits for it, so that the recordings of several
+    /// cameras of one lane play in step. Nil: when the agent starts.
+    public var startAt: Timestamp?
     /// Frames that wait for the decoder. When they are all taken, a camera's oldest waiting frame
     /// is dropped for the new one (a clip waits instead). More absorbs a burst (the first frame,
     /// every label in view new, takes about 90 ms at 4K: three frame times at 30 fps) at the cost
@@ -219,8 +223,8 @@ extension AgentConfig {
 
 extension SourceConfig {
     static let keys = [
-        "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "camera", "controls", "url",
-        "transport", "passwordFile", "queueFrames", "expect", "allowBasicAuth", "tls",
+        "type", "device", "width", "height", "fps", "path", "realtime", "dropLate", "startAt", "camera", "controls",
+        "url", "transport", "passwordFile", "queueFrames", "expect", "allowBasicAuth", "tls",
     ]
 
     /// Reads the `source` object over these settings; every problem by path.
@@ -255,6 +259,15 @@ extension SourceConfig {
         }
         if let dropLate = reader.bool(members["dropLate"], at: "source.dropLate") {
             self.dropLate = dropLate
+        }
+        if let text = reader.string(members["startAt"], at: "source.startAt") {
+            if let time = Timestamp(rfc3339: text) {
+                self.startAt = time
+            } else {
+                reader.fail(
+                    "source.startAt", "'\(TerminalText.escaped(text))' is not an RFC 3339 time (2026-11-28T08:00:00Z)")
+            }
+            if self.kind != .clip { reader.fail("source.startAt", "only for a clip source") }
         }
         if let queueFrames = reader.int(members["queueFrames"], at: "source.queueFrames", range: 1...64) {
             self.queueFrames = queueFrames

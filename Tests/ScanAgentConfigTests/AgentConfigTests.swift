@@ -155,6 +155,39 @@ struct AgentConfigTests {
         }
     }
 
+    @Test(
+        "source.startAt: a clip's start as an RFC 3339 time, in the printed config; a bad time or another source is refused"
+    )
+    func startAt() throws {
+        let parse = { (source: String) throws -> AgentConfig in
+            try AgentConfig.parse(
+                Array(#"{"camera": {"id": "c"}, "source": {\#(source)}}"#.utf8), file: "t.json")
+        }
+        #expect(try parse(#""type": "clip", "path": "c.y4m""#).source.startAt == nil)
+        let timed = try parse(#""type": "clip", "path": "c.y4m", "startAt": "2026-11-28T08:00:01.250Z""#)
+        #expect(timed.source.startAt == Timestamp(rfc3339: "2026-11-28T08:00:01.250Z"))
+        #expect(
+            try AgentConfig.parse(Array(timed.document.serialized.utf8), file: "printed").source.startAt
+                == timed.source.startAt)
+        for (source, message) in [
+            (
+                #""type": "clip", "path": "c.y4m", "startAt": "tomorrow\u001b[2J""#,
+                #"t.json: source.startAt: 'tomorrow\x1B[2J' is not an RFC 3339 time"#
+            ),
+            (#""type": "clip", "path": "c.y4m", "startAt": 1764316800"#, "t.json: source.startAt"),
+            (
+                #""type": "rtsp", "url": "rtsp://cam/s", "startAt": "2026-11-28T08:00:00Z""#,
+                "t.json: source.startAt: only for a clip source"
+            ),
+        ] {
+            #expect {
+                try parse(source)
+            } throws: { error in
+                (error as? ConfigErrors)?.description.contains(message) == true
+            }
+        }
+    }
+
     @Test("not JSON at all says where")
     func notJSON() {
         #expect {

@@ -298,6 +298,27 @@ struct ClipSourceTests {
         #expect(source.state == .ended)
     }
 
+    @Test(
+        "source.startAt: a paced clip waits for its start before the first frame; a start already past delivers the frames already due at once"
+    )
+    func startAt() throws {
+        let path = try Self.clip(frames: 10, fps: 10)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let start = try #require(Timestamp(rfc3339: "2026-11-28T08:00:00Z"))
+        for (lead, firstWait) in [(Duration.milliseconds(1_500), 0), (.milliseconds(-350), 4)] {
+            let clock = SleepingClock()
+            let source = try ClipSource(
+                path: path, realtime: true, start: start, resumeFrame: 0, lead: lead, logger: .init(label: "test"),
+                pacing: clock.pacing)
+            let frames = Self.play(source)
+            #expect(frames.map(\.time) == (0..<10).map { start.adding(milliseconds: 100 * Int64($0)) })
+            // Frame i is due at lead + 100 ms × i after capture began: the waits end exactly there, and
+            // frames due before capture began (a start 350 ms past: frames 0 to 3) are not waited for.
+            let wakes = clock.wakes.map { $0 - clock.origin }
+            #expect(wakes == (firstWait..<10).map { lead + .milliseconds(100 * $0) }, "\(wakes)")
+        }
+    }
+
     /// A clock for `ClipPacing` that moves only to the end of each sleep, which returns at once;
     /// `wakes` are the times the sleeps ended.
     final class SleepingClock: @unchecked Sendable {

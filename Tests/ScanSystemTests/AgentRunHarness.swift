@@ -36,8 +36,10 @@ enum AgentRunHarness {
         return path
     }
 
-    static func clipSource(_ clip: String, realtime: Bool = true) -> String {
-        "{\"type\": \"clip\", \"path\": \"\(clip)\", \"realtime\": \(realtime)}"
+    /// A clip source; `startAt`: the time of its first frame (several agents' clips in step).
+    static func clipSource(_ clip: String, realtime: Bool = true, startAt: Timestamp? = nil) -> String {
+        "{\"type\": \"clip\", \"path\": \"\(clip)\", \"realtime\": \(realtime)"
+            + (startAt.map { ", \"startAt\": \"\($0)\"" } ?? "") + "}"
     }
 
     /// Starts the agent with its log in `log` (read it after the exit). The environment's

@@ -24,12 +24,13 @@ struct DashboardBrowserTests {
     }
 
     static func agentConfig(
-        _ dir: String, camera: String, place: String, clip: String, natsURL: String, prefix: String, extra: String = ""
+        _ dir: String, camera: String, place: String, clip: String, natsURL: String, prefix: String, extra: String = "",
+        startAt: Timestamp? = nil
     ) throws -> String {
         let path = dir + "/\(camera)-\(URL(fileURLWithPath: clip).deletingPathExtension().lastPathComponent).json"
         try """
         {"camera": {"id": "\(camera)", "site": "dc1", \(place)},
-         "source": {"type": "clip", "path": "\(clip)", "realtime": false},
+         "source": \(AgentRunHarness.clipSource(clip, realtime: false, startAt: startAt)),
          "nats": {"url": "\(natsURL)", "prefix": "\(prefix)"},
          "spool": {"dir": "\(dir)/spool-\(camera)-\(URL(fileURLWithPath: clip).lastPathComponent)"},
          "heartbeatSeconds": 0.5\(extra)}
@@ -91,21 +92,24 @@ struct DashboardBrowserTests {
             prefix: prefix, natsURL: natsURL, dsn: migrated.dsn, log: dir + "/agg.log")
         running.append(aggregator)
         let lane = #""lane": "L1""#
+        // cam-02 is 1.5 s downstream of cam-01 (the topology's travel time): its clip starts 1.5 s later.
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
         let cam01 = try Self.agentConfig(
-            dir, camera: "cam-01", place: lane, clip: dir + "/lane.y4m", natsURL: natsURL, prefix: prefix)
+            dir, camera: "cam-01", place: lane, clip: dir + "/lane.y4m", natsURL: natsURL, prefix: prefix,
+            startAt: start)
         let cam02 = try Self.agentConfig(
-            dir, camera: "cam-02", place: lane, clip: dir + "/lane.y4m", natsURL: natsURL, prefix: prefix)
+            dir, camera: "cam-02", place: lane, clip: dir + "/lane.y4m", natsURL: natsURL, prefix: prefix,
+            startAt: start.adding(milliseconds: 1_500))
         let cam10 = try Self.agentConfig(
             dir, camera: "cam-10", place: #""station": "pack-01""#, clip: dir + "/pack.y4m", natsURL: natsURL,
             prefix: prefix,
             extra:
                 #", "session": {"start": "orderCode", "stopAfterIdleSeconds": 2.5}, "rules": "\#(repo)/scripts/demo/pack-rules.json""#
         )
-        var agents = [
+        let agents = [
             try H.start(config: cam01, log: dir + "/cam-01.log"), try H.start(config: cam10, log: dir + "/cam-10.log"),
+            try H.start(config: cam02, log: dir + "/cam-02.log"),
         ]
-        Thread.sleep(forTimeInterval: 1.5)  // cam-02 is 1.5 s downstream of cam-01 (the topology's travel time)
-        agents.append(try H.start(config: cam02, log: dir + "/cam-02.log"))
         running += agents
         for agent in agents {
             #expect(H.waitForExit(agent))

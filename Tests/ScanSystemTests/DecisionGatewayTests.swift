@@ -213,9 +213,13 @@ struct DecisionGatewayTests {
         let listening = try ["parcel", "decision"].map { try listener.subscribe(subject: "\(prefix).v1.\($0).dc1.>") }
         try listener.flush()
         var agents: [Process] = []
+        // Both cameras see each box at the same moment: their clips start together, however long
+        // each agent takes to get going on a busy machine.
+        let startAt = SystemClock().now.adding(milliseconds: 3_000)
         for camera in ["cam-01", "cam-02"] {
             let config = try H.config(
-                in: dir, camera: camera, source: H.clipSource(clip), natsURL: nats.url, prefix: prefix,
+                in: dir, camera: camera, source: H.clipSource(clip, startAt: startAt), natsURL: nats.url,
+                prefix: prefix,
                 extra: #", "grouping": {"enabled": true, "require": ["GS1-128"]}"#)
             agents.append(try H.start(config: config, log: dir + "/\(camera).log"))
         }
