@@ -39,7 +39,8 @@ corpus:
 test: export SCANTRACK_WARNINGS_AS_ERRORS := 1
 test: deps corpus lint
 	swift build --build-tests
-	@# Signals and lifetimes are checked on the release build too (what users run).
+	@# Signals and lifetimes are checked on the release build too (what users run); the system tests
+	@# run the release scan-agent (SCANTRACK_TEST_AGENT), the in-process tests the debug build.
 	swift build -c release --product scan-aggregator
 	swift build -c release --product scan-agent
 	swift build -c release --product scanadmin
@@ -49,7 +50,8 @@ test: deps corpus lint
 	@# counts from when a test was scheduled, and it schedules nearly all at once).
 	@mkdir -p .cache/test && rm -f .cache/test/times.tsv
 	set -o pipefail; status=0; \
-	  SCANTRACK_TEST_TIMES=$(CURDIR)/.cache/test/times.tsv scripts/with-servers.sh test swift test --skip-build 2>&1 \
+	  SCANTRACK_TEST_TIMES=$(CURDIR)/.cache/test/times.tsv SCANTRACK_TEST_AGENT=$(CURDIR)/.build/release/scan-agent \
+	  scripts/with-servers.sh test swift test --skip-build 2>&1 \
 	    | tee .cache/test/test.log || status=$$?; \
 	  python3 scripts/slowest-tests.py .cache/test/test.log .cache/test/times.tsv 20; exit $$status
 

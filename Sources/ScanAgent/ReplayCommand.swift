@@ -152,7 +152,7 @@ struct ReplayCommand: ParsableCommand {
             frame += 1
             meter.update(frames: frame)
         }
-        meter.finish()
+        meter.finish(frames: frame)
         output.write(pipeline.finish(time: lastTime))
         output.flush()
         let seconds = (ContinuousClock.now - began).seconds
@@ -261,8 +261,8 @@ struct ReplayProgress {
         total = size.map { $0 / (frameBytes + 6) }.flatMap { $0 > 0 ? $0 : nil }
     }
 
-    mutating func update(frames: Int) {
-        guard show, ContinuousClock.now - shown >= .milliseconds(500) else { return }
+    mutating func update(frames: Int, last: Bool = false) {
+        guard show, last || ContinuousClock.now - shown >= .milliseconds(500) else { return }
         shown = ContinuousClock.now
         let seconds = (shown - began).seconds
         let rate = seconds > 0 ? Double(frames) / seconds : 0
@@ -278,8 +278,10 @@ struct ReplayProgress {
         wrote = true
     }
 
-    /// Ends the progress line, so that what follows starts on a line of its own.
-    func finish() {
+    /// Shows where the replay ended (a clip shorter than half a second shows only this), and ends
+    /// the line, so that what follows starts on a line of its own.
+    mutating func finish(frames: Int) {
+        update(frames: frames, last: true)
         if wrote { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

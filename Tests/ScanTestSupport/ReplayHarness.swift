@@ -5,7 +5,13 @@ import Testing
 
 /// Runs the built `scan-agent replay` on clips and reads its events back.
 public enum ReplayHarness {
-    public static var agent: String { TestEnvironment.productsDirectory + "/scan-agent" }
+    /// The scan-agent the tests run: SCANTRACK_TEST_AGENT when set (`make test` names the release
+    /// build it has just made: the binary users run, and the scene replays at its speed, about ten
+    /// times the debug build's), else the debug build beside the tests.
+    public static let agent: String = {
+        if let given = ProcessInfo.processInfo.environment["SCANTRACK_TEST_AGENT"], !given.isEmpty { return given }
+        return TestEnvironment.productsDirectory + "/scan-agent"
+    }()
 
     public static func temporaryDirectory() throws -> String { try TestEnvironment.temporaryDirectory() }
 
