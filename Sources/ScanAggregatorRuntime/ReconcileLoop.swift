@@ -249,7 +249,7 @@ public final class ReconcileLoop: @unchecked Sendable {
         let now = clock.now.milliseconds
         let waiting = try db.unmergedParcels(limit: batchSize)
         let states = try db.sightingStates(trackIds: waiting.flatMap(\.trackIds))
-        var ready: [(site: String, parcel: LaneParcel, lane: Topology.Lane)] = []
+        var ready: [(site: String, parcel: LaneParcel, lane: Topology.Lane, readElsewhere: Bool)] = []
         var setAside: [String] = []
         for row in waiting {
             guard let lane = topology.lane(site: row.site, camera: row.parcel.camera) else {
@@ -263,7 +263,8 @@ public final class ReconcileLoop: @unchecked Sendable {
             for index in parcel.codes.indices where index < row.trackIds.count {
                 parcel.codes[index].itemId = states[row.trackIds[index]]?.itemId
             }
-            ready.append((row.site, parcel, lane))
+            let readElsewhere = row.trackIds.contains { states[$0]?.readElsewhere ?? false }
+            ready.append((row.site, parcel, lane, readElsewhere))
         }
         try db.markParcelsMerged(eventIds: setAside)
         let measurements = try unsettledMeasurements(db, topology: topology, counts: &counts)
@@ -278,12 +279,15 @@ public final class ReconcileLoop: @unchecked Sendable {
             from: Timestamp(milliseconds: (times.min() ?? now) - reach),
             to: Timestamp(milliseconds: (times.max() ?? now) + reach))
         var touched: Set<Int> = []
-        for (site, parcel, lane) in ready {
+        // Parcels holding a code another camera read go first and join only by that code, so that
+        // the other camera's parcel of the same box finds them; then the rest, by time.
+        let ordered = ready.filter(\.readElsewhere) + ready.filter { !$0.readElsewhere }
+        for (site, parcel, lane, readElsewhere) in ordered {
             if let index = passes.firstIndex(where: { $0.members.contains { $0.eventId == parcel.eventId } }) {
                 touched.insert(index)  // merged before, in a round whose marking was lost
                 continue
             }
-            if let index = ParcelMerging.place(parcel, lane: lane, site: site, passes: passes) {
+            if let index = ParcelMerging.place(parcel, lane: lane, site: site, passes: passes, byTime: !readElsewhere) {
                 passes[index].members.append(parcel)
                 if passes[index].closed { passes[index].revision += 1 }
                 touched.insert(index)

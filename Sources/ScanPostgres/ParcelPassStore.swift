@@ -39,14 +39,16 @@ public struct ParcelPassStore {
         var states: [String: SightingState] = [:]
         for row in try connection.query(
             """
-            SELECT s.track_id, s.reconciled, s.status = 'accepted' AS accepted, i.item_id
+            SELECT s.track_id, s.reconciled, s.status = 'accepted' AS accepted, i.item_id,
+                   EXISTS (SELECT 1 FROM item_sightings o WHERE o.item_id = i.item_id AND o.camera <> s.camera)
+                       AS read_elsewhere
             FROM sightings s LEFT JOIN item_sightings i ON i.event_id = s.event_id
             WHERE s.event_id = ANY($1::text[])
             """, [.text(SiteStore.arrayLiteral(trackIds.map { $0 + ".sighting" }))]
         ).named("sighting states") {
             states[try row.text("track_id")] = SightingState(
                 reconciled: try row.bool("reconciled"), accepted: try row.bool("accepted"),
-                itemId: try row.optionalText("item_id"))
+                itemId: try row.optionalText("item_id"), readElsewhere: try row.bool("read_elsewhere"))
         }
         return states
     }

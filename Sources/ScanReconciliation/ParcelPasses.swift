@@ -92,25 +92,37 @@ public struct ParcelPass: Sendable, Equatable {
 }
 
 public enum ParcelMerging {
-    /// The pass a camera's parcel joins: the one holding an item pass its codes joined (a code
-    /// the other camera read too); else, among the lane's passes with no parcel from this
-    /// camera, the one whose time at this camera is nearest, within the lane's window (a parcel
-    /// whose codes another camera read, or one this camera read nothing on). Nil: a new pass.
-    public static func place(_ parcel: LaneParcel, lane: Topology.Lane, site: String, passes: [ParcelPass]) -> Int? {
+    /// The pass a camera's parcel joins, among the lane's passes with no parcel from this camera
+    /// (a camera sees a box once: two of its parcels are two boxes): the one holding an item pass
+    /// its codes joined (a code another camera read too), the nearest in time if several; else,
+    /// when `byTime`, the one whose time at this camera is nearest, within the lane's window (a
+    /// parcel whose codes no other camera read, or one this camera read nothing on). Nil: a new
+    /// pass. A parcel holding a code another camera read is placed with `byTime` false: that
+    /// camera's parcel of the box holds the code, and a box beside it at the same moment (another
+    /// row of the belt) must not take it first.
+    public static func place(
+        _ parcel: LaneParcel, lane: Topology.Lane, site: String, passes: [ParcelPass], byTime: Bool = true
+    ) -> Int? {
         let items = Set(parcel.codes.compactMap(\.itemId))
-        let candidates = passes.indices.filter { passes[$0].site == site && passes[$0].lane == lane.id }
-        if !items.isEmpty,
-            let shared = candidates.first(where: { index in
-                passes[index].members.contains { member in
+        let time = parcel.firstSeen.milliseconds - (lane.offset(of: parcel.camera) ?? 0)
+        let candidates = passes.indices.filter { index in
+            passes[index].site == site && passes[index].lane == lane.id
+                && !passes[index].members.contains { $0.camera == parcel.camera }
+        }
+        let sharing = candidates.filter { index in
+            !items.isEmpty
+                && passes[index].members.contains { member in
                     member.codes.contains { $0.itemId.map(items.contains) ?? false }
                 }
-            })
-        {
+        }
+        if let shared = sharing.min(by: {
+            abs(passes[$0].anchor(on: lane) - time) < abs(passes[$1].anchor(on: lane) - time)
+        }) {
             return shared
         }
-        let time = parcel.firstSeen.milliseconds - (lane.offset(of: parcel.camera) ?? 0)
+        guard byTime else { return nil }
         var best: (index: Int, distance: Int64)?
-        for index in candidates where !passes[index].members.contains(where: { $0.camera == parcel.camera }) {
+        for index in candidates {
             let distance = abs(passes[index].anchor(on: lane) - time)
             guard distance <= lane.windowMilliseconds, distance < (best?.distance ?? .max) else { continue }
             best = (index, distance)

@@ -123,11 +123,15 @@ public struct SightingState: Sendable, Equatable {
     public var reconciled: Bool
     public var accepted: Bool
     public var itemId: String?
+    /// Whether another camera's sighting is in its item pass too: that camera read this code on
+    /// the box, so its parcel of the box will hold it.
+    public var readElsewhere: Bool
 
-    public init(reconciled: Bool, accepted: Bool, itemId: String?) {
+    public init(reconciled: Bool, accepted: Bool, itemId: String?, readElsewhere: Bool = false) {
         self.reconciled = reconciled
         self.accepted = accepted
         self.itemId = itemId
+        self.readElsewhere = readElsewhere
     }
 }
 

@@ -102,12 +102,25 @@ public struct ParcelGrouper: Sendable {
         return max(0, apart.x, apart.y)
     }
 
-    /// Whether two tracks move alike, on each axis where both speeds were measured (between two
-    /// complete readings).
-    private func movesAlike(_ a: Track, _ b: Track) -> Bool {
-        let x = !(a.measuredX && b.measuredX) || abs(a.velocityX - b.velocityX) <= config.velocityTolerance
-        let y = !(a.measuredY && b.measuredY) || abs(a.velocityY - b.velocityY) <= config.velocityTolerance
-        return x && y
+    /// Whether two tracks move alike, on each axis where both speeds were measured: over their
+    /// lives (`Track.steadyVelocity`) where both have that, else between their last two complete
+    /// readings. The smoothed speed alone swings by more than the tolerance along a linear code's
+    /// bars, which split the labels of one box into parcels of their own. Along the bars of a
+    /// linear code zbar reads on its scan lines (down the rows' direction for a code read along
+    /// rows) no speed is compared at all: its reads show only which lines crossed it, which the
+    /// tracker itself places where it predicts the code, so a wrong speed there feeds itself
+    /// (at 14 px a frame, 4 px a frame across the belt within six frames of a code on a box
+    /// moving straight).
+    func movesAlike(_ a: Track, _ b: Track) -> Bool {
+        let (steadyA, steadyB) = (a.steadyVelocity, b.steadyVelocity)
+        func alike(_ a: (steady: Double?, smoothed: Double, measured: Bool), _ b: (Double?, Double, Bool)) -> Bool {
+            if let first = a.steady, let second = b.0 { return abs(first - second) <= config.velocityTolerance }
+            return !(a.measured && b.2) || abs(a.smoothed - b.1) <= config.velocityTolerance
+        }
+        let compareX = a.readAlongRows != false && b.readAlongRows != false
+        let compareY = a.readAlongRows != true && b.readAlongRows != true
+        return (!compareX || alike((steadyA.x, a.velocityX, a.measuredX), (steadyB.x, b.velocityX, b.measuredX)))
+            && (!compareY || alike((steadyA.y, a.velocityY, a.measuredY), (steadyB.y, b.velocityY, b.measuredY)))
     }
 
     /// A track confirmed: placed in a parcel once it has been followed `settleFrames` frames

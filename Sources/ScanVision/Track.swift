@@ -52,6 +52,10 @@ public struct Track: Sendable, Equatable {
     }
     var measuredX = false
     var measuredY = false
+    /// The first whole reading on each axis: with the last (`anchorX`, `anchorY`), the speed over
+    /// the track's life (`steadyVelocity`).
+    var originX: Anchor?
+    var originY: Anchor?
     /// Set by the pipeline when the rule engine decides, at the first confirmed read.
     public var decision: TrackDecision?
 
@@ -115,6 +119,22 @@ public struct Track: Sendable, Equatable {
         let dy = lastBox.centerY - firstBox.centerY
         return (dx * dx + dy * dy).squareRoot() / seconds
     }
+
+    /// Pixels per frame on each axis from the first whole reading to the last, at least
+    /// `steadyFrames` apart; nil on an axis without two such readings. The smoothed
+    /// `velocityX`/`velocityY` follow each read and swing by pixels a frame along a linear code's
+    /// bars, where the scan lines that read it show more or less of its height (80 % of it counts
+    /// as whole); over the track's life that is a fraction of a pixel a frame.
+    public var steadyVelocity: (x: Double?, y: Double?) {
+        func speed(_ origin: Anchor?, _ last: Anchor) -> Double? {
+            guard let origin, last.frame - origin.frame >= Self.steadyFrames else { return nil }
+            return (last.center - origin.center) / Double(last.frame - origin.frame)
+        }
+        return (speed(originX, anchorX), speed(originY, anchorY))
+    }
+
+    /// Frames between two whole readings for a steady speed.
+    public static let steadyFrames = 4
 
     /// Where the code should be at `frame`, if it keeps moving as it did.
     public func predictedBox(at frame: Int) -> Box {

@@ -343,12 +343,14 @@ public struct Tracker: Sendable {
         let measured = Box(minX: width.low, minY: height.low, maxX: width.high, maxY: height.high)
         if width.complete {
             Self.measureSpeed(
-                &track.velocityX, &track.measuredX, &track.anchorX, center: measured.centerX, extent: box.width,
+                &track.velocityX, &track.measuredX, &track.anchorX, &track.originX, center: measured.centerX,
+                extent: box.width,
                 typical: track.typicalWidth, frame: frame)
         }
         if height.complete {
             Self.measureSpeed(
-                &track.velocityY, &track.measuredY, &track.anchorY, center: measured.centerY, extent: box.height,
+                &track.velocityY, &track.measuredY, &track.anchorY, &track.originY, center: measured.centerY,
+                extent: box.height,
                 typical: track.typicalHeight, frame: frame)
         }
         track.lastFrame = frame
@@ -501,9 +503,8 @@ public struct Tracker: Sendable {
     /// counts only if it, too, showed the code whole as its size is known now (the very first
     /// read may have shown one end).
     static func measureSpeed(
-        _ velocity: inout Double, _ measuredBefore: inout Bool, _ anchor: inout Track.Anchor, center: Double,
-        extent: Int,
-        typical: Int, frame: Int
+        _ velocity: inout Double, _ measuredBefore: inout Bool, _ anchor: inout Track.Anchor,
+        _ origin: inout Track.Anchor?, center: Double, extent: Int, typical: Int, frame: Int
     ) {
         if frame > anchor.frame, anchor.extent * 10 >= typical * 8 {
             let speed = (center - anchor.center) / Double(frame - anchor.frame)
@@ -511,6 +512,9 @@ public struct Tracker: Sendable {
             measuredBefore = true
         }
         anchor = Track.Anchor(center: center, extent: extent, frame: frame)
+        // The first whole reading, as the code's size is known now (one that turns out to have
+        // shown part of it is replaced).
+        if origin.map({ $0.extent * 10 < typical * 8 }) ?? true { origin = anchor }
     }
 
     /// Pixels across a read that is one scan line or a few neighbouring ones.

@@ -135,6 +135,49 @@ struct ParcelGroupingTests {
         #expect(parcels.count == 2, "\(parcels.map(Self.values))")
     }
 
+    /// A linear code (zbar, read along rows: its bars vertical) at (x, y) in `frame`, 200 px
+    /// long and 50 px tall, moving `speed` px a frame to the right. The
+    /// scan lines that read it show 80 to 100 % of its height, at the top or the bottom, varying
+    /// frame to frame as they do on a real label (`wobble` picks how).
+    static func linear(_ value: String, x: Int, y: Int, frame: Int, speed: Int = 7, wobble: Int)
+        -> Detection
+    {
+        let left = x + frame * speed
+        let top = y
+        let shown = [50, 40, 46, 42, 50, 41][(frame + wobble) % 6]
+        let from = (frame + wobble) % 2 == 0 ? top : top + 50 - shown
+        return Detection(
+            symbology: .code128, value: Array(value.utf8),
+            points: [Point(x: left, y: from), Point(x: left + 200, y: from + shown)], engine: "zbar", alongRows: true)
+    }
+
+    @Test(
+        "two linear labels on one box, read on scan lines that show more or less of their bars each frame, are one parcel; one on a slower belt beside it is not",
+        arguments: [0, 1, 2, 3, 4, 5])
+    func linearLabelsOnOneBox(wobble: Int) throws {
+        // An SSCC above an EAN 16 px below it, on one box: the reads' heights swing the speed
+        // measured between two frames along the bars by several pixels a frame.
+        var pipeline = Self.pipeline()
+        let parcels = try Self.parcels(&pipeline, frames: 50) { frame in
+            [
+                Self.linear("SSCC", x: 20, y: 50, frame: frame, wobble: wobble),
+                Self.linear("EAN", x: 20, y: 116, frame: frame, wobble: wobble + 3),
+            ]
+        }
+        #expect(parcels.map(Self.values) == [["SSCC", "EAN"]], "\(parcels.map(Self.values))")
+        // The same, but the second label on a neighbouring belt running 5 px a frame slower: it
+        // is not on the first one's box. (Across the belt, along the bars, the reads of a linear
+        // code measure no speed: ParcelGrouper.movesAlike.)
+        var drifting = Self.pipeline()
+        let apart = try Self.parcels(&drifting, frames: 50) { frame in
+            [
+                Self.linear("SSCC", x: 20, y: 50, frame: frame, wobble: wobble),
+                Self.linear("EAN", x: 20, y: 116, frame: frame, speed: 2, wobble: wobble + 3),
+            ]
+        }
+        #expect(apart.count == 2, "\(apart.map(Self.values))")
+    }
+
     @Test("a parcel without a required code is incomplete and names what it lacks")
     func requiredCodes() throws {
         var pipeline = Self.pipeline(require: ["GS1-128", "QR-Code"])

@@ -58,6 +58,43 @@ struct ParcelPassTests {
                 == nil)
     }
 
+    @Test(
+        "two boxes side by side at one moment: a parcel joins the pass of the box whose code it shares, never one its camera is in, and with byTime off never by time alone"
+    )
+    func sideBySide() {
+        let lane = Topology.Lane(
+            id: "L1",
+            cameras: [
+                Topology.LaneCamera(id: "top", offsetMilliseconds: 0),
+                Topology.LaneCamera(id: "side", offsetMilliseconds: 0),
+            ])
+        // The side camera's parcel of box B came first; the top camera's parcel of box A (another
+        // row, the same moment) holds a code the side camera read on A: not B's pass.
+        let boxB = Self.pass([Self.parcel("side", at: 1_000, codes: [("B", "item-b")])])
+        let topA = Self.parcel("top", at: 1_010, codes: [("A", "item-a")])
+        #expect(ParcelMerging.place(topA, lane: lane, site: "dc1", passes: [boxB], byTime: false) == nil)
+        #expect(ParcelMerging.place(topA, lane: lane, site: "dc1", passes: [boxB]) == 0, "by time, as before")
+        // Its pass made, the side camera's parcel of A joins it by the shared code, not B's by time.
+        let boxA = Self.pass([topA])
+        #expect(
+            ParcelMerging.place(
+                Self.parcel("side", at: 1_005, codes: [("A", "item-a")]), lane: lane, site: "dc1",
+                passes: [boxB, boxA],
+                byTime: false) == 1)
+        // A pass already holding a top parcel is never joined by another top parcel, shared code or
+        // not (two identical boxes: the code's item passes may be one); of two that share it, the
+        // nearer in time.
+        let identical = [
+            Self.pass([Self.parcel("side", at: 1_000, codes: [("C", "item-c")])]),
+            Self.pass([Self.parcel("top", at: 1_600, codes: [("C", "item-c")])]),
+            Self.pass([Self.parcel("side", at: 1_700, codes: [("C", "item-c")])]),
+        ]
+        #expect(
+            ParcelMerging.place(
+                Self.parcel("top", at: 1_650, codes: [("C", "item-c")]), lane: lane, site: "dc1", passes: identical)
+                == 2)
+    }
+
     @Test("codes: the union, a code two cameras read once; missing: only what no camera read; no-read and complete")
     func codes() {
         let pass = Self.pass([

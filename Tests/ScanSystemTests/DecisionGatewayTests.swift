@@ -236,7 +236,9 @@ struct DecisionGatewayTests {
         let (parcels, decisions) = try Self.heard(listening)
         let top = parcels.filter { $0["camera"] == .string("cam-01") }
         let side = parcels.filter { $0["camera"] == .string("cam-02") }
-        #expect(top.count >= 6 && top.count == side.count, "the scene's boxes, seen by both cameras")
+        #expect(
+            top.count == 8 && top.count == side.count,
+            "the scene's 8 boxes, one parcel each, seen by both cameras: \(top.map(Self.codes))")
         // One decision per parcel pass — a box both cameras saw is one — naming what was read on it.
         #expect(decisions.count == top.count, "\(decisions.count) decisions for \(top.count) boxes")
         #expect(decisions.allSatisfy { $0["decidedBy"] == .string("aggregator") && $0["lane"] == .string("L1") })

@@ -11,10 +11,11 @@ import Testing
 @Suite("parcels on rendered scenes", .timed)
 struct ParcelReplayTests {
     @Test(
-        "no parcel holds codes of two boxes, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete; each parcel has one decision, divert exactly when it is incomplete or read by no code",
-        arguments: [UInt64(1), 2, 3, 8])
-    func parcels(seed: UInt64) throws {
-        let (clip, expected) = try ReplayHarness.clip(of: Scenarios.parcels(seed: seed), name: "parcels-\(seed)")
+        "one box, one parcel: no parcel holds codes of two boxes or part of a box, every sighting and no-read is in exactly one parcel, the torn SSCC makes its box incomplete; each parcel has one decision, divert exactly when it is incomplete or read by no code, and no other",
+        arguments: [(UInt64(1), 7.0), (2, 7), (3, 5), (8, 7), (11, 10), (12, 12), (7, 14), (3, 10)])
+    func parcels(seed: UInt64, speed: Double) throws {
+        let (clip, expected) = try ReplayHarness.clip(
+            of: Scenarios.parcels(seed: seed, speed: speed), name: "parcels-\(seed)")
         let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = dir + "/agent.json"
@@ -43,11 +44,15 @@ struct ParcelReplayTests {
         let sightings = replay.sightings.compactMap { $0["trackId"]?.stringValue }
         let sightingsValues = Set(replay.sightings.compactMap { $0["value"]?.stringValue })
         #expect(inParcels.sorted() == sightings.sorted(), "each sighting in exactly one parcel")
-        // Every box with a code read is a parcel of its own (parcels are never merged; a box
-        // can come out as more than one parcel when the tracker reports one of its codes twice or
-        // with a wrong speed, docs/agent-config.md).
+        // Every box with a code read is exactly one parcel holding every code read on it: its
+        // labels are never split into parcels of their own (the two identical boxes are two).
         let readable = boxes.values.filter { box in box.contains { sightingsValues.contains($0) } }
-        #expect(parcels.filter { !values($0).isEmpty }.count >= readable.count)
+        let read = parcels.filter { !values($0).isEmpty }
+        #expect(read.count == readable.count, "\(read.map(values)) for \(readable.count) boxes read")
+        for box in readable {
+            let whole = box.intersection(sightingsValues)
+            #expect(read.contains { Set(values($0)) == whole }, "box \(box.sorted()) split: \(read.map(values))")
+        }
         // The box whose SSCC is torn: its EAN-13 without the GS1-128.
         let torn = parcels.filter { values($0).contains("8712345678906") }
         #expect(torn.count == 1)
@@ -88,6 +93,8 @@ struct ParcelReplayTests {
             #expect(decision["action"] == .string(reasons.isEmpty ? "pass" : "divert"), "\(id)")
             #expect(decision["closedAt"] == parcel["time"] && decision["lane"] == .string("L1"))
         }
+        // No false divert: only the torn box and the unreadable one.
+        #expect(decisions.filter { $0["action"] == .string("divert") }.count == 2, "\(decisions)")
         // The unreadable box lacks its required code too.
         #expect(
             decisions.contains {

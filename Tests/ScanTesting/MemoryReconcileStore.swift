@@ -356,11 +356,13 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             let wanted = Set(trackIds)
             var states: [String: SightingState] = [:]
             for sighting in tables.sightings where wanted.contains(sighting.row.trackId) {
-                let itemId = tables.members.first { _, members in
+                let item = tables.members.first { _, members in
                     members.contains { $0.member.eventId == sighting.row.eventId }
-                }?.key
+                }
+                let camera = item?.value.first { $0.member.eventId == sighting.row.eventId }?.member.camera
                 states[sighting.row.trackId] = SightingState(
-                    reconciled: sighting.reconciled, accepted: sighting.row.accepted, itemId: itemId)
+                    reconciled: sighting.reconciled, accepted: sighting.row.accepted, itemId: item?.key,
+                    readElsewhere: item?.value.contains { $0.member.camera != camera } ?? false)
             }
             return states
         }
