@@ -102,9 +102,10 @@ struct RunCommand: AsyncParsableCommand {
         switch agentConfig.source.kind {
         case .clip:
             let path = agentConfig.source.path ?? ""
-            var start = agentConfig.source.startAt ?? clock.now
+            let now = clock.now
+            var start = agentConfig.source.startAt ?? now
             var resumeFrame = 0
-            var lead = Duration.milliseconds(start.milliseconds - clock.now.milliseconds)
+            var lead = Duration.milliseconds(start.milliseconds - now.milliseconds)
             if let saved = ClipCheckpoint.load(directory: agentConfig.spool.dir, clip: path) {
                 runId = saved.runId
                 start = saved.start

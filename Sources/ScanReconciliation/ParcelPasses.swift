@@ -105,6 +105,7 @@ public enum ParcelMerging {
     ) -> Int? {
         let items = Set(parcel.codes.compactMap(\.itemId))
         let time = parcel.firstSeen.milliseconds - (lane.offset(of: parcel.camera) ?? 0)
+        let distance = { (index: Int) in abs(passes[index].anchor(on: lane) - time) }
         let candidates = passes.indices.filter { index in
             passes[index].site == site && passes[index].lane == lane.id
                 && !passes[index].members.contains { $0.camera == parcel.camera }
@@ -115,19 +116,9 @@ public enum ParcelMerging {
                     member.codes.contains { $0.itemId.map(items.contains) ?? false }
                 }
         }
-        if let shared = sharing.min(by: {
-            abs(passes[$0].anchor(on: lane) - time) < abs(passes[$1].anchor(on: lane) - time)
-        }) {
-            return shared
-        }
+        if let shared = sharing.min(by: { distance($0) < distance($1) }) { return shared }
         guard byTime else { return nil }
-        var best: (index: Int, distance: Int64)?
-        for index in candidates {
-            let distance = abs(passes[index].anchor(on: lane) - time)
-            guard distance <= lane.windowMilliseconds, distance < (best?.distance ?? .max) else { continue }
-            best = (index, distance)
-        }
-        return best?.index
+        return candidates.filter { distance($0) <= lane.windowMilliseconds }.min { distance($0) < distance($1) }
     }
 
     /// The pass a measurement belongs to: among the lane's passes with none yet, the one whose

@@ -112,11 +112,12 @@ public struct ParcelGrouper: Sendable {
     /// (at 14 px a frame, 4 px a frame across the belt within six frames of a code on a box
     /// moving straight).
     func movesAlike(_ a: Track, _ b: Track) -> Bool {
-        let (steadyA, steadyB) = (a.steadyVelocity, b.steadyVelocity)
-        func alike(_ a: (steady: Double?, smoothed: Double, measured: Bool), _ b: (Double?, Double, Bool)) -> Bool {
-            if let first = a.steady, let second = b.0 { return abs(first - second) <= config.velocityTolerance }
-            return !(a.measured && b.2) || abs(a.smoothed - b.1) <= config.velocityTolerance
+        typealias Speed = (steady: Double?, smoothed: Double, measured: Bool)
+        func alike(_ a: Speed, _ b: Speed) -> Bool {
+            if let first = a.steady, let second = b.steady { return abs(first - second) <= config.velocityTolerance }
+            return !(a.measured && b.measured) || abs(a.smoothed - b.smoothed) <= config.velocityTolerance
         }
+        let (steadyA, steadyB) = (a.steadyVelocity, b.steadyVelocity)
         let compareX = a.readAlongRows != false && b.readAlongRows != false
         let compareY = a.readAlongRows != true && b.readAlongRows != true
         return (!compareX || alike((steadyA.x, a.velocityX, a.measuredX), (steadyB.x, b.velocityX, b.measuredX)))

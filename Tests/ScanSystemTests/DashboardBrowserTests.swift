@@ -3,6 +3,7 @@ import ScanCore
 import ScanNATS
 import ScanPNG
 import ScanPostgres
+import ScanServices
 import ScanSynth
 import ScanTestSupport
 import ScanTestTiming
@@ -93,7 +94,7 @@ struct DashboardBrowserTests {
         running.append(aggregator)
         let lane = #""lane": "L1""#
         // cam-02 is 1.5 s downstream of cam-01 (the topology's travel time): its clip starts 1.5 s later.
-        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
+        let start = SystemClock().now
         let cam01 = try Self.agentConfig(
             dir, camera: "cam-01", place: lane, clip: dir + "/lane.y4m", natsURL: natsURL, prefix: prefix,
             startAt: start)
