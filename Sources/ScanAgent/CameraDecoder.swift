@@ -112,6 +112,7 @@ final class CameraDecoder {
         let input = "\(camera) frame \(frameCount)"
         let began = ContinuousClock.now
         var detections: [Detection] = []
+        var plannedStraightened: [DecodePlanner.Region] = []
         located = nil
         if let zbar {
             if planner.config.mode == .guided {
@@ -123,6 +124,7 @@ final class CameraDecoder {
                     frame: frameCount, width: frame.width, height: frame.height, tracks: expected,
                     candidates: candidates)
                 profile.record(regions: regions, framePixels: area.width * area.height)
+                plannedStraightened = regions.filter { $0.purpose == .straightened }
                 if let trace = traceRegions {
                     for region in regions {
                         let box = region.box
@@ -178,11 +180,15 @@ final class CameraDecoder {
             profile.localize += ContinuousClock.now - located
         }
         if let zbar, let located {
-            // Linear codes at a steep angle, which no row or column crosses whole: the localiser's
-            // regions that nothing read, straightened along their bars.
+            // Linear codes at a steep angle, which no row or column crosses whole: those tracked so
+            // (the plan's straightened regions) and the localiser's regions that nothing read,
+            // straightened along their bars.
             let angledBegan = ContinuousClock.now
+            let tracked = plannedStraightened.flatMap { region in region.tracks.map { (region.box, expected[$0].value) }
+            }
             detections.appendNew(
-                try zbar.readAngled(frame, regions: located.regions.map(\.box), besides: detections))
+                try zbar.readAngled(
+                    frame, regions: located.regions.map(\.box), tracked: tracked, besides: detections))
             profile.zbar += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now

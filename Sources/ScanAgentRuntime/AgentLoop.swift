@@ -527,7 +527,7 @@ extension Tracker {
                 symbology: track.symbology, value: track.value, box: track.predictedBox(at: frame),
                 typicalWidth: track.typicalWidth, typicalHeight: track.typicalHeight, velocityX: track.velocityX,
                 velocityY: track.velocityY, readAlongRows: track.readAlongRows, confirmed: track.confirmed,
-                framesSinceRead: frame - track.lastFrame)
+                framesSinceRead: frame - track.lastFrame, straightened: track.readStraightened)
         }
     }
 }

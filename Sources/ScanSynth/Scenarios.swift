@@ -39,7 +39,7 @@ public enum Scenarios {
         case "long-sscc": longSSCC(seed: seed)
         case "parcels": parcels(seed: seed)
         case "parcel-stream": parcelStream(frames: frames, seed: seed)
-        case "any-angle": anyAngle(frames: frames, seed: seed)
+        case "any-angle": anyAngle(width: width, height: height, frames: frames, seed: seed)
         case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
         case "bench": bench(seed: seed)
         case "close-twins": closeTwins(seed: seed)
@@ -604,16 +604,24 @@ public enum Scenarios {
             width: 1280, height: 720, frameCount: frames, items: items, noise: 8, exposure: 0.12, seed: seed)
     }
 
-    /// Parcels lying any way up: two rows of boxes, each with one EAN-13 or Code 128 label (2 px a
-    /// module) turned to an angle drawn uniformly from 0–360°, 8 px a frame at 720p. The boxes are
-    /// large enough to hold a label whole at any angle and stand apart (none hides another's label).
-    public static func anyAngle(frames: Int, seed: UInt64) -> SynthScene {
+    /// Parcels lying any way up: rows of boxes (as many as the height holds, 350 px apart: two at
+    /// 720p, three at 1080p, six at 4K), each with one EAN-13 or Code 128 label (2 px a module;
+    /// at 4K every third label a DataMatrix, 4 px a module) turned to an angle drawn uniformly
+    /// from 0–360°, 8 px a frame. The boxes are large enough to hold a label
+    /// whole at any angle and stand apart (none hides another's label).
+    public static func anyAngle(width: Int = 1280, height: Int = 720, frames: Int, seed: UInt64) -> SynthScene {
         var generator = SplitMix(seed: seed)
         let items = beltRows(
-            2, width: 1280, speed: 8, spacing: 360, frames: frames, box: (310, 310), pitch: 350, top: 6, name: "aa",
+            max(1, (height - 6) / 350), width: width, speed: 8, spacing: 360, frames: frames, box: (310, 310),
+            pitch: 350, top: 6, name: "aa",
             generator: &generator, stagger: { row, random in 170 * Double(row) + Double(random.next() % 80) }
         ) { serial, random in
             let angle = Double(random.next() % 3600) / 10
+            if height >= 2160 && serial % 3 == 0 {
+                return SynthLabel(
+                    .dataMatrix, "DM\(seed)-\(serial)", moduleSize: 4, offsetX: 90, offsetY: 90,
+                    rotationDegrees: angle)
+            }
             if serial % 2 == 0 {
                 return SynthLabel(
                     .ean13, eanDigits(&random), moduleSize: 2, offsetX: 20, offsetY: 20, rotationDegrees: angle,
@@ -623,7 +631,7 @@ public enum Scenarios {
                 .code128, "AA\(seed)-\(serial)", moduleSize: 2, offsetX: 14, offsetY: 14, rotationDegrees: angle,
                 barHeight: 50)
         }
-        return SynthScene(width: 1280, height: 720, frameCount: frames, items: items, noise: 8, seed: seed)
+        return SynthScene(width: width, height: height, frameCount: frames, items: items, noise: 8, seed: seed)
     }
 
     /// Boxes each carrying two identical labels one behind the other along the belt, 70 px (35

@@ -187,4 +187,12 @@ extension SynthScene {
             }
         }
     }
+
+    /// Every label drawn `factor` times as large as the scene has it (`scan-synth --scale`): 0.625
+    /// turns 2 px a module into 1.25, a far or finely printed label.
+    public mutating func scaleLabels(by factor: Double) {
+        for index in items.indices {
+            for label in items[index].labels.indices { items[index].labels[label].scale *= factor }
+        }
+    }
 }

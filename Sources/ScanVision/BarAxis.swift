@@ -102,8 +102,13 @@ public struct StraightenedView: Sendable {
 
     /// `box` of `image` (widened by `margin` pixels each way, for the quiet zones) turned so that
     /// `axis` runs along the view's rows; pixels outside the frame are white. Bilinear sampling,
-    /// one view pixel a frame pixel.
-    public init(of image: GrayImage, box: Box, axis: BarAxis, margin: Int) {
+    /// one view pixel a frame pixel along the axis and `lineSpacing` frame pixels across it: a
+    /// reader that scans every second line of the turned region is given those lines alone
+    /// (`lineSpacing` 2), and the others are never sampled.
+    public init(
+        of image: GrayImage, box: Box, axis: BarAxis, margin: Int, lineSpacing: Int = 1, samplesPerPixel: Int = 1,
+        averaged: Int = 1
+    ) {
         let cosine = cos(axis.angle)
         let sine = sin(axis.angle)
         let centerX = box.centerX
@@ -113,38 +118,61 @@ public struct StraightenedView: Sendable {
         let halfH = Double(box.height) / 2
         let alongExtent = halfW * abs(cosine) + halfH * abs(sine) + Double(margin)
         let acrossExtent = halfW * abs(sine) + halfH * abs(cosine) + Double(margin)
-        let width = max(1, Int((2 * alongExtent).rounded(.up)))
-        let height = max(1, Int((2 * acrossExtent).rounded(.up)))
-        along = (cosine, sine)
-        across = (-sine, cosine)
+        let spacing = Double(max(1, lineSpacing))
+        let upsample = Double(max(1, samplesPerPixel))
+        let width = max(1, Int((2 * alongExtent * upsample).rounded(.up)))
+        let height = max(1, Int((2 * acrossExtent / spacing).rounded(.up)))
+        along = (cosine / upsample, sine / upsample)
+        across = (-sine * spacing, cosine * spacing)
         origin = (
             centerX - alongExtent * cosine + acrossExtent * sine,
             centerY - alongExtent * sine - acrossExtent * cosine
         )
         var pixels = [UInt8](repeating: 255, count: width * height)
+        var sums = [Int](repeating: 0, count: width)
         let frameWidth = image.width
         let frameHeight = image.height
         let start = origin
+        let step = across
+        let lines = max(1, averaged)
+        // Fixed point, 16 fraction bits: positions and steps; the weights keep 8 bits.
+        let one = 65_536.0
+        let stepX = Int((along.x * one).rounded())
+        let stepY = Int((along.y * one).rounded())
         image.pixels.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { out in
-                for v in 0..<height {
-                    var x = start.x + Double(v) * -sine
-                    var y = start.y + Double(v) * cosine
-                    for u in 0..<width {
-                        let x0 = Int(x.rounded(.down))
-                        let y0 = Int(y.rounded(.down))
-                        if x0 >= 0 && y0 >= 0 && x0 + 1 < frameWidth && y0 + 1 < frameHeight {
-                            let fx = x - Double(x0)
-                            let fy = y - Double(y0)
-                            let index = y0 * frameWidth + x0
-                            let top = Double(source[index]) * (1 - fx) + Double(source[index + 1]) * fx
-                            let bottom =
-                                Double(source[index + frameWidth]) * (1 - fx) + Double(source[index + frameWidth + 1])
-                                * fx
-                            out[v * width + u] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                sums.withUnsafeMutableBufferPointer { sums in
+                    for v in 0..<height {
+                        for u in 0..<width { sums[u] = 0 }
+                        // `averaged` lines one frame pixel apart across the axis, centred on the
+                        // view's line: the bars run along them, so their mean is the same profile
+                        // with less noise.
+                        for line in 0..<lines {
+                            let offset = Double(line) - Double(lines - 1) / 2
+                            var x = Int(((start.x + Double(v) * step.x - offset * sine) * one).rounded(.down))
+                            var y = Int(((start.y + Double(v) * step.y + offset * cosine) * one).rounded(.down))
+                            for u in 0..<width {
+                                let x0 = x >> 16
+                                let y0 = y >> 16
+                                if x0 >= 0 && y0 >= 0 && x0 + 1 < frameWidth && y0 + 1 < frameHeight {
+                                    let fx = (x >> 8) & 0xFF
+                                    let fy = (y >> 8) & 0xFF
+                                    let index = y0 * frameWidth + x0
+                                    let top = Int(source[index]) * (256 - fx) + Int(source[index + 1]) * fx
+                                    let bottom =
+                                        Int(source[index + frameWidth]) * (256 - fx)
+                                        + Int(source[index + frameWidth + 1]) * fx
+                                    sums[u] += top * (256 - fy) + bottom * fy
+                                } else {
+                                    sums[u] += 255 << 16
+                                }
+                                x += stepX
+                                y += stepY
+                            }
                         }
-                        x += cosine
-                        y += sine
+                        let row = v * width
+                        let half = lines << 15
+                        for u in 0..<width { out[row + u] = UInt8((sums[u] + half) / (lines << 16)) }
                     }
                 }
             }

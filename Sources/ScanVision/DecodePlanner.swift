@@ -39,11 +39,15 @@ public struct DecodePlanner: Sendable {
         public var confirmed: Bool
         /// Frames since it was last decoded (1: in the previous frame).
         public var framesSinceRead: Int
+        /// Last read on a view straightened along its bars (`Detection.straightened`).
+        public var straightened: Bool
 
         public init(
             symbology: Symbology, value: [UInt8], box: Box, typicalWidth: Int, typicalHeight: Int, velocityX: Double,
-            velocityY: Double, readAlongRows: Bool?, confirmed: Bool, framesSinceRead: Int = 1
+            velocityY: Double, readAlongRows: Bool?, confirmed: Bool, framesSinceRead: Int = 1,
+            straightened: Bool = false
         ) {
+            self.straightened = straightened
             self.symbology = symbology
             self.value = value
             self.box = box
@@ -57,8 +61,10 @@ public struct DecodePlanner: Sendable {
         }
     }
 
+    /// `straightened`: a tracked linear code at a steep angle, read along its bars
+    /// (`ZBarFrameDecoder.readAngled`); no row or column of the frame is scanned for it.
     public enum Purpose: String, Sendable, Equatable {
-        case tracked, discovery, sweep, whole
+        case tracked, straightened, discovery, sweep, whole
     }
 
     /// One region to decode: zbar scans rows every `rowStep` pixels and columns every
@@ -96,11 +102,28 @@ public struct DecodePlanner: Sendable {
             return [Region(box: area, purpose: .whole, rowStep: density, columnStep: density)]
         }
         var tracked: [Region] = []
+        var straightened: [Region] = []
         for (index, track) in tracks.enumerated() {
             // The code's usual size around the predicted centre, plus a margin for the prediction's
             // error (it grows with speed) and for the quiet zone zbar needs around a linear code.
             let halfWidth = Double(max(track.box.width, track.typicalWidth)) / 2
             let halfHeight = Double(max(track.box.height, track.typicalHeight)) / 2
+            // A linear code at a steep angle is read along its bars where it is predicted (the
+            // view adds its quiet zones); its bounding box, scanned on rows and columns, read
+            // nothing and joined its neighbours' into regions as large as the frame.
+            if track.straightened && track.symbology.isLinear {
+                let margin = 8 + 2 * max(abs(track.velocityX), abs(track.velocityY))
+                let box = Box(
+                    minX: Int(track.box.centerX - halfWidth - margin),
+                    minY: Int(track.box.centerY - halfHeight - margin),
+                    maxX: Int(track.box.centerX + halfWidth + margin),
+                    maxY: Int(track.box.centerY + halfHeight + margin))
+                if let clipped = box.clamped(to: area) {
+                    straightened.append(
+                        Region(box: clipped, purpose: .straightened, rowStep: 0, columnStep: 0, tracks: [index]))
+                }
+                continue
+            }
             // A linear code read along rows needs its quiet zone left and right, but across the
             // bars only the prediction's error: rows beyond its bars read nothing.
             // A thin line of points is a read at one end: along rows when it is a column.
@@ -128,7 +151,7 @@ public struct DecodePlanner: Sendable {
                     tracks: [index]))
         }
         tracked = Self.joinOverlapping(tracked)
-        var regions = tracked
+        var regions = tracked + straightened
         // Discovery: what the localiser saw that no tracked region holds.
         var discovery: [Region] = []
         for candidate in candidates {
@@ -154,6 +177,9 @@ public struct DecodePlanner: Sendable {
             }
             .compactMap { candidate.box.clamped(to: $0.box) }
             .reduce(0.0) { $0 + Double($1.width * $1.height) }
+            // Where an angled code is read along its bars, what the localiser sees may be another
+            // code (an item put down in its place): it is searched as any other (the decoder
+            // does not scan a region of steep bars on rows and columns, `ZBarFrameDecoder.steep`).
             let covered = inTracked >= 0.5 * candidateArea
             guard !covered else { continue }
             // The localiser's cells may cut a code's quiet zone or its last modules.

@@ -18,6 +18,9 @@ public struct Detection: Sendable, Equatable {
     public var alongRows: Bool?
     /// When the value was expanded (UPC-A or UPC-E reported as EAN-13): the code as printed.
     public var printed: Printed?
+    /// Read on a view straightened along the code's bars (a linear code at a steep angle, which
+    /// no row or column of the frame crosses whole: `ZBarFrameDecoder.readAngled`).
+    public var straightened = false
 
     /// A code as printed, before it was expanded.
     public struct Printed: Sendable, Equatable, Hashable {
@@ -51,6 +54,7 @@ public struct Detection: Sendable, Equatable {
     public mutating func absorb(_ other: Detection) {
         points += other.points
         if alongRows != other.alongRows { alongRows = nil }
+        straightened = straightened && other.straightened
     }
 
     public var box: Box? { Box(enclosing: points) }
@@ -75,13 +79,18 @@ extension Detection {
 
     /// A truncation-prone read that lies on a longer read of `reads` of the same symbology: what a
     /// slanted line made of part of the bars (mostly a piece of the value, now and then other
-    /// digits); two codes do not lie on each other.
+    /// digits); two codes do not lie on each other. Nor on a read of another symbology with a
+    /// check of its own: at 1.25 px a module zbar reads an EAN-13's blurred bars as ITF on a few
+    /// lines, around the EAN-13 it reads on others.
     public func isTruncation(among reads: [Detection]) -> Bool {
         guard truncationProne, let box else { return false }
-        return reads.contains { longer in
-            guard longer.symbology == symbology, longer.value.count > value.count, let longerBox = longer.box
-            else { return false }
-            return longerBox.intersects(box)
+        return reads.contains { other in
+            guard let otherBox = other.box else { return false }
+            if other.symbology == symbology {
+                return other.value.count > value.count && otherBox.intersects(box)
+            }
+            return other.symbology.isLinear && !other.truncationProne
+                && (box.covers(otherBox, fraction: 0.5) || otherBox.covers(box, fraction: 0.5))
         }
     }
 }
@@ -89,7 +98,7 @@ extension Detection {
 extension Array where Element == Detection {
     /// Without the reads that are truncations of another (`Detection.isTruncation(among:)`).
     public func withoutTruncatedReads() -> [Detection] {
-        guard count(where: \.truncationProne) > 1 else { return self }
+        guard contains(where: \.truncationProne), count > 1 else { return self }
         return filter { !$0.isTruncation(among: self) }
     }
 

@@ -30,6 +30,9 @@ public struct Track: Sendable, Equatable {
     /// How zbar's scan lines crossed the code: along rows (true), down columns (false), or not
     /// known (2-D codes, reads by the second engine). Guided decoding scans it the same way.
     public internal(set) var readAlongRows: Bool?
+    /// Its last read came from a view straightened along its bars: it lies at a steep angle, and
+    /// guided decoding reads it that way again instead of on the frame's rows and columns.
+    public internal(set) var readStraightened = false
     /// Whether any read covered more than a single scan-line hit. zbar can cut one code read on
     /// few lines into points at its two ends; a track made of such points alone is not confirmed
     /// (the code's fuller reads confirm the track they join, and the points fold into it).
@@ -93,6 +96,7 @@ public struct Track: Sendable, Equatable {
         self.anchorX = Anchor(center: box.centerX, extent: box.width, frame: frame)
         self.anchorY = Anchor(center: box.centerY, extent: box.height, frame: frame)
         self.readAlongRows = Self.scanDirection(detection)
+        self.readStraightened = detection.straightened
         self.sawExtent = Self.showsExtent(box)
     }
 

@@ -359,6 +359,7 @@ public struct Tracker: Sendable {
         track.lastSeen = time
         track.lastBox = measured
         if let direction = Track.scanDirection(detection) { track.readAlongRows = direction }
+        track.readStraightened = detection.straightened
         if Track.showsExtent(box) { track.sawExtent = true }
         track.decodes += 1
         let key = Track.VoteKey(symbology: detection.symbology, value: detection.value)

@@ -31,33 +31,76 @@ public final class ZBarFrameDecoder {
     /// whole: each of `regions` whose gradients show bars (`BarAxis`) at more than `minDegrees`
     /// from both is straightened along its axis (`StraightenedView`) and scanned along the view's
     /// rows by a fresh scanner (nothing carried from one region to the next); what it reads on at
-    /// least two lines is kept, its points taken back to the frame. Regions a detection of `read`
-    /// touches are skipped (their code is read). At most `limit` regions, the largest first.
+    /// least two lines is kept, its points taken back to the frame (`Detection.straightened`).
+    /// `tracked`: where the tracker expects codes it last read this way, and their values: each
+    /// is read unless a read of its value lies there already. Then `regions` (the localiser's),
+    /// at most `limit` of them, the largest first, skipping those a detection of `read` or one
+    /// just found touches (their code is read).
     public func readAngled(
-        _ frame: GrayImage, regions: [Box], besides read: [Detection], minDegrees: Double = 8, limit: Int = 8
+        _ frame: GrayImage, regions: [Box], tracked: [(box: Box, value: [UInt8])] = [], besides read: [Detection],
+        minDegrees: Double = 8, limit: Int = 8
     ) throws(ZBarError) -> [Detection] {
         let linear = config.zbarSymbologies.filter(\.isLinear)
         guard !linear.isEmpty else { return [] }
-        let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 2, columnStep: 0)
+        // Every line of a view that holds every second line of the turned region.
+        let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 1, columnStep: 0)
+        var found: [Detection] = []
+        func touches(_ detection: Detection, _ box: Box) -> Bool {
+            detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false
+        }
+        func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) {
+            guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence else {
+                return
+            }
+            // One view pixel a frame pixel first; where that reads nothing (small modules: at 1.25
+            // px a module the bilinear samples blur neighbouring bars together), a finer view, two
+            // samples a pixel along the axis, each the mean of three lines along the bars. A code
+            // square to the frame has had its one-pixel look: the frame's own rows and columns.
+            // At the frame's edge the code is most likely cut by it: not worth the finer look.
+            let square = axis.degreesOffGrid <= minDegrees
+            let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
+            guard !(square && atEdge) else { return }
+            for (samples, averaged) in square ? [(2, 3)] : [(1, 1), (2, 3)] {
+                let view = StraightenedView(
+                    of: frame, box: box, axis: axis, margin: 12, lineSpacing: lineSpacing, samplesPerPixel: samples,
+                    averaged: averaged)
+                let reads = Self.mergeSameValue(try ZBarScanner(settings: settings).scan(view.image)).filter { read in
+                    // zbar joins EAN/UPC halves from different lines: at small modules a misread
+                    // left half with a good right half can hold the check digit. In the view the
+                    // bars stand upright, so the halves' geometry is checked as on the frame's
+                    // rows; a read whose halves are not both seen stands only for the code tracked
+                    // there.
+                    guard Self.phantomProne(read.symbology) else { return true }
+                    let fits = Self.verifierSplitter.eanExtent(read)?.fits ?? (read.value == expected)
+                    if !fits { rejectedParts += 1 }
+                    return fits
+                }
+                var any = false
+                // ITF has no check character: in the finer view, blurred bars of another code
+                // (an EAN-13 at 1.25 px a module) read as ITF on a few lines; a code that is ITF
+                // reads on most of the view's lines.
+                for read in Self.attachAddOns(reads)
+                where read.points.count >= (samples > 1 && read.truncationProne ? 5 : 2) {
+                    var moved = read
+                    moved.points = read.points.map(view.frameLocation)
+                    moved.alongRows = nil
+                    moved.straightened = true
+                    any = true
+                    if !found.contains(where: { $0.isSameCode(as: moved) }) { found.append(moved) }
+                }
+                if any { return }
+            }
+        }
+        for (box, value) in tracked where !(read + found).contains(where: { $0.value == value && touches($0, box) }) {
+            try straighten(box, lineSpacing: 4, expected: value)
+        }
         // A truncation-prone read (ITF) does not make its region read: at an angle it may be a
         // part of the code, and the straightened view reads it whole (`withoutTruncatedReads`
         // then drops the part).
-        let unread = regions.filter { box in
-            !read.contains { !$0.truncationProne && ($0.box.map { $0.intersectionOverUnion(box) > 0 } ?? false) }
-        }
-        var found: [Detection] = []
-        for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit) {
-            guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence,
-                axis.degreesOffGrid > minDegrees
-            else { continue }
-            let view = StraightenedView(of: frame, box: box, axis: axis, margin: 12)
-            for read in Self.attachAddOns(Self.mergeSameValue(try ZBarScanner(settings: settings).scan(view.image)))
-            where read.points.count >= 2 {
-                var moved = read
-                moved.points = read.points.map(view.frameLocation)
-                moved.alongRows = nil
-                if !found.contains(where: { $0.isSameCode(as: moved) }) { found.append(moved) }
-            }
+        let unread = regions.filter { box in !read.contains { !$0.truncationProne && touches($0, box) } }
+        for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit)
+        where !found.contains(where: { !$0.truncationProne && touches($0, box) }) {
+            try straighten(box, lineSpacing: 2)
         }
         return found
     }
@@ -102,7 +145,9 @@ public final class ZBarFrameDecoder {
         let scanned = ParallelWork.map(Array(regions.enumerated()), threads: threads) {
             item -> Result<[Detection], ZBarError> in
             let (index, region) = item
-            guard !readElsewhere.contains(index), !Self.othersOnly(region, tracks: tracks, symbologies: symbologies)
+            guard region.purpose != .straightened, !readElsewhere.contains(index),
+                !Self.othersOnly(region, tracks: tracks, symbologies: symbologies),
+                !Self.steep(region, in: frame)
             else { return .success([]) }
             return Result { () throws(ZBarError) -> [Detection] in
                 let settings = Self.settings(for: region, symbologies: symbologies)
@@ -150,6 +195,20 @@ public final class ZBarFrameDecoder {
         }
         return result
     }
+
+    /// A discovery region of bars at a steep angle (more than `steepDegrees` off the rows and
+    /// columns): no row or column crosses its code whole, so it is not scanned that way; the
+    /// localiser's region is straightened along its bars (`readAngled`) in the same frame.
+    static func steep(_ region: DecodePlanner.Region, in frame: GrayImage) -> Bool {
+        guard region.purpose == .discovery, let axis = BarAxis.estimate(in: frame, box: region.box, step: 3) else {
+            return false
+        }
+        return axis.coherence >= BarAxis.barCoherence && axis.degreesOffGrid > steepDegrees
+    }
+
+    /// Beyond this angle to the rows and columns zbar reads a linear code on few lines if at all
+    /// (EAN-13 at 2 px a module: on most frames up to about 15°).
+    static let steepDegrees = 20.0
 
     /// A tracked region whose codes are all of symbologies zbar is not set to read, or cannot.
     static func othersOnly(

@@ -3,7 +3,7 @@ import ScanCore
 import ScanSynth
 
 /// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--noise N]
-///     [--angles LOW-HIGH] [--truth FILE.json]
+///     [--angles LOW-HIGH] [--scale F] [--slats N] [--truth FILE.json]
 /// Renders a synthetic conveyor clip (tests, benchmarks, demo) and optionally its ground truth.
 var arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
@@ -21,6 +21,12 @@ let seed = option("--seed").flatMap(UInt64.init) ?? 7
 let noise = option("--noise").flatMap(Int.init)
 let truth = option("--truth")
 let angles = option("--angles")
+let scaleText = option("--scale")
+/// `--scale 0.625`: every label drawn that many times as large (2 px a module becomes 1.25).
+let scale = scaleText.flatMap(Double.init).flatMap { $0 >= 0.1 && $0 <= 4 ? $0 : nil }
+let slatsText = option("--slats")
+/// `--slats 64`: dark slats across the belt every 64 px (0: a plain belt).
+let slats = slatsText.flatMap(Int.init).flatMap { $0 == 0 || ($0 >= 8 && $0 <= 10_000) ? $0 : nil }
 /// `--angles 0-360`: degrees, low to high (each -720…720).
 let angleRange: ClosedRange<Double>? = angles.flatMap { text in
     // The dash between the two (after the first character: LOW may be negative, -20-20).
@@ -36,13 +42,23 @@ if angles != nil && angleRange == nil {
         Data("scan-synth: --angles '\(angles ?? "")' is not LOW-HIGH in degrees (e.g. 0-360)\n".utf8))
     exit(2)
 }
+if scaleText != nil && scale == nil {
+    FileHandle.standardError.write(
+        Data("scan-synth: --scale '\(scaleText ?? "")' is not a factor from 0.1 to 4 (e.g. 0.625)\n".utf8))
+    exit(2)
+}
+if slatsText != nil && slats == nil {
+    FileHandle.standardError.write(
+        Data("scan-synth: --slats '\(slatsText ?? "")' is not 0 or a spacing in pixels from 8 to 10000\n".utf8))
+    exit(2)
+}
 guard arguments.count == 2,
     var scene = Scenarios.named(
         arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
+            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --scale F --slats N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
                 .utf8))
     exit(2)
 }
@@ -50,6 +66,8 @@ if let noise { scene.noise = noise }
 // Scenes of a set length are cut (or run on) to the frames asked for.
 if let framesGiven, framesGiven > 0 { scene.frameCount = framesGiven }
 if let angleRange { scene.turnLabels(within: angleRange, seed: seed) }
+if let scale { scene.scaleLabels(by: scale) }
+if let slats { scene.beltSlats = slats }
 do {
     let renderer = try SceneRenderer(scene: scene)
     try renderer.writeClip(to: arguments[1])

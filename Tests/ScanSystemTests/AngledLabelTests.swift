@@ -144,6 +144,57 @@ struct AngledLabelTests {
     }
 
     @Test(
+        "a 1080p belt of three rows of parcels at any angle: every label counted exactly once, no phantom",
+        arguments: [UInt64(1), 2, 3])
+    func replayAt1080p(seed: UInt64) throws {
+        let scene = Scenarios.anyAngle(width: 1920, height: 1080, frames: 150, seed: seed)
+        let (sightings, problems) = try GuidedDecodingTests.defaultReplay(of: scene, name: "any-angle-hd-s\(seed)")
+        #expect(problems.isEmpty, "seed \(seed): \(problems)")
+        #expect(sightings.count >= 15, "seed \(seed): \(sightings.count) sightings")
+    }
+
+    /// The any-angle belt with every label drawn `scale` times as large (2 px a module times
+    /// `scale`): labels read of those wholly in view, wrong values, and labels neither read nor
+    /// a no-read.
+    static func smallModules(scale: Double, seed: UInt64) throws -> (
+        whole: Int, read: Int, wrong: [String], silent: [String]
+    ) {
+        var scene = Scenarios.anyAngle(frames: 300, seed: seed)
+        scene.scaleLabels(by: scale)
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "small-\(scale)-s\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        try #require(replay.result.status == 0, "\(replay.result.stderr)")
+        let read = Set(replay.sightings.compactMap { $0["value"]?.stringValue })
+        let noReads = replay.events.filter { $0["type"] == .string("noread") }.count
+        let whole = expected.filter { !$0.partial }
+        let values = Set(expected.map(\.value))
+        let unread = whole.filter { !read.contains($0.value) }.map(\.value)
+        // Each unread label is one no-read: fewer no-reads than unread labels leaves some silent.
+        let silent = noReads >= unread.count ? [] : Array(unread.prefix(unread.count - noReads))
+        return (whole.count, whole.count - unread.count, read.filter { !values.contains($0) }.sorted(), silent)
+    }
+
+    @Test(
+        "EAN-13 and Code 128 at 1.5 px a module at any angle: every label read, no wrong value",
+        arguments: [UInt64(1), 2, 3])
+    func smallModulesOneAndAHalf(seed: UInt64) throws {
+        let result = try Self.smallModules(scale: 0.75, seed: seed)
+        #expect(result.read == result.whole, "seed \(seed): \(result.read) of \(result.whole)")
+        #expect(result.wrong.isEmpty, "seed \(seed): wrong values \(result.wrong)")
+    }
+
+    @Test(
+        "EAN-13 and Code 128 at 1.25 px a module at any angle: most labels read, each other one a no-read, no wrong value",
+        arguments: [UInt64(1), 2, 3])
+    func smallModulesOneAndAQuarter(seed: UInt64) throws {
+        let result = try Self.smallModules(scale: 0.625, seed: seed)
+        #expect(Double(result.read) >= 0.8 * Double(result.whole), "seed \(seed): \(result.read) of \(result.whole)")
+        #expect(result.wrong.isEmpty, "seed \(seed): wrong values \(result.wrong)")
+        #expect(result.silent.isEmpty, "seed \(seed): neither read nor a no-read: \(result.silent)")
+    }
+
+    @Test(
         "scan-synth --angles 0-360 turns every label of a scene (a lane of EAN-13s, parcels with two labels each stacked on their box): replay counts each once, no no-read on a readable label",
         arguments: [("lane", UInt64(21)), ("lane", 22), ("lane", 23), ("back-to-back", 24), ("side-by-side", 25)])
     func synthAngles(scene: String, seed: UInt64) throws {

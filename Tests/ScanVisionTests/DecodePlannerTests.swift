@@ -57,6 +57,38 @@ struct DecodePlannerTests {
         #expect(both.count == 1 && both[0].rowStep == config.density && both[0].columnStep == config.density)
     }
 
+    @Test(
+        "a code last read straightened along its bars gets a region of its own that no row or column scans; a code beside it is not joined to it, and a candidate there is still searched"
+    )
+    func straightenedTrack() {
+        var config = DecoderConfig()
+        config.sweepFrames = 0
+        let angled = Box(minX: 300, minY: 200, maxX: 520, maxY: 420)
+        var turned = Self.track(angled, rows: nil, velocityX: 8)
+        turned.straightened = true
+        // A code read along rows whose region would reach into the angled one's.
+        let beside = Box(minX: 560, minY: 380, maxX: 750, maxY: 440)
+        let regions = DecodePlanner(config: config).plan(
+            frame: 0, width: 1920, height: 1080, tracks: [turned, Self.track(beside, value: "590123412345")],
+            candidates: [CodeLocalizer.Region(box: angled, rowCells: 6, columnCells: 6, cells: 12)])
+        let straightened = regions.filter { $0.purpose == .straightened }
+        #expect(straightened.count == 1)
+        #expect(straightened.first?.tracks == [0])
+        #expect(straightened.first?.rowStep == 0 && straightened.first?.columnStep == 0)
+        #expect(straightened.first.map { $0.box.covers(angled, fraction: 1) } == true)
+        // Its neighbour keeps a region of its own, scanned along rows, not widened over the angled code.
+        let tracked = regions.filter { $0.purpose == .tracked }
+        #expect(tracked.count == 1 && tracked.first?.tracks == [1] && tracked.first?.columnStep == 0)
+        #expect(tracked.first.map { !$0.box.covers(angled, fraction: 0.5) } == true)
+        // What the localiser sees there may be another item put down in its place: still searched.
+        #expect(regions.contains { $0.purpose == .discovery && $0.box.covers(angled, fraction: 1) })
+        // The same code not read straightened is planned as before: scanned both ways.
+        turned.straightened = false
+        let before = DecodePlanner(config: config).plan(
+            frame: 0, width: 1920, height: 1080, tracks: [turned], candidates: [])
+        #expect(before.count == 1 && before[0].purpose == .tracked && before[0].rowStep > 0 && before[0].columnStep > 0)
+    }
+
     @Test("a code seen at one end only is looked for a code's length along its scan lines")
     func oneEndRead() {
         var config = DecoderConfig()

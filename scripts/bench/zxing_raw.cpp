@@ -2,11 +2,12 @@
 // is measured against (the first is zbar_raw). Luma handed to ReadBarcodes as it is, nothing else:
 // no localiser, tracking or events.
 //
-//   zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--values] [--regions FILE]
+//   zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--try-rotate 0|1] [--values] [--regions FILE]
 //
 // LIST: zxing-cpp's format names, comma-separated (default: the agent's conveyor set plus
 // DataMatrix). --try-harder 1 (default) is zxing-cpp's own default: more scan lines, rotations and
-// inversion off here as in the agent. --values prints each frame's values (for counting checks).
+// inversion off here as in the agent; --try-rotate 1 also reads each frame turned 90° (columns), as
+// a reader of labels at any angle would ask of it. --values prints each frame's values (for counting checks).
 // --regions FILE: only these crops of each frame (zbar_raw's format: FRAME X0 Y0 X1 Y1 ROWSTEP
 // COLUMNSTEP; the steps are not used, zxing-cpp chooses its own lines), the time decoding only.
 // Prints one line: frames, symbols, seconds, frames/s.
@@ -22,17 +23,19 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--values]\n");
+        std::fprintf(stderr, "usage: zxing_raw CLIP.y4m [--formats LIST] [--try-harder 0|1] [--try-rotate 0|1] [--values]\n");
         return 2;
     }
     std::string formats = "EAN13,EAN8,UPCA,UPCE,Code128,Code39,ITF,QRCode,DataMatrix";
     bool tryHarder = true;
+    bool tryRotate = false;
     bool values = false;
     const char *regionsPath = nullptr;
     for (int i = 2; i < argc; i++) {
         if (!std::strcmp(argv[i], "--regions") && i + 1 < argc) { regionsPath = argv[++i]; continue; }
         if (!std::strcmp(argv[i], "--formats") && i + 1 < argc) formats = argv[++i];
         else if (!std::strcmp(argv[i], "--try-harder") && i + 1 < argc) tryHarder = std::atoi(argv[++i]) != 0;
+        else if (!std::strcmp(argv[i], "--try-rotate") && i + 1 < argc) tryRotate = std::atoi(argv[++i]) != 0;
         else if (!std::strcmp(argv[i], "--values")) values = true;
     }
     FILE *f = std::fopen(argv[1], "rb");
@@ -56,7 +59,7 @@ int main(int argc, char **argv) {
     ZXing::ReaderOptions options;
     options.setFormats(ZXing::BarcodeFormats(formats));
     options.setTryHarder(tryHarder);
-    options.setTryRotate(false);
+    options.setTryRotate(tryRotate);
     options.setTryInvert(false);
     options.setMaxNumberOfSymbols(255);
 
