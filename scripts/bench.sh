@@ -163,12 +163,12 @@ python3 scripts/bench/raw_engines.py "$bin" "$out" --with DataMatrix --decoder '
 echo
 echo "## Labels at any angle and small modules"
 echo
-echo "\\`scan-synth any-angle\\` belts, every label turned to an angle drawn from 0–360° (EAN-13 and Code 128 at 2 px a"
+echo "\`scan-synth any-angle\` belts, every label turned to an angle drawn from 0–360° (EAN-13 and Code 128 at 2 px a"
 echo "module; at 4K every third label a DataMatrix), read by the raw engines on every whole frame and by scan-agent replay"
-echo "(default settings, DataMatrix on where the scene has it), each pinned to one core (\\`taskset -c 1\\`), in this run."
+echo "(default settings, DataMatrix on where the scene has it), each pinned to one core (\`taskset -c 1\`), in this run."
 echo "Raw zxing-cpp with tryHarder and tryRotate (rows and columns, as one would run it for turned labels); raw zbar at"
 echo "density 2 (rows and columns). Each cell: frames/s, labels read (of those wholly in view); the ratio is the replay's"
-echo "frames/s over raw zxing-cpp's (\\`scripts/bench/angled.py\\`). Seeds 1–2 were looked at while the angled reading was"
+echo "frames/s over raw zxing-cpp's (\`scripts/bench/angled.py\`). Seeds 1–2 were looked at while the angled reading was"
 echo "made faster; seeds 5 and 6 and the slatted belts never were."
 echo
 echo "| clip | labels | raw zbar | raw zxing-cpp tryHarder + tryRotate | scan-agent replay | replay / raw zxing-cpp |"
@@ -184,12 +184,12 @@ angled() {  # seed width height frames [slats] -> path
 python3 scripts/bench/angled.py speed "$bin" "$out" "$(angled 1 1920 1080 150)" "$(angled 5 1920 1080 150)" \
   "$(angled 6 1920 1080 150 48)" "$(angled 5 3840 2160 60)" "$(angled 6 3840 2160 60 64)"
 echo
-echo "Small modules: the same 720p belt (300 frames, seeds 1–3) drawn smaller with \\`--scale\\` (bilinear: a far or"
-echo "finely printed label, its edges blurred), labels at any angle and square to the frame (\\`--angles -3-3\\`). Per"
+echo "Small modules: the same 720p belt (300 frames, seeds 1–3) drawn smaller with \`--scale\` (bilinear: a far or"
+echo "finely printed label, its edges blurred), labels at any angle and square to the frame (\`--angles -3-3\`). Per"
 echo "symbology: labels the replay read of those wholly in view (raw zxing-cpp tryHarder + tryRotate, raw zbar: labels"
 echo "any frame read); no-reads and wrong values (a sighting of a value on no label) of the replay."
 echo
-echo "| px a module | labels | EAN-13: replay | raw zxing-cpp | raw zbar | Code 128: replay | raw zxing-cpp | raw zbar | no-reads | wrong values |"
+echo "| px a module | labels lie | EAN-13: replay | raw zxing-cpp | raw zbar | Code 128: replay | raw zxing-cpp | raw zbar | no-reads | wrong values |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 python3 scripts/bench/angled.py modules "$bin" "$out" 0.5 0.625 0.75 0.875 1 -- 1 2 3
 echo

@@ -48,9 +48,11 @@ public final class ZBarFrameDecoder {
         func touches(_ detection: Detection, _ box: Box) -> Bool {
             detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false
         }
-        func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) {
+        /// False when the region was not worth a view (no bars, or square at the frame's edge).
+        @discardableResult
+        func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) -> Bool {
             guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence else {
-                return
+                return false
             }
             // One view pixel a frame pixel first; where that reads nothing (small modules: at 1.25
             // px a module the bilinear samples blur neighbouring bars together), a finer view, two
@@ -59,7 +61,7 @@ public final class ZBarFrameDecoder {
             // At the frame's edge the code is most likely cut by it: not worth the finer look.
             let square = axis.degreesOffGrid <= minDegrees
             let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
-            guard !(square && atEdge) else { return }
+            guard !(square && atEdge) else { return false }
             for (samples, averaged) in square ? [(2, 3)] : [(1, 1), (2, 3)] {
                 let view = StraightenedView(
                     of: frame, box: box, axis: axis, margin: 12, lineSpacing: lineSpacing, samplesPerPixel: samples,
@@ -88,8 +90,9 @@ public final class ZBarFrameDecoder {
                     any = true
                     if !found.contains(where: { $0.isSameCode(as: moved) }) { found.append(moved) }
                 }
-                if any { return }
+                if any { return true }
             }
+            return true
         }
         for (box, value) in tracked where !(read + found).contains(where: { $0.value == value && touches($0, box) }) {
             try straighten(box, lineSpacing: 4, expected: value)
@@ -98,9 +101,12 @@ public final class ZBarFrameDecoder {
         // part of the code, and the straightened view reads it whole (`withoutTruncatedReads`
         // then drops the part).
         let unread = regions.filter { box in !read.contains { !$0.truncationProne && touches($0, box) } }
-        for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }).prefix(limit)
-        where !found.contains(where: { !$0.truncationProne && touches($0, box) }) {
-            try straighten(box, lineSpacing: 2)
+        // The limit counts views made: regions a tracked code was just read on, or with no bars,
+        // do not use it up (at 4K, 40 labels at an angle come into view at once).
+        var views = 0
+        for box in unread.sorted(by: { $0.width * $0.height > $1.width * $1.height }) where views < limit {
+            guard !found.contains(where: { !$0.truncationProne && touches($0, box) }) else { continue }
+            if try straighten(box, lineSpacing: 2) { views += 1 }
         }
         return found
     }

@@ -153,6 +153,24 @@ struct AngledLabelTests {
         #expect(sightings.count >= 15, "seed \(seed): \(sightings.count) sightings")
     }
 
+    @Test(
+        "a 4K belt of six rows at any angle with DataMatrix, forty labels coming into view at once on a slatted belt: every label counted exactly once",
+        arguments: [UInt64(6), 7])
+    func replayAt4K(seed: UInt64) throws {
+        var scene = Scenarios.anyAngle(width: 3840, height: 2160, frames: 30, seed: seed)
+        scene.beltSlats = 64
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "any-angle-4k-s\(seed)")
+        let dir = (clip as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sightings = try GuidedDecodingTests.sightings(
+            clip, decoder: #"{"symbologies": ["EAN-13", "CODE-128", "DataMatrix"]}"#, in: dir,
+            extra: ["--sightings-only"]
+        ).sightings
+        let problems = ReplayHarness.compare(sightings, with: expected)
+        #expect(problems.isEmpty, "seed \(seed): \(problems)")
+        #expect(expected.filter { !$0.partial }.count >= 40)
+    }
+
     /// The any-angle belt with every label drawn `scale` times as large (2 px a module times
     /// `scale`): labels read of those wholly in view, wrong values, and labels neither read nor
     /// a no-read.

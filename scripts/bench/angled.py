@@ -12,7 +12,8 @@ any-angle` (2 px a module) at each SCALE (0.625: 1.25 px a module) for each SEED
 any angle and with labels square to the frame (`--angles -3-3`), and prints one row a module size
 and layout: per symbology, labels read by the replay of labels there (and by the raw engines), and
 the replay's no-reads and wrong values. A label counts as read when any sighting (any frame, for
-the raw engines) holds its value; a wrong value is a sighting of a value on no label.
+the raw engines) holds its value; a wrong value is a sighting of a value on no label (a label only
+ever partly in view may be read, once).
 """
 import collections
 import json
@@ -34,10 +35,19 @@ def pinned(command):
     return out.stdout, out.stderr
 
 
+def truth_of(clip):
+    return [json.loads(line) for line in Path(clip + ".truth").read_text().splitlines() if line.strip()]
+
+
 def labels(clip):
     """The truth's labels a reader can be asked to read: wholly in view at some time, not torn."""
-    truth = [json.loads(line) for line in Path(clip + ".truth").read_text().splitlines() if line.strip()]
-    return [t for t in truth if not t.get("torn") and not t.get("partial")]
+    return [t for t in truth_of(clip) if not t.get("torn") and not t.get("partial")]
+
+
+def on_no_label(clip, sightings):
+    """Sightings of a value on no label of the clip (one only ever partly in view may be read)."""
+    values = {key(t["value"]) for t in truth_of(clip)}
+    return sum(1 for value in sightings if value not in values)
 
 
 def matrix(clip):
@@ -78,7 +88,7 @@ def speed(binary, out, clips):
         zxing_fps, zxing_read = raw_zxing(out, clip)
         fps, sightings, _ = replay(binary, out, clip)
         read = set(sightings) & truth
-        wrong = sum(1 for value in sightings if value not in truth)
+        wrong = on_no_label(clip, sightings)
         info = Path(clip + ".info").read_text().strip().split(": ", 2)[-1] if Path(clip + ".info").exists() else ""
         print(f"| {Path(clip).stem} ({info}) | {len(truth)} | {zbar_fps:.1f}, {len(zbar_read & truth)} "
               f"| {zxing_fps:.1f}, {len(zxing_read & truth)} | {fps:.1f}, {len(read)} ({wrong} wrong) "
@@ -101,7 +111,6 @@ def modules(binary, out, scales, seeds):
                 _, zbar_read = raw_zbar(out, clip)
                 _, zxing_read = raw_zxing(out, clip)
                 _, sightings, noreads = replay(binary, out, clip)
-                values = {key(t["value"]) for t in truth}
                 for label in truth:
                     symbology = label["symbology"]
                     totals[symbology, "labels"] += 1
@@ -109,7 +118,7 @@ def modules(binary, out, scales, seeds):
                     totals[symbology, "zxing"] += key(label["value"]) in zxing_read
                     totals[symbology, "zbar"] += key(label["value"]) in zbar_read
                 totals["noreads"] += noreads
-                totals["wrong"] += sum(1 for value in sightings if value not in values)
+                totals["wrong"] += on_no_label(clip, sightings)
             cells = []
             for symbology in ("EAN-13", "CODE-128"):
                 n = totals[symbology, "labels"]
