@@ -157,7 +157,7 @@ struct AngledLabelTests {
         "a 4K belt of six rows at any angle with DataMatrix, forty labels coming into view at once on a slatted belt: every label counted exactly once",
         arguments: [UInt64(6), 7])
     func replayAt4K(seed: UInt64) throws {
-        var scene = Scenarios.anyAngle(width: 3840, height: 2160, frames: 30, seed: seed)
+        var scene = Scenarios.anyAngle(width: 3840, height: 2160, frames: 12, seed: seed)
         scene.beltSlats = 64
         let (clip, expected) = try ReplayHarness.clip(of: scene, name: "any-angle-4k-s\(seed)")
         let dir = (clip as NSString).deletingLastPathComponent
