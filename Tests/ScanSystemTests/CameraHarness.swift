@@ -40,6 +40,22 @@ enum CameraHarness {
         return statuses
     }
 
+    /// Heartbeats read from `subscription` (added to `statuses`) until one counts at least `frames`
+    /// frames in, whole or incomplete, or `seconds` pass: a wait on what the camera delivered, not on
+    /// the clock (a loaded machine starts the agent and opens the camera late). True once reached.
+    @discardableResult
+    static func waitForFrames(
+        _ subscription: NATSSubscription, atLeast frames: Int, into statuses: inout [AgentStatus],
+        seconds: Double = 120
+    ) throws -> Bool {
+        var collected = statuses
+        defer { statuses = collected }
+        return try H.eventually(seconds: seconds) {
+            collected += try heartbeats(subscription)
+            return collected.contains { $0.framesIn + $0.sourceIncompleteFrames >= frames }
+        }
+    }
+
     /// The replay's sighting values of `clip`, sorted.
     static func replayValues(_ clip: String) throws -> [String] {
         try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()

@@ -6,6 +6,7 @@ import ScanTestSupport
 import ScanTestTiming
 import Testing
 import ScanAgentConfig
+import ScanEvents
 
 /// GenICam cameras against Aravis's fake GigE Vision camera (real GVCP and GVSP over UDP on
 /// loopback), showing rendered clips through `scan-fake-camera`.
@@ -116,7 +117,7 @@ struct GenICamTests {
         #expect(!expected.isEmpty)
         let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVRUN", fps: 15, dir: dir)
         defer { CameraHarness.stop(fake) }
-        let (prefix, jetStream, _) = try CameraHarness.bus(natsURL)
+        let (prefix, jetStream, heartbeats) = try CameraHarness.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         let config = try H.config(
             in: dir,
@@ -142,7 +143,10 @@ struct GenICamTests {
         let status = try H.command(commands, prefix: prefix, "status")
         #expect(status["source"]?["controls"]?["ExposureTime"] == .string("1000"), "\(status)")
         // The clip's frames at 15 per second, then blank frames until every track has ended.
-        Thread.sleep(forTimeInterval: Double(frames) / 15 + 1)
+        var statuses: [AgentStatus] = []
+        #expect(
+            try CameraHarness.waitForFrames(heartbeats, atLeast: frames + 15, into: &statuses),
+            "\(statuses.last.map { "\($0.framesIn)" } ?? "no heartbeat")")
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
@@ -231,21 +235,23 @@ struct GenICamTests {
             natsURL: natsURL, prefix: prefix, extra: #", "tracking": {"maxMissedFrames": 5}"#)
         // The release build (what users run): reconnects are timing- and lifetime-sensitive.
         let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
-        Thread.sleep(forTimeInterval: 60.0 / 15 + 1.5)
+        var statuses: [AgentStatus] = []
+        try CameraHarness.waitForFrames(heartbeats, atLeast: 60 + 22, into: &statuses)
+        let shown = statuses.map(\.framesIn).max() ?? 0
         // The cable pulled: the camera is gone for 3 s, then back (a reboot), showing the second clip.
         kill(camera.processIdentifier, SIGKILL)
         camera.waitUntilExit()
         Thread.sleep(forTimeInterval: 5)
         camera = try Self.fakeCamera(second, address: "127.0.0.1", serial: "GVRE2", fps: 15, dir: dir)
         defer { CameraHarness.stop(camera) }
-        Thread.sleep(forTimeInterval: 60.0 / 15 + 3)
+        try CameraHarness.waitForFrames(heartbeats, atLeast: shown + 60 + 45, into: &statuses)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(log.contains("camera back"), "\(log)")
 
-        let statuses = try CameraHarness.heartbeats(heartbeats)
+        statuses += try CameraHarness.heartbeats(heartbeats)
         let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
         #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
@@ -276,10 +282,11 @@ struct GenICamTests {
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1"}"#, natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
-        Thread.sleep(forTimeInterval: 90.0 / 15 + 2)
+        var statuses: [AgentStatus] = []
+        try CameraHarness.waitForFrames(heartbeats, atLeast: 61, into: &statuses)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))
-        let statuses = try CameraHarness.heartbeats(heartbeats)
+        statuses += try CameraHarness.heartbeats(heartbeats)
         let incomplete = statuses.map(\.sourceIncompleteFrames).max() ?? 0
         let framesIn = statuses.map(\.framesIn).max() ?? 0
         #expect(incomplete > 0, "packets were lost: some frames arrived incomplete")

@@ -5,6 +5,7 @@ import ScanTestSupport
 import ScanTestTiming
 import Testing
 import ScanAgentConfig
+import ScanEvents
 
 /// RTSP cameras against GStreamer's RTSP server (Debian's gst-rtsp-server through
 /// scripts/rtsp_server.py) serving rendered clips encoded with x264, x265 or JPEG, on loopback.
@@ -87,7 +88,8 @@ struct RTSPTests {
             in: dir, source: #"{"type": "rtsp", "url": "\#(url)"}"#, natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
         // The clip at 30 frames/s, then the empty belt until every track has ended.
-        Thread.sleep(forTimeInterval: Double(frames) / 30 + 3)
+        var statuses: [AgentStatus] = []
+        try C.waitForFrames(heartbeats, atLeast: frames + 90, into: &statuses)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
@@ -102,7 +104,7 @@ struct RTSPTests {
         print("RTSP \(codec) seed \(seed): \(values.count) sightings, replay \(expected.count), missed \(missed)")
         #expect(phantoms.isEmpty, "\(codec): sightings the replay does not have: \(phantoms)")
         #expect(missed.count <= 1, "\(codec): missed \(missed) of \(expected.count)")
-        let statuses = try C.heartbeats(heartbeats)
+        statuses += try C.heartbeats(heartbeats)
         #expect(statuses.contains { $0.sourceState == "streaming" }, "\(statuses.map(\.sourceState))")
         #expect(statuses.map(\.sourceIncompleteFrames).max() == 0, "TCP on loopback loses nothing")
         #expect((statuses.map(\.framesIn).max() ?? 0) >= frames, "every frame arrived")
@@ -131,14 +133,16 @@ struct RTSPTests {
             extra: #", "tracking": {"maxMissedFrames": 5}"#)
         // The release build (what users run): reconnects are timing- and lifetime-sensitive.
         let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
-        Thread.sleep(forTimeInterval: 60.0 / 30 + 2)
+        var statuses: [AgentStatus] = []
+        try C.waitForFrames(heartbeats, atLeast: 60 + 60, into: &statuses)
+        let shown = statuses.map(\.framesIn).max() ?? 0
         // The cable pulled: the camera is gone for 3 s, then back (a reboot), streaming the second clip.
         kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
         Thread.sleep(forTimeInterval: 3)
         (server, _) = try Self.server(secondStream, port: port, dir: dir, name: "second")
         defer { C.stop(server) }
-        Thread.sleep(forTimeInterval: 60.0 / 30 + 6)
+        try C.waitForFrames(heartbeats, atLeast: shown + 60 + 180, into: &statuses)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))
         let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
@@ -147,7 +151,7 @@ struct RTSPTests {
         #expect(log.contains("operator:***@"), "the URL is logged without its password")
         #expect(!log.contains(secret), "the password is never logged")
 
-        let statuses = try C.heartbeats(heartbeats)
+        statuses += try C.heartbeats(heartbeats)
         let states = statuses.map(\.sourceState)
         #expect(states.contains("reconnecting"), "the gap is in the heartbeat: \(states)")
         #expect(statuses.map(\.sourceReconnects).max() == 1, "\(states)")
