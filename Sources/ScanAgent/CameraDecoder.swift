@@ -46,6 +46,9 @@ final class CameraDecoder {
     /// zxing-cpp on the sweep's lines (`decoder.sweepEngine`), nil: zbar reads the sweep.
     let sweepLines: SweepLineReader?
     let everyNth: Int
+    /// zxing-cpp on the finer straightened views of linear codes at an angle (small modules), beside
+    /// zbar: `ZBarFrameDecoder.crossChecked`.
+    let angledViews: ZXingReader?
     /// zbar's symbologies that the every-Nth-frame pass also looks for.
     private let sweep: Set<Symbology>
     /// One reader per symbology, made when first needed, for second opinions.
@@ -77,6 +80,7 @@ final class CameraDecoder {
         let pass = second.union(sweep)
         zxing = pass.isEmpty ? nil : try ZXingReader(settings: Self.passSettings(pass, sweep: sweep, mode: config.mode))
         everyNth = max(1, config.zxingEveryNthFrame)
+        angledViews = try Self.angledViewReader(zbarConfig.zbarSymbologies)
         secondOpinion = config.secondOpinion
         region = config.regionOfInterest
         planner = DecodePlanner(config: config)
@@ -88,6 +92,13 @@ final class CameraDecoder {
             config.mode == .guided && config.sweepEngine == .zxing
             ? try SweepLineReader(symbologies: zbarConfig.zbarSymbologies) : nil
         threads = config.threads ?? min(4, AvailableCores.count)
+    }
+
+    /// zxing-cpp for straightened views: the linear symbologies of `symbologies` it reads, the view
+    /// as it is (its bars stand upright). Nil when there are none.
+    static func angledViewReader(_ symbologies: Set<Symbology>) throws(ZXingError) -> ZXingReader? {
+        let linear = Set(symbologies.filter { $0.isLinear && ZXingReader.reads($0) })
+        return linear.isEmpty ? nil : try ZXingReader(settings: .asPlanned(linear))
     }
 
     /// zxing-cpp's pass over the region of interest (`zxingEveryNthFrame`). In guided mode with no
@@ -188,7 +199,8 @@ final class CameraDecoder {
             }
             detections.appendNew(
                 try zbar.readAngled(
-                    frame, regions: located.regions.map(\.box), tracked: tracked, besides: detections))
+                    frame, regions: located.regions.map(\.box), tracked: tracked, besides: detections,
+                    secondEngine: angledViews.map { reader in { (try? reader.read($0, input: input)) ?? [] } }))
             profile.zbar += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now

@@ -186,7 +186,11 @@ final class StillDecoder {
         // Linear codes at a steep angle: the localiser's regions that neither engine read,
         // straightened along their bars (`ZBarFrameDecoder.readAngled`).
         let regions = CodeLocalizer().locate(image)
-        let angled = try zbar?.readAngled(image, regions: regions.map(\.box), besides: first + zxingReads) ?? []
+        let views = try CameraDecoder.angledViewReader(zbarConfig?.zbarSymbologies ?? [])
+        let angled =
+            try zbar?.readAngled(
+                image, regions: regions.map(\.box), besides: first + zxingReads,
+                secondEngine: views.map { reader in { (try? reader.read($0, input: name)) ?? [] } }) ?? []
         // Parts of an ITF code a slanted scan line crossed, by either engine, give way to the whole.
         let all = first + angled + zxingReads
         let symbols = merged(

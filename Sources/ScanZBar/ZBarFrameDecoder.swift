@@ -36,9 +36,11 @@ public final class ZBarFrameDecoder {
     /// is read unless a read of its value lies there already. Then `regions` (the localiser's),
     /// at most `limit` of them, the largest first, skipping those a detection of `read` or one
     /// just found touches (their code is read).
+    /// `secondEngine`: another engine's reads of a view, in its coordinates (zxing-cpp), asked on
+    /// the finer views only (small modules), where zbar alone misreads: see `crossChecked`.
     public func readAngled(
         _ frame: GrayImage, regions: [Box], tracked: [(box: Box, value: [UInt8])] = [], besides read: [Detection],
-        minDegrees: Double = 8, limit: Int = 8
+        minDegrees: Double = 8, limit: Int = 8, secondEngine: ((GrayImage) -> [Detection])? = nil
     ) throws(ZBarError) -> [Detection] {
         let linear = config.zbarSymbologies.filter(\.isLinear)
         guard !linear.isEmpty else { return [] }
@@ -81,8 +83,13 @@ public final class ZBarFrameDecoder {
                 // ITF has no check character: in the finer view, blurred bars of another code
                 // (an EAN-13 at 1.25 px a module) read as ITF on a few lines; a code that is ITF
                 // reads on most of the view's lines.
-                for read in Self.attachAddOns(reads)
-                where read.points.count >= (samples > 1 && read.truncationProne ? 5 : 2) {
+                var kept = Self.attachAddOns(reads).filter {
+                    $0.points.count >= (samples > 1 && $0.truncationProne ? 5 : 2)
+                }
+                if samples > 1, let secondEngine {
+                    kept = Self.crossChecked(kept, secondEngine(view.image), atEdge: atEdge)
+                }
+                for read in kept {
                     var moved = read
                     moved.points = read.points.map(view.frameLocation)
                     moved.alongRows = nil
@@ -109,6 +116,34 @@ public final class ZBarFrameDecoder {
             if try straighten(box, lineSpacing: 2) { views += 1 }
         }
         return found
+    }
+
+    /// zbar's reads of a fine view beside a second engine's of the same view. At 1.25 px a module,
+    /// under noise, zbar can read an EAN-13 wrongly on most of a view's lines, its check digit
+    /// holding (two left-half digits and the parity that gives the first one), where zxing-cpp reads
+    /// the same view right; at 1 px zxing-cpp too reads a wrong value on some lines beside the
+    /// right one. The view's bars stand upright, so reads whose spans along its rows overlap are of
+    /// one code: EAN/UPC reads there of more than one value, by either engine, are all dropped (the
+    /// code waits for a frame that reads it one way). The other engine's other reads of checked
+    /// symbologies are added (not ITF: no check character, blurred bars read as ITF there), but
+    /// not its EAN/UPC reads of a region at the frame's edge: there zxing-cpp reads a label cut by
+    /// the edge as a valid value, its right half whole and the left one made up.
+    static func crossChecked(_ zbar: [Detection], _ other: [Detection], atEdge: Bool) -> [Detection] {
+        var all = zbar
+        for read in other where !read.truncationProne && !all.contains(where: { $0.value == read.value }) {
+            if atEdge && phantomProne(read.symbology) { continue }
+            all.append(read)
+        }
+        func span(_ read: Detection) -> ClosedRange<Int>? { read.box.map { $0.minX...$0.maxX } }
+        return all.filter { read in
+            guard phantomProne(read.symbology), let here = span(read) else { return true }
+            return !(zbar + other).contains { twin in
+                guard phantomProne(twin.symbology), twin.value != read.value, let there = span(twin) else {
+                    return false
+                }
+                return here.overlaps(there)
+            }
+        }
     }
 
     /// Whether zbar decodes the symbology (zbar 0.23 lists PDF417 but cannot decode it).

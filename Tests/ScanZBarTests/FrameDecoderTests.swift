@@ -142,4 +142,52 @@ struct CheckedReadsTests {
             symbology: .ean13, value: Array(value.utf8), points: [Point(x: 20, y: 20), Point(x: 120, y: 30)])
         #expect(try decoder.checked([away], in: image).isEmpty)
     }
+
+    @Test(
+        "a fine straightened view read by two engines: EAN/UPC values that contradict each other on one code are all dropped, agreeing or lone reads kept, the second engine's EAN/UPC not taken at the frame's edge"
+    )
+    func crossCheckedViews() {
+        func read(
+            _ value: String, _ symbology: Symbology = .ean13, from: Int, to: Int, row: Int, engine: String = "zbar"
+        )
+            -> Detection
+        {
+            Detection(
+                symbology: symbology, value: Array(value.utf8),
+                points: [Point(x: from, y: row), Point(x: to, y: row)], engine: engine)
+        }
+        let right = "4843257876501"
+        let wrong = "7843117876501"
+        let values = { (reads: [Detection]) in reads.map { String(decoding: $0.value, as: UTF8.self) }.sorted() }
+        // zbar misread it on its lines, zxing-cpp read it right: the code waits for another frame.
+        let contradicted = ZBarFrameDecoder.crossChecked(
+            [read(wrong, from: 10, to: 200, row: 8)], [read(right, from: 12, to: 198, row: 20, engine: "zxing")],
+            atEdge: false)
+        #expect(contradicted.isEmpty, "\(values(contradicted))")
+        // One engine read two values on the same code (1 px a module): neither.
+        let twoValues = ZBarFrameDecoder.crossChecked(
+            [], [read(right, from: 12, to: 198, row: 20), read(wrong, from: 30, to: 190, row: 40)], atEdge: false)
+        #expect(twoValues.isEmpty, "\(values(twoValues))")
+        // Agreeing engines: one read; zxing-cpp alone: its read; a second code further along: kept.
+        let agreed = ZBarFrameDecoder.crossChecked(
+            [read(right, from: 10, to: 200, row: 8)],
+            [read(right, from: 12, to: 198, row: 20), read("AA-19", .code128, from: 260, to: 400, row: 20)],
+            atEdge: false)
+        #expect(values(agreed) == [right, "AA-19"])
+        let apart = ZBarFrameDecoder.crossChecked(
+            [read(right, from: 10, to: 200, row: 8)], [read("4006381333931", from: 240, to: 420, row: 8)],
+            atEdge: false)
+        #expect(values(apart) == ["4006381333931", right])
+        // ITF from the second engine is not taken (no check character); at the frame's edge its
+        // EAN/UPC reads are not either (a cut label read with a made-up left half), zbar's are.
+        let edge = ZBarFrameDecoder.crossChecked(
+            [read("AA-5", .code128, from: 10, to: 100, row: 8)],
+            [read(right, from: 120, to: 300, row: 8), read("12345670", .interleaved2of5, from: 320, to: 400, row: 8)],
+            atEdge: true)
+        #expect(values(edge) == ["AA-5"])
+        let inside = ZBarFrameDecoder.crossChecked(
+            [], [read(right, from: 120, to: 300, row: 8), read("12345670", .interleaved2of5, from: 320, to: 400, row: 8)],
+            atEdge: false)
+        #expect(values(inside) == [right])
+    }
 }
