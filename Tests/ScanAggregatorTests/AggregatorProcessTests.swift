@@ -167,7 +167,8 @@ struct AggregatorProcessTests {
         }
         // What the stopped runs left is stored by the next one, once.
         let last = try Self.start(world, batch: 500, binary: Self.releaseBinary)
-        let rows = try Self.waitForRows(world.database, total)
+        // A bound, not a timing: under the full suite's load 20,000 rows can take minutes.
+        let rows = try Self.waitForRows(world.database, total, seconds: 300)
         #expect(Self.stop(last, with: SIGTERM))
         #expect(rows == total)
         #expect(try IngestTests.count(world.database, "SELECT count(*) FROM sightings") == total)
