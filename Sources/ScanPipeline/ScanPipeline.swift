@@ -122,6 +122,11 @@ public struct ScanPipeline: Sendable {
         where trackerEvents.contains(where: { if case .removed(let gone) = $0 { gone.id == track.id } else { false } })
         {
             candidates?.markDecoded([track.lastBox], frame: track.lastFrame)
+            // A track kept by its region long after its one read (`Tracker.sustain`): the
+            // candidate remembers only its last frames, where the track was last seen.
+            if track.presentFrame > track.lastFrame {
+                candidates?.markDecoded([track.presentBox], frame: track.presentFrame)
+            }
         }
     }
 

@@ -253,6 +253,9 @@ public struct Tracker: Sendable {
         return digits("00", count: 18) || digits("01", count: 14)
     }
 
+    /// Reads below which a track seen in an unread region takes that region's speed (`sustain`).
+    static let readsForOwnSpeed = 5
+
     /// Keeps the live tracks (decoded in `frame` or not) whose predicted place overlaps one of
     /// `present` (the boxes of code-like regions seen in this frame: a label decoded only now
     /// and then is still in view between its reads): they do not end while their region is seen.
@@ -274,8 +277,12 @@ public struct Tracker: Sendable {
             // Seen, not read: the prediction is where it now is, and the gate stays tight.
             live[index].presentBox = predicted
             live[index].presentFrame = frame
-            if !live[index].measuredX { live[index].velocityX = region.velocity.0 }
-            if !live[index].measuredY { live[index].velocityY = region.velocity.1 }
+            // A speed from a few reads only (a label coming into view at the frame's edge, read
+            // on another band of its lines each frame) can be far off, and its prediction leaves the
+            // region it is still in: the region's speed, followed over more frames, is the better.
+            let fewReads = live[index].decodes < Self.readsForOwnSpeed
+            if !live[index].measuredX || fewReads { live[index].velocityX = region.velocity.0 }
+            if !live[index].measuredY || fewReads { live[index].velocityY = region.velocity.1 }
         }
     }
 

@@ -39,17 +39,23 @@ let angleRange: ClosedRange<Double>? = angles.flatMap { text in
 }
 if angles != nil && angleRange == nil {
     FileHandle.standardError.write(
-        Data("scan-synth: --angles '\(angles ?? "")' is not LOW-HIGH in degrees (e.g. 0-360)\n".utf8))
+        Data(
+            "scan-synth: --angles '\(TerminalText.escaped(angles ?? ""))' is not LOW-HIGH in degrees (e.g. 0-360)\n"
+                .utf8))
     exit(2)
 }
 if scaleText != nil && scale == nil {
     FileHandle.standardError.write(
-        Data("scan-synth: --scale '\(scaleText ?? "")' is not a factor from 0.1 to 4 (e.g. 0.625)\n".utf8))
+        Data(
+            "scan-synth: --scale '\(TerminalText.escaped(scaleText ?? ""))' is not a factor from 0.1 to 4 (e.g. 0.625)\n"
+                .utf8))
     exit(2)
 }
 if slatsText != nil && slats == nil {
     FileHandle.standardError.write(
-        Data("scan-synth: --slats '\(slatsText ?? "")' is not 0 or a spacing in pixels from 8 to 10000\n".utf8))
+        Data(
+            "scan-synth: --slats '\(TerminalText.escaped(slatsText ?? ""))' is not 0 or a spacing in pixels from 8 to 10000\n"
+                .utf8))
     exit(2)
 }
 guard arguments.count == 2,

@@ -263,5 +263,11 @@ struct AngledLabelTests {
         let refused = try ProcessRunner.run(
             TestEnvironment.productsDirectory + "/scan-synth", [scene, clip, "--angles", "360-0"])
         #expect(refused.status == 2 && refused.stderr.contains("--angles '360-0'"))
+        // An option's text is shown escaped, never acted on by the terminal.
+        let hostile = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scan-synth", [scene, clip, "--slats", "8\u{1B}[2J"])
+        #expect(
+            hostile.status == 2 && hostile.stderr.lowercased().contains("--slats '8\\x1b[2j'")
+                && !hostile.stderr.contains("\u{1B}"), "\(hostile.stderr)")
     }
 }

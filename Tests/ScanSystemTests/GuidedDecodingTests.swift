@@ -146,8 +146,10 @@ struct GuidedDecodingTests {
                 #expect(line == nil)
             }
         }
-        // zxing-cpp reads some fast, blurred labels zbar alone misses, and loses none it reads.
-        let zbarValues = Set(runs["zbar"]?.values ?? [])
+        // zxing-cpp reads some fast, blurred labels zbar alone misses, and loses none it reads of
+        // those wholly in view (a label coming into view as the clip ends may be read by either).
+        let whole = Set(expected.filter { !$0.partial }.map(\.value))
+        let zbarValues = Set(runs["zbar"]?.values ?? []).intersection(whole)
         let zxingValues = Set(runs["zxing"]?.values ?? [])
         #expect(zbarValues.isSubset(of: zxingValues), "\(zbarValues.subtracting(zxingValues))")
     }

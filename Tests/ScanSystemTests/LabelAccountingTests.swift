@@ -16,7 +16,7 @@ struct LabelAccountingTests {
 
     @Test(
         "GS1-128 labels at 1.5 px a module, the clip ending with the last one in view: each whole label one sighting or one no-read, the one in view clip-ended when unread",
-        arguments: [(26, 1), (30, 2), (34, 3), (34, 4)] as [(Int, UInt64)])
+        arguments: [(26, 1), (30, 2), (34, 3), (34, 4), (100, 3)] as [(Int, UInt64)])
     func clipEndsWithLabelsInView(noise: Int, seed: UInt64) throws {
         // Before: the label in view at the end was neither (silent), at every noise.
         var scene = Scenarios.sscc(noise: noise)
@@ -43,7 +43,9 @@ struct LabelAccountingTests {
         #expect(endedInView.count <= 2)
         #expect(noReads.allSatisfy { ["undecoded", "unconfirmed", "clip-ended"].contains($0.reason) })
         #expect(endedInView.allSatisfy { $0.lastFrame >= 229 }, "seen within maxMissedFrames of the end")
-        if noise == 34 { #expect(noReads.count == 4, "at this noise none is read") }
+        // At 34 none was read until the finer views were read by zxing-cpp too; at 100 most are not.
+        if noise == 34 { #expect(values.count == 4, "the finer views read every label") }
+        if noise == 100 { #expect(noReads.count >= 2, "at this noise most labels are no-reads") }
         let reasons = Dictionary(grouping: noReads.compactMap(\.reason)) { $0 }.mapValues(\.count)
         if let clipEnded = reasons["clip-ended"] {
             #expect(replay.result.stderr.contains("\(noReads.count) no-reads ("), "\(replay.result.stderr)")

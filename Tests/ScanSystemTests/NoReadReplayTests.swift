@@ -49,7 +49,7 @@ struct NoReadReplayTests {
 
     @Test(
         "GS1-128 shipping labels at 1.5 px a module, read in some frames only (or none): each label is one sighting or one no-read, never two",
-        arguments: [18, 22, 26, 30, 34])
+        arguments: [18, 22, 26, 30, 34, 100])
     func sparseReads(noise: Int) throws {
         let folder = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -67,7 +67,10 @@ struct NoReadReplayTests {
         let noReads = replay.events.filter { $0["type"] == .string("noread") }
         #expect(values.count + noReads.count == labels.count, "\(values.count) read, \(noReads.count) no-reads")
         if noise == 18 { #expect(values.count >= 3, "at this noise most labels are read") }
-        if noise == 34 { #expect(noReads.count == 4, "at this noise none is read, each is a no-read") }
+        // At 34 none was read (four no-reads) until the finer views were read by zxing-cpp too;
+        // at 100 most are not.
+        if noise == 34 { #expect(values.count == 4, "the finer views read every label") }
+        if noise == 100 { #expect(noReads.count >= 2, "at this noise most labels are no-reads") }
     }
 
     @Test(

@@ -100,7 +100,9 @@ struct UnseenSceneDefectTests {
         #expect(Set(values).count == values.count, "a label counted twice: \(values)")
         #expect(Set(values).isSubset(of: Set(expected.map(\.value))), "\(values)")
         let noReads = replay.events.count { $0["type"] == .string("noread") }
-        #expect(values.count < expected.count, "the scene still has unread labels")
+        // Since the finer views are read by zxing-cpp too, seed 14 reads every label, one of them
+        // once, by a track kept by its region for 60 frames after that read: its region raised a
+        // no-read as well (the candidate no longer remembered the frame of the read).
         #expect(values.count + noReads == expected.count, "\(values.count) read, \(noReads) no-reads")
     }
 

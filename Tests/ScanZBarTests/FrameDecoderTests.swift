@@ -180,13 +180,14 @@ struct CheckedReadsTests {
         #expect(values(apart) == ["4006381333931", right])
         // ITF from the second engine is not taken (no check character); at the frame's edge its
         // EAN/UPC reads are not either (a cut label read with a made-up left half), zbar's are.
+        let itf = read("12345670", .interleaved2of5, from: 320, to: 400, row: 8)
         let edge = ZBarFrameDecoder.crossChecked(
             [read("AA-5", .code128, from: 10, to: 100, row: 8)],
-            [read(right, from: 120, to: 300, row: 8), read("12345670", .interleaved2of5, from: 320, to: 400, row: 8)],
+            [read(right, from: 120, to: 300, row: 8), itf],
             atEdge: true)
         #expect(values(edge) == ["AA-5"])
         let inside = ZBarFrameDecoder.crossChecked(
-            [], [read(right, from: 120, to: 300, row: 8), read("12345670", .interleaved2of5, from: 320, to: 400, row: 8)],
+            [], [read(right, from: 120, to: 300, row: 8), itf],
             atEdge: false)
         #expect(values(inside) == [right])
     }
