@@ -433,7 +433,8 @@ zbar alone: `zbarimg` on the same files; zxing-cpp alone: the symbols the first 
 decode` attributes to it (every format, tryHarder, rotations, inversion); both: every symbol
 `scan-agent decode` prints, its second look included (where the first look read nothing: the
 localiser's regions again, zbar on three views that must agree, zxing-cpp enlarged twice, then with
-a fixed threshold). A read counts when a value equals the expected one (retail codes compared as
+a fixed threshold; where that too read nothing, zbar on the whole image as `zbarimg` runs it, a
+lone retail value taken unchecked). A read counts when a value equals the expected one (retail codes compared as
 13-digit GTINs; text in UTF-8, as the corpus gives it). The corpus's 49 images without a code read
 as nothing, second look included (`CorpusDecodeTests`).
 EOF

@@ -196,7 +196,26 @@ final class StillDecoder {
         let symbols = merged(
             zbar: (first + angled).filter { !$0.isTruncation(among: all) },
             zxing: zxingReads.filter { !$0.isTruncation(among: all) })
-        return symbols.isEmpty ? try secondLook(image, regions: regions, name: name) : symbols
+        guard symbols.isEmpty else { return symbols }
+        let second = try secondLook(image, regions: regions, name: name)
+        return second.isEmpty ? try zbarAsZbarimg(image) : second
+    }
+
+    /// The last resort, when both looks read nothing: zbar on the whole image as `zbarimg` runs it,
+    /// without the first look's checks of an EAN's extent (a curved or skewed retail code whose
+    /// halves zbar sees not to fit, which `zbarimg` prints: 3 corpus images). Only a lone retail
+    /// value is taken: a phantom needs two labels, and two values say there may be two. Other
+    /// symbologies add nothing here, the first look having read them unchecked.
+    private func zbarAsZbarimg(_ image: GrayImage) throws -> [Symbol] {
+        guard let settings = zbarSettings else { return [] }
+        let reads = ZBarFrameDecoder.attachAddOns(try ZBarScanner(settings: settings).scan(image))
+        let retail = reads.filter { ZBarFrameDecoder.phantomProne($0.symbology) }
+        guard Set(retail.map(\.value)).count == 1, reads.count == retail.count else { return [] }
+        return merged(zbar: retail, zxing: []).map { symbol in
+            var symbol = symbol
+            symbol.engine += " (last look: whole image, unchecked, as zbarimg)"
+            return symbol
+        }
     }
 
     /// Regions a second look reads at most, the localiser's largest first.

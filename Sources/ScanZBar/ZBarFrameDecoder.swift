@@ -425,7 +425,7 @@ public final class ZBarFrameDecoder {
 
     /// zbar decodes EAN/UPC halves separately and can join the halves of two different labels
     /// into a checksum-valid code that is in no label.
-    static func phantomProne(_ symbology: Symbology) -> Bool {
+    public static func phantomProne(_ symbology: Symbology) -> Bool {
         switch symbology {
         case .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13: true
         default: false

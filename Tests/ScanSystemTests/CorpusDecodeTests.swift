@@ -69,7 +69,7 @@ struct CorpusDecodeTests {
         }
     }
 
-    @Test("at least the better single engine's read rate on every symbology group, and at least 94 % overall")
+    @Test("every image zbarimg reads, at least the better single engine's rate on every group, at least 94 % overall")
     func readRates() throws {
         let root = TestEnvironment.grayCorpusRoot + "/zxing"
         let zbarimg = try #require(ProcessRunner.which("zbarimg"), "zbarimg is missing: run scripts/install-deps.sh")
@@ -82,6 +82,7 @@ struct CorpusDecodeTests {
         var secondLooks = 0
         var filesRead = 0
         var repeated = 0
+        var zbarOnly: [String] = []
         for folder in folders {
             let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
                 $0.hasSuffix(".pgm")
@@ -108,9 +109,8 @@ struct CorpusDecodeTests {
                 guard let raw = Self.expected(folder: folder, image: image) else { continue }
                 let want = Self.comparable(raw, retail: retail)
                 rates.images += 1
-                if (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want }) {
-                    rates.both += 1
-                }
+                let read = (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want })
+                if read { rates.both += 1 }
                 let picture = try PGM.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
                 if try zxingAlone.read(picture).contains(where: { Self.comparable($0.value, retail: retail) == want }) {
                     rates.zxing += 1
@@ -119,7 +119,10 @@ struct CorpusDecodeTests {
                 let lines = reference.stdout.split(separator: 0x0A, omittingEmptySubsequences: false).map {
                     Self.comparable(Array($0), retail: retail)
                 }
-                if lines.contains(want) || reference.stdout.starts(with: want + [0x0A]) { rates.zbar += 1 }
+                if lines.contains(want) || reference.stdout.starts(with: want + [0x0A]) {
+                    rates.zbar += 1
+                    if !read { zbarOnly.append(folder + "/" + image) }
+                }
             }
             groups[Self.group(folder)] = rates
         }
@@ -136,6 +139,9 @@ struct CorpusDecodeTests {
         }
         print("corpus all: \(total.images) images, zbar \(total.zbar), zxing-cpp \(total.zxing), both \(total.both)")
         #expect(total.images >= 780, "the single-code images of the corpus")
+        // Everything zbarimg reads, decode reads (ean13-2/01, 25 and 26 were not: a curved code
+        // whose halves the first look's checks saw not to fit).
+        #expect(zbarOnly.isEmpty, "zbarimg reads these, decode does not: \(zbarOnly)")
         print("corpus second looks: \(secondLooks) symbols read where the first look read nothing")
         #expect(Double(total.both) >= 0.94 * Double(total.images), "read \(total.both) of \(total.images)")
         #expect(secondLooks >= 15, "the second look reads images the first look misses")
