@@ -159,6 +159,8 @@ final class StillDecoder {
     private let zbarConfig: DecoderConfig?
     private let zxing: ZXingReader?
     private let normalizer: CodeNormalizer
+    /// zxing-cpp in pure mode for MaxiCode drawn by `MaxiCodeSampler` (nil: MaxiCode not asked for).
+    private let maxiCodeReader: ZXingReader?
     /// zxing-cpp with a fixed threshold, for second looks (made when first needed).
     private var fixedThreshold: ZXingReader?
     /// zbar's set-up without the first look's checks, for second looks.
@@ -175,6 +177,13 @@ final class StillDecoder {
             zbarKinds.isEmpty ? nil : ZBarSettings(symbologies: config.zbarSymbologies, density: 1, testInverted: true)
         let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
         zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: ZXingSettings(symbologies: zxingKinds))
+        if symbologies?.contains(.maxiCode) ?? true {
+            var pure = ZXingSettings.asPlanned([.maxiCode])
+            pure.isPure = true
+            maxiCodeReader = try ZXingReader(settings: pure)
+        } else {
+            maxiCodeReader = nil
+        }
     }
 
     func decode(_ image: GrayImage, name: String) throws -> [Symbol] {
@@ -196,9 +205,38 @@ final class StillDecoder {
         let symbols = merged(
             zbar: (first + angled).filter { !$0.isTruncation(among: all) },
             zxing: zxingReads.filter { !$0.isTruncation(among: all) })
-        guard symbols.isEmpty else { return symbols }
+        let sampled = try sampledMaxiCodes(image, besides: symbols, name: name)
+        guard symbols.isEmpty else { return symbols + sampled }
         let second = try secondLook(image, regions: regions, name: name)
-        return second.isEmpty ? try zbarAsZbarimg(image) : second
+        return (second.isEmpty ? try zbarAsZbarimg(image) : second) + sampled
+    }
+
+    /// MaxiCode that is not square to the image (zxing-cpp reads it only so): each bullseye's
+    /// symbol sampled and drawn pure (`MaxiCodeSampler`), read by zxing-cpp in pure mode; the
+    /// first of the six turns it reads is the symbol. A bullseye inside a MaxiCode already read
+    /// is left alone.
+    private func sampledMaxiCodes(_ image: GrayImage, besides read: [Symbol], name: String) throws -> [Symbol] {
+        guard let pure = maxiCodeReader else { return [] }
+        var found: [Symbol] = []
+        for bullseye in MaxiCodeSampler.bullseyes(in: image) {
+            let centre = Point(x: Int(bullseye.x), y: Int(bullseye.y))
+            let known = (read + found).contains { symbol in
+                symbol.detection.symbology == .maxiCode
+                    && (Box(enclosing: symbol.corners)?.intersects(
+                        Box(minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y)) ?? false)
+            }
+            if known { continue }
+            for drawing in MaxiCodeSampler.drawings(around: bullseye, in: image) {
+                guard var detection = try pure.read(drawing.image, input: name).first else { continue }
+                detection.points = drawing.corners
+                found.append(
+                    Symbol(
+                        detection: normalize(detection), engine: "zxing (MaxiCode sampled from its bullseye)",
+                        corners: drawing.corners))
+                break
+            }
+        }
+        return found
     }
 
     /// The last resort, when both looks read nothing: zbar on the whole image as `zbarimg` runs it,

@@ -27,6 +27,9 @@ public struct ZXingSettings: Sendable, Equatable {
     /// How grey becomes black and white: zxing-cpp's local average by default; a fixed threshold
     /// reads some low-contrast or unevenly lit codes the local one breaks up.
     public var binarizer = Binarizer.localAverage
+    /// The image holds one symbol alone, upright and square to its rows (zxing-cpp's "pure"
+    /// mode: the only way it reads MaxiCode, `MaxiCodeSampler` draws one so).
+    public var isPure = false
 
     public enum Binarizer: Sendable, Equatable {
         case localAverage, globalHistogram, fixedThreshold
@@ -77,6 +80,7 @@ public final class ZXingReader {
         ZXing_ReaderOptions_setTryInvert(options, settings.tryInvert)
         ZXing_ReaderOptions_setTryDownscale(options, settings.tryDownscale)
         ZXing_ReaderOptions_setMaxNumberOfSymbols(options, Int32(settings.maxSymbols))
+        ZXing_ReaderOptions_setIsPure(options, settings.isPure)
         switch settings.binarizer {
         case .localAverage: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_LocalAverage)
         case .globalHistogram: ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_GlobalHistogram)
