@@ -74,7 +74,9 @@ struct TuneCommand: ParsableCommand {
         }
         var config = AgentConfig(camera: CameraIdentity(id: cameraId))
         config.decoder.symbologies = Self.everySymbology
-        let decoder = try CameraDecoder(config: config.decoder, camera: cameraId, locate: false)
+        // Decoded as replay decodes (the localiser's regions guide both engines and mark what is
+        // unread), so that tune counts what replay counts.
+        let decoder = try CameraDecoder(config: config.decoder, camera: cameraId, locate: config.noread.enabled)
         var pipeline = ScanPipeline(
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: false), session: config.session, rules: .acceptAll,
@@ -104,7 +106,7 @@ struct TuneCommand: ParsableCommand {
             }
             let time = start.adding(milliseconds: reader.header.offsetMilliseconds(frame: frame))
             let detections = try decoder.decode(image, expected: pipeline.tracker.expected(at: frame))
-            collect(pipeline.process(frame: frame, time: time, detections: detections, located: nil))
+            collect(pipeline.process(frame: frame, time: time, detections: detections, located: decoder.located))
             frame += 1
         }
         collect(pipeline.finish(time: start.adding(milliseconds: reader.header.offsetMilliseconds(frame: frame))))

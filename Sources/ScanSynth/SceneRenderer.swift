@@ -196,8 +196,11 @@ public struct SceneRenderer: Sendable {
                     ox += Int(x.rounded())
                     oy += Int(y.rounded())
                 }
-                for row in max(0, oy)..<min(height, oy + occluder.height) {
-                    for column in max(0, ox)..<min(width, ox + occluder.width) { out[row * width + column] = 38 }
+                // An occluder that follows an item off the frame covers nothing there.
+                let rows = max(0, oy)..<max(max(0, oy), min(height, oy + occluder.height))
+                let columns = max(0, ox)..<max(max(0, ox), min(width, ox + occluder.width))
+                for row in rows {
+                    for column in columns { out[row * width + column] = 38 }
                 }
             }
             if scene.noise > 0 {

@@ -46,6 +46,26 @@ struct TuneTests {
         #expect(problems.isEmpty, "\(problems)")
     }
 
+    @Test(
+        "tune counts what replay counts: three identical EAN-13s, the middle one blurred and half covered for most of its way",
+        arguments: [2, 5, 9] as [UInt64])
+    func countsAsReplay(seed: UInt64) throws {
+        var scene = ReplayHarness.tuneScene(
+            speed: 8, module: 2, symbology: .ean13, values: Array(repeating: "400638133393", count: 3), seed: seed)
+        scene.exposure = 0.25
+        scene.noise = 10
+        // An arm over the left half of the middle label from the frame it enters until near the end of its way.
+        scene.occluders = [SynthOccluder(x: 10, y: 10, width: 110, height: 90, followsItem: 1, frames: 0..<150)]
+        let (clip, expected) = try ReplayHarness.clip(of: scene, name: "tune-count-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let tuned = try ProcessRunner.run(ReplayHarness.agent, ["tune", clip, "--format", "json"])
+        try #require(tuned.status == 0, "\(tuned.stderr)")
+        let codes = try JSONValue.parse(tuned.stdoutText)["codes"]?.doubleValue
+        let replay = try ReplayHarness.replay(clip, arguments: ["--sightings-only"])
+        #expect(replay.sightings.count == expected.count, "replay: \(replay.sightings.count) of \(expected.count)")
+        #expect(codes == Double(replay.sightings.count), "tune \(codes ?? -1), replay \(replay.sightings.count)")
+    }
+
     @Test("a clip with no code in it: exit 1 and says so; an unreadable one: exit 2")
     func nothing() throws {
         let dir = try ReplayHarness.temporaryDirectory()
