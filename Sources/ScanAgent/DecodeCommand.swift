@@ -159,6 +159,9 @@ final class StillDecoder {
     private let zbarConfig: DecoderConfig?
     private let zxing: ZXingReader?
     private let normalizer: CodeNormalizer
+    /// zxing-cpp on the straightened views of linear codes at a steep angle (made once: its
+    /// options are the same for every image).
+    private let angledViews: ZXingReader?
     /// zxing-cpp in pure mode for MaxiCode drawn by `MaxiCodeSampler` (nil: MaxiCode not asked for).
     private let maxiCodeReader: ZXingReader?
     /// zxing-cpp with a fixed threshold, for second looks (made when first needed).
@@ -177,6 +180,7 @@ final class StillDecoder {
             zbarKinds.isEmpty ? nil : ZBarSettings(symbologies: config.zbarSymbologies, density: 1, testInverted: true)
         let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
         zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: ZXingSettings(symbologies: zxingKinds))
+        angledViews = try CameraDecoder.angledViewReader(zbarConfig?.zbarSymbologies ?? [])
         if symbologies?.contains(.maxiCode) ?? true {
             var pure = ZXingSettings.asPlanned([.maxiCode])
             pure.isPure = true
@@ -195,11 +199,10 @@ final class StillDecoder {
         // Linear codes at a steep angle: the localiser's regions that neither engine read,
         // straightened along their bars (`ZBarFrameDecoder.readAngled`).
         let regions = CodeLocalizer().locate(image)
-        let views = try CameraDecoder.angledViewReader(zbarConfig?.zbarSymbologies ?? [])
         let angled =
             try zbar?.readAngled(
                 image, regions: regions.map(\.box), besides: first + zxingReads,
-                secondEngine: views.map { reader in { (try? reader.read($0, input: name)) ?? [] } }) ?? []
+                secondEngine: angledViews.map { reader in { (try? reader.read($0, input: name)) ?? [] } }) ?? []
         // Parts of an ITF code a slanted scan line crossed, by either engine, give way to the whole.
         let all = first + angled + zxingReads
         let symbols = merged(

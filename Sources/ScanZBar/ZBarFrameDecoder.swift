@@ -135,14 +135,14 @@ public final class ZBarFrameDecoder {
             all.append(read)
         }
         func span(_ read: Detection) -> ClosedRange<Int>? { read.box.map { $0.minX...$0.maxX } }
+        // Every EAN/UPC read of the view by either engine, with its span, once.
+        let retail: [(value: [UInt8], span: ClosedRange<Int>)] = (zbar + other).compactMap { read in
+            guard phantomProne(read.symbology), let there = span(read) else { return nil }
+            return (read.value, there)
+        }
         return all.filter { read in
             guard phantomProne(read.symbology), let here = span(read) else { return true }
-            return !(zbar + other).contains { twin in
-                guard phantomProne(twin.symbology), twin.value != read.value, let there = span(twin) else {
-                    return false
-                }
-                return here.overlaps(there)
-            }
+            return !retail.contains { $0.value != read.value && here.overlaps($0.span) }
         }
     }
 
