@@ -11,7 +11,8 @@ struct OrdersCommand: ParsableCommand {
         commandName: "orders",
         abstract: "Import expected orders from CSV and show an order with its pack verdicts.",
         discussion: """
-            CSV: a header naming order_id, line, code, quantity (in any order; other columns are ignored).
+            CSV: a header naming order_id, line, code, quantity (in any order; other columns are ignored), \
+            separated by commas, semicolons or tabs; a UTF-8 byte-order mark is skipped.
 
             Exit codes: 0 done, 1 database failure or unknown order, 2 bad file (every bad row by line number; nothing imported).
             """,

@@ -102,9 +102,12 @@ public enum PackEvaluation {
     }
 }
 
-/// Orders as a WMS exports them: CSV with a header naming `order_id`, `line`, `code` and
-/// `quantity` (any order, more columns ignored). A bad row is reported with its line number and
-/// the whole file is refused.
+/// Orders as a WMS, a spreadsheet or an ERP exports them: RFC 4180 CSV with a header naming
+/// `order_id`, `line`, `code` and `quantity` (any order and case, more columns ignored), delimited
+/// by commas, semicolons (Excel in locales whose decimal mark is a comma, SAP) or tabs, whichever
+/// the header is written with; a UTF-8 byte-order mark (Excel's "CSV UTF-8") is skipped, and a
+/// quoted field may hold the delimiter, quotes (doubled) and line breaks. A bad row is reported
+/// with the line it starts on and the whole file is refused.
 public enum OrderCSV {
     public struct Order: Sendable, Equatable {
         public var id: String
@@ -115,28 +118,39 @@ public enum OrderCSV {
         }
     }
 
+    static let columnNames = ["order_id", "line", "code", "quantity"]
+
     public static func parse(_ text: String, file: String) throws(ConfigErrors) -> [Order] {
         var issues: [ConfigIssue] = []
         var orders: [Order] = []
-        var rows = splitLines(text)
+        let body = text.first == "\u{FEFF}" ? String(text.dropFirst()) : text
+        let delimiter = delimiter(of: body)
+        var rows: [(number: Int, fields: [String])]
+        do {
+            rows = try records(body, delimiter: delimiter)
+        } catch {
+            throw ConfigErrors(file: file, issues: [ConfigIssue(path: "line \(error.line)", message: error.message)])
+        }
         guard !rows.isEmpty else {
             throw ConfigErrors(file: file, issues: [ConfigIssue(path: "line 1", message: "the file is empty")])
         }
-        let header = fields(rows.removeFirst().text).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        let names = ["order_id", "line", "code", "quantity"]
+        let header = rows.removeFirst().fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = columnNames
         let columns = names.map { name in header.firstIndex(of: name) }
         for (name, column) in zip(names, columns) where column == nil {
             issues.append(
                 ConfigIssue(
-                    path: "line 1", message: "the header has no column '\(name)' (needs order_id, line, code, quantity)"
+                    path: "line 1",
+                    message:
+                        "the header has no column '\(name)' (needs order_id, line, code, quantity, separated by commas, semicolons or tabs)"
                 ))
         }
         guard issues.isEmpty, let orderColumn = columns[0], let lineColumn = columns[1], let codeColumn = columns[2],
             let quantityColumn = columns[3]
         else { throw ConfigErrors(file: file, issues: issues) }
         var seen: Set<String> = []
-        for row in rows where !row.text.trimmingCharacters(in: .whitespaces).isEmpty {
-            let cells = fields(row.text)
+        for row in rows where !(row.fields.count == 1 && row.fields[0].trimmingCharacters(in: .whitespaces).isEmpty) {
+            let cells = row.fields
             let place = "line \(row.number)"
             guard cells.count >= header.count else {
                 issues.append(
@@ -175,22 +189,38 @@ public enum OrderCSV {
         Int(cell.trimmingCharacters(in: .whitespaces)).flatMap { $0 > 0 ? $0 : nil }
     }
 
-    private static func splitLines(_ text: String) -> [(number: Int, text: String)] {
-        var result: [(Int, String)] = []
-        // "\r\n" is one Character in Swift: split on any newline.
-        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            result.append((index + 1, String(line)))
-        }
-        while let last = result.last, last.1.isEmpty { result.removeLast() }
-        return result
+    /// The header's delimiter: of comma, semicolon and tab, the one that splits the first line
+    /// into the most of the required column names (a comma when none does).
+    static func delimiter(of text: String) -> Character {
+        let firstLine = text.prefix { !$0.isNewline }
+        let candidates: [Character] = [",", ";", "\t"]
+        let found = candidates.map { delimiter in
+            (try? records(String(firstLine), delimiter: delimiter).first?.fields)?.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            } ?? []
+        }.map { header in columnNames.count { header.contains($0) } }
+        guard let best = found.indices.max(by: { found[$0] < found[$1] }), found[best] > 0 else { return "," }
+        return candidates[best]
     }
 
-    /// RFC 4180 fields of one line: commas, and double quotes around fields that hold them.
-    static func fields(_ line: String) -> [String] {
+    struct UnclosedQuote: Error {
+        var line: Int
+        var message: String
+    }
+
+    /// RFC 4180 records: fields split at `delimiter` outside double quotes, records at a line break
+    /// outside them (CRLF, LF or CR), a doubled quote inside quotes is one quote; each record with
+    /// the line it starts on. Trailing empty lines are dropped.
+    static func records(_ text: String, delimiter: Character) throws(UnclosedQuote) -> [(number: Int, fields: [String])]
+    {
+        var records: [(number: Int, fields: [String])] = []
         var fields: [String] = []
         var current = ""
         var quoted = false
-        var chars = Array(line)[...]
+        var line = 1
+        var recordLine = 1
+        var quoteLine = 1
+        var chars = Array(text)[...]
         while let char = chars.popFirst() {
             if quoted {
                 if char == "\"" {
@@ -201,18 +231,35 @@ public enum OrderCSV {
                         quoted = false
                     }
                 } else {
+                    // "\r\n" is one Character in Swift.
+                    if char.isNewline { line += 1 }
                     current.append(char)
                 }
             } else if char == "\"" && current.isEmpty {
                 quoted = true
-            } else if char == "," {
+                quoteLine = line
+            } else if char == delimiter {
                 fields.append(current)
                 current = ""
+            } else if char.isNewline {
+                fields.append(current)
+                records.append((recordLine, fields))
+                fields = []
+                current = ""
+                line += 1
+                recordLine = line
             } else {
                 current.append(char)
             }
         }
-        fields.append(current)
-        return fields
+        if quoted {
+            throw UnclosedQuote(line: quoteLine, message: "a quoted field is not closed: a double quote is missing")
+        }
+        if !current.isEmpty || !fields.isEmpty {
+            fields.append(current)
+            records.append((recordLine, fields))
+        }
+        while let last = records.last, last.fields.count == 1, last.fields[0].isEmpty { records.removeLast() }
+        return records
     }
 }

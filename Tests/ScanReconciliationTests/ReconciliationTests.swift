@@ -283,6 +283,46 @@ struct OrderCSVTests {
         #expect(throws: ConfigErrors.self) { try OrderCSV.parse("order_id,code,quantity\nA,1,1\n", file: "h.csv") }
         #expect(throws: ConfigErrors.self) { try OrderCSV.parse("", file: "e.csv") }
     }
+
+    /// The same three lines as Excel, LibreOffice and SAP write them.
+    static let expectedLines = [
+        OrderLine(line: 1, code: "4006381333931", expected: 2), OrderLine(line: 2, code: "5012345678900", expected: 1),
+    ]
+
+    @Test(
+        "files as spreadsheets and ERPs export them: a UTF-8 byte-order mark, ';' or tab delimiters, quoted headers, quoted line breaks",
+        arguments: [
+            // Excel "CSV UTF-8" in a locale whose list separator is ';': BOM, CRLF, semicolons.
+            "\u{FEFF}order_id;line;code;quantity\r\nORD-7;1;4006381333931;2\r\nORD-7;2;5012345678900;1\r\n",
+            // Excel in an English locale: BOM and commas.
+            "\u{FEFF}order_id,line,code,quantity\r\nORD-7,1,4006381333931,2\r\nORD-7,2,5012345678900,1\r\n",
+            // SAP: quoted header and fields, ';', a note with a line break and a ';' inside quotes.
+            "\"ORDER_ID\";\"LINE\";\"CODE\";\"QUANTITY\";\"NOTE\"\n\"ORD-7\";\"1\";\"4006381333931\";\"2\";\"top shelf;\nfragile\"\n\"ORD-7\";\"2\";\"5012345678900\";\"1\";\"\"\n",
+            // Tab-separated, as a copy out of a spreadsheet.
+            "order_id\tline\tcode\tquantity\nORD-7\t1\t4006381333931\t2\nORD-7\t2\t5012345678900\t1\n",
+        ])
+    func exportedFiles(text: String) throws {
+        let orders = try OrderCSV.parse(text, file: "export.csv")
+        #expect(orders.map(\.id) == ["ORD-7"])
+        #expect(orders.first?.lines == Self.expectedLines)
+    }
+
+    @Test("a quoted line break keeps the line numbers of later rows true; an unclosed quote is named with its line")
+    func quotedLineBreaks() throws {
+        let text = "order_id,line,code,quantity,note\nORD-1,1,400,2,\"two\nlines\"\nORD-1,x,401,1,\n"
+        do {
+            _ = try OrderCSV.parse(text, file: "q.csv")
+            Issue.record("a bad row was accepted")
+        } catch {
+            #expect(error.issues.map(\.path) == ["line 4"], "\(error.issues)")
+        }
+        do {
+            _ = try OrderCSV.parse("order_id,line,code,quantity\nORD-1,1,\"400,2\nORD-1,2,401,1\n", file: "u.csv")
+            Issue.record("an unclosed quote was accepted")
+        } catch {
+            #expect(error.issues.contains { $0.path == "line 2" && $0.message.contains("quote") }, "\(error.issues)")
+        }
+    }
 }
 
 @Suite("no-reads on item passes", .timed)
