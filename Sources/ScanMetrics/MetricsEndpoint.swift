@@ -143,7 +143,8 @@ public enum ScanMetrics {
         onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) -> some Service {
         bootstrap()
-        let router = Router()
+        // HEAD answers as GET does, without the body (probes, `curl -I`).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         // Before the routes: Hummingbird applies a middleware to the routes added after it.
         if LoopbackHostCheck<BasicRequestContext>.isLoopback(host) {
             router.add(middleware: LoopbackHostCheck())

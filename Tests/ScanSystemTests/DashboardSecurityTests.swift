@@ -65,6 +65,41 @@ struct DashboardSecurityTests {
         }
     }
 
+    @Test("HEAD on every route answers as GET does, with the same headers and no body (it was 404 everywhere)")
+    func head() throws {
+        let migrated = try MigratedDatabase(prefix: "st_head")
+        defer { migrated.drop() }
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (serve, url) = try Self.serve(["--listen", "127.0.0.1:0"], dsn: migrated.dsn, dir: dir)
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        let port = url.split(separator: ":").last.map { String($0.prefix { $0.isNumber }) } ?? ""
+        let paths = [
+            "/", "/health/live", "/health/ready", "/assets/dashboard.css", "/assets/dashboard.js", "/fragments/now",
+            "/fragments/trends", "/cameras/cam-1", "/packs/none", "/lanes/dc1/in",
+        ]
+        for path in paths {
+            func answer(_ method: String) throws -> String {
+                let result = try ProcessRunner.run(
+                    TestEnvironment.repoRoot + "/.cache/venv/bin/python",
+                    [
+                        "-c",
+                        "import http.client as h; c = h.HTTPConnection('127.0.0.1', \(port)); c.request('\(method)', '\(path)'); r = c.getresponse(); print(r.status, r.getheader('Content-Type'), len(r.read()))",
+                    ])
+                return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let get = try answer("GET").split(separator: " ")
+            let head = try answer("HEAD").split(separator: " ")
+            #expect(get.count >= 3 && head.count >= 3, "\(path): GET \(get), HEAD \(head)")
+            #expect(head.first == get.first, "\(path): GET \(get), HEAD \(head)")
+            #expect(head.dropFirst().dropLast() == get.dropFirst().dropLast(), "\(path): the same Content-Type")
+            #expect(head.last == "0", "\(path): HEAD has no body")
+        }
+    }
+
     @Test(
         "a camera state, camera id, order id and decoded value carrying <script> and <img onerror> show as text and do not run; every page has the security headers"
     )

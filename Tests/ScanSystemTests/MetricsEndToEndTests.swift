@@ -74,16 +74,16 @@ struct MetricsEndToEndTests {
     }
 
     /// The status of a GET to 127.0.0.1:`port` naming `host` in its Host header (0: no answer).
-    static func status(port: Int, path: String, host: String) throws -> Int {
+    static func status(port: Int, path: String, host: String, method: String = "GET") throws -> Int {
         let script = """
             import http.client, sys
             c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
-            c.putrequest("GET", sys.argv[2], skip_host=True)
+            c.putrequest(sys.argv[4], sys.argv[2], skip_host=True)
             c.putheader("Host", sys.argv[3])
             c.endheaders()
             print(c.getresponse().status)
             """
-        let result = try ProcessRunner.run("/usr/bin/python3", ["-c", script, String(port), path, host])
+        let result = try ProcessRunner.run("/usr/bin/python3", ["-c", script, String(port), path, host, method])
         return Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
@@ -109,6 +109,12 @@ struct MetricsEndToEndTests {
             })
         for host in ["localhost", "localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)"] {
             #expect(try Self.status(port: port, path: "/metrics", host: host) == 200, "\(host)")
+        }
+        // HEAD answers as GET does (it was 404 on every route).
+        for path in ["/metrics", "/health/live", "/health/ready"] {
+            let get = try Self.status(port: port, path: path, host: "localhost")
+            let head = try Self.status(port: port, path: path, host: "localhost", method: "HEAD")
+            #expect(get != 404 && head == get, "HEAD \(path): \(head), GET \(get)")
         }
         for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "[::2]"] {
             for path in ["/metrics", "/health/live", "/health/ready"] {

@@ -140,12 +140,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Every route is a GET: nothing the dashboard serves changes anything.
+    /// Every route is a GET (and its HEAD): nothing the dashboard serves changes anything.
     /// `guard` comes first: Hummingbird applies a middleware to the routes added after it.
     static func router(
         database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>
     ) -> Router<BasicRequestContext> {
-        let router = Router()
+        // HEAD on every route answers as its GET does, without the body (a load balancer's or
+        // monitor's probe, `curl -I`).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         // Health, before the guard (it says nothing but whether the dashboard and its database work):
         // what `scanadmin health` and a container's HEALTHCHECK ask.
         router.get("/health/live") { _, _ in
