@@ -219,7 +219,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         // A GigE Vision camera that shows a clip (Aravis's fake camera): tests and demonstrations.
         .executableTarget(
-            name: "scan-fake-camera", dependencies: ["ScanCore", "ScanGenICam", "ScanMedia"],
+            name: "scan-fake-camera", dependencies: ["ScanCore", "ScanGenICam", "ScanMedia", "ScanMetrics"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-bench-ingest",
@@ -228,7 +228,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "scan-synth", dependencies: ["ScanCore", "ScanSynth"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "scan-synth", dependencies: ["ScanCore", "ScanMetrics", "ScanSynth"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
         .executableTarget(

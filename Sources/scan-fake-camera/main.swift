@@ -2,6 +2,7 @@ import Foundation
 import ScanCore
 import ScanGenICam
 import ScanMedia
+import ScanMetrics
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +18,17 @@ func option(_ name: String, _ fallback: String, in arguments: inout [String]) ->
     defer { arguments.removeSubrange(index...index + 1) }
     return arguments[index + 1]
 }
+let usage =
+    "usage: scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25] [--gvsp-lost-ratio N] [--loop]\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
+if arguments.contains("--version") {
+    print(BuildInfo.versionText(program: "scan-fake-camera"))
+    exit(0)
+}
 let address = option("--address", "127.0.0.1", in: &arguments)
 let serial = option("--serial", "GV01", in: &arguments)
 let fps = Double(option("--fps", "25", in: &arguments)) ?? 25
@@ -27,8 +38,7 @@ let lostPerThousand = Double(option("--gvsp-lost-ratio", "0", in: &arguments)) ?
 let loop = arguments.contains("--loop")
 arguments.removeAll { $0 == "--loop" }
 guard let path = arguments.first, let data = FileManager.default.contents(atPath: path) else {
-    FileHandle.standardError.write(
-        Data("usage: scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25]\n".utf8))
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }
 var frames: [GrayImage] = []

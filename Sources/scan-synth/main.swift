@@ -1,11 +1,28 @@
 import Foundation
 import ScanCore
+import ScanMetrics
 import ScanSynth
 
 /// scan-synth SCENE OUT.y4m [--width W] [--height H] [--frames N] [--codes N] [--seed S] [--noise N]
 ///     [--angles LOW-HIGH] [--scale F] [--slats N] [--truth FILE.json]
 /// Renders a synthetic conveyor clip (tests, benchmarks, demo) and optionally its ground truth.
+let usage =
+    "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --scale F --slats N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
+if arguments.contains("--version") {
+    print(BuildInfo.versionText(program: "scan-synth"))
+    exit(0)
+}
+/// A bad option: its text escaped for the terminal, what it should be, exit 2.
+func refuse(_ option: String, _ text: String?, _ expected: String) -> Never {
+    FileHandle.standardError.write(
+        Data("scan-synth: \(option) '\(TerminalText.escaped(text ?? ""))' is not \(expected)\n".utf8))
+    exit(2)
+}
 @MainActor func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     let value = arguments[index + 1]
@@ -37,35 +54,14 @@ let angleRange: ClosedRange<Double>? = angles.flatMap { text in
     else { return nil }
     return low...high
 }
-if angles != nil && angleRange == nil {
-    FileHandle.standardError.write(
-        Data(
-            "scan-synth: --angles '\(TerminalText.escaped(angles ?? ""))' is not LOW-HIGH in degrees (e.g. 0-360)\n"
-                .utf8))
-    exit(2)
-}
-if scaleText != nil && scale == nil {
-    FileHandle.standardError.write(
-        Data(
-            "scan-synth: --scale '\(TerminalText.escaped(scaleText ?? ""))' is not a factor from 0.1 to 4 (e.g. 0.625)\n"
-                .utf8))
-    exit(2)
-}
-if slatsText != nil && slats == nil {
-    FileHandle.standardError.write(
-        Data(
-            "scan-synth: --slats '\(TerminalText.escaped(slatsText ?? ""))' is not 0 or a spacing in pixels from 8 to 10000\n"
-                .utf8))
-    exit(2)
-}
+if angles != nil && angleRange == nil { refuse("--angles", angles, "LOW-HIGH in degrees (e.g. 0-360)") }
+if scaleText != nil && scale == nil { refuse("--scale", scaleText, "a factor from 0.1 to 4 (e.g. 0.625)") }
+if slatsText != nil && slats == nil { refuse("--slats", slatsText, "0 or a spacing in pixels from 8 to 10000") }
 guard arguments.count == 2,
     var scene = Scenarios.named(
         arguments[0], width: width, height: height, frames: frames, codesInView: codes, seed: seed)
 else {
-    FileHandle.standardError.write(
-        Data(
-            "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --scale F --slats N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
-                .utf8))
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
 if let noise { scene.noise = noise }

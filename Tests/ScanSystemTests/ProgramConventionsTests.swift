@@ -8,13 +8,15 @@ import Testing
 @Suite("program conventions: --version, help text", .timed)
 struct ProgramConventionsTests {
     static let programs = ["scan-agent", "scan-aggregator", "scanadmin"]
+    /// The tools for tests and demonstrations: no subcommands, but --version and --help alike.
+    static let tools = ["scan-synth", "scan-fake-camera"]
 
     static func path(_ program: String) -> String { TestEnvironment.productsDirectory + "/" + program }
 
     @Test("--version prints the program, its version and the commit it was built from, the same for all")
     func version() throws {
         var versions = Set<String>()
-        for program in Self.programs {
+        for program in Self.programs + Self.tools {
             let result = try ProcessRunner.run(Self.path(program), ["--version"])
             #expect(result.status == 0, "\(program): \(result.stderr)")
             let line = result.stdoutText.trimmingCharacters(in: .newlines)
@@ -36,6 +38,17 @@ struct ProgramConventionsTests {
             }
         }
         #expect(versions.count == 1, "\(versions)")
+    }
+
+    @Test(
+        "--help prints the usage on standard output and exits 0, in every program (scan-synth and scan-fake-camera exited 2 and 64)"
+    )
+    func help() throws {
+        for program in Self.programs + Self.tools {
+            let result = try ProcessRunner.run(Self.path(program), ["--help"])
+            #expect(result.status == 0, "\(program): \(result.stderr)")
+            #expect(result.stdoutText.lowercased().contains("usage"), "\(program): \(result.stdoutText.prefix(200))")
+        }
     }
 
     @Test("warnings are errors when make test builds (SCANTRACK_WARNINGS_AS_ERRORS=1), not in a user's swift build")
