@@ -21,14 +21,7 @@ func option(_ name: String, _ fallback: String, in arguments: inout [String]) ->
 let usage =
     "usage: scan-fake-camera CLIP.y4m [--address 127.0.0.1] [--serial GV01] [--fps 25] [--gvsp-lost-ratio N] [--loop]\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage, terminator: "")
-    exit(0)
-}
-if arguments.contains("--version") {
-    print(BuildInfo.versionText(program: "scan-fake-camera"))
-    exit(0)
-}
+BuildInfo.answerHelpAndVersion(program: "scan-fake-camera", usage: usage, arguments: arguments)
 let address = option("--address", "127.0.0.1", in: &arguments)
 let serial = option("--serial", "GV01", in: &arguments)
 let fps = Double(option("--fps", "25", in: &arguments)) ?? 25

@@ -9,14 +9,7 @@ import ScanSynth
 let usage =
     "usage: scan-synth SCENE OUT.y4m [--width W --height H --frames N --codes N --seed S --noise N --angles LOW-HIGH --scale F --slats N --truth FILE]\nscenes: \(Scenarios.names.joined(separator: ", "))\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage, terminator: "")
-    exit(0)
-}
-if arguments.contains("--version") {
-    print(BuildInfo.versionText(program: "scan-synth"))
-    exit(0)
-}
+BuildInfo.answerHelpAndVersion(program: "scan-synth", usage: usage, arguments: arguments)
 /// A bad option: its text escaped for the terminal, what it should be, exit 2.
 func refuse(_ option: String, _ text: String?, _ expected: String) -> Never {
     FileHandle.standardError.write(
