@@ -30,7 +30,7 @@ struct NoReadsCommand: ParsableCommand {
         @Option(help: "table, csv or json.") var format: ListingFormat = .table
 
         func validate() throws {
-            try period.check()
+            try period.check(connection: connection)
             if limit < 1 { throw ValidationError("--limit must be at least 1") }
         }
 

@@ -37,7 +37,7 @@ struct ReportCommand: ParsableCommand {
             "Count unique codes (default: for periods of at most 2 days; over the stored rows, slow for long periods).")
     var uniqueCodes: Bool?
 
-    func validate() throws { try period.check() }
+    func validate() throws { try period.check(connection: connection) }
 
     func run() throws {
         try withDatabase(connection, command: "report") { database in
@@ -69,9 +69,22 @@ struct PeriodOptions: ParsableArguments {
     @Option(help: "Time zone (IANA), instead of the site's.") var timeZone: String?
     @Option(help: "The time to report at (RFC 3339; default now), for reruns and tests.") var now: String?
 
-    func check() throws {
+    /// What can be checked before the database is asked: the options' combination, the shift
+    /// plan, and that `--shift` names one of its shifts (so a bad shift is a usage error with this
+    /// command's usage, also when PostgreSQL cannot be reached). The plan's time zone comes from
+    /// the site later; names and dates do not depend on it.
+    func check(connection: ConnectionOptions) throws {
         if shift != nil && (from != nil || to != nil) { throw ValidationError("use --shift or --from/--to, not both") }
         if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together") }
+        let spec = shifts ?? (try? connection.fileSettings())?["shifts"] ?? ShiftPlan.defaultSpec
+        let plan = try Self.plan(spec: spec, zone: try timeZone.map(Self.zone(named:)) ?? TimeZone.gmt)
+        if let shift {
+            do {
+                _ = try plan.resolve(ShiftPlan.selection(shift), now: Date())
+            } catch {
+                throw ValidationError("--shift '\(shift)': \(error)")
+            }
+        }
     }
 
     /// The shift plan in the chosen time zone and the periods asked for.

@@ -459,6 +459,16 @@ struct ReportCommandTests {
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.contains(named), "\(arguments): \(result.stderr)")
         }
+        // A shift that is in no plan is a usage error with report's usage, before and without a
+        // database (it printed scanadmin's usage, or "no PostgreSQL connection" first).
+        for command in [["report"], ["noreads", "list"]] {
+            let unreachable = try ProcessRunner.run(
+                TestEnvironment.productsDirectory + "/scanadmin",
+                command + ["--shift", "nonsense", "--pg", "postgresql://127.0.0.1:1/none"])
+            #expect(unreachable.status == 64, "\(command): \(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("nonsense"), "\(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("scanadmin \(command.joined(separator: " "))"), "\(unreachable.stderr)")
+        }
     }
 
     @Test("topology load and show; a bad topology file exits 2 naming the path, and loads nothing")
