@@ -5,7 +5,7 @@ latency), check each decision against its JSON schema (from docs/asyncapi.yaml) 
 and measure the latency from the frame that closed the parcel (closedAt) to the decision's
 arrival here. Watches scantrack.v1.reading.<site>.* too: a lane that is not being read is named.
 
-    io_gateway.py --nats URL [--prefix scantrack] [--site dc1] [--lane L1] [--expect N]
+    io_gateway.py [--nats URL (default: $SCANTRACK_NATS, then $NATS_URL)] [--prefix scantrack] [--site dc1] [--lane L1] [--expect N]
                   [--idle 5] [--timeout 120] [--ready FILE]
 
 --ready FILE is written once subscribed (start the agent after it appears). Stops after --expect
@@ -44,7 +44,9 @@ def quantile(values, q):
 
 async def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nats", default=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"))
+    # As the programs and wms_consumer.py: SCANTRACK_NATS, then NATS_URL, then the local server.
+    parser.add_argument(
+        "--nats", default=os.environ.get("SCANTRACK_NATS") or os.environ.get("NATS_URL") or "nats://127.0.0.1:4222")
     parser.add_argument("--prefix", default="scantrack")
     parser.add_argument("--site", default="*")
     parser.add_argument("--lane", default="*")

@@ -99,7 +99,8 @@ def load(families, names):
 
 async def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--nats", default=os.environ.get("SCANTRACK_NATS", "nats://127.0.0.1:4222"))
+    parser.add_argument(
+        "--nats", default=os.environ.get("SCANTRACK_NATS") or os.environ.get("NATS_URL") or "nats://127.0.0.1:4222")
     parser.add_argument("--prefix", default="scantrack")
     parser.add_argument("--idle", type=float, default=3.0, help="stop after this many seconds without a message")
     parser.add_argument("--expect", type=int, help="exact number of distinct sightings (items with --results) expected")

@@ -43,9 +43,14 @@ struct DecisionGatewayTests {
         let gateway = try ProcessRunner.start(
             TestEnvironment.repoRoot + "/.cache/venv/bin/python",
             [
-                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--nats", url, "--prefix", prefix, "--site", "dc1",
+                TestEnvironment.repoRoot + "/scripts/io_gateway.py", "--prefix", prefix, "--site", "dc1",
                 "--lane", "L1", "--ready", ready, "--idle", String(idleSeconds), "--timeout", "180",
-            ], environment: ProcessInfo.processInfo.environment, log: dir + "/gateway.err",
+            ],
+            // The server from SCANTRACK_NATS, as the programs and wms_consumer.py take it (it read
+            // only NATS_URL); a NATS_URL pointing elsewhere does not win over it.
+            environment: ProcessInfo.processInfo.environment.merging([
+                "SCANTRACK_NATS": url, "NATS_URL": "nats://127.0.0.1:1",
+            ]) { _, new in new }, log: dir + "/gateway.err",
             stdoutFile: dir + "/gateway.out")
         #expect(H.eventually { FileManager.default.fileExists(atPath: ready) }, "the gateway subscribed")
         return gateway
