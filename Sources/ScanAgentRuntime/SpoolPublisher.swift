@@ -77,7 +77,12 @@ public final class SpoolPublisher: Sendable {
         func failed(_ error: any Error) {
             let wasUp = delivery.failed()
             if wasUp { retry = RetryLog(retry.what, logger: logger) }  // a new outage: log its first error
-            let described = bus.isConnected ? "\(error)" : "not connected to \(bus.address) (\(error))"
+            // Not connected, the client's error of the moment says nothing true ("Insufficient
+            // Buffer" from a stream call on a connection that never came up): say what is wrong.
+            let described =
+                bus.isConnected
+                ? "\(error)"
+                : "not connected to \(bus.address): the server refused the connection or cannot be reached (retrying)"
             retry.failed(DescribedError(described), metadata: ["spool": "\(sink.depth)"])
         }
         while !drainOver() {

@@ -222,6 +222,28 @@ struct SpoolPublisherTests {
         // what was left), not one every few microseconds.
         #expect(clock.sleeps.count <= 8, "\(clock.sleeps)")
     }
+
+    @Test(
+        "with the bus not connected the log says the server refused or cannot be reached, not the client's error of the moment"
+    )
+    func unreachableSaysSo() throws {
+        let sink = Self.filled(3)
+        let bus = RecordingBus()
+        bus.setDown(true)
+        let logs = LogRecorder()
+        let publisher = SpoolPublisher(
+            sink: sink, bus: bus, delivery: DeliveryState(), clock: ManualClock(), drain: .seconds(1),
+            logger: logs.logger())
+        let stop = StopToken()
+        stop.stop()
+        publisher.run(stop: stop)
+        let warnings = logs.messagesWithMetadata.filter { $0.contains("unavailable") }
+        #expect(!warnings.isEmpty, "\(logs.messagesWithMetadata)")
+        for warning in warnings {
+            #expect(warning.contains("refused the connection or cannot be reached"), "\(warning)")
+            #expect(warning.contains(bus.address), "\(warning)")
+        }
+    }
 }
 
 final class Flag: @unchecked Sendable {

@@ -6,10 +6,13 @@ public final class LogRecorder: @unchecked Sendable {
     // @unchecked: guarded by the lock.
     private let lock = NSLock()
     private var lines: [String] = []
+    private var detailed: [String] = []
 
     public init() {}
 
     public var messages: [String] { lock.withLock { lines } }
+    /// Each message followed by its metadata, `key=value` sorted by key (the handler's and the call's).
+    public var messagesWithMetadata: [String] { lock.withLock { detailed } }
 
     /// A logger that records into this recorder at `level` and above.
     public func logger(level: Logger.Level = .info) -> Logger {
@@ -18,7 +21,13 @@ public final class LogRecorder: @unchecked Sendable {
         return logger
     }
 
-    fileprivate func append(_ line: String) { lock.withLock { lines.append(line) } }
+    fileprivate func append(_ line: String, metadata: Logger.Metadata) {
+        let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        lock.withLock {
+            lines.append(line)
+            detailed.append(([line] + pairs).joined(separator: " "))
+        }
+    }
 
     struct Handler: LogHandler {
         let recorder: LogRecorder
@@ -30,6 +39,8 @@ public final class LogRecorder: @unchecked Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(event: LogEvent) { recorder.append("\(event.message)") }
+        func log(event: LogEvent) {
+            recorder.append("\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { _, call in call })
+        }
     }
 }
