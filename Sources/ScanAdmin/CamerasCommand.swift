@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanEvents
 import ScanPostgres
 
 /// `scanadmin cameras`: every known camera with its last heartbeat, and who is silent.
@@ -10,7 +11,8 @@ struct CamerasCommand: ParsableCommand {
         abstract: "Every known camera with its last heartbeat (fps, drops, tracks, spool, rules), and who is silent.",
         discussion: """
             Cameras are those that ever sent a heartbeat (stored by scan-aggregator) and those in the topology. \
-            A camera is silent when its last heartbeat is older than --silent-after seconds (or it never sent one).
+            A camera is silent when its last heartbeat is older than --silent-after seconds (or it never sent one), \
+            unless that heartbeat said its source ended (a clip played to its end, an agent stopped): then it is ended.
 
             Exit codes: 0 done (with --check: every camera is heard), 1 database failure (with --check: a camera is silent).
             """)
@@ -32,16 +34,21 @@ struct CamerasCommand: ParsableCommand {
             ])
         listing.numeric = ["agoSeconds", "dropped", "tracks", "spool", "incomplete", "reconnects"]
         var silent = 0
+        var ended = 0
         for camera in cameras {
             let ago = camera.secondsAgo
             let heard = ago.map { Double($0) <= silentAfter } ?? false
-            if !heard { silent += 1 }
+            // The last heartbeat of an agent that finished its clip or was stopped says `ended`:
+            // it is not silent (an agent that crashed or lost its network sends no such word).
+            let finished = !heard && camera.sourceState == SourceStatus.ended.rawValue
+            if finished { ended += 1 } else if !heard { silent += 1 }
             let place = [
                 camera.lane.isEmpty ? "" : "lane \(camera.lane)",
                 camera.station.isEmpty ? "" : "station \(camera.station)",
             ]
             .filter { !$0.isEmpty }.joined(separator: " ")
-            let state = heard ? (camera.sourceState ?? "ok") : (ago == nil ? "never heard" : "SILENT")
+            let state =
+                heard || finished ? (camera.sourceState ?? "ok") : (ago == nil ? "never heard" : "SILENT")
             listing.rows.append([
                 camera.camera, camera.site, place, state, camera.lastSeen ?? "", ago.map(String.init) ?? "",
                 camera.fps ?? "",
@@ -52,7 +59,9 @@ struct CamerasCommand: ParsableCommand {
         }
         print(listing.render(format), terminator: "")
         if format == .table {
-            print("\(cameras.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)")
+            print(
+                "\(cameras.count) camera(s), \(silent) silent (no heartbeat for \(Int(silentAfter)) s)"
+                    + (ended > 0 ? ", \(ended) ended" : ""))
         }
         if check && silent > 0 { throw ExitCode.failure }
     }

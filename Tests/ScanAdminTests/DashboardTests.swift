@@ -87,7 +87,8 @@ struct DashboardTests {
             """
             INSERT INTO cameras (camera, site, lane, station, last_status, last_seen)
             VALUES ('cam"<b>&''x', 'dc1', 'L1', '', '{"paused": true}', '2026-10-25T00:59:55Z'),
-                   ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z')
+                   ('cam-old', 'dc1', 'L1', '', '{"source": {"type": "v4l2", "state": "streaming"}}', '2026-10-25T00:59:00Z'),
+                   ('cam-done', 'dc1', 'L1', '', '{"source": {"type": "clip", "state": "ended"}}', '2026-10-25T00:50:00Z')
             """)
         try db.query(
             """
@@ -138,6 +139,10 @@ struct DashboardTests {
         #expect(now.contains("data-state>paused<"))
         #expect(now.contains("data-camera=\"cam-old\"") && now.contains("data-state>silent<"), "unheard for 60 s")
         #expect(now.contains("data-state>never heard<"), "cameras of the topology that never sent a heartbeat")
+        // An agent whose last heartbeat said its source ended is ended, not silent, 10 minutes on.
+        #expect(
+            now.range(of: #"data-camera="cam-done"[^\n]*data-state>ended<"#, options: .regularExpression) != nil,
+            "\(now)")
 
         // Drill-downs and unknown ids.
         let lane = try #require(try views.lanePage(site: "dc1", lane: "L1")?.markup)

@@ -129,7 +129,8 @@ struct RulesCommandTests {
             """
             INSERT INTO cameras (camera, site, lane, last_status, last_seen) VALUES
               ('cam-01', 'dc1', 'L1', '{"fpsProcessed": 29.5, "framesDropped": 3, "liveTracks": 2, "spool": {"depth": 0}, "nats": "connected", "rules": {"revision": "7"}, "source": {"state": "streaming", "type": "genicam", "incompleteFrames": 4, "reconnects": 1, "controls": {"Gain": "6", "ExposureTime": "80"}}}', now()),
-              ('cam-02', 'dc1', 'L1', '{"fpsProcessed": 30.0, "framesDropped": 0, "liveTracks": 0, "spool": {"depth": 120}, "nats": "disconnected", "rules": {"revision": "6"}}', now() - interval '5 minutes')
+              ('cam-02', 'dc1', 'L1', '{"fpsProcessed": 30.0, "framesDropped": 0, "liveTracks": 0, "spool": {"depth": 120}, "nats": "disconnected", "rules": {"revision": "6"}}', now() - interval '5 minutes'),
+              ('cam-05', 'dc1', 'L1', '{"fpsProcessed": 30.0, "framesDropped": 0, "liveTracks": 0, "spool": {"depth": 0}, "nats": "connected", "rules": {"revision": "6"}, "source": {"state": "ended", "type": "clip"}}', now() - interval '5 minutes')
             """)
         let result = try ProcessRunner.run(
             R.scanadmin, ["cameras", "--format", "json"], environment: seeded.environment)
@@ -138,7 +139,7 @@ struct RulesCommandTests {
             Issue.record("not a list")
             return
         }
-        #expect(cameras.map { $0["camera"]?.stringValue ?? "" } == ["cam-01", "cam-02", "cam-10"])
+        #expect(cameras.map { $0["camera"]?.stringValue ?? "" } == ["cam-01", "cam-02", "cam-05", "cam-10"])
         #expect(
             cameras[0]["state"] == .string("streaming") && cameras[0]["rules"] == .string("7")
                 && cameras[0]["dropped"] == .number(3))
@@ -146,9 +147,13 @@ struct RulesCommandTests {
             cameras[0]["incomplete"] == .number(4) && cameras[0]["reconnects"] == .number(1)
                 && cameras[0]["controls"] == .string("ExposureTime=80 Gain=6"), "the values the camera took")
         #expect(cameras[1]["state"] == .string("SILENT") && cameras[1]["spool"] == .number(120))
-        #expect(cameras[2]["state"] == .string("never heard") && cameras[2]["place"] == .string("station pack-01"))
+        // An agent that finished its clip, or was stopped, said so in its last heartbeat: it ended,
+        // it is not silent (that is for an agent that went quiet without a word).
+        #expect(cameras[2]["state"] == .string("ended"), "\(cameras[2])")
+        #expect(cameras[3]["state"] == .string("never heard") && cameras[3]["place"] == .string("station pack-01"))
         let check = try ProcessRunner.run(R.scanadmin, ["cameras", "--check"], environment: seeded.environment)
         #expect(check.status == 1)
-        #expect(check.stdoutText.contains("3 camera(s), 2 silent"))
+        #expect(
+            check.stdoutText.contains("4 camera(s), 2 silent (no heartbeat for 15 s), 1 ended"), "\(check.stdoutText)")
     }
 }

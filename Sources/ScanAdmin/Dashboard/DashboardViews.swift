@@ -216,11 +216,15 @@ struct DashboardViews {
     /// camera sends shows as "unknown".
     static let sourceStates = Set(SourceStatus.allCases.map(\.rawValue) + ["paused"])
 
-    /// streaming, paused, starting, reconnecting or ended while heard; silent when not heard
-    /// for `silentAfter` seconds; never heard; unknown for a state outside that list.
+    /// streaming, paused, starting, reconnecting or ended while heard; ended too when the last
+    /// heartbeat said so (a clip played to its end, an agent stopped), however long ago; silent
+    /// when not heard for `silentAfter` seconds otherwise; never heard; unknown for a state
+    /// outside that list (as `scanadmin cameras`).
     func state(_ camera: CameraStore.Camera) -> String {
         guard let ago = secondsAgo(camera) else { return "never heard" }
-        if Double(ago) > settings.silentAfter { return "silent" }
+        if Double(ago) > settings.silentAfter {
+            return camera.sourceState == SourceStatus.ended.rawValue ? SourceStatus.ended.rawValue : "silent"
+        }
         if camera.paused { return "paused" }
         return camera.sourceState.map { Self.sourceStates.contains($0) ? $0 : "unknown" } ?? "streaming"
     }
