@@ -37,6 +37,9 @@ struct AgentControlCommand: ParsableCommand {
         if orderId != nil && verb != "session.start" {
             throw ValidationError("--order-id goes with session.start only")
         }
+        if let orderId, let problem = AgentCommand.orderIdProblem(orderId) {
+            throw ValidationError("--order-id \(problem)")
+        }
         if (controls != nil) != (verb == "set-controls") {
             throw ValidationError("set-controls takes --controls '{\"exposureMicroseconds\": 80}', and only it does")
         }

@@ -3,6 +3,17 @@ import ScanCore
 /// A request on `<prefix>.v1.cmd.<site>.<camera>.<verb>` (docs/integration.md, "Commands"). The body is
 /// empty or one JSON object; `session.start` may carry `{"orderId": "…"}`.
 public enum AgentCommand: Sendable, Equatable {
+    /// What is wrong with an order id for `session.start`, nil when nothing: 1 to 128 bytes, no
+    /// control characters (as a WMS's order ids are held: it becomes the session's and the pack
+    /// record's order, shown in reports and on the dashboard). `scanadmin agent` checks it too.
+    public static func orderIdProblem(_ text: String) -> String? {
+        if text.isEmpty || text.utf8.count > 128 { return "must be 1 to 128 bytes" }
+        if text.unicodeScalars.contains(where: TerminalText.needsEscape) {
+            return "'\(TerminalText.escaped(text))' holds a control character"
+        }
+        return nil
+    }
+
     case sessionStart(orderId: String?)
     case sessionStop
     case pause
@@ -62,8 +73,11 @@ public enum AgentCommand: Sendable, Equatable {
         case "session.start":
             var orderId: String?
             if let value = fields["orderId"] {
-                guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 128 else {
+                guard let text = value.stringValue else {
                     return .failure(CommandError(verb: verb, message: "orderId must be a string of 1 to 128 bytes"))
+                }
+                if let problem = Self.orderIdProblem(text) {
+                    return .failure(CommandError(verb: verb, message: "orderId \(problem)"))
                 }
                 orderId = text
             }

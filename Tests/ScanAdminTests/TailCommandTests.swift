@@ -182,6 +182,15 @@ struct TailCommandTests {
             (["tail", "--camera", "cam.1"], Int32(64), "--camera 'cam.1'"),
             (["agent", "reboot", "--camera", "c1"], Int32(64), "unknown verb 'reboot'"),
             (["agent", "pause", "--camera", "c1", "--order-id", "x"], Int32(64), "--order-id"),
+            (["agent", "session.start", "--camera", "c1", "--order-id", ""], Int32(64), "--order-id must be 1 to 128"),
+            (
+                ["agent", "session.start", "--camera", "c1", "--order-id", String(repeating: "9", count: 129)],
+                Int32(64), "--order-id must be 1 to 128"
+            ),
+            (
+                ["agent", "session.start", "--camera", "c1", "--order-id", "ORD\u{1B}[2J"], Int32(64),
+                "holds a control character"
+            ),
             (["agent", "status", "--camera", "nobody-here", "--timeout", "0.5"], Int32(3), "no reply"),
         ])
     func badUsage(arguments: [String], status: Int32, message: String) throws {

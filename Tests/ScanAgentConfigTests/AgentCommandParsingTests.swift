@@ -25,6 +25,8 @@ struct AgentCommandParsingTests {
             ("session.start", "{\"orderId\": ", "not JSON"),
             ("session.start", "[1]", "must be a JSON object"),
             ("session.start", "{\"orderId\": 42}", "orderId must be a string"),
+            ("session.start", "{\"orderId\": \"\"}", "orderId must be 1 to 128 bytes"),
+            ("session.start", "{\"orderId\": \"SO\\u001b[2J\"}", "holds a control character"),
             ("session.start", "{\"order\": \"x\"}", "unknown key 'order'"),
             ("pause", "{\"now\": true}", "it takes none"),
             ("status", "\u{0}\u{1}", "not JSON"),
