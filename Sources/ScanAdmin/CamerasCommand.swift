@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ScanCore
-import ScanEvents
 import ScanPostgres
 
 /// `scanadmin cameras`: every known camera with its last heartbeat, and who is silent.
@@ -40,7 +39,7 @@ struct CamerasCommand: ParsableCommand {
             let heard = ago.map { Double($0) <= silentAfter } ?? false
             // The last heartbeat of an agent that finished its clip or was stopped says `ended`:
             // it is not silent (an agent that crashed or lost its network sends no such word).
-            let finished = !heard && camera.sourceState == SourceStatus.ended.rawValue
+            let finished = !heard && camera.saidItEnded
             if finished { ended += 1 } else if !heard { silent += 1 }
             let place = [
                 camera.lane.isEmpty ? "" : "lane \(camera.lane)",

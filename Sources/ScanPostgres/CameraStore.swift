@@ -1,3 +1,5 @@
+import ScanEvents
+
 /// What the fleet's cameras last said: `scanadmin cameras` (and the dashboard) read it here.
 public struct CameraStore {
     public let connection: PGConnection
@@ -20,6 +22,9 @@ public struct CameraStore {
         public var nats: String?
         public var rulesRevision: String?
         public var sourceState: String?
+        /// The last heartbeat said the source ended (a clip played to its end, the agent
+        /// stopped): a camera not heard since has ended, it is not silent.
+        public var saidItEnded: Bool { sourceState == SourceStatus.ended.rawValue }
         /// The agent said it was paused (`scanadmin agent pause`).
         public var paused = false
         /// A camera's incomplete frames and reconnects since the agent started, and the controls

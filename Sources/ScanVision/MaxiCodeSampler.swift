@@ -116,9 +116,10 @@ public enum MaxiCodeSampler {
     }
 
     /// The symbol around a bullseye drawn pure, in the six turns of its grid; empty when no grid fits.
-    public static func drawings(around bullseye: Bullseye, in image: GrayImage) -> [Drawing] {
-        guard let fit = GridFit(bullseye: bullseye, image: image) else { return [] }
-        return (0..<6).map { turn in fit.drawing(turn: turn) }
+    /// Drawn as they are taken: a reader that stops at the first turn it reads draws no more.
+    public static func drawings(around bullseye: Bullseye, in image: GrayImage) -> some Sequence<Drawing> {
+        let fit = GridFit(bullseye: bullseye, image: image)
+        return (0..<(fit == nil ? 0 : 6)).lazy.compactMap { turn in fit?.drawing(turn: turn) }
     }
 
     // MARK: - The bullseye

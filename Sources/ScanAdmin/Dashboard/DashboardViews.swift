@@ -223,7 +223,7 @@ struct DashboardViews {
     func state(_ camera: CameraStore.Camera) -> String {
         guard let ago = secondsAgo(camera) else { return "never heard" }
         if Double(ago) > settings.silentAfter {
-            return camera.sourceState == SourceStatus.ended.rawValue ? SourceStatus.ended.rawValue : "silent"
+            return camera.saidItEnded ? SourceStatus.ended.rawValue : "silent"
         }
         if camera.paused { return "paused" }
         return camera.sourceState.map { Self.sourceStates.contains($0) ? $0 : "unknown" } ?? "streaming"
