@@ -201,16 +201,16 @@ final class CameraDecoder {
                 try zbar.readAngled(
                     frame, regions: located.regions.map(\.box), tracked: tracked, besides: detections,
                     secondEngine: angledViews.map { reader in { (try? reader.read($0, input: input)) ?? [] } }))
-            profile.zbar += ContinuousClock.now - angledBegan
+            profile.angled += ContinuousClock.now - angledBegan
         }
         let zbarDone = ContinuousClock.now
         if let zxing, let box = zxingPassBox(frame: frameCount, width: frame.width, height: frame.height) {
-            let read: [Detection]
-            if box == frame.bounds {
-                read = try zxing.read(frame, input: input)
-            } else {
-                read = try zxing.read(frame.cropped(to: box), origin: Point(x: box.minX, y: box.minY), input: input)
-            }
+            // Codes read in this frame are painted over: the pass is the net for what nothing read,
+            // and zxing-cpp's DataMatrix detector traces the bar edges of every label in it (4K,
+            // sixty labels at an angle, tunnel settings: the pass 13.9 → 11.3 ms a frame).
+            var image = box == frame.bounds ? frame : frame.cropped(to: box)
+            image.paintWhite(detections.compactMap(\.box), origin: Point(x: box.minX, y: box.minY))
+            let read = try zxing.read(image, origin: Point(x: box.minX, y: box.minY), input: input)
             // A code the regions' engines read in this frame too is one code.
             detections.appendNew(read)
             sweepReads += read.count { sweep.contains($0.symbology) }

@@ -16,6 +16,8 @@ struct DecodeProfile {
     var matrix: Duration = .zero
     /// zxing-cpp on the sweep's lines (`decoder.sweepEngine` zxing).
     var sweep: Duration = .zero
+    /// Linear codes at an angle, straightened along their bars and read (`readAngled`).
+    var angled: Duration = .zero
     /// zxing-cpp: its every-Nth-frame pass and the second opinions.
     var zxing: Duration = .zero
     /// Pixels zbar walked on its scan lines, per kind of region, and pixels in the frames' regions
@@ -90,7 +92,7 @@ struct DecodeProfile {
         var lines = ["stage       ms/frame  share of decoding (\(frames) frames, \(regions) regions)"]
         for (name, duration) in [
             ("localise", localize), ("tracked", tracked), ("zbar", zbar), ("sweep", sweep), ("matrix", matrix),
-            ("zxing-cpp", zxing),
+            ("angled", angled), ("zxing-cpp", zxing),
         ] {
             let perFrame = frames > 0 ? duration.seconds / Double(frames) * 1000 : 0
             let share = total > 0 ? duration.seconds / total * 100 : 0

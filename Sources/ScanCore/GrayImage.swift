@@ -50,6 +50,22 @@ public struct GrayImage: Sendable, Equatable {
 }
 
 extension GrayImage {
+    /// Fills `boxes` (in the coordinates of a frame this image's pixel (0, 0) lies at `origin`
+    /// of) with white, each clamped to the image.
+    public mutating func paintWhite(_ boxes: [Box], origin: Point = Point(x: 0, y: 0)) {
+        let bounds = self.bounds
+        for frameBox in boxes {
+            let local = frameBox.offset(dx: -origin.x, dy: -origin.y)
+            guard let box = local.clamped(to: bounds) else { continue }
+            pixels.withUnsafeMutableBufferPointer { out in
+                for row in box.minY...box.maxY {
+                    let start = row * width
+                    for x in box.minX...box.maxX { out[start + x] = 255 }
+                }
+            }
+        }
+    }
+
     /// Half the size each way, each pixel the mean of four.
     public func halved() -> GrayImage {
         let w = width / 2

@@ -22,37 +22,80 @@ public struct BarAxis: Sendable, Equatable {
     public var coherence: Double
     /// Strong gradients that went into the estimate.
     public var samples: Int
+    /// Where the bars lie, when asked for (`estimate(…, withExtent: true)`): a view of that
+    /// rectangle alone holds the code. nil: the box's extent stands for it.
+    public var extent: Extent?
+
+    /// A strong gradient: where, which way, and whether inside the box the axis is of.
+    struct StrongEdge {
+        var x: Int32
+        var y: Int32
+        var gx: Int32
+        var gy: Int32
+        var inBox: Bool
+    }
+
+    /// The rectangle the bars' edges fill, along the axis: its middle in the frame and half its
+    /// length along the axis (across the bars) and across it (along the bars).
+    public struct Extent: Sendable, Equatable {
+        public var centerX: Double
+        public var centerY: Double
+        public var halfAlong: Double
+        public var halfAcross: Double
+        /// The bars run off the frame at one end (or both): the edges at that end of the extent
+        /// lie at the frame's edge, so no line across the bars is whole in view.
+        public var cut: Bool
+
+        public init(centerX: Double, centerY: Double, halfAlong: Double, halfAcross: Double, cut: Bool = false) {
+            self.centerX = centerX
+            self.centerY = centerY
+            self.halfAlong = halfAlong
+            self.halfAcross = halfAcross
+            self.cut = cut
+        }
+    }
 
     /// Gradients weaker than this (grey levels between pixels two apart) are belt, paper or noise.
     public static let minGradient = 24
     /// Bars, not modules: below this coherence a region is not straightened.
     public static let barCoherence = 0.6
 
-    public init(angle: Double, coherence: Double, samples: Int) {
+    public init(angle: Double, coherence: Double, samples: Int, extent: Extent? = nil) {
         self.angle = angle
         self.coherence = coherence
         self.samples = samples
+        self.extent = extent
     }
 
     /// The axis of `box` in `image`, sampling every `step`-th pixel each way; nil when the box
-    /// has too few strong gradients to tell.
-    public static func estimate(in image: GrayImage, box: Box, step: Int = 2) -> BarAxis? {
-        guard let area = box.clamped(to: Box(minX: 1, minY: 1, maxX: image.width - 2, maxY: image.height - 2))
-        else { return nil }
+    /// has too few strong gradients to tell. `withExtent`: also where the bars lie (`extent`),
+    /// looking `extentMargin` pixels beyond the box too (a localiser's cells can cut a code's
+    /// ends; the axis is the box's alone).
+    public static func estimate(
+        in image: GrayImage, box: Box, step: Int = 2, withExtent: Bool = false, extentMargin: Int = 0
+    ) -> BarAxis? {
+        let inner = Box(minX: 1, minY: 1, maxX: image.width - 2, maxY: image.height - 2)
+        guard let area = box.clamped(to: inner) else { return nil }
+        let outer = withExtent ? (box.widened(by: extentMargin).clamped(to: inner) ?? area) : area
         var xx = 0.0
         var yy = 0.0
         var xy = 0.0
         var samples = 0
+        // The strong gradients, when the extent is asked for: where they lie, and the gradient.
+        var strong: [StrongEdge] = []
         // Scharr's operator: of the 3×3 gradients the one whose answer depends least on the
         // direction, which matters for bars two pixels wide (central differences pull the angle
         // of such bars about 5° towards the diagonal). Its weights sum to 16 each way.
         let threshold = 16 * 16 * minGradient * minGradient
         image.pixels.withUnsafeBufferPointer { pixels in
             let width = image.width
-            var y = area.minY
-            while y <= area.maxY {
-                var x = area.minX
-                while x <= area.maxX {
+            // Stepping from the box's corner, so the box's own samples are the same with or
+            // without a margin.
+            var y = area.minY - (area.minY - outer.minY) / step * step
+            while y <= outer.maxY {
+                let rowInBox = y >= area.minY && y <= area.maxY
+                var x = area.minX - (area.minX - outer.minX) / step * step
+                while x <= outer.maxX {
                     let up = (y - 1) * width + x
                     let here = y * width + x
                     let down = (y + 1) * width + x
@@ -64,10 +107,17 @@ public struct BarAxis: Sendable, Equatable {
                         3 * (Int(pixels[down - 1]) - Int(pixels[up - 1])) + 10 * (Int(pixels[down]) - Int(pixels[up]))
                         + 3 * (Int(pixels[down + 1]) - Int(pixels[up + 1]))
                     if gx * gx + gy * gy >= threshold {
-                        xx += Double(gx * gx)
-                        yy += Double(gy * gy)
-                        xy += Double(gx * gy)
-                        samples += 1
+                        let inBox = rowInBox && x >= area.minX && x <= area.maxX
+                        if inBox {
+                            xx += Double(gx * gx)
+                            yy += Double(gy * gy)
+                            xy += Double(gx * gy)
+                            samples += 1
+                        }
+                        if withExtent {
+                            strong.append(
+                                StrongEdge(x: Int32(x), y: Int32(y), gx: Int32(gx), gy: Int32(gy), inBox: inBox))
+                        }
                     }
                     x += step
                 }
@@ -78,7 +128,113 @@ public struct BarAxis: Sendable, Equatable {
         var angle = 0.5 * atan2(2 * xy, xx - yy)
         if angle < 0 { angle += Double.pi }
         let coherence = ((xx - yy) * (xx - yy) + 4 * xy * xy).squareRoot() / (xx + yy)
-        return BarAxis(angle: angle, coherence: coherence, samples: samples)
+        let extent =
+            withExtent
+            ? Self.extent(of: strong, angle: angle, box: outer, frameWidth: image.width, frameHeight: image.height)
+            : nil
+        return BarAxis(angle: angle, coherence: coherence, samples: samples, extent: extent)
+    }
+
+    /// The rectangle along `angle` that the bars' edges fill: the gradients that point along the
+    /// axis (within about 25°: the edges of bars, not of the label's long sides or of print
+    /// across them), projected on the axis and across it, the outermost 1 % each way left out
+    /// (a stray edge of the belt or of the next label in the box) unless it lies close to the
+    /// rest (a long code's end bars). nil when too few edges point
+    /// that way. An end whose edges lie mostly at the frame's edge is where the frame cuts the
+    /// code: the bars there run on out of view (a code's own ends have a quiet zone before any
+    /// edge of the frame, and the bars' tops cut by it leave their ends in view).
+    static func extent(
+        of strong: [StrongEdge], angle: Double, box: Box, frameWidth: Int, frameHeight: Int
+    ) -> Extent? {
+        let cosine = cos(angle)
+        let sine = sin(angle)
+        let centerX = box.centerX
+        let centerY = box.centerY
+        // Projections in whole pixels from the box's centre, as histogram bins.
+        let reach = Int((Double(box.width * box.width + box.height * box.height).squareRoot() / 2).rounded(.up)) + 1
+        var alongCounts = [Int32](repeating: 0, count: 2 * reach + 1)
+        var acrossCounts = [Int32](repeating: 0, count: 2 * reach + 1)
+        // Each aligned edge's bins along the axis and across it, whether it lies in the box, and
+        // whether at the frame's edge.
+        var aligned: [(along: Int, across: Int, inBox: Bool, atFrameEdge: Bool)] = []
+        let inset: Int32 = 4
+        for point in strong {
+            let gx = Double(point.gx)
+            let gy = Double(point.gy)
+            let dot = gx * cosine + gy * sine
+            // cos²(25°) ≈ 0.82: the gradient within 25° of the axis, either sign.
+            guard dot * dot >= 0.82 * (gx * gx + gy * gy) else { continue }
+            let dx = Double(point.x) - centerX
+            let dy = Double(point.y) - centerY
+            let along = min(max(Int((dx * cosine + dy * sine).rounded()) + reach, 0), 2 * reach)
+            let across = min(max(Int((-dx * sine + dy * cosine).rounded()) + reach, 0), 2 * reach)
+            let atFrameEdge =
+                point.x < inset || point.y < inset || point.x >= Int32(frameWidth) - inset
+                || point.y >= Int32(frameHeight) - inset
+            aligned.append((along, across, point.inBox, atFrameEdge))
+            if point.inBox { acrossCounts[across] += 1 }
+        }
+        let inBoxCount = aligned.count { $0.inBox }
+        guard inBoxCount >= 16 else { return nil }
+        // How far beyond the trimmed ends edges still count: a long code's end bars (a wide bar
+        // or gap at 2 px a module is 8 px); a stray edge lies further off, beyond a quiet zone.
+        let gap = 10
+        func range(_ counts: [Int32], trim: Int) -> (low: Double, high: Double) {
+            var low = 0
+            var seen = 0
+            while seen + Int(counts[low]) <= trim { seen += Int(counts[low]); low += 1 }
+            var high = counts.count - 1
+            seen = 0
+            while seen + Int(counts[high]) <= trim { seen += Int(counts[high]); high -= 1 }
+            // The trim cuts a long code's outermost bars too (a few of its thousands of edges):
+            // edges no more than `gap` beyond the trimmed ends count again (not in a chain: the
+            // belt's texture would lead on to the box's edge).
+            let trimmedLow = low
+            for bin in max(0, trimmedLow - gap)..<trimmedLow where counts[bin] > 0 {
+                low = bin
+                break
+            }
+            let trimmedHigh = high
+            for bin in stride(from: min(counts.count - 1, trimmedHigh + gap), to: trimmedHigh, by: -1)
+            where counts[bin] > 0 {
+                high = bin
+                break
+            }
+            return (Double(low - reach), Double(high - reach))
+        }
+        // Across the bars, the box's edges alone: beyond it lies the next code across (an EAN
+        // under an SSCC). Along them, the edges within that band beyond the box too (the code's
+        // ends the box cut).
+        let across = range(acrossCounts, trim: inBoxCount / 100)
+        let band = (Int(across.low) + reach - 2)...(Int(across.high) + reach + 2)
+        var count = 0
+        for edge in aligned where band.contains(edge.across) {
+            alongCounts[edge.along] += 1
+            count += 1
+        }
+        guard count >= 16 else { return nil }
+        let along = range(alongCounts, trim: count / 100)
+        // The edges within 2 px of each end: mostly at the frame's edge, the frame cuts the code.
+        var ends = (low: 0, lowAtEdge: 0, high: 0, highAtEdge: 0)
+        let lowBin = Int(along.low) + reach
+        let highBin = Int(along.high) + reach
+        for edge in aligned where band.contains(edge.across) {
+            if edge.along <= lowBin + 2 {
+                ends.low += 1
+                if edge.atFrameEdge { ends.lowAtEdge += 1 }
+            }
+            if edge.along >= highBin - 2 {
+                ends.high += 1
+                if edge.atFrameEdge { ends.highAtEdge += 1 }
+            }
+        }
+        let cut = 2 * ends.lowAtEdge > ends.low || 2 * ends.highAtEdge > ends.high
+        let midAlong = (along.low + along.high) / 2
+        let midAcross = (across.low + across.high) / 2
+        return Extent(
+            centerX: centerX + midAlong * cosine - midAcross * sine,
+            centerY: centerY + midAlong * sine + midAcross * cosine,
+            halfAlong: (along.high - along.low) / 2, halfAcross: (across.high - across.low) / 2, cut: cut)
     }
 
     /// How far the axis is from the nearest of the frame's rows and columns, in degrees (0…45):
@@ -111,13 +267,21 @@ public struct StraightenedView: Sendable {
     ) {
         let cosine = cos(axis.angle)
         let sine = sin(axis.angle)
-        let centerX = box.centerX
-        let centerY = box.centerY
-        // The box's half extents along and across the axis.
+        // The box's half extents along and across the axis; where the bars' own rectangle is
+        // known, that instead (a code at 45° fills about a quarter of its box turned, and the
+        // extent may reach beyond a box that cut the code's ends).
         let halfW = Double(box.width) / 2
         let halfH = Double(box.height) / 2
-        let alongExtent = halfW * abs(cosine) + halfH * abs(sine) + Double(margin)
-        let acrossExtent = halfW * abs(sine) + halfH * abs(cosine) + Double(margin)
+        var centerX = box.centerX
+        var centerY = box.centerY
+        var alongExtent = halfW * abs(cosine) + halfH * abs(sine) + Double(margin)
+        var acrossExtent = halfW * abs(sine) + halfH * abs(cosine) + Double(margin)
+        if let bars = axis.extent {
+            centerX = bars.centerX
+            centerY = bars.centerY
+            alongExtent = bars.halfAlong + Double(margin)
+            acrossExtent = bars.halfAcross + Self.acrossMargin
+        }
         let spacing = Double(max(1, lineSpacing))
         let upsample = Double(max(1, samplesPerPixel))
         let width = max(1, Int((2 * alongExtent * upsample).rounded(.up)))
@@ -179,6 +343,9 @@ public struct StraightenedView: Sendable {
         }
         self.image = GrayImage(width: width, height: height, pixels: pixels)
     }
+
+    /// Frame pixels the view reaches beyond the bars' ends (`BarAxis.extent`) along them.
+    static let acrossMargin = 3.0
 
     /// A point of the view, in the frame.
     public func frameLocation(_ point: Point) -> Point {

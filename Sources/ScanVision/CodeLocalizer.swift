@@ -28,8 +28,11 @@ public struct CodeLocalizer: Sendable {
     /// row; 0 or 1 turns it off.
     public var coarseFactor: Int
 
+    /// The cell's side in pixels unless set otherwise.
+    public static let defaultCell = 32
+
     public init(
-        cell: Int = 32, lineStep: Int = 4, contrast: Int = 36, edgesPerLine: Int = 3, minCells: Int = 2,
+        cell: Int = defaultCell, lineStep: Int = 4, contrast: Int = 36, edgesPerLine: Int = 3, minCells: Int = 2,
         coarseFactor: Int = 4
     ) {
         self.cell = max(8, cell)

@@ -77,8 +77,8 @@ extension Detection {
     /// lines leaving through the bars' ends) reads a shorter value that is valid all the same.
     public var truncationProne: Bool { symbology == .interleaved2of5 }
 
-    /// A truncation-prone read that lies on a longer read of `reads` of the same symbology: what a
-    /// slanted line made of part of the bars (mostly a piece of the value, now and then other
+    /// A truncation-prone read that lies on or beside a longer read of `reads` of the same
+    /// symbology: what a slanted line made of part of the bars (mostly a piece of the value, now and then other
     /// digits); two codes do not lie on each other. Nor on a read of another symbology with a
     /// check of its own: at 1.25 px a module zbar reads an EAN-13's blurred bars as ITF on a few
     /// lines, around the EAN-13 it reads on others.
@@ -86,8 +86,12 @@ extension Detection {
         guard truncationProne, let box else { return false }
         return reads.contains { other in
             guard let otherBox = other.box else { return false }
+            // The longer read's points are the lines that crossed it whole (at an angle, those of
+            // its straightened view, the bars' middle); a slanted row can cross a part of the bars
+            // beyond them, nearer their ends: a quarter of the code's size around it counts.
             if other.symbology == symbology {
-                return other.value.count > value.count && otherBox.intersects(box)
+                let reach = max(otherBox.width, otherBox.height) / 4 + 8
+                return other.value.count > value.count && otherBox.widened(by: reach).intersects(box)
             }
             return other.symbology.isLinear && !other.truncationProne
                 && (box.covers(otherBox, fraction: 0.5) || otherBox.covers(box, fraction: 0.5))

@@ -53,9 +53,16 @@ public final class ZBarFrameDecoder {
         /// False when the region was not worth a view (no bars, or square at the frame's edge).
         @discardableResult
         func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) -> Bool {
-            guard let axis = BarAxis.estimate(in: frame, box: box), axis.coherence >= BarAxis.barCoherence else {
-                return false
-            }
+            // The bars looked for a localiser cell beyond the box: its cells at a code's ends
+            // can hold too few bars to count, and a view that cuts an EAN's end is a view
+            // zxing-cpp makes the missing half up on (at 1 px a module, a valid wrong value).
+            guard
+                let axis = BarAxis.estimate(
+                    in: frame, box: box, withExtent: true, extentMargin: CodeLocalizer.defaultCell),
+                axis.coherence >= BarAxis.barCoherence
+            else { return false }
+            // The bars cut by the frame's edge: no line crosses the code whole.
+            guard axis.extent?.cut != true else { return false }
             // One view pixel a frame pixel first; where that reads nothing (small modules: at 1.25
             // px a module the bilinear samples blur neighbouring bars together), a finer view, two
             // samples a pixel along the axis, each the mean of three lines along the bars. A code
@@ -64,10 +71,15 @@ public final class ZBarFrameDecoder {
             let square = axis.degreesOffGrid <= minDegrees
             let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
             guard !(square && atEdge) else { return false }
+            // A code square to the frame fills its box as the box lies: the box turned a few
+            // degrees is the view (the bars' extent saves little there, and on long GS1-128
+            // labels at 1.5 px a module beside an EAN it read fewer of them).
+            var viewAxis = axis
+            if square { viewAxis.extent = nil }
             for (samples, averaged) in square ? [(2, 3)] : [(1, 1), (2, 3)] {
                 let view = StraightenedView(
-                    of: frame, box: box, axis: axis, margin: 12, lineSpacing: lineSpacing, samplesPerPixel: samples,
-                    averaged: averaged)
+                    of: frame, box: box, axis: viewAxis, margin: 12, lineSpacing: lineSpacing,
+                    samplesPerPixel: samples, averaged: averaged)
                 let reads = Self.mergeSameValue(try ZBarScanner(settings: settings).scan(view.image)).filter { read in
                     // zbar joins EAN/UPC halves from different lines: at small modules a misread
                     // left half with a good right half can hold the check digit. In the view the

@@ -34,4 +34,24 @@ struct GrayImageTests {
         let tiny = GrayImage(width: 2, height: 2, pixels: [1, 2, 3, 4])
         #expect(tiny.blurred() == tiny)
     }
+
+    @Test(
+        "paintWhite: boxes in frame coordinates fill a crop with white where they fall in it, clamped; the rest untouched"
+    )
+    func paintWhite() {
+        // A crop whose pixel (0, 0) is the frame's (100, 50).
+        var crop = GrayImage(width: 8, height: 6, fill: 40)
+        crop.paintWhite(
+            [
+                Box(minX: 102, minY: 51, maxX: 103, maxY: 52),  // inside
+                Box(minX: 90, minY: 54, maxX: 100, maxY: 60),  // overhangs the left and bottom edges
+                Box(minX: 300, minY: 300, maxX: 310, maxY: 310),  // elsewhere in the frame
+            ], origin: Point(x: 100, y: 50))
+        var white: Set<[Int]> = []
+        for y in 0..<6 {
+            for x in 0..<8 where crop[x, y] == 255 { white.insert([x, y]) }
+        }
+        #expect(white == [[2, 1], [3, 1], [2, 2], [3, 2], [0, 4], [0, 5]])
+        #expect(crop.pixels.allSatisfy { $0 == 40 || $0 == 255 })
+    }
 }

@@ -261,7 +261,7 @@ struct GuidedDecodingTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.sightings(clip, decoder: "{}", in: dir, extra: ["--profile", "--sightings-only"])
         let stderr = run.result.stderr
-        for stage in ["localise", "zbar", "zxing-cpp", "tracking", "total"] {
+        for stage in ["localise", "zbar", "angled", "zxing-cpp", "tracking", "total"] {
             #expect(stderr.contains(stage), "\(stage) in \(stderr)")
         }
         #expect(stderr.contains("latency p50"))

@@ -64,4 +64,22 @@ struct DetectionTests {
         joined.appendNew(more)
         #expect(joined.count == 3)
     }
+
+    @Test(
+        "an ITF piece on a slanted row beside the longer ITF read of its code's middle lines is dropped; a piece of another label further off, or a whole code of another symbology, is not"
+    )
+    func truncatedPieces() {
+        // The straightened view read the code on the middle of its bars (a 217 × 39 px box); a
+        // frame row 20 px below that box crossed a part of the slanted bars.
+        let whole = Self.read(
+            "8968523226", Box(minX: 191, minY: 134, maxX: 408, maxY: 173), symbology: .interleaved2of5)
+        let piece = Self.read("896852", Box(minX: 258, minY: 193, maxX: 390, maxY: 194), symbology: .interleaved2of5)
+        // An ITF label of its own 200 px below, and a Code 39 beside the ITF code.
+        let other = Self.read("4411", Box(minX: 200, minY: 380, maxX: 300, maxY: 420), symbology: .interleaved2of5)
+        let code39 = Self.read("ABC", Box(minX: 260, minY: 180, maxX: 380, maxY: 200), symbology: .code39)
+        let kept = [whole, piece, other, code39].withoutTruncatedReads().map {
+            String(decoding: $0.value, as: UTF8.self)
+        }
+        #expect(kept == ["8968523226", "4411", "ABC"])
+    }
 }

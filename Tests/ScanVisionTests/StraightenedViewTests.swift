@@ -55,3 +55,85 @@ struct StraightenedViewTests {
         #expect(columnsChecked >= width / 12, "only \(columnsChecked) clean columns of \(width)")
     }
 }
+
+/// Where a code's bars lie inside its region: the view holds that rectangle alone, and a code cut
+/// by the frame's edge is told from one wholly in view.
+@Suite("the bars' extent at an angle", .timed)
+struct BarExtentTests {
+    /// A white label (bars of `period` px, `length` × `height`, 10 px of quiet zone each end and 4
+    /// above and below) centred at (`centerX`, `centerY`) and turned `degrees`, on a grey box in a
+    /// `width` × `frameHeight` frame, with a few grey levels of noise.
+    static func label(
+        degrees: Double, centerX: Double, centerY: Double, length: Double = 160, height: Double = 50,
+        width: Int = 400, frameHeight: Int = 400, seed: UInt64
+    ) -> GrayImage {
+        let angle = degrees * .pi / 180
+        var random = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        var pixels = [UInt8](repeating: 0, count: width * frameHeight)
+        for y in 0..<frameHeight {
+            for x in 0..<width {
+                let dx = Double(x) - centerX
+                let dy = Double(y) - centerY
+                let along = dx * cos(angle) + dy * sin(angle)
+                let across = -dx * sin(angle) + dy * cos(angle)
+                var shade = 120.0
+                if abs(along) <= length / 2 + 10 && abs(across) <= height / 2 + 4 { shade = 235 }
+                if abs(along) <= length / 2 && abs(across) <= height / 2 {
+                    // Bars of two widths, so the pattern is not a single frequency.
+                    let phase = Int(((along + length / 2) / 3).rounded(.down))
+                    if phase % 5 == 0 || phase % 5 == 2 || phase % 7 == 3 { shade = 25 }
+                }
+                random ^= random << 13
+                random ^= random >> 7
+                random ^= random << 17
+                pixels[y * width + x] = UInt8(max(0, min(255, shade + Double(Int(random % 9) - 4))))
+            }
+        }
+        return GrayImage(width: width, height: frameHeight, pixels: pixels)
+    }
+
+    @Test(
+        "the extent is the bars' rectangle at every angle, within 4 px, whatever the region around it",
+        arguments: [UInt64(1), 2, 3])
+    func extent(seed: UInt64) throws {
+        for step in 0..<12 {
+            let degrees = Double(step * 30) + 7 * Double(seed)
+            let image = Self.label(degrees: degrees, centerX: 200, centerY: 190, seed: seed)
+            // The region a localiser would give: the label's bounding box and some of the box around it.
+            let box = Box(minX: 80, minY: 70, maxX: 330, maxY: 320)
+            let axis = try #require(BarAxis.estimate(in: image, box: box, withExtent: true), "\(degrees)°")
+            let bars = try #require(axis.extent, "\(degrees)°")
+            #expect(abs(bars.centerX - 200) <= 4 && abs(bars.centerY - 190) <= 4, "\(degrees)°: \(bars)")
+            // Along the axis: the bars, up to the label's ends (their edges point along it too).
+            #expect(bars.halfAlong >= 80 - 4 && bars.halfAlong <= 90 + 4, "\(degrees)°: \(bars)")
+            // Across it: the bars' length, up to the label's (its ends' edges run that far).
+            #expect(bars.halfAcross >= 25 - 4 && bars.halfAcross <= 29 + 2, "\(degrees)°: \(bars)")
+            // The view is that rectangle and its quiet zones, not the box turned.
+            let view = StraightenedView(of: image, box: box, axis: axis, margin: 12)
+            #expect(abs(Double(view.image.width) - 2 * (bars.halfAlong + 12)) <= 2, "\(degrees)°")
+            #expect(abs(Double(view.image.height) - 2 * (bars.halfAcross + StraightenedView.acrossMargin)) <= 2)
+            #expect(!bars.cut, "\(degrees)°: wholly in view")
+        }
+    }
+
+    @Test(
+        "a code whose bars run off the frame's edge is cut; one whose ends are in view is not, even with its bars' tops cut",
+        arguments: [UInt64(4), 5, 6])
+    func cut(seed: UInt64) throws {
+        for degrees in [20.0, 45.0, 135.0, 160.0] {
+            // Centred 30 px from the left edge: the bars' 160 px run off it at any of these angles.
+            let cut = Self.label(degrees: degrees, centerX: 30, centerY: 200, seed: seed)
+            let box = Box(minX: 0, minY: 80, maxX: 150, maxY: 320)
+            let axis = try #require(BarAxis.estimate(in: cut, box: box, withExtent: true), "\(degrees)°")
+            #expect(axis.extent?.cut == true, "\(degrees)°: \(String(describing: axis.extent))")
+        }
+        // Turned a little either way, the bars standing up from the bottom edge: their lower ends
+        // are cut, lines across them higher up are whole.
+        for degrees in [5.0, 355.0, 175.0] {
+            let standing = Self.label(degrees: degrees, centerX: 200, centerY: 390, height: 60, seed: seed)
+            let box = Box(minX: 90, minY: 330, maxX: 310, maxY: 399)
+            let axis = try #require(BarAxis.estimate(in: standing, box: box, withExtent: true))
+            #expect(axis.extent?.cut == false, "\(degrees)°: \(String(describing: axis.extent))")
+        }
+    }
+}
