@@ -59,6 +59,9 @@ public struct BarAxis: Sendable, Equatable {
     public static let minGradient = 24
     /// Bars, not modules: below this coherence a region is not straightened.
     public static let barCoherence = 0.6
+    /// Bars alone: a region this coherent holds no 2-D code beside its bars (a label of bars with
+    /// a DataMatrix or QR code on it is less coherent).
+    public static let barsAlone = 0.75
 
     public init(angle: Double, coherence: Double, samples: Int, extent: Extent? = nil) {
         self.angle = angle

@@ -17,6 +17,14 @@ public final class ZBarFrameDecoder {
     /// add entries, so an accepted part never vouches for the next one.
     private var recentlyConfirmed: [(value: [UInt8], box: Box, frame: Int)] = []
     private var frameCount = 0
+    /// Codes read at an angle in the last frames: their axis, with the bars' rectangle centred
+    /// where the read lay. A tracked one is straightened on that again, without the gradients'
+    /// pass (a parcel on a belt does not turn between frames); where that reads nothing, the axis
+    /// is found afresh.
+    private var angledMemory: [(value: [UInt8], axis: BarAxis, frame: Int)] = []
+    private var angledFrames = 0
+    /// Frames a remembered axis is used for after its code's last read.
+    static let angledMemoryFrames = 2
 
     /// `testInverted`: also read light codes on a dark ground (still images; costs a second pass).
     public init(config: DecoderConfig, testInverted: Bool = false) throws(ZBarError) {
@@ -47,12 +55,30 @@ public final class ZBarFrameDecoder {
         // Every line of a view that holds every second line of the turned region.
         let settings = ZBarSettings(symbologies: linear, density: 1, rowStep: 1, columnStep: 0)
         var found: [Detection] = []
+        angledFrames += 1
+        angledMemory.removeAll { angledFrames - $0.frame > Self.angledMemoryFrames }
         func touches(_ detection: Detection, _ box: Box) -> Bool {
             detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false
         }
         /// False when the region was not worth a view (no bars, or square at the frame's edge).
         @discardableResult
         func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) -> Bool {
+            // A tracked code read at an angle lately: its axis and rectangle as they were, where
+            // the tracker expects it now.
+            // The planner's box is centred where the tracker predicts the code.
+            if let expected,
+                let remembered = angledMemory.last(where: { entry in
+                    guard entry.value == expected, let bars = entry.axis.extent else { return false }
+                    return Double(box.minX) <= bars.centerX && bars.centerX <= Double(box.maxX)
+                        && Double(box.minY) <= bars.centerY && bars.centerY <= Double(box.maxY)
+                }), var bars = remembered.axis.extent
+            {
+                var axis = remembered.axis
+                bars.centerX = box.centerX
+                bars.centerY = box.centerY
+                axis.extent = bars
+                if try views(along: axis, box: box, lineSpacing: lineSpacing, expected: expected) { return true }
+            }
             // The bars looked for a localiser cell beyond the box: its cells at a code's ends
             // can hold too few bars to count, and a view that cuts an EAN's end is a view
             // zxing-cpp makes the missing half up on (at 1 px a module, a valid wrong value).
@@ -71,6 +97,14 @@ public final class ZBarFrameDecoder {
             let square = axis.degreesOffGrid <= minDegrees
             let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
             guard !(square && atEdge) else { return false }
+            _ = try views(along: axis, box: box, lineSpacing: lineSpacing, expected: expected)
+            return true
+        }
+        /// Views of `box` along `axis` (one pixel a frame pixel, then finer; a code square to the
+        /// frame the finer alone); true when one read a code. The codes read join `found`.
+        func views(along axis: BarAxis, box: Box, lineSpacing: Int, expected: [UInt8]?) throws(ZBarError) -> Bool {
+            let square = axis.degreesOffGrid <= minDegrees
+            let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
             // A code square to the frame fills its box as the box lies: the box turned a few
             // degrees is the view (the bars' extent saves little there, and on long GS1-128
             // labels at 1.5 px a module beside an EAN it read fewer of them).
@@ -108,10 +142,27 @@ public final class ZBarFrameDecoder {
                     moved.straightened = true
                     any = true
                     if !found.contains(where: { $0.isSameCode(as: moved) }) { found.append(moved) }
+                    // Remembered with its rectangle where this read lies (the tracker's box of
+                    // it is centred there too).
+                    if var bars = axis.extent, let spot = moved.box {
+                        // The same code's older entry gives way (an identical label elsewhere
+                        // keeps its own).
+                        let near = spot.widened(by: CodeLocalizer.defaultCell)
+                        angledMemory.removeAll { entry in
+                            guard entry.value == moved.value, let old = entry.axis.extent else { return false }
+                            return Double(near.minX) <= old.centerX && old.centerX <= Double(near.maxX)
+                                && Double(near.minY) <= old.centerY && old.centerY <= Double(near.maxY)
+                        }
+                        bars.centerX = spot.centerX
+                        bars.centerY = spot.centerY
+                        var remembered = axis
+                        remembered.extent = bars
+                        angledMemory.append((moved.value, remembered, angledFrames))
+                    }
                 }
                 if any { return true }
             }
-            return true
+            return false
         }
         for (box, value) in tracked where !(read + found).contains(where: { $0.value == value && touches($0, box) }) {
             try straighten(box, lineSpacing: 4, expected: value)
@@ -251,7 +302,11 @@ public final class ZBarFrameDecoder {
 
     /// A discovery region of bars at a steep angle (more than `steepDegrees` off the rows and
     /// columns): no row or column crosses its code whole, so it is not scanned that way; the
-    /// localiser's region is straightened along its bars (`readAngled`) in the same frame.
+    /// localiser's region is straightened along its bars (`readAngled`) in the same frame. Bars at
+    /// a lesser angle are still scanned both ways as planned: rows alone across the bars of a
+    /// label read a QR code beside them late (zbar finds one only on lines both ways; on `flow`
+    /// seeds 3–4, 7 frames after it came into view), even where the region's gradients were
+    /// three quarters coherent.
     static func steep(_ region: DecodePlanner.Region, in frame: GrayImage) -> Bool {
         guard region.purpose == .discovery, let axis = BarAxis.estimate(in: frame, box: region.box, step: 3) else {
             return false

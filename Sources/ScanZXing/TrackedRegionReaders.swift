@@ -265,6 +265,15 @@ public final class MatrixRegionReader {
                     }
                 }
             case .discovery where region.rowStep > 0 && region.columnStep > 0:
+                // Edges both ways, but bars: a linear code at an angle (its region scanned both
+                // ways) is no matrix code, and the DataMatrix detector traced every bar of the
+                // forty such regions of a 4K frame. A label of bars and a matrix code together
+                // is less coherent than this.
+                if let axis = BarAxis.estimate(in: frame, box: region.box, step: 3),
+                    axis.coherence >= BarAxis.barsAlone
+                {
+                    continue
+                }
                 boxes.append(region.box)
             default:
                 continue
