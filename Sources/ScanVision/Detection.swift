@@ -78,8 +78,8 @@ extension Detection {
     public var truncationProne: Bool { symbology == .interleaved2of5 }
 
     /// A truncation-prone read that lies on or beside a longer read of `reads` of the same
-    /// symbology: what a slanted line made of part of the bars (mostly a piece of the value, now and then other
-    /// digits); two codes do not lie on each other. Nor on a read of another symbology with a
+    /// symbology: what a slanted line made of part of the bars (mostly a piece of the value, now
+    /// and then other digits); two codes do not lie on each other. Nor on a read of another symbology with a
     /// check of its own: at 1.25 px a module zbar reads an EAN-13's blurred bars as ITF on a few
     /// lines, around the EAN-13 it reads on others.
     public func isTruncation(among reads: [Detection]) -> Bool {

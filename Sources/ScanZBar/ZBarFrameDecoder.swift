@@ -60,18 +60,23 @@ public final class ZBarFrameDecoder {
         func touches(_ detection: Detection, _ box: Box) -> Bool {
             detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false
         }
+        /// Whether a remembered rectangle's middle lies in `box`.
+        func centred(_ entry: (value: [UInt8], axis: BarAxis, frame: Int), in box: Box) -> Bool {
+            guard let bars = entry.axis.extent else { return false }
+            return Double(box.minX) <= bars.centerX && bars.centerX <= Double(box.maxX)
+                && Double(box.minY) <= bars.centerY && bars.centerY <= Double(box.maxY)
+        }
+        func atFrameEdge(_ box: Box) -> Bool {
+            box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
+        }
         /// False when the region was not worth a view (no bars, or square at the frame's edge).
         @discardableResult
         func straighten(_ box: Box, lineSpacing: Int, expected: [UInt8]? = nil) throws(ZBarError) -> Bool {
-            // A tracked code read at an angle lately: its axis and rectangle as they were, where
-            // the tracker expects it now.
-            // The planner's box is centred where the tracker predicts the code.
+            // A tracked code read at an angle lately: its axis and rectangle as they were,
+            // centred where the tracker expects it now (the planner's box is centred there).
             if let expected,
-                let remembered = angledMemory.last(where: { entry in
-                    guard entry.value == expected, let bars = entry.axis.extent else { return false }
-                    return Double(box.minX) <= bars.centerX && bars.centerX <= Double(box.maxX)
-                        && Double(box.minY) <= bars.centerY && bars.centerY <= Double(box.maxY)
-                }), var bars = remembered.axis.extent
+                let remembered = angledMemory.last(where: { $0.value == expected && centred($0, in: box) }),
+                var bars = remembered.axis.extent
             {
                 var axis = remembered.axis
                 bars.centerX = box.centerX
@@ -94,9 +99,7 @@ public final class ZBarFrameDecoder {
             // samples a pixel along the axis, each the mean of three lines along the bars. A code
             // square to the frame has had its one-pixel look: the frame's own rows and columns.
             // At the frame's edge the code is most likely cut by it: not worth the finer look.
-            let square = axis.degreesOffGrid <= minDegrees
-            let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
-            guard !(square && atEdge) else { return false }
+            guard !(axis.degreesOffGrid <= minDegrees && atFrameEdge(box)) else { return false }
             _ = try views(along: axis, box: box, lineSpacing: lineSpacing, expected: expected)
             return true
         }
@@ -104,7 +107,7 @@ public final class ZBarFrameDecoder {
         /// frame the finer alone); true when one read a code. The codes read join `found`.
         func views(along axis: BarAxis, box: Box, lineSpacing: Int, expected: [UInt8]?) throws(ZBarError) -> Bool {
             let square = axis.degreesOffGrid <= minDegrees
-            let atEdge = box.minX <= 1 || box.minY <= 1 || box.maxX >= frame.width - 2 || box.maxY >= frame.height - 2
+            let atEdge = atFrameEdge(box)
             // A code square to the frame fills its box as the box lies: the box turned a few
             // degrees is the view (the bars' extent saves little there, and on long GS1-128
             // labels at 1.5 px a module beside an EAN it read fewer of them).
@@ -148,11 +151,7 @@ public final class ZBarFrameDecoder {
                         // The same code's older entry gives way (an identical label elsewhere
                         // keeps its own).
                         let near = spot.widened(by: CodeLocalizer.defaultCell)
-                        angledMemory.removeAll { entry in
-                            guard entry.value == moved.value, let old = entry.axis.extent else { return false }
-                            return Double(near.minX) <= old.centerX && old.centerX <= Double(near.maxX)
-                                && Double(near.minY) <= old.centerY && old.centerY <= Double(near.maxY)
-                        }
+                        angledMemory.removeAll { $0.value == moved.value && centred($0, in: near) }
                         bars.centerX = spot.centerX
                         bars.centerY = spot.centerY
                         var remembered = axis
