@@ -67,14 +67,18 @@ public final class PostgresReconcileStore: ReconcileStore {
         database = PGReconnecting(dsn: dsn, passwordFile: passwordFile)
     }
 
-    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
-        let db: PGConnection
+    /// The store's connection, opened again after a loss.
+    private func connection() throws -> PGConnection {
         do {
-            db = try database.connection()
+            return try database.connection()
         } catch {
             database.reset()
             throw error
         }
+    }
+
+    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
+        let db = try connection()
         // An error of the round's own (not PostgreSQL's) still rolls the transaction back.
         var failure: (any Error)?
         do {
@@ -98,9 +102,27 @@ public final class PostgresReconcileStore: ReconcileStore {
         }
     }
 
+    public func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T? {
+        let db = try connection()
+        let passes = PassStore(connection: db)
+        do {
+            guard try passes.tryPublisherLock() else { return nil }
+        } catch {
+            if !db.isHealthy { database.reset() }
+            throw error
+        }
+        defer { try? passes.publisherUnlock() }
+        do {
+            return try body(Outbox(passes: passes))
+        } catch {
+            if !db.isHealthy { database.reset() }
+            throw error
+        }
+    }
+
     public func lagSeconds() throws -> Double {
         do {
-            return try PassStore(connection: try database.connection()).reconciliationLagSeconds()
+            return try PassStore(connection: try connection()).reconciliationLagSeconds()
         } catch {
             database.reset()
             throw error
@@ -145,12 +167,6 @@ public final class PostgresReconcileStore: ReconcileStore {
                 sessionId: sessionId, site: site, station: station, camera: camera, startedAt: startedAt,
                 completedAt: completedAt, result: result)
         }
-        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] { try passes.unpublishedPasses(limit: limit) }
-        func markPassPublished(itemId: String, revision: Int) throws {
-            try passes.markPassPublished(itemId: itemId, revision: revision)
-        }
-        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] { try passes.unpublishedPacks(limit: limit) }
-        func markPackPublished(sessionId: String) throws { try passes.markPackPublished(sessionId: sessionId) }
         var parcels: ParcelPassStore { ParcelPassStore(connection: passes.connection) }
         func unmergedParcels(limit: Int) throws -> [UnmergedParcel] { try parcels.unmergedParcels(limit: limit) }
         func sightingStates(trackIds: [String]) throws -> [String: SightingState] {
@@ -161,22 +177,36 @@ public final class PostgresReconcileStore: ReconcileStore {
         ) { try parcels.parcelPasses(from: from, to: to) }
         func saveParcelPasses(_ rows: [ParcelPassRow]) throws { try parcels.saveParcelPasses(rows) }
         func markParcelsMerged(eventIds: [String]) throws { try parcels.markParcelsMerged(eventIds: eventIds) }
-        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
-            try parcels.unpublishedParcelPasses(limit: limit)
-        }
-        func markParcelPassPublished(passId: String, revision: Int) throws {
-            try parcels.markParcelPassPublished(passId: passId, revision: revision)
-        }
         func insertDecision(_ decision: DecisionEvent) throws { try parcels.insertDecision(decision) }
-        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
-            try parcels.unpublishedDecisions(limit: limit)
-        }
-        func markDecisionPublished(_ decision: DecisionEvent) throws { try parcels.markDecisionPublished(decision) }
         func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement] {
             try parcels.unsettledMeasurements(limit: limit)
         }
         func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws {
             try parcels.settleMeasurement(measurement, passId: passId)
         }
+    }
+
+    /// The outbox's queries, on the round's connection between rounds (no transaction: each mark
+    /// commits on its own).
+    struct Outbox: ResultOutbox {
+        let passes: PassStore
+        var parcels: ParcelPassStore { ParcelPassStore(connection: passes.connection) }
+
+        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
+            try parcels.unpublishedDecisions(limit: limit)
+        }
+        func markDecisionPublished(_ decision: DecisionEvent) throws { try parcels.markDecisionPublished(decision) }
+        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] { try passes.unpublishedPasses(limit: limit) }
+        func markPassPublished(itemId: String, revision: Int) throws {
+            try passes.markPassPublished(itemId: itemId, revision: revision)
+        }
+        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
+            try parcels.unpublishedParcelPasses(limit: limit)
+        }
+        func markParcelPassPublished(passId: String, revision: Int) throws {
+            try parcels.markParcelPassPublished(passId: passId, revision: revision)
+        }
+        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] { try passes.unpublishedPacks(limit: limit) }
+        func markPackPublished(sessionId: String) throws { try passes.markPackPublished(sessionId: sessionId) }
     }
 }

@@ -134,11 +134,19 @@ extension SightingStore {
 
 /// Reconciliation's port to storage: each round runs in one transaction that holds the
 /// reconciliation lock, so one replica at a time does the work and a round that fails leaves
-/// nothing half done.
+/// nothing half done. What a round makes to be published (a closed pass, a pack record, a
+/// decision) is written in the round's transaction as not yet published: the store is the
+/// results' outbox, read and marked by the publisher after the round, outside its transaction and
+/// lock, so a stalled NATS never holds either.
 public protocol ReconcileStore: AnyObject {
     /// Runs `body` in one transaction holding the lock; nil (and `body` not run) when another
     /// replica holds it. A failure rolls the whole round back.
     func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T?
+    /// Runs `body` on the outbox, outside any round's transaction and not holding the
+    /// reconciliation lock, but holding the publisher's own (one replica publishes at a time, so
+    /// results go out in the outbox's order); nil (and `body` not run) when another replica's
+    /// publisher holds it. Each mark stands on its own: a result published and marked stays so.
+    func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T?
     /// Seconds since the oldest sighting still waiting for reconciliation was first seen.
     func lagSeconds() throws -> Double
 }
@@ -174,11 +182,6 @@ public protocol ReconcileTransaction {
         sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
         completedAt: Timestamp, result: PackResult
     ) throws -> Bool
-    /// Closed (or changed) passes whose revision was not published yet, oldest first.
-    func unpublishedPasses(limit: Int) throws -> [ItemPassEvent]
-    func markPassPublished(itemId: String, revision: Int) throws
-    func unpublishedPacks(limit: Int) throws -> [PackRecordEvent]
-    func markPackPublished(sessionId: String) throws
     /// Camera parcels not merged into a parcel pass yet, oldest stored first.
     func unmergedParcels(limit: Int) throws -> [UnmergedParcel]
     /// Where each track's sighting stands (absent: not stored yet).
@@ -189,19 +192,29 @@ public protocol ReconcileTransaction {
     /// Inserts new parcel passes and updates changed ones (a closed pass keeps its first closing time).
     func saveParcelPasses(_ rows: [ParcelPassRow]) throws
     func markParcelsMerged(eventIds: [String]) throws
-    /// Closed (or changed) parcel passes whose revision was not published yet, oldest first.
-    func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent]
-    func markParcelPassPublished(passId: String, revision: Int) throws
     /// Stores a divert decision the aggregator made, to be published.
     func insertDecision(_ decision: DecisionEvent) throws
-    /// The aggregator's decisions not published yet, oldest first.
-    func unpublishedDecisions(limit: Int) throws -> [DecisionEvent]
-    /// Marks a decision published, stored as it was sent (`late` when sent after its deadline).
-    func markDecisionPublished(_ decision: DecisionEvent) throws
     /// Measurements not attached to a parcel pass yet (nor given up on), oldest stored first.
     func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement]
     /// Marks a measurement attached to `passId`, or (nil) given up on.
     func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws
+}
+
+/// The results a round left to be published, oldest first within each kind, and their marks. A
+/// mark names the revision published: a result a later round changed again stays in the outbox.
+public protocol ResultOutbox {
+    /// The aggregator's decisions not published yet, oldest first.
+    func unpublishedDecisions(limit: Int) throws -> [DecisionEvent]
+    /// Marks a decision published, stored as it was sent (`late` when sent after its deadline).
+    func markDecisionPublished(_ decision: DecisionEvent) throws
+    /// Closed (or changed) passes whose revision was not published yet, oldest first.
+    func unpublishedPasses(limit: Int) throws -> [ItemPassEvent]
+    func markPassPublished(itemId: String, revision: Int) throws
+    /// Closed (or changed) parcel passes whose revision was not published yet, oldest first.
+    func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent]
+    func markParcelPassPublished(passId: String, revision: Int) throws
+    func unpublishedPacks(limit: Int) throws -> [PackRecordEvent]
+    func markPackPublished(sessionId: String) throws
 }
 
 /// What a runtime says of its connections (`/health/ready` in the programs).

@@ -94,11 +94,12 @@ public final class ReconcileLoop: @unchecked Sendable {
     /// none waits): how far item passes lag behind the cameras.
     public func lagSeconds() throws -> Double { try store.lagSeconds() }
 
-    /// One round, in one transaction. A lost store connection is reported as an error; the
-    /// caller retries.
+    /// One round, in one transaction, then what it left to publish (and what earlier rounds
+    /// could not) published from the outbox, after the round's transaction committed and its
+    /// lock was let go. A lost store connection is reported as an error; the caller retries.
     @discardableResult
     public func runOnce() throws -> ReconcileCounts {
-        let counts =
+        var counts =
             try store.round { db in
                 var counts = ReconcileCounts()
                 counts.leader = true
@@ -108,9 +109,9 @@ public final class ReconcileLoop: @unchecked Sendable {
                 try settleNoReads(db, topology: topology, watermarks: watermarks, counts: &counts)
                 try mergeParcels(db, topology: topology, watermarks: watermarks, counts: &counts)
                 try pack(db, topology: topology, counts: &counts)
-                try publish(db, counts: &counts)
                 return counts
             } ?? ReconcileCounts()
+        _ = try store.outbox { outbox in try publish(outbox, counts: &counts) }
         totals.add(counts)
         return counts
     }
@@ -411,7 +412,7 @@ public final class ReconcileLoop: @unchecked Sendable {
 
     // MARK: publishing
 
-    private func publish(_ db: any ReconcileTransaction, counts: inout ReconcileCounts) throws {
+    private func publish(_ db: any ResultOutbox, counts: inout ReconcileCounts) throws {
         // Decisions first: a diverter is waiting for them.
         let now = clock.now
         guard

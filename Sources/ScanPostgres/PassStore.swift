@@ -20,6 +20,21 @@ public struct PassStore {
         return try row?.bool("locked") ?? false
     }
 
+    /// Taken by one replica's publisher at a time, between rounds (a session lock: rounds run
+    /// beside it, and a publisher's lost connection lets it go).
+    public static let publisherLockKey = 0x5CA7_0003
+
+    /// True when this session now holds the publisher's lock (`publisherUnlock` lets it go).
+    public func tryPublisherLock() throws(PGError) -> Bool {
+        let row = try connection.query("SELECT pg_try_advisory_lock($1) AS locked", [.int(Self.publisherLockKey)])
+            .named("publisher lock").first
+        return try row?.bool("locked") ?? false
+    }
+
+    public func publisherUnlock() throws(PGError) {
+        _ = try connection.query("SELECT pg_advisory_unlock($1)", [.int(Self.publisherLockKey)])
+    }
+
     public typealias Unreconciled = UnreconciledSighting
 
     /// The oldest unreconciled sightings, by first sight.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A nats-server of a test's own, with extra arguments (users, a token, TLS), on a random
-/// loopback port; `stop` ends it.
+/// loopback port or a given one (a server started again where clients reconnect); `stop` ends it.
 public final class NATSServerProcess {
     public let process: Process
     public let port: String
@@ -11,11 +11,12 @@ public final class NATSServerProcess {
         public var description: String
     }
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:], port wanted: String = "-1") throws {
         guard let server = ProcessRunner.which("nats-server") else { throw NotStarted(description: "no nats-server") }
         log = NSTemporaryDirectory() + TestEnvironment.uniqueName("natsproc") + ".log"
         process = try ProcessRunner.start(
-            server, arguments + ["-a", "127.0.0.1", "-p", "-1", "-l", log], environment: environment, log: log + ".err")
+            server, arguments + ["-a", "127.0.0.1", "-p", wanted, "-l", log], environment: environment,
+            log: log + ".err")
         var found: String?
         // Up to a minute: so long that only a server that cannot start misses it (a busy machine
         // may take seconds).

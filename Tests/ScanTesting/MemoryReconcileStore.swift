@@ -182,6 +182,47 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         return value
     }
 
+    public func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T? {
+        try body(Outbox(store: self))
+    }
+
+    /// The outbox between rounds: each call on the tables as they are, kept at once (a mark
+    /// stands on its own, as an UPDATE outside a transaction does).
+    struct Outbox: ResultOutbox {
+        let store: MemoryReconcileStore
+
+        func call<R>(_ body: (Transaction) throws -> R) rethrows -> R {
+            try store.lock.withLock {
+                let transaction = Transaction(tables: store.tables, now: store.clock.now)
+                let result = try body(transaction)
+                store.tables = transaction.tables
+                return result
+            }
+        }
+        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
+            try call { try $0.unpublishedDecisions(limit: limit) }
+        }
+        func markDecisionPublished(_ decision: DecisionEvent) throws {
+            try call { try $0.markDecisionPublished(decision) }
+        }
+        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] {
+            try call { try $0.unpublishedPasses(limit: limit) }
+        }
+        func markPassPublished(itemId: String, revision: Int) throws {
+            try call { try $0.markPassPublished(itemId: itemId, revision: revision) }
+        }
+        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
+            try call { try $0.unpublishedParcelPasses(limit: limit) }
+        }
+        func markParcelPassPublished(passId: String, revision: Int) throws {
+            try call { try $0.markParcelPassPublished(passId: passId, revision: revision) }
+        }
+        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] {
+            try call { try $0.unpublishedPacks(limit: limit) }
+        }
+        func markPackPublished(sessionId: String) throws { try call { try $0.markPackPublished(sessionId: sessionId) } }
+    }
+
     public func lagSeconds() throws -> Double {
         lock.withLock {
             guard let oldest = tables.sightings.filter({ !$0.reconciled }).map(\.row.firstSeen).min() else { return 0 }
@@ -189,7 +230,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         }
     }
 
-    final class Transaction: ReconcileTransaction {
+    final class Transaction: ReconcileTransaction, ResultOutbox {
         var tables: Tables
         let now: Timestamp
 
