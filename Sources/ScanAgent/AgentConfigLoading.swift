@@ -5,9 +5,12 @@ import ScanZXing
 import ScanAgentConfig
 import ScanRules
 
-/// Reads a config file from disk, applying `SCANTRACK_NATS` over the file's NATS URL.
+/// Reads a config file from disk, applying `SCANTRACK_NATS`, else `NATS_URL` (the nats CLI's),
+/// over the file's NATS URL.
 enum AgentConfigLoader {
-    static func load(path: String) throws(ConfigErrors) -> AgentConfig {
+    static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigErrors) -> AgentConfig
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
         }
@@ -19,7 +22,7 @@ enum AgentConfigLoader {
         }
         if !unreadable.isEmpty { throw ConfigErrors(file: path, issues: unreadable) }
         // The environment over the file (the programs' one order: flag, environment, file).
-        if let url = SettingResolver().string(variable: "SCANTRACK_NATS") { config.nats.url = url.value }
+        if let url = SettingResolver(environment: environment).nats(flag: ("nats", nil)) { config.nats.url = url.value }
         return config
     }
 }

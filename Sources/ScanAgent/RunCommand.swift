@@ -30,16 +30,20 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds to keep sending the spool at shutdown before leaving the rest for the next start.")
     var drainSeconds: Double = 5
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(
+        help:
+            "Log level: trace, debug, info, notice, warning, error, critical (default: $SCANTRACK_LOG_LEVEL, else info)."
+    )
+    var logLevel: String?
 
-    @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).")
-    var logFormat: String = "text"
+    @Option(
+        help: "Log lines: text, or json, one object a line for Loki or ELK (default: $SCANTRACK_LOG_FORMAT, else text)."
+    )
+    var logFormat: String?
 
     func validate() throws {
         do {
-            _ = try ScanLogging.level(logLevel)
-            _ = try ScanLogging.format(logFormat)
+            _ = try LogChoice.resolve(level: logLevel, format: logFormat)
         } catch {
             throw ValidationError(error.description)
         }
@@ -49,8 +53,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
-        var logger = ScanLogging.logger("scan-agent", level: (try? ScanLogging.level(logLevel)) ?? .info)
+        let logs = (try? LogChoice.resolve(level: logLevel, format: logFormat)) ?? LogChoice()
+        ScanLogging.format = logs.format
+        var logger = ScanLogging.logger("scan-agent", level: logs.level)
         let agentConfig: AgentConfig
         do {
             agentConfig = try AgentConfigLoader.load(path: config)

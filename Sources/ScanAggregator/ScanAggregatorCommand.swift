@@ -95,16 +95,23 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 "HOST:PORT for /metrics (Prometheus) and /health/live|ready (default: $SCANTRACK_METRICS_LISTEN, else none; port 0: any free port)."
         )
         var metricsListen: String?
-        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
-        @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).") var logFormat: String = "text"
+        @Option(
+            help:
+                "Log level: trace, debug, info, notice, warning, error, critical (default: $SCANTRACK_LOG_LEVEL, else info)."
+        )
+        var logLevel: String?
+        @Option(
+            help:
+                "Log lines: text, or json, one object a line for Loki or ELK (default: $SCANTRACK_LOG_FORMAT, else text)."
+        )
+        var logFormat: String?
 
         func validate() throws {
             if let metricsListen, ListenAddress.parse(metricsListen) == nil {
                 throw ValidationError("--metrics-listen '\(metricsListen)' is not HOST:PORT")
             }
             do {
-                _ = try ScanLogging.level(logLevel)
-                _ = try ScanLogging.format(logFormat)
+                _ = try LogChoice.resolve(level: logLevel, format: logFormat)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -129,8 +136,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             }
             let passwordFile = resolver.string(
                 flag: ("pg-password-file", postgresPasswordFile), variable: PGConnection.passwordFileVariable)?.value
-            ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
-            let logger = ScanLogging.logger("scan-aggregator", level: (try? ScanLogging.level(logLevel)) ?? .info)
+            let logs = (try? LogChoice.resolve(level: logLevel, format: logFormat)) ?? LogChoice()
+            ScanLogging.format = logs.format
+            let logger = ScanLogging.logger("scan-aggregator", level: logs.level)
             do {
                 let given = resolver.string(flag: ("migrations", migrations), variable: MigrationsFolder.variable)?
                     .value

@@ -58,15 +58,32 @@ public struct NATSSecurity: Sendable, Equatable {
         password: "SCANTRACK_NATS_PASSWORD", token: "SCANTRACK_NATS_TOKEN"
     )
 
-    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY and _INBOX_PREFIX (empty ones ignored) of
-    /// the environment a program hands over (the adapter reads none of its own).
+    /// The nats CLI's own variables, read where the ScanTrack one is not set: a machine set up for
+    /// `nats` (NATS_URL and these) needs nothing more for ScanTrack's programs.
+    public static let natsCLIVariables = (
+        creds: "NATS_CREDS", nkey: "NATS_NKEY", ca: "NATS_CA", cert: "NATS_CERT", key: "NATS_KEY",
+        user: "NATS_USER", password: "NATS_PASSWORD"
+    )
+
+    /// From SCANTRACK_NATS_CREDS, _NKEY, _CA, _CERT, _KEY, _INBOX_PREFIX, _USER, _PASSWORD(_FILE) and
+    /// _TOKEN(_FILE), else the nats CLI's NATS_CREDS, NATS_NKEY, NATS_CA, NATS_CERT, NATS_KEY,
+    /// NATS_USER and NATS_PASSWORD (empty ones ignored), of the environment a program hands over
+    /// (the adapter reads none of its own).
     public static func fromEnvironment(_ environment: [String: String]) -> NATSSecurity {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ name: String, or cli: String? = nil) -> String? {
+            for variable in [name] + (cli.map { [$0] } ?? []) {
+                if let value = environment[variable], !value.isEmpty { return value }
+            }
+            return nil
+        }
+        let cli = natsCLIVariables
         return NATSSecurity(
-            credsFile: value(variables.creds), nkeySeedFile: value(variables.nkey), caFile: value(variables.ca),
-            certFile: value(variables.cert), keyFile: value(variables.key), inboxPrefix: value(variables.inboxPrefix),
-            user: value(variables.user), passwordFile: value(variables.passwordFile),
-            tokenFile: value(variables.tokenFile), password: value(variables.password), token: value(variables.token))
+            credsFile: value(variables.creds, or: cli.creds), nkeySeedFile: value(variables.nkey, or: cli.nkey),
+            caFile: value(variables.ca, or: cli.ca), certFile: value(variables.cert, or: cli.cert),
+            keyFile: value(variables.key, or: cli.key), inboxPrefix: value(variables.inboxPrefix),
+            user: value(variables.user, or: cli.user), passwordFile: value(variables.passwordFile),
+            tokenFile: value(variables.tokenFile), password: value(variables.password, or: cli.password),
+            token: value(variables.token))
     }
 
     /// These settings with `other`'s where it has one (a config file's over the environment's).

@@ -51,6 +51,36 @@ public enum LogFormat: String, Sendable, CaseIterable {
 }
 
 /// A `--log-level` or `--log-format` value that is not one.
+/// A program's log level and form: its flags, else `SCANTRACK_LOG_LEVEL` and
+/// `SCANTRACK_LOG_FORMAT`, else info and text (a unit file or a container sets them once for
+/// every program). A bad value's error names where it came from.
+public struct LogChoice: Sendable, Equatable {
+    public var level: Logger.Level
+    public var format: LogFormat
+
+    public static let variables = (level: "SCANTRACK_LOG_LEVEL", format: "SCANTRACK_LOG_FORMAT")
+
+    public init(level: Logger.Level = .info, format: LogFormat = .text) {
+        self.level = level
+        self.format = format
+    }
+
+    /// `level` / `format`: the flags' values (nil: not given).
+    public static func resolve(
+        level: String?, format: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(LogLevelError) -> LogChoice {
+        let resolver = SettingResolver(environment: environment)
+        var choice = LogChoice()
+        if let (text, origin) = resolver.string(flag: ("log-level", level), variable: variables.level) {
+            choice.level = try ScanLogging.level(text, flag: origin.description)
+        }
+        if let (text, origin) = resolver.string(flag: ("log-format", format), variable: variables.format) {
+            choice.format = try ScanLogging.format(text, flag: origin.description)
+        }
+        return choice
+    }
+}
+
 public struct LogLevelError: Error, CustomStringConvertible {
     public let flag: String
     public let value: String

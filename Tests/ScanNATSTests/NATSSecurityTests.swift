@@ -58,6 +58,25 @@ struct NATSSecurityTests {
         }
     }
 
+    @Test(
+        "the nats CLI's variables stand in for unset SCANTRACK_NATS_ ones; a ScanTrack variable wins; empty ones count as unset"
+    )
+    func natsCLIVariables() {
+        let cli = NATSSecurity.fromEnvironment([
+            "NATS_CREDS": "/c.creds", "NATS_NKEY": "/n.nk", "NATS_CA": "/ca.pem", "NATS_CERT": "/cert.pem",
+            "NATS_KEY": "/key.pem", "NATS_USER": "cam-01", "NATS_PASSWORD": "p",
+        ])
+        #expect(cli.credsFile == "/c.creds" && cli.nkeySeedFile == "/n.nk" && cli.caFile == "/ca.pem")
+        #expect(cli.certFile == "/cert.pem" && cli.keyFile == "/key.pem")
+        #expect(cli.user == "cam-01" && cli.password == "p")
+        let both = NATSSecurity.fromEnvironment([
+            "NATS_USER": "cli-user", "SCANTRACK_NATS_USER": "cam-02", "NATS_CA": "/cli.pem", "SCANTRACK_NATS_CA": "",
+        ])
+        #expect(both.user == "cam-02")
+        #expect(both.caFile == "/cli.pem", "an empty SCANTRACK_NATS_CA is not set")
+        #expect(NATSSecurity.fromEnvironment([:]).user == nil)
+    }
+
     @Test("TLS: the server verified against a CA, and mutual TLS with a client certificate; without them no connection")
     func mutualTLS() throws {
         let folder = NSTemporaryDirectory() + TestEnvironment.uniqueName("natstls")

@@ -1,3 +1,4 @@
+import Logging
 import ScanServices
 import ScanTestTiming
 import Testing
@@ -53,5 +54,37 @@ struct SettingResolverTests {
             try resolver.int(flag: ("stream-replicas", nil), variable: "REPLICAS")
         }
         #expect(error?.description == "REPLICAS 'three' is not a whole number")
+    }
+}
+
+@Suite("log level and form from flags or SCANTRACK_LOG_LEVEL / SCANTRACK_LOG_FORMAT", .timed)
+struct LogChoiceTests {
+    @Test("the flag, else the variable, else info and text; a bad value names where it came from")
+    func order() throws {
+        #expect(
+            try LogChoice.resolve(level: nil, format: nil, environment: [:]) == LogChoice(level: .info, format: .text))
+        let environment = ["SCANTRACK_LOG_LEVEL": "debug", "SCANTRACK_LOG_FORMAT": "JSON"]
+        #expect(
+            try LogChoice.resolve(level: nil, format: nil, environment: environment)
+                == LogChoice(level: .debug, format: .json))
+        #expect(
+            try LogChoice.resolve(level: "warning", format: "text", environment: environment)
+                == LogChoice(level: .warning, format: .text))
+        #expect(try LogChoice.resolve(level: nil, format: nil, environment: ["SCANTRACK_LOG_LEVEL": ""]).level == .info)
+        do {
+            _ = try LogChoice.resolve(level: nil, format: nil, environment: ["SCANTRACK_LOG_LEVEL": "loud"])
+            Issue.record("a bad level was taken")
+        } catch {
+            #expect(
+                error.description
+                    == "SCANTRACK_LOG_LEVEL: 'loud' is not a log level (trace, debug, info, notice, warning, error, critical)"
+            )
+        }
+        do {
+            _ = try LogChoice.resolve(level: nil, format: "xml", environment: [:])
+            Issue.record("a bad form was taken")
+        } catch {
+            #expect(error.description.hasPrefix("--log-format: 'xml' is not a log format"))
+        }
     }
 }

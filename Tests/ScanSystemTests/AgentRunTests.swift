@@ -115,9 +115,9 @@ struct AgentRunTests {
     }
 
     @Test(
-        "--log-format json: every line the agent logs is one JSON object with a millisecond time, a level and a message"
-    )
-    func jsonLogs() throws {
+        "--log-format json (or SCANTRACK_LOG_FORMAT=json): every line the agent logs is one JSON object with a millisecond time, a level and a message",
+        arguments: [true, false])
+    func jsonLogs(flag: Bool) throws {
         let nats = try H.PrivateNATS()
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -126,8 +126,9 @@ struct AgentRunTests {
             prefix: TestEnvironment.uniqueName("st"))
         var environment = ProcessInfo.processInfo.environment
         environment["SCANTRACK_NATS"] = nil
+        environment["SCANTRACK_LOG_FORMAT"] = flag ? "text" : "json"  // the flag wins over the variable
         let agent = try ProcessRunner.start(
-            H.agent, ["run", "--config", config, "--log-format", "json"], environment: environment,
+            H.agent, ["run", "--config", config] + (flag ? ["--log-format", "json"] : []), environment: environment,
             log: dir + "/agent.log")
         #expect(H.waitForExit(agent))
         let lines = ((try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "").split(separator: "\n")
@@ -138,6 +139,34 @@ struct AgentRunTests {
             #expect(object["level"]?.stringValue != nil && object["logger"] == .string("scan-agent"), "\(line)")
         }
         #expect(lines.contains { $0.contains(#""message":"scan-agent stopped""#) })
+    }
+
+    @Test(
+        "the agent honours the nats CLI's NATS_URL, NATS_USER and NATS_PASSWORD: its config's URL names no server, its events arrive"
+    )
+    func natsCLIEnvironment() throws {
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try NATSServerProcess(["-js", "--user", "cam-01", "--pass", "cli-pass"])
+        defer { server.stop() }
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 30)
+        // Port 1: nothing listens there; only the environment's URL reaches the server.
+        let config = try H.config(in: dir, source: H.clipSource(clip), natsURL: "nats://127.0.0.1:1", prefix: prefix)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SCANTRACK_NATS"] = nil
+        environment["NATS_URL"] = "nats://127.0.0.1:\(server.port)"
+        environment["NATS_USER"] = "cam-01"
+        environment["NATS_PASSWORD"] = "cli-pass"
+        let agent = try ProcessRunner.start(
+            H.agent, ["run", "--config", config], environment: environment, log: dir + "/agent.log")
+        #expect(H.waitForExit(agent, seconds: 120))
+        let log = (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? ""
+        #expect(agent.terminationStatus == 0, "\(log)")
+        #expect(!log.contains("cli-pass"), "the password is never shown")
+        let jetStream = try NATSConnection(url: "nats://cam-01:cli-pass@127.0.0.1:\(server.port)").jetStream()
+        let events = try H.streamEvents(jetStream, prefix: prefix)
+        #expect(events.contains { $0.event["type"] == .string("sighting") }, "\(events.count) events")
     }
 
     @Test("a refused NATS login ends the agent at once with the server's reason (a missing server is waited for)")

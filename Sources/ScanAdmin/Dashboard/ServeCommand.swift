@@ -48,12 +48,15 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var allowHost: [String] = []
     @Option(help: "Seconds a query may run before PostgreSQL cancels it.") var statementTimeout: Double = 10
-    @Option(help: "Log lines: text, or json (one object a line, for Loki or ELK).") var logFormat: String = "text"
+    @Option(
+        help: "Log lines: text, or json, one object a line for Loki or ELK (default: $SCANTRACK_LOG_FORMAT, else text)."
+    )
+    var logFormat: String?
     @Option(help: .hidden) var now: String?
 
     func validate() throws {
         do {
-            _ = try ScanLogging.format(logFormat)
+            _ = try LogChoice.resolve(level: nil, format: logFormat)
         } catch {
             throw ValidationError(error.description)
         }
@@ -116,8 +119,9 @@ struct ServeCommand: AsyncParsableCommand {
         let database = DashboardDatabase(
             dsn: try connection.postgresDSN(), passwordFile: connection.postgresPasswordFile,
             statementTimeoutMilliseconds: Int(statementTimeout * 1000))
-        ScanLogging.format = (try? ScanLogging.format(logFormat)) ?? .text
-        let logger = Logger(label: "scanadmin.serve")
+        let logs = (try? LogChoice.resolve(level: nil, format: logFormat)) ?? LogChoice()
+        ScanLogging.format = logs.format
+        let logger = ScanLogging.logger("scanadmin.serve", level: logs.level)
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
         let router = Self.router(
