@@ -7,6 +7,16 @@ enum ListingFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, json
 }
 
+/// The row limit and form of a listing of periods (`noreads`, `deadletters`).
+struct ListingOptions: ParsableArguments {
+    @Option(help: "At most this many rows a period.") var limit: Int = 1000
+    @Option(help: "table, csv or json.") var format: ListingFormat = .table
+
+    func validate() throws {
+        if limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+}
+
 /// A listing: named columns and rows of text, printed as an aligned table, RFC 4180 CSV, or a
 /// JSON array of objects keyed by the column names (numbers stay numbers).
 struct Listing {
@@ -14,6 +24,8 @@ struct Listing {
     var rows: [[String]] = []
     /// Columns whose values are numbers in JSON.
     var numeric: Set<String> = []
+    /// Columns whose empty cells are null in JSON (nothing there, not an empty text).
+    var nullable: Set<String> = []
 
     /// Table and CSV cells show control characters escaped, and CSV cells that a spreadsheet would
     /// take as a formula start with `'`; JSON keeps every value exact.
@@ -40,7 +52,9 @@ struct Listing {
             let objects = rows.map { row -> String in
                 var writer = JSONWriter()
                 for (column, cell) in zip(columns, row) {
-                    if numeric.contains(column), let number = Int(cell) {
+                    if nullable.contains(column) && cell.isEmpty {
+                        writer.raw(column, Array("null".utf8))
+                    } else if numeric.contains(column), let number = Int(cell) {
                         writer.field(column, number)
                     } else {
                         writer.field(column, cell)

@@ -26,13 +26,9 @@ struct NoReadsCommand: ParsableCommand {
         @OptionGroup var period: PeriodOptions
         @Option(help: "Only this lane.") var lane: String?
         @Option(help: "Only this camera.") var camera: String?
-        @Option(help: "At most this many rows a period.") var limit: Int = 1000
-        @Option(help: "table, csv or json.") var format: ListingFormat = .table
+        @OptionGroup var output: ListingOptions
 
-        func validate() throws {
-            try period.check(connection: connection)
-            if limit < 1 { throw ValidationError("--limit must be at least 1") }
-        }
+        func validate() throws { try period.check(connection: connection) }
 
         func run() throws {
             let rows = try withDatabase(connection, command: "noreads") { database in
@@ -42,7 +38,7 @@ struct NoReadsCommand: ParsableCommand {
                     let scope = ReportStore.Scope(
                         start: ShiftFigures.timestamp(instance.start), end: ShiftFigures.timestamp(instance.end),
                         site: period.site, lane: lane, camera: camera, timeZone: plan.timeZone.identifier)
-                    rows += try NoReadStore(connection: database).list(scope, limit: limit)
+                    rows += try NoReadStore(connection: database).list(scope, limit: output.limit)
                 }
                 return rows
             }
@@ -50,14 +46,15 @@ struct NoReadsCommand: ParsableCommand {
                 "id", "site", "camera", "lane", "firstSeen", "frames", "family", "sharpness", "imageBytes", "item",
             ])
             listing.numeric = ["frames", "imageBytes"]
+            listing.nullable = ["lane", "family", "sharpness", "item"]
             for row in rows {
                 listing.rows.append([
                     row.id, row.site, row.camera, row.lane ?? "", row.firstSeen, String(row.frames), row.family ?? "",
                     row.sharpness ?? "", String(row.imageBytes), row.itemId ?? "",
                 ])
             }
-            print(listing.render(format), terminator: "")
-            if format == .table {
+            print(listing.render(output.format), terminator: "")
+            if output.format == .table {
                 print("\(rows.count) no-read(s); scanadmin noreads show ID --out FILE writes one's picture")
             }
         }

@@ -186,6 +186,9 @@ struct ShiftFigures {
     var health: [(camera: String, heartbeats: Int, maxGapSeconds: Int, framesDropped: Int)] = []
     var parcels = ReportStore.Figures.ParcelCounts()
     var decisions = ReportStore.Figures.DecisionCounts()
+    /// Messages refused in the period, by camera and reason: a camera whose events are being
+    /// dead-lettered (its place disagrees with the topology, say) is warned of with the reason.
+    var deadLetters: [DeadLetterStore.Count] = []
 
     /// The decision reasons named in the period, in the contract's order.
     var reasons: [(reason: String, count: Int)] {
@@ -224,6 +227,9 @@ struct ShiftFigures {
         figures.health = stored.health.map { ($0.camera, $0.heartbeats, $0.maxGapSeconds, $0.framesDropped) }
         figures.parcels = stored.parcels
         figures.decisions = stored.decisions
+        figures.deadLetters = try DeadLetterStore(connection: db).counts(
+            start: scope.start, end: scope.end, camera: filter.camera
+        ).filter { count in filter.site.map { count.site == $0 } ?? true }
         return figures
     }
 
@@ -359,6 +365,23 @@ struct ShiftFigures {
                             $0.field("framesDropped", h.framesDropped)
                         }
                     }))
+            w.raw(
+                "deadLetters",
+                array(
+                    f.deadLetters.map { d in
+                        object {
+                            if let site = d.site { $0.field("site", site) } else { $0.raw("site", Array("null".utf8)) }
+                            if let camera = d.camera {
+                                $0.field("camera", camera)
+                            } else {
+                                $0.raw("camera", Array("null".utf8))
+                            }
+                            $0.field("reason", d.reason)
+                            $0.field("count", d.count)
+                            $0.field("last", d.last)
+                            $0.field("latestDetail", d.latestDetail)
+                        }
+                    }))
             shifts.append(w.text)
         }
         var top = JSONWriter()
@@ -429,6 +452,7 @@ struct ShiftFigures {
                 add("health", h.camera, "maxGapSeconds", h.maxGapSeconds)
                 add("health", h.camera, "framesDropped", h.framesDropped)
             }
+            for d in f.deadLetters { add("deadLetters", "\(d.camera ?? "")/\(d.reason)", "count", d.count) }
         }
         return listing.render(.csv)
     }
@@ -471,6 +495,12 @@ struct ShiftFigures {
                 out +=
                     "Decisions        pass \(f.decisions.pass)  divert \(f.decisions.divert)  late \(f.decisions.late)"
                     + (why.isEmpty ? "" : "  (\(why))") + "\n"
+            }
+            for d in f.deadLetters {
+                // A warning first: events of this camera are not being counted.
+                let who = d.camera.map { "camera \(TerminalText.escaped($0))" } ?? "no camera"
+                out += "WARNING          \(d.count) message(s) of \(who) dead-lettered: \(d.reason)\n"
+                out += "                 latest: \(TerminalText.escaped(String(d.latestDetail.prefix(52))))\n"
             }
             if !f.cameras.isEmpty {
                 var cameras = Listing(columns: [

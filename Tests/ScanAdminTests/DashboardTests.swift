@@ -104,8 +104,14 @@ struct DashboardTests {
             VALUES ('p2.decision', 'p2', 'dc1', 'L1', 'cam-01', 'divert', '{no-read}', true, 'agent', '2026-10-24T22:00:01Z',
                     '2026-10-24T22:00:01.1Z', '{}')
             """)
+        try ReportCommandTests.deadLetter(
+            db, subject: "scantrack.v1.sighting.dc1.cam-02", reason: "lane-mismatch",
+            detail: "lane '<i>L9</i>' is not cam-02's lane (L1)", at: "2026-10-24T23:00:00.000Z")
         let views = try DashboardViews(database: db, settings: Self.settings(now: "2026-10-25T01:00:00Z"))
         let now = try views.now().markup
+        // A camera whose events are dead-lettered is warned of, with the reason; the detail is text.
+        #expect(now.contains("1 message(s) of camera cam-02 dead-lettered: lane-mismatch"), "\(now)")
+        #expect(now.contains("lane &#39;&lt;i&gt;L9&lt;/i&gt;&#39;") && !now.contains("<i>L9"))
 
         // The figures, as `scanadmin report --shift current` gives them at the same time.
         let result = try seeded.run([

@@ -258,6 +258,88 @@ struct ReportCommandTests {
         #expect(try seeded.database.query("SELECT count(*) FROM noreads").rows.first?[0] == "4")
     }
 
+    static func deadLetter(_ db: PGConnection, subject: String, reason: String, detail: String, at time: String) throws
+    {
+        _ = try db.query(
+            "INSERT INTO dead_letters (subject, reason, detail, payload, received_at) VALUES ($1, $2, $3, $4, $5::timestamptz)",
+            [.text(subject), .text(reason), .text(detail), .bytes(Array("{}".utf8)), .text(time)])
+    }
+
+    @Test(
+        "dead letters: listed and counted by camera and reason (escaped, SQL metacharacters inert), and the report warns of the camera"
+    )
+    func deadLetters() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        for (index, time) in ["2026-10-24T21:00:00.000Z", "2026-10-25T01:00:00.000Z", "2026-10-25T02:00:00.000Z"]
+            .enumerated()
+        {
+            try Self.deadLetter(
+                seeded.database, subject: "scantrack.v1.sighting.dc1.cam-02", reason: "lane-mismatch",
+                detail: "lane 'L9' is not cam-02's lane (L1) #\(index)", at: time)
+        }
+        try Self.deadLetter(
+            seeded.database, subject: "scantrack.v1.order.dc1", reason: "bad-value",
+            detail: "orderId '<script>\u{1B}[31m'; DROP TABLE dead_letters; --", at: "2026-10-24T22:00:00.000Z")
+        try Self.deadLetter(  // the early shift's: not this one's
+            seeded.database, subject: "scantrack.v1.sighting.dc1.cam-01", reason: "invalid-json", detail: "x",
+            at: "2026-10-25T06:00:00.000Z")
+
+        let listed = try seeded.run(["deadletters", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        guard case .array(let rows) = try JSONValue.parse(listed.stdoutText) else {
+            Issue.record("not a list: \(listed.stdoutText)")
+            return
+        }
+        #expect(
+            rows.map { $0["reason"]?.stringValue ?? "" } == [
+                "lane-mismatch", "bad-value", "lane-mismatch", "lane-mismatch",
+            ])
+        #expect(rows.first?["camera"] == .string("cam-02") && rows.first?["site"] == .string("dc1"))
+        #expect(rows[1]["camera"] == .null && rows[1]["site"] == .null, "an order subject names no camera")
+        #expect(rows[1]["detail"]?.stringValue?.contains("\u{1B}[31m") == true, "JSON keeps the value exact")
+        #expect(rows.first?["bytes"]?.intValue == 2)
+
+        let table = try seeded.run(["deadletters", "list", "--shift", "2026-10-24/night"])
+        #expect(!table.stdoutText.contains("\u{1B}"), "a terminal gets control characters escaped")
+        #expect(table.stdoutText.contains("4 dead letter(s)"), "\(table.stdoutText)")
+        let onlyCam02 = try seeded.run([
+            "deadletters", "list", "--shift", "2026-10-24/night", "--camera", "cam-02", "--reason", "lane-mismatch",
+        ])
+        #expect(onlyCam02.stdoutText.contains("3 dead letter(s)"), "\(onlyCam02.stdoutText)")
+        let stranger = try seeded.run([
+            "deadletters", "list", "--shift", "2026-10-24/night", "--camera", "x'; DROP TABLE dead_letters; --",
+        ])
+        #expect(stranger.status == 0 && stranger.stdoutText.contains("0 dead letter(s)"), "\(stranger.stderr)")
+
+        let counted = try seeded.run(["deadletters", "counts", "--shift", "2026-10-24/night", "--format", "json"])
+        guard case .array(let counts) = try JSONValue.parse(counted.stdoutText) else {
+            Issue.record("not a list: \(counted.stdoutText)")
+            return
+        }
+        #expect(counts.count == 2)
+        #expect(counts.first?["camera"] == .string("cam-02") && counts.first?["count"]?.intValue == 3)
+        #expect(counts.first?["latestDetail"] == .string("lane 'L9' is not cam-02's lane (L1) #2"))
+
+        let report = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])
+        guard case .array(let shifts)? = try JSONValue.parse(report.stdoutText)["shifts"],
+            case .array(let dead)? = shifts.first?["deadLetters"]
+        else {
+            Issue.record("no deadLetters in \(report.stdoutText)")
+            return
+        }
+        #expect(dead.first?["camera"] == .string("cam-02") && dead.first?["reason"] == .string("lane-mismatch"))
+        #expect(dead.first?["count"]?.intValue == 3)
+        let text = try seeded.run(["report", "--shift", "2026-10-24/night"]).stdoutText
+        #expect(text.contains("WARNING          3 message(s) of camera cam-02 dead-lettered: lane-mismatch"), "\(text)")
+        #expect(!text.contains("\u{1B}"))
+        for line in text.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+        let onlyCam01 = try seeded.run(["report", "--shift", "2026-10-24/night", "--camera", "cam-01"]).stdoutText
+        #expect(!onlyCam01.contains("WARNING"), "\(onlyCam01)")
+        #expect(try seeded.database.query("SELECT count(*) FROM dead_letters").rows.first?[0] == "5")
+    }
+
     /// `["a", "b"]` as `"a", "b"`.
     static func quoted(_ values: [String]) -> String { values.map { "\"" + $0 + "\"" }.joined(separator: ", ") }
 

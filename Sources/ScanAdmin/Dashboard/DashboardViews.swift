@@ -93,6 +93,7 @@ struct DashboardViews {
             }
             let figures = try ShiftFigures.load(database, period: shift, filter: site.filter(lane: nil))
             out += tiles(figures, packs: true)
+            out += deadLetterWarnings(figures.deadLetters)
             var lanes = site.site.lanes.map(\.id)
             for lane in figures.lanes where lane.site == site.site.id && !lanes.contains(lane.lane) {
                 lanes.append(lane.lane)
@@ -122,6 +123,19 @@ struct DashboardViews {
             }
             out += camerasTable(try CameraStore(connection: database).cameras(site: site.site.id))
             out += "</section>"
+        }
+        return out
+    }
+
+    /// One warning a camera and reason whose messages the aggregator refused this shift (as the
+    /// report's): their events are not counted anywhere on this page.
+    private func deadLetterWarnings(_ counts: [DeadLetterStore.Count]) -> HTMLText {
+        var out: HTMLText = ""
+        for count in counts {
+            let who: HTMLText = count.camera.map { "camera \($0)" } ?? "no camera"
+            out += "<p class=\"dead-letters\" data-scope=\"deadletters:\(count.camera ?? "")\">"
+            out += "<span class=\"alert\">\(count.count) message(s) of \(who) dead-lettered: \(count.reason)</span> "
+            out += "latest: \(String(count.latestDetail.prefix(200))) (<code>scanadmin deadletters</code>)</p>"
         }
         return out
     }
