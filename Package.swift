@@ -180,8 +180,8 @@ let package = Package(
             dependencies: [
                 "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanGenICam", "ScanImages",
                 "ScanJPEG",
-                "ScanMedia", "ScanMetrics", "ScanNATS", "ScanPNG", "ScanPipeline", "ScanRTSP", "ScanRules",
-                "ScanServices",
+                "ScanMedia", "ScanMetrics", "ScanNATS", "ScanPNG", "ScanPipeline", "ScanRTSP", "ScanReconciliation",
+                "ScanRules", "ScanServices",
                 "ScanV4L2", "ScanVision", "ScanZBar", "ScanZXing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

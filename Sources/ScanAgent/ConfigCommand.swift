@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import ScanAgentConfig
 import ScanCore
+import ScanEvents
 import ScanNATS
+import ScanReconciliation
 
 /// `scan-agent config check|show FILE`: an agent config checked as `run` reads it, or shown with
 /// every default filled in, without opening a camera, a server or the spool.
@@ -44,10 +46,67 @@ struct ConfigCommand: ParsableCommand {
                 "Validate an agent config as run reads it: exit 0 with what it sets up, 2 with every error by JSON path."
         )
         @Argument(help: "Agent config file (JSON; see docs/agent-config.md).") var file: String
+        @Option(
+            help: ArgumentHelp(
+                "The aggregator's topology: the camera's site, lane and station checked against it (exit 2 where the aggregator would dead-letter its events).",
+                valueName: "FILE"))
+        var topology: String?
 
         func run() throws {
             let config = try ConfigCommand.load(file)
-            print(TerminalText.escapedLines(Self.summary(config, file: file)), terminator: "")
+            var summary = Self.summary(config, file: file)
+            if let topology {
+                let place: String
+                do {
+                    place = try Self.place(config.camera, topology: try Self.topology(topology), file: topology)
+                } catch {
+                    writeStandardError(error.description)
+                    throw ExitCode(2)
+                }
+                summary += place + "\n"
+            }
+            print(TerminalText.escapedLines(summary), terminator: "")
+        }
+
+        static func topology(_ path: String) throws(ConfigErrors) -> Topology {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
+            }
+            return try Topology.parse(Array(data), file: path)
+        }
+
+        /// The camera's place against the topology, as the aggregator checks every event it sends
+        /// (`EventValidator.checkPlace`): a lane or station the topology gives the camera otherwise
+        /// is an error (every event would be dead-lettered); a camera or site the topology does not
+        /// place is said (its sightings make no item passes), not refused.
+        static func place(_ camera: CameraIdentity, topology: Topology, file: String) throws(ConfigErrors) -> String {
+            do {
+                try EventValidator.checkPlace(
+                    site: camera.site, camera: camera.id, lane: camera.lane, station: camera.station, topology: topology
+                )
+            } catch {
+                let key = error.reason == .laneMismatch ? "camera.lane" : "camera.station"
+                throw ConfigErrors(
+                    file: file,
+                    issues: [
+                        ConfigIssue(
+                            path: key,
+                            message:
+                                "\(error.detail): the aggregator would dead-letter every event as \(error.reason.rawValue)"
+                        )
+                    ])
+            }
+            guard topology.site(camera.site) != nil else {
+                return "topology  \(file): no site '\(camera.site)' (events are kept; no item passes or pack records)"
+            }
+            let lane = topology.lane(site: camera.site, camera: camera.id)?.id
+            let station = topology.station(site: camera.site, camera: camera.id)?.id
+            let place = [lane.map { "lane \($0)" }, station.map { "station \($0)" }].compactMap { $0 }
+            guard !place.isEmpty else {
+                return
+                    "topology  \(file): camera '\(camera.id)' is on no lane or station of site '\(camera.site)' (its sightings make no item passes)"
+            }
+            return "topology  \(file): ok, " + place.joined(separator: ", ")
         }
 
         /// What the config sets up, a line a part.

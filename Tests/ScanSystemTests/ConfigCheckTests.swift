@@ -107,4 +107,62 @@ struct ConfigCheckTests {
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdoutText.contains("rtsp://u:***@cam/s") && !accepted.stdoutText.contains("hunter2"))
     }
+
+    @Test(
+        "config check --topology: a lane or station the topology gives the camera otherwise exits 2 naming both (the aggregator would dead-letter every event); a matching or unplaced camera passes and says so"
+    )
+    func topologyPlace() throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let topology = dir + "/topology.json"
+        try #"""
+        {"version": 1, "sites": [{"id": "dc1", "timeZone": "Europe/Zurich",
+          "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}],
+          "stations": [{"id": "pack-01", "cameras": ["cam-10"]}]}]}
+        """#.write(toFile: topology, atomically: true, encoding: .utf8)
+        func check(_ camera: String) throws -> ProcessResult {
+            let file = dir + "/agent.json"
+            try #"{"camera": \#(camera), "source": {"type": "clip", "path": "/x.y4m"}}"#
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            return try ProcessRunner.run(ReplayHarness.agent, ["config", "check", file, "--topology", topology])
+        }
+        let right = try check(#"{"id": "cam-01", "site": "dc1", "lane": "L1"}"#)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(right.stdoutText.contains("topology  \(topology): ok, lane L1"), "\(right.stdoutText)")
+        let wrongLane = try check(#"{"id": "cam-01", "site": "dc1", "lane": "L2"}"#)
+        #expect(wrongLane.status == 2)
+        #expect(
+            wrongLane.stderr.contains("camera.lane")
+                && wrongLane.stderr.contains("the event names lane 'L2' but camera 'cam-01' is on lane 'L1'")
+                && wrongLane.stderr.contains("lane-mismatch"), "\(wrongLane.stderr)")
+        let wrongStation = try check(#"{"id": "cam-01", "site": "dc1", "station": "pack-01"}"#)
+        #expect(wrongStation.status == 2 && wrongStation.stderr.contains("station-mismatch"), "\(wrongStation.stderr)")
+        let station = try check(#"{"id": "cam-10", "site": "dc1", "station": "pack-01"}"#)
+        #expect(station.status == 0 && station.stdoutText.contains("ok, station pack-01"), "\(station.stdoutText)")
+        let unplaced = try check(#"{"id": "cam-77", "site": "dc1"}"#)
+        #expect(unplaced.status == 0 && unplaced.stdoutText.contains("is on no lane or station"))
+        let otherSite = try check(#"{"id": "cam-01", "site": "dc9", "lane": "L2"}"#)
+        #expect(otherSite.status == 0 && otherSite.stdoutText.contains("no site 'dc9'"))
+        let broken = dir + "/broken.json"
+        try #"{"version": 1, "sites": [{"id": "dc 1", "lanes": 3}]}"#.write(
+            toFile: broken, atomically: true, encoding: .utf8)
+        let file = dir + "/agent.json"
+        let bad = try ProcessRunner.run(ReplayHarness.agent, ["config", "check", file, "--topology", broken])
+        #expect(bad.status == 2 && bad.stderr.contains(broken), "\(bad.stderr)")
+    }
+
+    @Test(
+        "every agent config in docs/examples fits docs/examples/topology.json: none would have its events dead-lettered"
+    )
+    func examplesFitTheExampleTopology() throws {
+        let examples = TestEnvironment.repoRoot + "/docs/examples"
+        let configs = try Self.exampleConfigs().filter { $0.hasPrefix(examples + "/") }
+        #expect(configs.count >= 4)
+        for config in configs {
+            let result = try ProcessRunner.run(
+                ReplayHarness.agent, ["config", "check", config, "--topology", examples + "/topology.json"])
+            #expect(result.status == 0, "\(config): \(result.stderr)")
+            #expect(result.stdoutText.contains("topology.json: ok, "), "\(config): \(result.stdoutText)")
+        }
+    }
 }
