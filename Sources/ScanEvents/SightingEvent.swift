@@ -27,6 +27,9 @@ public struct SightingEvent: Sendable, Equatable {
     public var station: String?
     public var sessionId: String?
     public var gs1: Bool
+    /// A GS1 value split into its application identifiers (`GS1ElementStrings`): nil when the
+    /// value is not GS1 data or does not parse whole.
+    public var gs1Elements: [GS1ElementStrings.Element]?
     public var addOn: String?
     /// The AIM symbology identifier (`]E0`, `]C1`, `]d2`, …) of the value.
     public var aim: String?
@@ -66,6 +69,7 @@ public struct SightingEvent: Sendable, Equatable {
         station = camera.station
         self.sessionId = sessionId
         gs1 = track.isGS1
+        gs1Elements = track.isGS1 ? GS1ElementStrings.parse(track.value, referenceYear: time.utcYear) : nil
         addOn = track.addOn
         aim = track.symbology.aimIdentifier(gs1: track.isGS1, addOn: track.addOn != nil)
         if let printed = track.printed {
@@ -95,6 +99,11 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("station", station)
         writer.field("sessionId", sessionId)
         if gs1 { writer.field("gs1", true) }
+        if let gs1Elements {
+            var elements = JSONWriter()
+            for element in gs1Elements { elements.field(element.ai, element.value) }
+            writer.raw("gs1Elements", elements.finished())
+        }
         writer.field("addOn", addOn)
         writer.field("aim", aim)
         writer.field("printedSymbology", printedSymbology)
@@ -146,10 +155,30 @@ public struct SightingEvent: Sendable, Equatable {
             sighting.printedSymbology = try fields.symbology("printedSymbology")
         }
         sighting.printedValue = try fields.optionalString("printedValue", maxLength: 64)
+        sighting.gs1Elements = try Self.gs1Elements(event["gs1Elements"])
         guard sighting.lastSeen >= sighting.firstSeen, sighting.lastFrame >= sighting.firstFrame else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
         }
         return sighting
+    }
+
+    /// `gs1Elements` as the contract has it: an object of AIs (2 to 4 digits) to text.
+    static func gs1Elements(_ value: JSONValue?) throws(DeadLetter) -> [GS1ElementStrings.Element]? {
+        guard let value, value != .null else { return nil }
+        guard case .object(let members) = value, !members.isEmpty, members.count <= 64 else {
+            throw DeadLetter(.wrongType, "gs1Elements is not an object of application identifiers")
+        }
+        var elements: [GS1ElementStrings.Element] = []
+        for (ai, text) in members {
+            guard (2...4).contains(ai.utf8.count), ai.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw DeadLetter(.badValue, "gs1Elements key '\(ai)' is not an application identifier (2 to 4 digits)")
+            }
+            guard case .string(let string) = text, string.utf8.count <= 90 else {
+                throw DeadLetter(.wrongType, "gs1Elements.\(ai) is not a text of at most 90 characters")
+            }
+            elements.append(GS1ElementStrings.Element(ai: ai, value: string))
+        }
+        return elements
     }
 
     init(

@@ -57,10 +57,13 @@ public struct RuleMatch: Sendable {
     /// "valid" or "invalid": the GS1 mod-10 check digit, for symbologies that carry one.
     public var checkDigitValid: Bool?
     public var gs1: Bool?
+    /// GS1 application identifiers the value must hold, each with a pattern its data must match
+    /// (dates as `YYYY-MM-DD`, as `GS1ElementStrings` gives them).
+    public var ai: [(ai: String, regex: RuleRegex)]?
 
     public var isEmpty: Bool {
         symbologies == nil && prefix == nil && suffix == nil && regex == nil && notPrefix == nil && notRegex == nil
-            && minLength == nil && maxLength == nil && checkDigitValid == nil && gs1 == nil
+            && minLength == nil && maxLength == nil && checkDigitValid == nil && gs1 == nil && ai == nil
     }
 }
 
@@ -183,6 +186,17 @@ extension Rule {
             if valid != wanted { return "check digit is \(valid ? "valid" : "invalid")" }
         }
         if let gs1 = match.gs1, gs1 != subject.gs1 { return gs1 ? "not GS1 data" : "is GS1 data" }
+        if let wanted = match.ai {
+            guard subject.gs1,
+                let elements = GS1ElementStrings.parse(Array(subject.value.utf8), referenceYear: subject.time.utcYear)
+            else { return "no GS1 element strings to read AIs from" }
+            for (ai, regex) in wanted {
+                guard let element = elements.first(where: { $0.ai == ai }) else { return "no AI (\(ai))" }
+                if !regex.matches(element.value) {
+                    return "AI (\(ai)) '\(element.value)' does not match /\(regex.pattern)/"
+                }
+            }
+        }
         if let when {
             let (inside, local) = when.contains(subject.time)
             if !inside { return "outside its schedule at \(local)" }

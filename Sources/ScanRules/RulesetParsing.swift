@@ -6,7 +6,7 @@ extension Ruleset {
     static let ruleKeys = ["id", "priority", "action", "match", "when", "scope", "role", "description"]
     static let matchKeys = [
         "symbologies", "prefix", "suffix", "regex", "notPrefix", "notRegex", "minLength", "maxLength", "checkDigit",
-        "gs1",
+        "gs1", "ai",
     ]
     static let whenKeys = ["days", "from", "to", "timeZone"]
     /// The budget of a whole ruleset's patterns, in NFA instructions (a pattern alone may have
@@ -110,6 +110,30 @@ extension Ruleset {
             match.checkDigitValid = check == "valid"
         }
         match.gs1 = reader.bool(fields["gs1"], at: path + ".gs1")
+        if let ai = fields["ai"] {
+            // Application identifiers to a pattern each: `{"17": "^2026-", "10": "^LOT"}`.
+            if case .object(let members) = ai, !members.isEmpty {
+                var patterns: [(ai: String, regex: RuleRegex)] = []
+                for (key, value) in members {
+                    let at = path + ".ai." + key
+                    guard (2...4).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                        reader.fail(at, "'\(key)' is not a GS1 application identifier (2 to 4 digits)")
+                        continue
+                    }
+                    guard let pattern = reader.string(value, at: at) else { continue }
+                    do {
+                        patterns.append((key, try RuleRegex(pattern)))
+                    } catch {
+                        reader.fail(at, "'\(pattern)' is not supported \(error)")
+                    }
+                }
+                match.ai = patterns
+            } else {
+                reader.fail(
+                    path + ".ai", "expected an object of application identifiers to patterns, e.g. {\"17\": \"^2027-\"}"
+                )
+            }
+        }
         return match
     }
 

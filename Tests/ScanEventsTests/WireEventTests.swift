@@ -1,3 +1,4 @@
+import Foundation
 import ScanTestTiming
 import Testing
 
@@ -29,7 +30,7 @@ struct WireEventTests {
             idPrefix: "cam-1-r1")
         var events = pipeline.startSession(orderId: "SO-7", at: time(0))
         for frame in 0..<30 {
-            var detections = [code("001234567890123457", x: 10 + frame * 8, y: 40)]
+            var detections = [code("00340123450000000017" + "15270131" + "10LOT-7", x: 10 + frame * 8, y: 40)]
             if frame >= 5 {
                 detections.append(
                     Detection(
@@ -119,7 +120,26 @@ struct WireEventTests {
             try SightingEvent.parse(JSONValue.parse($0.json))
         }
         #expect(sightings.count == 2)
-        #expect(sightings.contains { $0.gs1 && $0.value == "001234567890123457" })
+        let sscc = try #require(sightings.first { $0.gs1 })
+        #expect(sscc.value == "00340123450000000017" + "15270131" + "10LOT-7")
+        // Its application identifiers, as the contract writes them.
+        #expect(
+            sscc.gs1Elements == [
+                .init(ai: "00", value: "340123450000000017"), .init(ai: "15", value: "2027-01-31"),
+                .init(ai: "10", value: "LOT-7"),
+            ])
+        let written = try #require(
+            events.first { $0.kind == .sighting && String(decoding: $0.json, as: UTF8.self).contains("gs1Elements") })
+        #expect(
+            String(decoding: written.json, as: UTF8.self).contains(
+                #""gs1Elements":{"00":"340123450000000017","15":"2027-01-31","10":"LOT-7"}"#))
+        // A sender's gs1Elements that break the contract are refused naming the field.
+        for bad in [#""gs1Elements":[]"#, #""gs1Elements":{"1x":"a"}"#, #""gs1Elements":{"10":7}"#] {
+            var text = String(decoding: written.json, as: UTF8.self)
+            text = text.replacingOccurrences(
+                of: #""gs1Elements":{"00":"340123450000000017","15":"2027-01-31","10":"LOT-7"}"#, with: bad)
+            #expect(throws: DeadLetter.self) { try SightingEvent.parse(JSONValue.parse(Array(text.utf8))) }
+        }
         #expect(sightings.contains { $0.valueEncoding == "base64" && Base64.decode($0.value) == [0x00, 0xFF, 0x10] })
         let completed = try #require(events.first { $0.kind == .sessionCompleted })
         let session = try SessionEvent.parse(JSONValue.parse(completed.json))

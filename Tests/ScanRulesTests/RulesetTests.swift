@@ -58,6 +58,43 @@ struct RulesetTests {
         }
     }
 
+    @Test(
+        "match.ai: a GS1 code is matched by its application identifiers' data (dates as YYYY-MM-DD); bad AIs are refused by path"
+    )
+    func applicationIdentifiers() throws {
+        let rules = try Self.ruleset(
+            #"""
+            {"version": 1, "defaultAction": "accept", "rules": [
+              {"id": "expired-2026", "action": "reject", "match": {"ai": {"17": "^2026-", "10": "^LOT"}}}]}
+            """#)
+        let gs = "\u{1D}"
+        let expiring = "0104012345678901" + "17261130" + "10LOT-7" + gs + "21X"
+        let at = "2026-11-29T10:00:00Z"
+        #expect(rules.evaluate(Self.subject(expiring, .code128, at: at, gs1: true)).decision.accepted == false)
+        let later = rules.evaluate(
+            Self.subject("0104012345678901" + "17270101" + "10LOT-7", .code128, at: at, gs1: true))
+        #expect(later.decision.accepted)
+        #expect(later.explanation.first?.contains("AI (17) '2027-01-01' does not match /^2026-/") == true, "\(later)")
+        let noBatch = rules.evaluate(Self.subject("0104012345678901" + "17261130", .code128, at: at, gs1: true))
+        #expect(noBatch.decision.accepted && noBatch.explanation.first?.contains("no AI (10)") == true)
+        // Not GS1 data (no FNC1), or not parsing whole: no AI to match.
+        #expect(rules.evaluate(Self.subject(expiring, .code128, at: at, gs1: false)).decision.accepted)
+        #expect(
+            rules.evaluate(Self.subject("0104012345678900" + "17261130" + "10LOT", .code128, at: at, gs1: true))
+                .decision.accepted)
+        do {
+            _ = try Self.ruleset(
+                #"{"version": 1, "rules": [{"id": "x", "action": "reject", "match": {"ai": {"1x": "a", "17": "("}}}]}"#)
+            Issue.record("bad AIs accepted")
+        } catch let error as ConfigErrors {
+            let paths = error.issues.map(\.path)
+            #expect(paths.contains("rules[0].match.ai.1x") && paths.contains("rules[0].match.ai.17"), "\(error)")
+        }
+        #expect(throws: ConfigErrors.self) {
+            try Self.ruleset(#"{"version": 1, "rules": [{"id": "x", "action": "reject", "match": {"ai": "17"}}]}"#)
+        }
+    }
+
     @Test("weekdays accept only 40…, weekends only 41… (local time decides)")
     func weekdayWeekend() throws {
         let rules = try Self.ruleset(Self.weekdayWeekend)
