@@ -117,6 +117,16 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             }
         }
 
+        /// A failure before the services start: a log line in the chosen form (with `--log-format
+        /// json` one JSON object, as every other line), else the plain message operators know.
+        static func startFailed(_ error: any Error, logger: Logger) {
+            if ScanLogging.format == .json {
+                logger.critical("scan-aggregator could not start", metadata: ["error": "\(error)"])
+            } else {
+                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+            }
+        }
+
         /// A whole number from its flag or variable; one that is not a number is a usage error naming where.
         static func number(_ resolver: SettingResolver, flag: (String, Int?), variable: String) throws -> Int? {
             do {
@@ -150,10 +160,10 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                     logger.info("topology loaded", metadata: ["file": "\(topology)", "sites": "\(layout.sites.count)"])
                 }
             } catch let error as PGError {
-                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+                Self.startFailed(error, logger: logger)
                 throw ExitCode.failure
             } catch let error as ConfigErrors {
-                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+                Self.startFailed(error, logger: logger)
                 throw ExitCode(2)
             }
             var settings = IngestSettings(natsURL: natsURL, postgresDSN: dsn)

@@ -96,6 +96,24 @@ struct AggregatorProcessTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("schema is behind"))
         #expect(result.stderr.contains("scanadmin migrate"))
+        // With JSON logs (here from the environment) the failure is a JSON line like every other.
+        let json = try ProcessRunner.run(
+            Self.binary, ["run"],
+            environment: [
+                "SCANTRACK_PG": database.dsn,
+                "SCANTRACK_NATS": try TestEnvironment.requireNATS(),
+                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations", "SCANTRACK_LOG_FORMAT": "json",
+            ])
+        #expect(json.status == 1)
+        let lines = json.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let object = try JSONValue.parse(Array(line.utf8))
+            #expect(object["level"]?.stringValue != nil && object["logger"] == .string("scan-aggregator"), "\(line)")
+        }
+        #expect(
+            lines.contains { $0.contains("schema is behind") && $0.contains("\"level\":\"critical\"") },
+            "\(json.stderr)")
     }
 
     @Test("a refused NATS login ends the aggregator at once with exit 1 and the server's reason, not a retry loop")
