@@ -231,11 +231,13 @@ let package = Package(
         .executableTarget(
             name: "scan-synth", dependencies: ["ScanCore", "ScanMetrics", "ScanSynth"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "scan-agent", dependencies: ["ScanAgent", "ScanServices"], swiftSettings: swiftSettings),
+            name: "scan-agent", dependencies: ["ScanAgent", "ScanMetrics", "ScanServices"], swiftSettings: swiftSettings
+        ),
         .executableTarget(
-            name: "scan-aggregator", dependencies: ["ScanAggregator", "ScanServices"], swiftSettings: swiftSettings),
+            name: "scan-aggregator", dependencies: ["ScanAggregator", "ScanMetrics", "ScanServices"],
+            swiftSettings: swiftSettings),
         .executableTarget(
-            name: "scanadmin", dependencies: ["ScanAdmin", "ScanServices"], swiftSettings: swiftSettings),
+            name: "scanadmin", dependencies: ["ScanAdmin", "ScanMetrics", "ScanServices"], swiftSettings: swiftSettings),
 
         // Fakes for the runtimes' ports: the agent's (scripted frames and decoder, recording bus,
         // memory spool, scripted commands and rules), the aggregator's (scripted consumer, recording

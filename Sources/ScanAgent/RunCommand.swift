@@ -192,7 +192,8 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "scan-agent running",
             metadata: [
-                "site": "\(agentConfig.camera.site)", "source": "\(source.kind.rawValue)", "nats": "\(link.address)",
+                LogKey.site: "\(agentConfig.camera.site)", "camera.source": "\(source.kind.rawValue)",
+                "nats": "\(link.address)",
                 "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
             ])
         var services = agent.services

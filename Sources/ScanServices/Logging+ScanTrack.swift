@@ -6,6 +6,34 @@ import ScanCore
 /// the level from `--log-level`, the form from `--log-format` (`text`, or `json` for Loki or
 /// ELK), metadata under the dotted keys below.
 public enum ScanLogging {
+    /// Who writes the lines, for JSON lines (`service.name`, `service.version`, `host.name`, as
+    /// OpenTelemetry names them): set once by `ProgramStart.begin`.
+    public struct Resource: Sendable, Equatable {
+        public var service: String
+        public var version: String
+        public var host: String
+
+        public init(service: String, version: String, host: String) {
+            self.service = service
+            self.version = version
+            self.host = host
+        }
+    }
+
+    public static var resource: Resource? {
+        get { formatLock.withLock { chosenResource } }
+        set { formatLock.withLock { chosenResource = newValue } }
+    }
+    nonisolated(unsafe) private static var chosenResource: Resource?
+
+    /// The machine's host name (gethostname), "unknown" if it has none.
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "unknown" : name
+    }
+
     /// Sends log lines to stderr. Call once, first thing in `main`.
     public static func bootstrap() {
         LoggingSystem.bootstrap { label in EscapingLogHandler(LineLogHandler(label: label)) }
@@ -108,13 +136,15 @@ public struct LineLogHandler: LogHandler {
         if let given = event.metadata { all.merge(given) { $1 } }
         let line = Self.line(
             event: event, label: label, metadata: all, format: ScanLogging.format,
-            time: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
+            time: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))),
+            resource: ScanLogging.resource)
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// One event as a line (without its newline).
     public static func line(
-        event: LogEvent, label: String, metadata: Logger.Metadata, format: LogFormat, time: Timestamp
+        event: LogEvent, label: String, metadata: Logger.Metadata, format: LogFormat, time: Timestamp,
+        resource: ScanLogging.Resource? = nil
     ) -> String {
         let keys = metadata.keys.sorted()
         switch format {
@@ -129,7 +159,14 @@ public struct LineLogHandler: LogHandler {
             writer.field("logger", label)
             writer.field("source", event.source)
             writer.field("message", event.message.description)
-            let reserved: Set = ["time", "level", "logger", "source", "message"]
+            if let resource {
+                writer.field("service.name", resource.service)
+                writer.field("service.version", resource.version)
+                writer.field("host.name", resource.host)
+            }
+            let reserved: Set = [
+                "time", "level", "logger", "source", "message", "service.name", "service.version", "host.name",
+            ]
             for key in keys {
                 guard let value = metadata[key] else { continue }
                 writer.raw(reserved.contains(key) ? "metadata." + key : key, json(value))
@@ -141,7 +178,11 @@ public struct LineLogHandler: LogHandler {
     static func json(_ value: Logger.Metadata.Value) -> [UInt8] {
         switch value {
         case .string(let text): return string(text)
-        case .stringConvertible(let item): return string(item.description)
+        case .stringConvertible(let item):
+            // Numbers stay numbers (a count, a duration); anything else is its text.
+            if item is any BinaryInteger { return Array(item.description.utf8) }
+            if let number = item as? Double, number.isFinite { return Array(number.description.utf8) }
+            return string(item.description)
         case .array(let items): return JSONWriter.array(items.map(json))
         case .dictionary(let entries):
             var writer = JSONWriter()

@@ -1,5 +1,6 @@
 import ScanAgent
+import ScanMetrics
 import ScanServices
 
-ProgramStart.begin()
+ProgramStart.begin(service: "scan-agent", version: BuildInfo.version + "+" + BuildInfo.commit)
 await ScanAgentCommand.start()

@@ -1,5 +1,6 @@
 import ScanAggregator
+import ScanMetrics
 import ScanServices
 
-ProgramStart.begin()
+ProgramStart.begin(service: "scan-aggregator", version: BuildInfo.version + "+" + BuildInfo.commit)
 await ScanAggregatorCommand.start()

@@ -41,6 +41,27 @@ struct LineLogHandlerTests {
         #expect(object["quote"] == .string("say \"hi\"\n"))
     }
 
+    @Test(
+        "json: service.name, service.version and host.name from the program; numbers stay numbers, number-like text stays text"
+    )
+    func resourceAndTypes() throws {
+        let metadata: Logger.Metadata = [
+            "lost": .stringConvertible(3), "seconds": .stringConvertible(0.25), "code": "0400",
+            "value": "4006381333931",
+            "service.name": "clash",
+        ]
+        let line = LineLogHandler.line(
+            event: Self.event("spool full", metadata: metadata), label: "scan-agent", metadata: metadata, format: .json,
+            time: Self.time, resource: ScanLogging.Resource(service: "scan-agent", version: "0.9.0+abc", host: "edge-7")
+        )
+        let object = try JSONValue.parse(Array(line.utf8))
+        #expect(object["service.name"] == .string("scan-agent") && object["service.version"] == .string("0.9.0+abc"))
+        #expect(object["host.name"] == .string("edge-7") && object["metadata.service.name"] == .string("clash"))
+        #expect(line.contains(#""lost":3"#) && line.contains(#""seconds":0.25"#), "\(line)")
+        #expect(object["code"] == .string("0400") && object["value"] == .string("4006381333931"), "a code is text")
+        #expect(!ScanLogging.hostName().isEmpty)
+    }
+
     @Test("--log-format takes text or json; anything else is an error naming the flag")
     func formats() throws {
         #expect(try ScanLogging.format("JSON") == .json)
