@@ -53,7 +53,7 @@ struct Listing {
                 var writer = JSONWriter()
                 for (column, cell) in zip(columns, row) {
                     if nullable.contains(column) && cell.isEmpty {
-                        writer.raw(column, Array("null".utf8))
+                        writer.null(column)
                     } else if numeric.contains(column), let number = Int(cell) {
                         writer.field(column, number)
                     } else {

@@ -271,7 +271,7 @@ struct ShiftFigures {
             if let unique = f.uniqueCodes {
                 w.field("uniqueCodes", unique)
             } else {
-                w.raw("uniqueCodes", Array("null".utf8))
+                w.null("uniqueCodes")
             }
             w.field("noReads", f.noReads)
             rateField(&w, f.sightings, f.noReads)
@@ -370,12 +370,8 @@ struct ShiftFigures {
                 array(
                     f.deadLetters.map { d in
                         object {
-                            if let site = d.site { $0.field("site", site) } else { $0.raw("site", Array("null".utf8)) }
-                            if let camera = d.camera {
-                                $0.field("camera", camera)
-                            } else {
-                                $0.raw("camera", Array("null".utf8))
-                            }
+                            $0.field("site", orNull: d.site)
+                            $0.field("camera", orNull: d.camera)
                             $0.field("reason", d.reason)
                             $0.field("count", d.count)
                             $0.field("last", d.last)

@@ -11,10 +11,7 @@ enum AgentConfigLoader {
     static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(ConfigErrors) -> AgentConfig
     {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
-        }
-        var config = try AgentConfig.parse(Array(data), file: path)
+        var config = try AgentConfig.parse(try ConfigFile.read(path), file: path)
         // AgentConfig knows no engines; which symbologies zxing-cpp reads is known here.
         let unreadable = config.decoder.zxingSweep.enumerated().filter { !ZXingReader.reads($0.element) }.map {
             ConfigIssue(
@@ -30,10 +27,7 @@ enum AgentConfigLoader {
 /// Reads a ruleset file.
 enum RulesetLoader {
     static func load(path: String) throws(ConfigErrors) -> Ruleset {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
-        }
-        return try Ruleset.parse(Array(data), file: path)
+        try Ruleset.parse(try ConfigFile.read(path), file: path)
     }
 }
 

@@ -5,6 +5,7 @@ import ScanCore
 import ScanEvents
 import ScanNATS
 import ScanReconciliation
+import ScanServices
 
 /// `scan-agent config check|show FILE`: an agent config checked as `run` reads it, or shown with
 /// every default filled in, without opening a camera, a server or the spool.
@@ -58,7 +59,8 @@ struct ConfigCommand: ParsableCommand {
             if let topology {
                 let place: String
                 do {
-                    place = try Self.place(config.camera, topology: try Self.topology(topology), file: topology)
+                    let layout = try Topology.parse(try ConfigFile.read(topology), file: topology)
+                    place = try Self.place(config.camera, topology: layout, file: topology)
                 } catch {
                     writeStandardError(error.description)
                     throw ExitCode(2)
@@ -66,13 +68,6 @@ struct ConfigCommand: ParsableCommand {
                 summary += place + "\n"
             }
             print(TerminalText.escapedLines(summary), terminator: "")
-        }
-
-        static func topology(_ path: String) throws(ConfigErrors) -> Topology {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
-            }
-            return try Topology.parse(Array(data), file: path)
         }
 
         /// The camera's place against the topology, as the aggregator checks every event it sends

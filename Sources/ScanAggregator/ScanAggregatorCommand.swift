@@ -247,8 +247,5 @@ func untilJetStreamReady<T>(_ what: String, stop: StopToken, logger: Logger, _ b
 
 /// Reads and checks a topology file (errors by JSON path).
 public func loadTopologyFile(_ path: String) throws(ConfigErrors) -> Topology {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw ConfigErrors(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file")])
-    }
-    return try Topology.parse(Array(data), file: path)
+    try Topology.parse(try ConfigFile.read(path), file: path)
 }

@@ -107,12 +107,7 @@ public final class PostgresReconcileStore: ReconcileStore {
         let passes = PassStore(connection: db)
         do {
             guard try passes.tryPublisherLock() else { return nil }
-        } catch {
-            if !db.isHealthy { database.reset() }
-            throw error
-        }
-        defer { try? passes.publisherUnlock() }
-        do {
+            defer { try? passes.publisherUnlock() }
             return try body(Outbox(passes: passes))
         } catch {
             if !db.isHealthy { database.reset() }

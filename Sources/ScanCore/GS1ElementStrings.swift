@@ -19,6 +19,12 @@ public enum GS1ElementStrings {
         }
     }
 
+    /// Whether `key` has the form of an application identifier (2 to 4 digits): what an event's
+    /// `gs1Elements` and a rule's `match.ai` may name.
+    public static func isApplicationIdentifier(_ key: String) -> Bool {
+        (2...4).contains(key.utf8.count) && key.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
     /// What an AI's data may be.
     struct Field {
         /// Fixed length, or (`variable`) the most characters.
@@ -141,11 +147,7 @@ public enum GS1ElementStrings {
             // Printable ASCII only (GS1's character sets are subsets of it).
             guard data.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
             if field.numeric && !data.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return nil }
-            if field.checkDigit
-                && Symbology.gs1CheckDigit(data.dropLast().map { Int($0) - 0x30 }) != Int(data[data.count - 1]) - 0x30
-            {
-                return nil
-            }
+            if field.checkDigit && !Symbology.hasValidGS1CheckDigit(data) { return nil }
             var text = String(decoding: data, as: UTF8.self)
             if field.date {
                 guard let date = Self.date(text, referenceYear: referenceYear) else { return nil }
@@ -175,13 +177,5 @@ public enum GS1ElementStrings {
         let back = Timestamp.civil(days: days)
         guard back.month == month && back.day == day else { return nil }
         return "\(year)-\(pad(month))-\(pad(day))"
-    }
-}
-
-extension Timestamp {
-    /// The UTC calendar year of this instant.
-    public var utcYear: Int {
-        let days = Int((milliseconds - (milliseconds % 86_400_000 + 86_400_000) % 86_400_000) / 86_400_000)
-        return Self.civil(days: days).year
     }
 }

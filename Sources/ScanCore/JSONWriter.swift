@@ -39,6 +39,14 @@ public struct JSONWriter: Sendable {
         bytes += Array(Self.format(value, decimals: decimals).utf8)
     }
 
+    /// `name: null` (nothing there, where the field is always written).
+    public mutating func null(_ name: String) { raw(name, Array("null".utf8)) }
+
+    /// The text, or `null` when there is none (the field written either way).
+    public mutating func field(_ name: String, orNull value: String?) {
+        if let value { field(name, value) } else { null(name) }
+    }
+
     /// A value that is already JSON (a nested object or array written by another writer).
     public mutating func raw(_ name: String, _ json: [UInt8]) {
         key(name)

@@ -47,6 +47,15 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
         return (10 - sum % 10) % 10
     }
 
+    /// The GS1 mod-10 check over all ASCII digits but the last; true when the last digit matches
+    /// (false for anything but two or more digits).
+    public static func hasValidGS1CheckDigit(_ value: some BidirectionalCollection<UInt8>) -> Bool {
+        guard value.count >= 2, value.allSatisfy({ (0x30...0x39).contains($0) }), let last = value.last else {
+            return false
+        }
+        return gs1CheckDigit(value.dropLast().map { Int($0 - 0x30) }) == Int(last - 0x30)
+    }
+
     /// The AIM symbology identifier (ISO/IEC 15424) a scanner sends before the data, so that a
     /// GS1 parser downstream knows what it reads: `]E0` EAN/UPC (as EAN-13, UPC-A or UPC-E),
     /// `]E4` EAN-8, `]C0`/`]C1` Code 128 plain/GS1-128, `]d1`/`]d2` DataMatrix plain/GS1,

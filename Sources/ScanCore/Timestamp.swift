@@ -47,11 +47,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// Days since 1970-01-01 and milliseconds into that UTC day (both rounded down).
+    var utcDay: (days: Int, millisecond: Int) {
+        let (dayCount, msOfDay) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
+        return (Int(msOfDay < 0 ? dayCount - 1 : dayCount), Int(msOfDay < 0 ? msOfDay + 86_400_000 : msOfDay))
+    }
+
+    /// The UTC calendar year of this instant.
+    public var utcYear: Int { Self.civil(days: utcDay.days).year }
+
     /// "2026-11-22T10:15:30.250Z"
     public var description: String {
-        let (dayCount, msOfDay) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let days = Int(msOfDay < 0 ? dayCount - 1 : dayCount)
-        let ms = Int(msOfDay < 0 ? msOfDay + 86_400_000 : msOfDay)
+        let (days, ms) = utcDay
         let (year, month, day) = Self.civil(days: days)
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)

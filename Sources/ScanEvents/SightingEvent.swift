@@ -170,7 +170,7 @@ public struct SightingEvent: Sendable, Equatable {
         }
         var elements: [GS1ElementStrings.Element] = []
         for (ai, text) in members {
-            guard (2...4).contains(ai.utf8.count), ai.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            guard GS1ElementStrings.isApplicationIdentifier(ai) else {
                 throw DeadLetter(.badValue, "gs1Elements key '\(ai)' is not an application identifier (2 to 4 digits)")
             }
             guard case .string(let string) = text, string.utf8.count <= 90 else {

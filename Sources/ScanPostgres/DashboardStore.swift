@@ -81,7 +81,7 @@ public struct DashboardStore {
         var beats: [Heartbeat] = []
         for row in try connection.query(
             """
-            SELECT to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS time, run_id,
+            SELECT \(SQLText.utc("time")) AS time, run_id,
                    round(fps_in::numeric, 1)::text AS fps_in, round(fps_processed::numeric, 1)::text AS fps_processed,
                    frames_dropped, live_tracks, spool_depth, nats,
                    coalesce(body->>'paused', 'false') = 'true' AS paused, body->'source'->>'state' AS source_state

@@ -37,10 +37,6 @@ public struct DeadLetterStore {
     static let agentSubject = "split_part(subject, '.', -4) = 'v1' AND split_part(subject, '.', -1) <> ''"
     static let site = "CASE WHEN \(agentSubject) THEN split_part(subject, '.', -2) END"
     static let camera = "CASE WHEN \(agentSubject) THEN split_part(subject, '.', -1) END"
-    /// A time column as RFC 3339 in UTC with milliseconds.
-    static func utc(_ expression: String) -> String {
-        "to_char(\(expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-    }
 
     /// $1 start, $2 end, $3 camera (nil: any), $4 reason (nil: any).
     static let filters = """
@@ -55,7 +51,7 @@ public struct DeadLetterStore {
         var rows: [Row] = []
         for row in try connection.query(
             """
-            SELECT id, \(Self.utc("received_at")) AS received, subject,
+            SELECT id, \(SQLText.utc("received_at")) AS received, subject,
                    \(Self.site) AS site, \(Self.camera) AS camera, reason, detail, octet_length(payload) AS bytes
             FROM dead_letters WHERE \(Self.filters)
             ORDER BY received_at, id LIMIT \(max(0, limit))
@@ -78,8 +74,8 @@ public struct DeadLetterStore {
         for row in try connection.query(
             """
             SELECT \(Self.site) AS site, \(Self.camera) AS camera, reason, count(*) AS n,
-                   \(Self.utc("min(received_at)")) AS first,
-                   \(Self.utc("max(received_at)")) AS last,
+                   \(SQLText.utc("min(received_at)")) AS first,
+                   \(SQLText.utc("max(received_at)")) AS last,
                    (array_agg(detail ORDER BY received_at DESC, id DESC))[1] AS latest
             FROM dead_letters WHERE \(Self.filters)
             GROUP BY 1, 2, 3 ORDER BY n DESC, 2 NULLS LAST, 3

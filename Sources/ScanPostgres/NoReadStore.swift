@@ -32,7 +32,7 @@ public struct NoReadStore {
                    coalesce(lane, (SELECT lc.lane FROM lane_cameras lc
                                    WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
                    track_id, family,
-                   to_char(first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen, frames,
+                   \(SQLText.utc("first_seen")) AS first_seen, frames,
                    round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id
             FROM noreads t WHERE \(ReportStore.sightingScope)
             ORDER BY t.first_seen \(newestFirst ? "DESC" : "ASC"), t.event_id LIMIT \(max(0, limit))

@@ -28,6 +28,14 @@ public struct PGRows: Sendable, Equatable {
 
 /// Owns one `PGconn`. Blocking: call it from a thread of its own, never from the shared
 /// async executor. Not `Sendable`: one connection serves one thread at a time.
+/// SQL fragments several stores write the same way.
+enum SQLText {
+    /// A `timestamptz` expression as RFC 3339 text in UTC with milliseconds, as events write times.
+    static func utc(_ expression: String) -> String {
+        "to_char(\(expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+    }
+}
+
 public final class PGConnection {
     private let connection: OpaquePointer
     public let redactedDSN: String

@@ -182,7 +182,7 @@ extension Rule {
             guard subject.symbology.hasGS1CheckDigit || subject.symbology == .interleaved2of5 else {
                 return "\(subject.symbology.rawValue) has no check digit to judge"
             }
-            let valid = CodeNormalizer.hasValidGS1CheckDigit(Array(subject.value.utf8))
+            let valid = Symbology.hasValidGS1CheckDigit(Array(subject.value.utf8))
             if valid != wanted { return "check digit is \(valid ? "valid" : "invalid")" }
         }
         if let gs1 = match.gs1, gs1 != subject.gs1 { return gs1 ? "not GS1 data" : "is GS1 data" }

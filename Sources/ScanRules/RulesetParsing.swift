@@ -116,7 +116,7 @@ extension Ruleset {
                 var patterns: [(ai: String, regex: RuleRegex)] = []
                 for (key, value) in members {
                     let at = path + ".ai." + key
-                    guard (2...4).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    guard GS1ElementStrings.isApplicationIdentifier(key) else {
                         reader.fail(at, "'\(key)' is not a GS1 application identifier (2 to 4 digits)")
                         continue
                     }

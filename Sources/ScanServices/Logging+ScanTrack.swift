@@ -78,7 +78,6 @@ public enum LogFormat: String, Sendable, CaseIterable {
     case text, json
 }
 
-/// A `--log-level` or `--log-format` value that is not one.
 /// A program's log level and form: its flags, else `SCANTRACK_LOG_LEVEL` and
 /// `SCANTRACK_LOG_FORMAT`, else info and text (a unit file or a container sets them once for
 /// every program). A bad value's error names where it came from.
@@ -109,6 +108,7 @@ public struct LogChoice: Sendable, Equatable {
     }
 }
 
+/// A `--log-level` or `--log-format` value that is not one.
 public struct LogLevelError: Error, CustomStringConvertible {
     public let flag: String
     public let value: String

@@ -45,9 +45,4 @@ public struct CodeNormalizer: Sendable, Equatable {
         return [code[0]] + body + [code[7]]
     }
 
-    /// The GS1 mod-10 check over all digits but the last; true when the last digit matches.
-    public static func hasValidGS1CheckDigit(_ value: [UInt8]) -> Bool {
-        guard value.count >= 2, value.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
-        return Symbology.gs1CheckDigit(value.dropLast().map { Int($0 - 0x30) }) == Int(value[value.count - 1] - 0x30)
-    }
 }

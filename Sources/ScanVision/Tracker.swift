@@ -248,7 +248,7 @@ public struct Tracker: Sendable {
         let value = track.value
         func digits(_ ai: String, count: Int) -> Bool {
             value.count >= 2 + count && value.starts(with: Array(ai.utf8))
-                && CodeNormalizer.hasValidGS1CheckDigit(Array(value[2..<(2 + count)]))
+                && Symbology.hasValidGS1CheckDigit(Array(value[2..<(2 + count)]))
         }
         return digits("00", count: 18) || digits("01", count: 14)
     }

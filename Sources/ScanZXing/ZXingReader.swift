@@ -185,7 +185,7 @@ public final class ZXingReader {
         for base in bases where value.count == base + 2 || value.count == base + 5 {
             let main = Array(value.prefix(base))
             let checkable = base == 8 && symbology == .upcE ? CodeNormalizer.expandUPCE(main) ?? main : main
-            guard CodeNormalizer.hasValidGS1CheckDigit(checkable) else { continue }
+            guard Symbology.hasValidGS1CheckDigit(checkable) else { continue }
             return (main, String(decoding: value.dropFirst(base), as: UTF8.self))
         }
         return (value, nil)

@@ -23,14 +23,14 @@ struct CodeNormalizerTests {
         ])
     func upcE(upcE: String, upcA: String) {
         #expect(CodeNormalizer.expandUPCE(Array(upcE.utf8)).map { String(decoding: $0, as: UTF8.self) } == upcA)
-        #expect(CodeNormalizer.hasValidGS1CheckDigit(Array(upcA.utf8)))
+        #expect(Symbology.hasValidGS1CheckDigit(Array(upcA.utf8)))
     }
 
     @Test("GS1 check digits")
     func checkDigits() {
-        #expect(CodeNormalizer.hasValidGS1CheckDigit(Array("4006381333931".utf8)))
-        #expect(!CodeNormalizer.hasValidGS1CheckDigit(Array("4006381333932".utf8)))
-        #expect(CodeNormalizer.hasValidGS1CheckDigit(Array("96385074".utf8)))
-        #expect(!CodeNormalizer.hasValidGS1CheckDigit(Array("40063813339X1".utf8)))
+        #expect(Symbology.hasValidGS1CheckDigit(Array("4006381333931".utf8)))
+        #expect(!Symbology.hasValidGS1CheckDigit(Array("4006381333932".utf8)))
+        #expect(Symbology.hasValidGS1CheckDigit(Array("96385074".utf8)))
+        #expect(!Symbology.hasValidGS1CheckDigit(Array("40063813339X1".utf8)))
     }
 }

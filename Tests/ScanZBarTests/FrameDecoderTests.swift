@@ -97,7 +97,7 @@ struct FrameDecoderTests {
         #expect(found.count == 1)
         #expect(found.first?.symbology == .ean13)
         #expect(found.first?.addOn == "51299")
-        #expect(found.first.map { CodeNormalizer.hasValidGS1CheckDigit($0.value) } == true)
+        #expect(found.first.map { Symbology.hasValidGS1CheckDigit($0.value) } == true)
     }
 
     @Test("a linear read carries the direction of the lines that read it: along rows upright, down columns turned")
