@@ -81,15 +81,16 @@ let package = Package(
         // ScanMedia (Y4M, PGM) and ScanVision (detections, localiser, tracker, candidates, decode
         // planner) on ScanCore; ScanRules (rule engine, its regex engine, ruleset documents) and
         // ScanAgentConfig (the agent's config, line set-up, camera controls, commands, session
-        // policies) on ScanVision; ScanEvents (every wire event and its validation) on those;
-        // ScanPipeline (a frame to events) on all of them; ScanFuzz (the fuzz targets) on top.
+        // policies) on ScanVision; ScanEvents (every wire event and its validation: the contract)
+        // on ScanCore alone, so the aggregator links nothing of the agent; ScanPipeline (a frame to
+        // events, and the events built from tracks) on all of them; ScanFuzz (the fuzz targets) on top.
         .target(name: "ScanCore", swiftSettings: swiftSettings),
         .target(name: "ScanMedia", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanVision", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
         .target(name: "ScanRules", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
         .target(name: "ScanAgentConfig", dependencies: ["ScanCore", "ScanVision"], swiftSettings: swiftSettings),
         .target(
-            name: "ScanEvents", dependencies: ["ScanAgentConfig", "ScanCore", "ScanVision"],
+            name: "ScanEvents", dependencies: ["ScanCore"],
             swiftSettings: swiftSettings),
         .target(
             name: "ScanPipeline",
@@ -104,7 +105,7 @@ let package = Package(
         // Pure too, but only the aggregator's (item passes, pack verdicts, order files) and only
         // the reports' (shifts): kept out of ScanCore so that it changes for the agent's reasons only.
         .target(
-            name: "ScanReconciliation", dependencies: ["ScanAgentConfig", "ScanCore", "ScanEvents"],
+            name: "ScanReconciliation", dependencies: ["ScanCore", "ScanEvents"],
             swiftSettings: swiftSettings),
         .target(name: "ScanReports", dependencies: ["ScanCore"], swiftSettings: swiftSettings),
 
@@ -304,7 +305,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAgentConfigTests",
-            dependencies: ["ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanVision"],
+            dependencies: [
+                "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanVision",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanEventsTests",
@@ -364,7 +367,8 @@ let package = Package(
             dependencies: [
                 "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanAggregator", "ScanAggregatorRuntime",
                 "ScanCore",
-                "ScanEvents", "ScanNATS", "ScanPostgres", "ScanReconciliation", "ScanServices", "ScanTestSupport",
+                "ScanEvents", "ScanNATS", "ScanPipeline", "ScanPostgres", "ScanReconciliation", "ScanServices",
+                "ScanTestSupport",
                 "ScanTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -509,44 +509,6 @@ public struct DecisionConfig: Sendable, Equatable {
     }
 }
 
-/// Why a parcel is diverted (docs/schema/decision.schema.json).
-public enum DecisionReason: String, Sendable, CaseIterable {
-    /// None of its codes was read.
-    case noRead = "no-read"
-    /// A symbology `grouping.require` names is not among its codes.
-    case missingRequired = "missing-required"
-    /// A code the rules reject is on it.
-    case rejectedCode = "rejected-code"
-    /// It carries no code of an order the aggregator knows.
-    case unknownOrder = "unknown-order"
-    /// Its order's lines are not all on it, or more than they list.
-    case shortPack = "short-pack"
-    case overPack = "over-pack"
-
-    /// What one camera's parcel can tell (orders are the aggregator's).
-    public static let agentReasons: [DecisionReason] = [.noRead, .missingRequired, .rejectedCode]
-
-    /// A `divertOn` list of reason names, each one of `allowed`; nil when absent or not a list
-    /// (every problem reported by path).
-    public static func read(
-        _ value: JSONValue?, at path: String, allowed: [DecisionReason], reader: inout ConfigReader
-    ) -> Set<DecisionReason>? {
-        guard let names = reader.array(value, at: path) else { return nil }
-        var reasons: Set<DecisionReason> = []
-        for (index, element) in names.enumerated() {
-            guard let name = reader.string(element, at: "\(path)[\(index)]") else { continue }
-            if let reason = DecisionReason(rawValue: name), allowed.contains(reason) {
-                reasons.insert(reason)
-            } else {
-                reader.fail(
-                    "\(path)[\(index)]",
-                    "'\(TerminalText.escaped(name))' is not one of \(allowed.map(\.rawValue).joined(separator: ", "))")
-            }
-        }
-        return reasons
-    }
-}
-
 extension SessionConfig {
     static let keys = ["start", "stopAfterCodes", "stopAfterSeconds", "stopAfterIdleSeconds", "startDelaySeconds"]
 

@@ -35,10 +35,6 @@ public enum SessionChange: Sendable, Equatable {
     case completed(Session, reason: SessionStopReason, at: Timestamp)
 }
 
-public enum SessionStopReason: String, Sendable {
-    case count, duration, idle, command, endOfStream = "end-of-stream"
-}
-
 /// Session policies (docs/agent-config.md): start continuously, on command, on the first accepted code, or on
 /// a code with role `order`; stop after N unique accepted codes, T seconds, T seconds without a
 /// new code, on command, or at the end of the stream — whichever comes first.

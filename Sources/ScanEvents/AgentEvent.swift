@@ -1,6 +1,4 @@
-import ScanAgentConfig
 import ScanCore
-import ScanVision
 
 /// One event of the contract (docs/integration.md): what `scan-agent replay` prints and what
 /// the agent publishes.
@@ -43,6 +41,11 @@ public struct AgentEvent: Sendable, Equatable {
     public struct UnsavedNoRead: Sendable, Equatable {
         public var event: NoReadEvent
         public var picture: GrayImage?
+
+        public init(event: NoReadEvent, picture: GrayImage?) {
+            self.event = event
+            self.picture = picture
+        }
     }
 
     /// NATS subject family: `sighting`, `session`, `track`, `noread` or `status`.
@@ -63,49 +66,5 @@ public struct AgentEvent: Sendable, Equatable {
     public var isDurable: Bool {
         kind == .sighting || kind == .sessionStarted || kind == .sessionCompleted || kind == .noread
             || kind == .readingPaused || kind == .readingResumed || kind == .parcel || kind == .decision
-    }
-}
-
-/// Builds each kind of event for one camera, as its wire type (`SightingEvent`, `SessionEvent`,
-/// `TrackEvent`) turned into the routed `AgentEvent`.
-public struct EventFactory: Sendable {
-    public var camera: CameraIdentity
-
-    public init(camera: CameraIdentity) { self.camera = camera }
-
-    /// The one sighting of a confirmed track, when it ends.
-    public func sighting(_ track: Track, time: Timestamp, sessionId: String?) -> AgentEvent {
-        SightingEvent(track: track, camera: camera, time: time, sessionId: sessionId).agentEvent
-    }
-
-    public func sessionStarted(_ session: Session) -> AgentEvent {
-        SessionEvent(started: session, camera: camera).agentEvent
-    }
-
-    /// Exactly one per session, listing its accepted codes counted by tracks.
-    public func sessionCompleted(_ session: Session, reason: SessionStopReason, at time: Timestamp) -> AgentEvent {
-        SessionEvent(completed: session, reason: reason, at: time, camera: camera).agentEvent
-    }
-
-    /// `track.added`, `track.updated` or `track.removed` for live viewers; a removed track that
-    /// was merged into another names it.
-    public func trackEvent(
-        _ kind: TrackEvent.Kind, _ track: Track, time: Timestamp, sequence: Int, mergedInto: String? = nil
-    ) -> AgentEvent {
-        TrackEvent(kind, track: track, camera: camera, time: time, sequence: sequence, mergedInto: mergedInto)
-            .agentEvent
-    }
-
-    /// A label seen but not decoded; `picture` is encoded and kept by the agent.
-    public func noRead(_ noRead: CandidateTracker.NoRead, time: Timestamp, sessionId: String?) -> AgentEvent {
-        let event = NoReadEvent(noRead, camera: camera, time: time, sessionId: sessionId)
-        var routed = event.agentEvent
-        routed.unsavedNoRead = AgentEvent.UnsavedNoRead(event: event, picture: noRead.image)
-        return routed
-    }
-
-    /// Heartbeat number `sequence` of the run.
-    public func status(_ status: AgentStatus, time: Timestamp, sequence: Int) -> AgentEvent {
-        StatusEvent(status: status, camera: camera, time: time, sequence: sequence).agentEvent
     }
 }

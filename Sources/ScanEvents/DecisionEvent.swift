@@ -1,4 +1,3 @@
-import ScanAgentConfig
 import ScanCore
 
 /// `decision`: what the diverter or stack light does with one parcel, on
@@ -49,32 +48,6 @@ public struct DecisionEvent: Sendable, Equatable {
     public var eventId: String { envelope.eventId }
     public var site: String { envelope.site }
     public var camera: String { envelope.camera }
-
-    /// The agent's decision for its own parcel; nil when the camera is on no lane. `beltSpeed`:
-    /// the belt subject's speed now (nil: the config's).
-    public init?(agentParcel parcel: ParcelEvent, config: DecisionConfig, beltSpeed: Double? = nil) {
-        guard let lane = parcel.lane else { return nil }
-        var found: Set<DecisionReason> = []
-        if parcel.noRead { found.insert(.noRead) }
-        if !parcel.missing.isEmpty { found.insert(.missingRequired) }
-        if parcel.codes.contains(where: { $0.status == .rejected }) { found.insert(.rejectedCode) }
-        let reasons = DecisionReason.allCases.filter(found.contains)
-        envelope = EventEnvelope(
-            type: "decision", eventId: parcel.parcelId + ".decision", site: parcel.site, camera: parcel.camera,
-            time: parcel.time)
-        self.lane = lane
-        parcelId = parcel.parcelId
-        action = reasons.contains(where: config.divertOn.contains) ? .divert : .pass
-        self.reasons = reasons
-        codes = parcel.codes.map { Code(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding) }
-        lastSeen = parcel.lastSeen
-        closedAt = parcel.time
-        deadline = parcel.time.adding(milliseconds: Int64(config.deadlineMilliseconds))
-        self.beltSpeed = beltSpeed ?? config.beltSpeed
-        divertAt = Self.divertPoint(lastSeen: parcel.lastSeen, distance: config.divertDistance, speed: self.beltSpeed)
-        late = false
-        decidedBy = "agent"
-    }
 
     /// When the parcel reaches the divert, `distance` metres past its last read at `speed` m/s; nil
     /// without both, for a belt that stands (0 m/s) or so slow or fast (a PLC's or encoder's

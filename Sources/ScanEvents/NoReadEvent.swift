@@ -1,5 +1,4 @@
 import ScanCore
-import ScanVision
 
 /// `noread`: a code-like region the camera followed for at least `noread.minFrames` frames that
 /// left the view without a confirmed decode (docs/integration.md). Carries the region's picture
@@ -33,27 +32,6 @@ public struct NoReadEvent: Sendable, Equatable {
     public var site: String { envelope.site }
     public var camera: String { envelope.camera }
     public var time: Timestamp { envelope.time }
-
-    /// The no-read the candidate tracker reported at `time`; the picture is added by whoever
-    /// encodes it (`imagePNG`, `image`).
-    public init(_ noRead: CandidateTracker.NoRead, camera: CameraIdentity, time: Timestamp, sessionId: String?) {
-        envelope = EventEnvelope(
-            type: "noread", eventId: noRead.trackId + ".noread", site: camera.site, camera: camera.id, time: time)
-        trackId = noRead.trackId
-        firstSeen = noRead.firstSeen
-        lastSeen = noRead.lastSeen
-        firstFrame = noRead.firstFrame
-        lastFrame = noRead.lastFrame
-        frames = noRead.frames
-        firstBox = noRead.firstBox.corners
-        lastBox = noRead.lastBox.corners
-        family = noRead.family?.rawValue
-        reason = noRead.reason.rawValue
-        lane = camera.lane
-        station = camera.station
-        self.sessionId = sessionId
-        sharpness = noRead.sharpness
-    }
 
     /// The file name its picture is kept under: the track id, with anything but letters,
     /// digits, `-`, `_` and `.` made `_`.
@@ -129,7 +107,7 @@ public struct NoReadEvent: Sendable, Equatable {
         return noRead
     }
 
-    init(
+    public init(
         envelope: EventEnvelope, trackId: String, firstSeen: Timestamp, lastSeen: Timestamp, firstFrame: Int,
         lastFrame: Int, frames: Int, firstBox: [Point], lastBox: [Point]
     ) {

@@ -1,6 +1,4 @@
-import ScanAgentConfig
 import ScanCore
-import ScanVision
 
 /// `parcel`: the codes that travelled together on one parcel past one camera, sent once the
 /// parcel has left the view, on `<prefix>.v1.parcel.<site>.<camera>` (durable;
@@ -52,28 +50,7 @@ public struct ParcelEvent: Sendable, Equatable {
     public var camera: String { envelope.camera }
     public var time: Timestamp { envelope.time }
 
-    public init(_ parcel: ParcelGrouper.Parcel, camera: CameraIdentity, time: Timestamp) {
-        envelope = EventEnvelope(
-            type: "parcel", eventId: parcel.id + ".parcel", site: camera.site, camera: camera.id, time: time)
-        parcelId = parcel.id
-        lane = camera.lane
-        station = camera.station
-        firstSeen = parcel.firstSeen
-        lastSeen = parcel.lastSeen
-        outline = parcel.outline.corners
-        codes = parcel.tracks.map { track in
-            let value = EncodedValue(bytes: track.value)
-            return Code(
-                trackId: track.id, symbology: track.symbology.rawValue, value: value.eventString,
-                valueEncoding: value.encoding == "text" ? nil : value.encoding,
-                aim: track.symbology.aimIdentifier(gs1: track.isGS1, addOn: track.addOn != nil),
-                status: SightingStatus(track.decision ?? .acceptedByDefault))
-        }
-        missing = parcel.missing.map(\.name)
-        noReads = parcel.noReads
-    }
-
-    init(
+    public init(
         envelope: EventEnvelope, parcelId: String, lane: String?, station: String?, firstSeen: Timestamp,
         lastSeen: Timestamp, outline: [Point], codes: [Code], missing: [String], noReads: [String]
     ) {

@@ -1,4 +1,3 @@
-import ScanAgentConfig
 import ScanCore
 
 /// `reading.paused` / `reading.resumed` on `<prefix>.v1.reading.<site>.<camera>` (durable): when

@@ -1,4 +1,3 @@
-import ScanAgentConfig
 import ScanCore
 
 /// `session.started` and `session.completed` (docs/integration.md): written by the agent with
@@ -40,33 +39,6 @@ public struct SessionEvent: Sendable, Equatable {
     public var eventId: String { envelope.eventId }
     public var time: Timestamp { envelope.time }
     public var items: Int { codes.reduce(0) { $0 + $1.count } }
-
-    /// `session.started` for `session`.
-    public init(started session: Session, camera: CameraIdentity) {
-        kind = .started
-        envelope = EventEnvelope(
-            type: Kind.started.rawValue, eventId: session.id + ".started", site: camera.site, camera: camera.id,
-            time: session.startedAt)
-        sessionId = session.id
-        trigger = session.trigger
-        orderId = session.orderId
-        lane = camera.lane
-        station = camera.station
-    }
-
-    /// `session.completed` for `session`, ended at `time` for `reason`.
-    public init(completed session: Session, reason: SessionStopReason, at time: Timestamp, camera: CameraIdentity) {
-        self.init(started: session, camera: camera)
-        kind = .completed
-        envelope = EventEnvelope(
-            type: Kind.completed.rawValue, eventId: session.id + ".completed", site: camera.site, camera: camera.id,
-            time: time)
-        self.reason = reason.rawValue
-        startedAt = session.startedAt
-        codes = session.codes.map {
-            Code(value: $0.value, symbology: $0.symbology.rawValue, trackIds: $0.trackIds, role: $0.role)
-        }
-    }
 
     public var json: [UInt8] {
         var writer = envelope.writer()
@@ -130,7 +102,7 @@ public struct SessionEvent: Sendable, Equatable {
         return session
     }
 
-    init(
+    public init(
         kind: Kind, envelope: EventEnvelope, sessionId: String, trigger: String?, orderId: String?, lane: String?,
         station: String?
     ) {

@@ -1,5 +1,4 @@
 import ScanCore
-import ScanVision
 
 /// `sighting`: one per confirmed track, when it ends (docs/integration.md). The agent writes it
 /// with `json`; the aggregator and the tests read it with `parse`, which checks it field by field.
@@ -43,41 +42,6 @@ public struct SightingEvent: Sendable, Equatable {
     public var site: String { envelope.site }
     public var camera: String { envelope.camera }
     public var time: Timestamp { envelope.time }
-
-    /// The sighting of a track that ended at `time`.
-    public init(track: Track, camera: CameraIdentity, time: Timestamp, sessionId: String?) {
-        let value = EncodedValue(bytes: track.value)
-        let decision = track.decision ?? .acceptedByDefault
-        envelope = EventEnvelope(
-            type: "sighting", eventId: track.id + ".sighting", site: camera.site, camera: camera.id, time: time)
-        trackId = track.id
-        symbology = track.symbology.rawValue
-        self.value = value.eventString
-        valueEncoding = value.encoding
-        status = SightingStatus(decision)
-        ruleId = decision.ruleId
-        role = decision.role
-        firstSeen = track.firstSeen
-        lastSeen = track.lastSeen
-        firstFrame = track.firstFrame
-        lastFrame = track.lastFrame
-        frames = track.frames
-        decodes = track.decodes
-        firstBox = track.firstBox.corners
-        lastBox = track.lastBox.corners
-        lane = camera.lane
-        station = camera.station
-        self.sessionId = sessionId
-        gs1 = track.isGS1
-        gs1Elements = track.isGS1 ? GS1ElementStrings.parse(track.value, referenceYear: time.utcYear) : nil
-        addOn = track.addOn
-        aim = track.symbology.aimIdentifier(gs1: track.isGS1, addOn: track.addOn != nil)
-        if let printed = track.printed {
-            printedSymbology = printed.symbology.rawValue
-            printedValue = EncodedValue(bytes: printed.value).eventString
-        }
-        velocity = track.velocityPixelsPerSecond
-    }
 
     public var json: [UInt8] {
         var writer = envelope.writer()
@@ -181,7 +145,7 @@ public struct SightingEvent: Sendable, Equatable {
         return elements
     }
 
-    init(
+    public init(
         envelope: EventEnvelope, trackId: String, symbology: String, value: String, valueEncoding: String,
         status: SightingStatus,
         ruleId: String?, role: String?, firstSeen: Timestamp, lastSeen: Timestamp, firstFrame: Int, lastFrame: Int,
@@ -216,6 +180,4 @@ public struct SightingEvent: Sendable, Equatable {
 /// What the rules decided of a code: the `status` of sightings and ended tracks.
 public enum SightingStatus: String, Sendable, CaseIterable {
     case accepted, rejected
-
-    public init(_ decision: TrackDecision) { self = decision.accepted ? .accepted : .rejected }
 }

@@ -1,5 +1,4 @@
 import ScanCore
-import ScanVision
 
 /// `track.added`, `track.updated`, `track.removed`: live, best effort, for viewers
 /// (docs/integration.md). A track merged into another says which (`mergedInto`).
@@ -27,32 +26,6 @@ public struct TrackEvent: Sendable, Equatable {
 
     public var eventId: String { envelope.eventId }
     public var time: Timestamp { envelope.time }
-
-    /// The event for `track`; `sequence` numbers the updates of one track.
-    public init(
-        _ kind: Kind, track: Track, camera: CameraIdentity, time: Timestamp, sequence: Int, mergedInto: String? = nil
-    ) {
-        let suffix =
-            switch kind {
-            case .added: "added"
-            case .removed: "removed"
-            case .updated: "updated.\(sequence)"
-            }
-        let value = EncodedValue(bytes: track.value)
-        self.kind = kind
-        envelope = EventEnvelope(
-            type: kind.rawValue, eventId: track.id + "." + suffix, site: camera.site, camera: camera.id, time: time)
-        trackId = track.id
-        symbology = track.symbology.rawValue
-        self.value = value.eventString
-        valueEncoding = value.encoding
-        status = track.decision.map { SightingStatus($0) }
-        ruleId = track.decision?.ruleId
-        frame = track.lastFrame
-        box = track.lastBox.corners
-        velocity = track.velocityPixelsPerSecond
-        self.mergedInto = mergedInto
-    }
 
     public var json: [UInt8] {
         var writer = envelope.writer()
@@ -97,7 +70,7 @@ public struct TrackEvent: Sendable, Equatable {
             mergedInto: try fields.optionalString("mergedInto", maxLength: 256))
     }
 
-    init(
+    public init(
         kind: Kind, envelope: EventEnvelope, trackId: String, symbology: String, value: String, valueEncoding: String,
         status: SightingStatus?, ruleId: String?, frame: Int, box: [Point], velocity: Double?, mergedInto: String?
     ) {

@@ -1,4 +1,3 @@
-import ScanAgentConfig
 import ScanCore
 import ScanEvents
 

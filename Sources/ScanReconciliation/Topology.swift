@@ -1,5 +1,4 @@
 import Foundation
-import ScanAgentConfig
 import ScanCore
 import ScanEvents
 

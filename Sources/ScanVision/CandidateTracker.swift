@@ -449,26 +449,3 @@ public struct CandidateTracker: Sendable {
         return (cutX || similar(a.width, b.width)) && (cutY || similar(a.height, b.height))
     }
 }
-
-/// Why a label seen was not read: the no-read's `reason` (docs/integration.md).
-public enum NoReadReason: String, Sendable, Equatable, CaseIterable {
-    /// Seen whole, it left the view and nothing decoded it.
-    case undecoded
-    /// A read of it was never confirmed (decoded in fewer frames than `tracking.minDecodes`,
-    /// and its value carries no check that proves it).
-    case unconfirmed
-    /// Only ever seen cut by the edge of the frame or the region of interest.
-    case cutByEdge = "cut-by-edge"
-    /// Seen whole and still in view when the stream (a clip) ended.
-    case clipEnded = "clip-ended"
-    /// Seen whole and still in view when the agent paused or stopped.
-    case stopped
-}
-
-/// What kind of code a region looked like.
-public enum CodeFamily: String, Sendable, Equatable {
-    /// Bars in one direction (EAN, Code 128, …).
-    case linear
-    /// Modules in both directions (QR, DataMatrix, …).
-    case matrix
-}

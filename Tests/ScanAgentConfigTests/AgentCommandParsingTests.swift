@@ -3,6 +3,7 @@ import ScanTestTiming
 import Testing
 import ScanAgentConfig
 import ScanEvents
+import ScanPipeline
 
 @Suite("agent commands, subjects and status (pure)", .timed)
 struct AgentCommandParsingTests {

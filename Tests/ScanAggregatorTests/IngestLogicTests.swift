@@ -9,6 +9,7 @@ import Testing
 
 @testable import ScanAggregator
 import ScanEvents
+import ScanPipeline
 
 /// Ingest's logic over its storage port: a real nats-server, an in-memory store that can fail
 /// like a restarting database. (PostgreSQL's side of the contract: IngestTests.)

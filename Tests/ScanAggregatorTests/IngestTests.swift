@@ -12,6 +12,7 @@ import Testing
 @testable import ScanAggregator
 import ScanAgentConfig
 import ScanEvents
+import ScanPipeline
 
 /// Ingest against the real nats-server and PostgreSQL that `make test` starts. Each test has a
 /// database and a subject prefix of its own.

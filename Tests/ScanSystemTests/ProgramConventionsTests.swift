@@ -51,6 +51,31 @@ struct ProgramConventionsTests {
         }
     }
 
+    @Test("scan-aggregator links none of the agent's modules (the contract ScanEvents depends on ScanCore only)")
+    func aggregatorLinksNoAgentModule() throws {
+        let swift = try #require(ProcessRunner.which("swift"), "the Swift toolchain on PATH")
+        let nm = URL(fileURLWithPath: swift).resolvingSymlinksInPath().deletingLastPathComponent().path + "/llvm-nm"
+        /// How many defined symbols of each module (by its mangled name) the program holds.
+        func symbols(_ program: String) throws -> [String: Int] {
+            let result = try ProcessRunner.run(nm, ["--defined-only", Self.path(program)])
+            #expect(result.status == 0, "\(program): \(result.stderr)")
+            var counts: [String: Int] = [:]
+            for module in ["ScanVision", "ScanAgentConfig", "ScanPipeline", "ScanZXing", "ScanZBar", "ScanEvents"] {
+                let mangled = "\(module.utf8.count)\(module)"
+                counts[module] = result.stdoutText.split(separator: "\n").count { $0.contains(mangled) }
+            }
+            return counts
+        }
+        let aggregator = try symbols("scan-aggregator")
+        let agent = try symbols("scan-agent")
+        for module in ["ScanVision", "ScanAgentConfig", "ScanPipeline", "ScanZXing", "ScanZBar"] {
+            #expect(aggregator[module] == 0, "scan-aggregator holds \(aggregator[module] ?? -1) symbols of \(module)")
+            // The same count finds them where they belong, so a zero above is not a blind check.
+            #expect((agent[module] ?? 0) > 0, "scan-agent holds no symbol of \(module)")
+        }
+        #expect((aggregator["ScanEvents"] ?? 0) > 0, "scan-aggregator reads the contract")
+    }
+
     @Test("warnings are errors when make test builds (SCANTRACK_WARNINGS_AS_ERRORS=1), not in a user's swift build")
     func warningsAsErrorsOnlyUnderTest() throws {
         let swift = try #require(ProcessRunner.which("swift"), "the Swift toolchain on PATH")

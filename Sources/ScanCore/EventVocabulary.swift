@@ -1,0 +1,68 @@
+// The contract's enumerations that producers and consumers share: what the agent's parts decide
+// and what the events carry, spelled once.
+
+/// Why a parcel is diverted (docs/schema/decision.schema.json).
+public enum DecisionReason: String, Sendable, CaseIterable {
+    /// None of its codes was read.
+    case noRead = "no-read"
+    /// A symbology `grouping.require` names is not among its codes.
+    case missingRequired = "missing-required"
+    /// A code the rules reject is on it.
+    case rejectedCode = "rejected-code"
+    /// It carries no code of an order the aggregator knows.
+    case unknownOrder = "unknown-order"
+    /// Its order's lines are not all on it, or more than they list.
+    case shortPack = "short-pack"
+    case overPack = "over-pack"
+
+    /// What one camera's parcel can tell (orders are the aggregator's).
+    public static let agentReasons: [DecisionReason] = [.noRead, .missingRequired, .rejectedCode]
+
+    /// A `divertOn` list of reason names, each one of `allowed`; nil when absent or not a list
+    /// (every problem reported by path).
+    public static func read(
+        _ value: JSONValue?, at path: String, allowed: [DecisionReason], reader: inout ConfigReader
+    ) -> Set<DecisionReason>? {
+        guard let names = reader.array(value, at: path) else { return nil }
+        var reasons: Set<DecisionReason> = []
+        for (index, element) in names.enumerated() {
+            guard let name = reader.string(element, at: "\(path)[\(index)]") else { continue }
+            if let reason = DecisionReason(rawValue: name), allowed.contains(reason) {
+                reasons.insert(reason)
+            } else {
+                reader.fail(
+                    "\(path)[\(index)]",
+                    "'\(TerminalText.escaped(name))' is not one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        return reasons
+    }
+}
+
+/// Why a session ended: `session.completed`'s `reason`.
+public enum SessionStopReason: String, Sendable {
+    case count, duration, idle, command, endOfStream = "end-of-stream"
+}
+
+/// Why a label seen was not read: the no-read's `reason` (docs/integration.md).
+public enum NoReadReason: String, Sendable, Equatable, CaseIterable {
+    /// Seen whole, it left the view and nothing decoded it.
+    case undecoded
+    /// A read of it was never confirmed (decoded in fewer frames than `tracking.minDecodes`,
+    /// and its value carries no check that proves it).
+    case unconfirmed
+    /// Only ever seen cut by the edge of the frame or the region of interest.
+    case cutByEdge = "cut-by-edge"
+    /// Seen whole and still in view when the stream (a clip) ended.
+    case clipEnded = "clip-ended"
+    /// Seen whole and still in view when the agent paused or stopped.
+    case stopped
+}
+
+/// What kind of code a region looked like.
+public enum CodeFamily: String, Sendable, Equatable {
+    /// Bars in one direction (EAN, Code 128, …).
+    case linear
+    /// Modules in both directions (QR, DataMatrix, …).
+    case matrix
+}
