@@ -60,11 +60,15 @@ struct TailCommand: ParsableCommand {
         do {
             nats = try connection.connectNATS()
             subscription = try nats.subscribe(subject: try subject)
+            // A round trip to the server: once it returns, the server routes every later event here.
+            try nats.flush()
         } catch {
             printError("scanadmin tail: \(error)")
             throw ExitCode.failure
         }
-        _ = nats
+        // On standard error, so that the events on standard output stay one per line; a script
+        // (or a test) that publishes after reading it knows nothing will be missed.
+        printError("scanadmin tail: watching \(TerminalText.escaped((try? subject) ?? "?"))")
         let deadline = seconds.map { Date(timeIntervalSinceNow: $0) }
         var printed = 0
         while count.map({ printed < $0 }) ?? true {

@@ -245,7 +245,11 @@ struct PostgresRestartTests {
         }
         let world = IngestTests.World(
             settings: settings, database: try PGConnection(dsn: dsn), jetStream: jetStream, drop: {})
-        let aggregator = try AggregatorProcessTests.start(world, batch: 50)
+        let aggregatorLog = NSTemporaryDirectory() + name + "-aggregator.log"
+        _ = FileManager.default.createFile(atPath: aggregatorLog, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: aggregatorLog) }
+        let aggregator = try AggregatorProcessTests.start(
+            world, batch: 50, stderr: try #require(FileHandle(forWritingAtPath: aggregatorLog)))
         let subject = "\(settings.prefix).v1.sighting.dc1.cam-3"
         let total = 1_500
         for n in 0..<500 {
@@ -259,7 +263,11 @@ struct PostgresRestartTests {
             _ = try jetStream.publish(
                 subject: subject, bytes: IngestTests.sighting(n, camera: "cam-3"), messageID: "p\(n)")
         }
-        usleep(1_500_000)
+        // It noticed (its ingest paused, said in its log) and waits for PostgreSQL instead of dying.
+        #expect(
+            Polling.until(seconds: 60) {
+                ((try? String(contentsOfFile: aggregatorLog, encoding: .utf8)) ?? "").contains("PostgreSQL unavailable")
+            }, "the aggregator noticed the database was gone")
         #expect(aggregator.isRunning, "the aggregator waits for PostgreSQL instead of dying")
         #expect(try ProcessRunner.runDetached(["/bin/bash", Self.script, "start-pg", name], log: log) == 0)
         let database = try PGConnection(dsn: dsn)

@@ -163,6 +163,23 @@ enum AgentRunHarness {
         return try JSONValue.parse(reply.bytes)
     }
 
+    /// Stops `nats` once the agent has published into the prefix's stream, and waits until the
+    /// agent's log says it noticed (its publisher failed and keeps the events in the spool): the
+    /// outage a test needs, placed by what the agent did rather than by a guess of how long it takes.
+    static func stopNATSAfterFirstEvents(
+        _ nats: PrivateNATS, prefix: String, log: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let jetStream = try NATSConnection(url: nats.url).jetStream()
+        #expect(
+            eventually { !((try? streamEvents(jetStream, prefix: prefix)) ?? []).isEmpty },
+            "the agent published before the outage", sourceLocation: sourceLocation)
+        try nats.stop()
+        #expect(
+            eventually(seconds: 60) {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("JetStream unavailable")
+            }, "the agent noticed the outage", sourceLocation: sourceLocation)
+    }
+
     /// Polls `body` every 100 ms until it returns true or `seconds` pass.
     static func eventually(seconds: Double = 20, _ body: () throws -> Bool) rethrows -> Bool {
         try Polling.until(seconds: seconds, body)

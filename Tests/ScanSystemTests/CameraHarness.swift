@@ -56,6 +56,20 @@ enum CameraHarness {
         }
     }
 
+    /// Collects heartbeats until one says the source is in `state` (`reconnecting`, `streaming`, …)
+    /// or `seconds` pass.
+    static func waitForState(
+        _ subscription: NATSSubscription, _ state: String, into statuses: inout [AgentStatus], seconds: Double = 120
+    ) throws -> Bool {
+        var collected = statuses
+        defer { statuses = collected }
+        let start = collected.count
+        return try H.eventually(seconds: seconds) {
+            collected += try heartbeats(subscription)
+            return collected[start...].contains { $0.sourceState == state }
+        }
+    }
+
     /// The replay's sighting values of `clip`, sorted.
     static func replayValues(_ clip: String) throws -> [String] {
         try H.offline(clip).sightings.map { String($0.split(separator: "@")[0]) }.sorted()

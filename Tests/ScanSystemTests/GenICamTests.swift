@@ -184,19 +184,20 @@ struct GenICamTests {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["source"]?["state"] == .string("streaming")
             }, "\(status)")
-        Thread.sleep(forTimeInterval: 1.5)
         status = try H.command(commands, prefix: prefix, "status")
         #expect(status["framesIn"] == .number(0), "no frame without a trigger: \(status)")
-        for _ in 0..<3 {
+        // Each trigger's frame waited for before the next: a free-running camera (15 frames a
+        // second) would overshoot the count at once, and two triggers in one exposure would merge.
+        for triggered in 1...3 {
             let fired = try H.command(commands, prefix: prefix, "trigger")
             #expect(fired["ok"] == .bool(true) && fired["triggered"] == .bool(true), "\(fired)")
-            Thread.sleep(forTimeInterval: 0.3)
+            #expect(
+                H.eventually(seconds: 120) {
+                    status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
+                    return (status["framesIn"]?.intValue ?? 0) >= triggered
+                }, "trigger \(triggered): \(status)")
+            #expect(status["framesIn"] == .number(Double(triggered)), "one frame a trigger: \(status)")
         }
-        #expect(
-            H.eventually(seconds: 120) {
-                status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
-                return status["framesIn"] == .number(3)
-            }, "one frame a trigger: \(status)")
         let region = try H.command(
             commands, prefix: prefix, "set-controls", #"{"region": {"x": 0, "y": 0, "width": 60000, "height": 10}}"#)
         #expect(region["ok"] == .bool(false), "\(region)")
@@ -238,10 +239,13 @@ struct GenICamTests {
         var statuses: [AgentStatus] = []
         try CameraHarness.waitForFrames(heartbeats, atLeast: 60 + 22, into: &statuses)
         let shown = statuses.map(\.framesIn).max() ?? 0
-        // The cable pulled: the camera is gone for 3 s, then back (a reboot), showing the second clip.
+        // The cable pulled: the camera is gone until the agent's heartbeat says it is reconnecting,
+        // then back (a reboot), showing the second clip.
         kill(camera.processIdentifier, SIGKILL)
         camera.waitUntilExit()
-        Thread.sleep(forTimeInterval: 5)
+        #expect(
+            try CameraHarness.waitForState(heartbeats, "reconnecting", into: &statuses),
+            "\(statuses.last.map(\.sourceState) ?? "")")
         camera = try Self.fakeCamera(second, address: "127.0.0.1", serial: "GVRE2", fps: 15, dir: dir)
         defer { CameraHarness.stop(camera) }
         try CameraHarness.waitForFrames(heartbeats, atLeast: shown + 60 + 45, into: &statuses)

@@ -102,7 +102,11 @@ struct LoginMethodsTests {
                 TestEnvironment.productsDirectory + "/scanadmin",
                 ["tail", "--count", "1", "--seconds", "60", "--format", "json", "--type", "sighting"],
                 environment: environment, log: folder + "/tail.log", stdoutFile: folder + "/tail.out")
-            usleep(500_000)  // tail subscribes before the first sighting
+            // The first sighting is published after tail has subscribed (it says so once the server has its subscription).
+            #expect(
+                H.eventually(seconds: 60) {
+                    ((try? String(contentsOfFile: folder + "/tail.log", encoding: .utf8)) ?? "").contains("watching")
+                }, "\(method): tail subscribed")
             let config = try H.config(
                 in: folder, source: H.clipSource(clip, realtime: false), natsURL: url, prefix: "scantrack",
                 natsExtra: method.agentNATS)

@@ -136,10 +136,13 @@ struct RTSPTests {
         var statuses: [AgentStatus] = []
         try C.waitForFrames(heartbeats, atLeast: 60 + 60, into: &statuses)
         let shown = statuses.map(\.framesIn).max() ?? 0
-        // The cable pulled: the camera is gone for 3 s, then back (a reboot), streaming the second clip.
+        // The cable pulled: the camera is gone until the agent's heartbeat says it is reconnecting,
+        // then back (a reboot), streaming the second clip.
         kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
-        Thread.sleep(forTimeInterval: 3)
+        #expect(
+            try C.waitForState(heartbeats, "reconnecting", into: &statuses), "\(statuses.last.map(\.sourceState) ?? "")"
+        )
         (server, _) = try Self.server(secondStream, port: port, dir: dir, name: "second")
         defer { C.stop(server) }
         try C.waitForFrames(heartbeats, atLeast: shown + 60 + 180, into: &statuses)
