@@ -254,17 +254,17 @@ let package = Package(
         .testTarget(
             name: "ScanAgentRuntimeTests",
             dependencies: [
-                "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanRules",
-                "ScanServices",
-                "ScanTesting", "ScanVision", .product(name: "Logging", package: "swift-log"),
+                "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanMetrics",
+                "ScanRules", "ScanServices", "ScanTesting", "ScanVision",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanAggregatorRuntimeTests",
             dependencies: [
-                "ScanTestTiming", "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanReconciliation",
-                "ScanServices", "ScanTesting",
+                "ScanTestTiming", "ScanAggregatorRuntime", "ScanCore", "ScanEvents", "ScanMetrics",
+                "ScanReconciliation", "ScanServices", "ScanTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -277,6 +277,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanReportsTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanReports"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScanMetricsTests", dependencies: ["ScanTestTiming", "ScanMetrics", "ScanTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanServicesTests",

@@ -26,9 +26,11 @@ public struct AgentMetrics: Sendable {
     let natsLink: [(state: String, gauge: Gauge)]
     let paused: Gauge
     let publish: Timer
+    let labels: [(String, String)]
 
     public init(camera: CameraIdentity) {
         let labels = [("site", camera.site), ("camera", camera.id)]
+        self.labels = labels
         framesReceived = Counter(label: "scantrack_agent_frames_received_total", dimensions: labels)
         framesDecoded = Counter(label: "scantrack_agent_frames_decoded_total", dimensions: labels)
         framesDropped = Counter(label: "scantrack_agent_frames_dropped_total", dimensions: labels)
@@ -53,6 +55,14 @@ public struct AgentMetrics: Sendable {
         }
         paused = Gauge(label: "scantrack_agent_paused", dimensions: labels)
         publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+    }
+
+    /// `scantrack_agent_decisions_total{site, camera, action, late}`: one decision sent.
+    func decision(_ decision: DecisionEvent) {
+        Counter(
+            label: "scantrack_agent_decisions_total",
+            dimensions: labels + [("action", decision.action.rawValue), ("late", decision.late ? "true" : "false")]
+        ).increment()
     }
 
     func sighting(status: SightingStatus?) {

@@ -118,13 +118,14 @@ public final class SpoolPublisher: Sendable {
                 }
                 do {
                     let sent = ContinuousClock.now
-                    let payload =
+                    let (payload, decision) =
                         record.subject == decisions
-                        ? DecisionEvent.sending(record.payload, at: clock.now) : record.payload
+                        ? DecisionEvent.outgoing(record.payload, at: clock.now) : (record.payload, nil)
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: payload,
                         messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
+                    if let decision, !duplicate { metrics?.decision(decision) }
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {
                         retry.succeeded("JetStream acknowledges; sending the spool")

@@ -1,4 +1,5 @@
 import Metrics
+import ScanEvents
 
 /// The aggregator's metrics (swift-metrics; Prometheus names in docs/metrics.md). Without a
 /// metrics backend bootstrapped (tests, `--metrics-listen` not given) they cost nothing.
@@ -27,6 +28,17 @@ struct AggregatorMetrics: Sendable {
         Gauge(label: "scantrack_aggregator_stream_bytes", dimensions: [("stream", name)])
             .record(Int64(clamping: bytes))
         Gauge(label: "scantrack_aggregator_stream_max_bytes", dimensions: [("stream", name)]).record(maxBytes)
+    }
+
+    /// `scantrack_aggregator_decisions_total{site, lane, action, late}`: one decision published.
+    func decision(_ decision: DecisionEvent) {
+        Counter(
+            label: "scantrack_aggregator_decisions_total",
+            dimensions: [
+                ("site", decision.site), ("lane", decision.lane), ("action", decision.action.rawValue),
+                ("late", decision.late ? "true" : "false"),
+            ]
+        ).increment()
     }
 
     func deadLetter(reason: String) {

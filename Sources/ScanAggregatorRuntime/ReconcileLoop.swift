@@ -412,6 +412,8 @@ public final class ReconcileLoop: @unchecked Sendable {
 
     // MARK: publishing
 
+    private let metrics = AggregatorMetrics()
+
     private func publish(_ db: any ResultOutbox, counts: inout ReconcileCounts) throws {
         // Decisions first: a diverter is waiting for them.
         let now = clock.now
@@ -421,7 +423,11 @@ public final class ReconcileLoop: @unchecked Sendable {
                 subject: { decision throws(SubjectTokenError) in
                     try subjects.decision(site: decision.site, lane: decision.lane)
                 },
-                message: { ($0.json, $0.eventId) }, mark: { decision in try db.markDecisionPublished(decision) }),
+                message: { ($0.json, $0.eventId) },
+                mark: { decision in
+                    try db.markDecisionPublished(decision)
+                    metrics.decision(decision)
+                }),
             try publishEach(
                 try db.unpublishedPasses(limit: 500), counted: &counts.itemsPublished,
                 subject: { pass throws(SubjectTokenError) in try subjects.item(site: pass.site, lane: pass.lane) },

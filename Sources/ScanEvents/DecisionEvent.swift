@@ -116,11 +116,16 @@ public struct DecisionEvent: Sendable, Equatable {
 
     /// A spooled decision's bytes as sent at `now` (`late` set when it is past its deadline); the
     /// bytes unchanged when they are no decision or already say so.
-    public static func sending(_ bytes: [UInt8], at now: Timestamp) -> [UInt8] {
+    public static func sending(_ bytes: [UInt8], at now: Timestamp) -> [UInt8] { outgoing(bytes, at: now).bytes }
+
+    /// The same, with the decision as sent (nil when the bytes are no decision), for counting.
+    public static func outgoing(_ bytes: [UInt8], at now: Timestamp) -> (bytes: [UInt8], decision: DecisionEvent?) {
         guard let value = try? EventValidator.parse(bytes, maxBytes: EventValidator.maxBytes),
-            let decision = try? DecisionEvent.parse(value), !decision.late, now > decision.deadline
-        else { return bytes }
-        return decision.sent(at: now).json
+            let decision = try? DecisionEvent.parse(value)
+        else { return (bytes, nil) }
+        guard !decision.late, now > decision.deadline else { return (bytes, decision) }
+        let sent = decision.sent(at: now)
+        return (sent.json, sent)
     }
 
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> DecisionEvent {

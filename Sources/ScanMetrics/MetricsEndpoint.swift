@@ -92,6 +92,8 @@ public enum ScanMetrics {
             "1 for the link's state now (label state = connected, degraded: connected but JetStream does not acknowledge, or disconnected), 0 for the others",
         "scantrack_agent_paused": "1 while paused (scanadmin agent pause)",
         "scantrack_agent_publish_seconds": "one event from the spool to JetStream's acknowledgement",
+        "scantrack_agent_decisions_total":
+            "divert decisions sent, label action = pass or divert, late = true for one sent past its deadline (it waited in the spool)",
         "scantrack_aggregator_messages_total": "JetStream messages ingested (stored, duplicate or refused)",
         "scantrack_aggregator_events_stored_total": "events newly stored, label type = sighting, session or noread",
         "scantrack_aggregator_duplicates_total": "events stored before (a redelivery or an agent's resend), skipped",
@@ -107,6 +109,8 @@ public enum ScanMetrics {
             "age of the oldest sighting not yet reconciled into an item pass (0: none waits)",
         "scantrack_aggregator_nats_link":
             "1 for the link's state now (label state = connected or disconnected), 0 for the other",
+        "scantrack_aggregator_decisions_total":
+            "divert decisions published, labels site, lane, action = pass or divert, late = true for one made or sent past its deadline",
         "scantrack_build_info": "1, labelled with the program, its version and the commit it was built from",
         "scantrack_aggregator_postgres_errors_total":
             "failed attempts to store a batch (each retried; nothing is lost)",
@@ -119,8 +123,13 @@ public enum ScanMetrics {
         .milliseconds(500), .seconds(1),
     ]
 
-    /// The registry in the Prometheus text format, each metric with its `# HELP` line.
-    public static func text() -> String { withHelp(registry.emitToString()) }
+    /// The registry in the Prometheus text format, each metric with its `# HELP` line, and the
+    /// process's own `process_*` figures.
+    public static func text() -> String {
+        var exposition = withHelp(registry.emitToString())
+        if !exposition.isEmpty && !exposition.hasSuffix("\n") { exposition += "\n" }
+        return exposition + ProcessMetrics.text()
+    }
 
     /// Puts `# HELP name text` before each `# TYPE name …` line whose metric has a text.
     static func withHelp(_ exposition: String) -> String {

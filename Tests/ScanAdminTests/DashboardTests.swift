@@ -275,6 +275,12 @@ struct DashboardTests {
             // `scanadmin health` asks it, without the dashboard's password: ready, it reads its database.
             let health = try ProcessRunner.run(Self.releaseBinary, ["health", "--listen", "127.0.0.1:\(port)"])
             #expect(health.status == 0 && health.stdoutText == "postgres ok\n", "\(health)")
+            // Its /metrics (no password either): the build and this process's own figures.
+            let metrics = TestEnvironment.httpGet("http://127.0.0.1:\(port)/metrics")
+            #expect(metrics.status == 200, "\(metrics)")
+            #expect(metrics.body.contains(#"scantrack_build_info{program="scanadmin""#), "\(metrics.body.prefix(800))")
+            let resident = metrics.body.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") }
+            #expect((resident.flatMap { Double($0.split(separator: " ")[1]) } ?? 0) > 1_000_000, "\(metrics.body)")
             let second = try ProcessRunner.run(
                 Self.releaseBinary, ["serve", "--listen", "127.0.0.1:\(port)"], environment: seeded.environment)
             #expect(second.status == 1)

@@ -286,6 +286,22 @@ struct DeploymentFilesTests {
         let rules = Self.docker + "/prometheus/scantrack-alerts.yml"
         let checkedRules = try ProcessRunner.run(promtool, ["check", "rules", rules])
         #expect(checkedRules.status == 0, "\(checkedRules.stdoutText) \(checkedRules.stderr)")
+        // The rules' own unit tests: made-up series that must fire, and must not fire, each alert.
+        let tested = try ProcessRunner.run(
+            promtool, ["test", "rules", Self.docker + "/prometheus/scantrack-alerts.test.yml"])
+        #expect(tested.status == 0 && tested.stdoutText.contains("SUCCESS"), "\(tested.stdoutText) \(tested.stderr)")
+        // Every alert has a runbook, and the runbook's section is there; no rule picks targets by a job name.
+        let rulesText = try String(contentsOfFile: rules, encoding: .utf8)
+        let runbooks = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/runbooks.md", encoding: .utf8)
+        let sections = Set(
+            runbooks.split(separator: "\n").filter { $0.hasPrefix("## ") }.map { $0.dropFirst(3).lowercased() })
+        let names = rulesText.matches(of: /- alert: (\w+)/).map { String($0.output.1) }
+        #expect(names.count >= 12)
+        for name in names {
+            #expect(rulesText.contains("runbook_url: \"docs/runbooks.md#\(name.lowercased())\""), "\(name)")
+            #expect(sections.contains(name.lowercased()), "docs/runbooks.md has no section \(name)")
+        }
+        #expect(!rulesText.contains("job="), "alerts select targets by the scantrack label, not a job name")
         // The config names the rules where the container mounts them: point it at the repo's copy.
         let config = try String(contentsOfFile: Self.docker + "/prometheus/prometheus.yml", encoding: .utf8)
         #expect(config.contains("/etc/prometheus/scantrack-alerts.yml"))

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import ScanAgentRuntime
 import ScanCore
+import ScanEvents
+import ScanMetrics
 import ScanServices
 import ScanTestTiming
 import ScanTesting
@@ -198,6 +200,51 @@ struct SpoolPublisherTests {
         #expect(bus.durable.map(\.subject) == [own, own])
         #expect(sink.depth == 0, "the foreign ones are stepped over, not retried")
         #expect(logs.messages.filter { $0.contains("not this agent's") }.count == 3, "\(logs.messages)")
+    }
+
+    @Test("each decision sent is counted by action and by whether it went out past its deadline")
+    func decisionsCounted() throws {
+        ScanMetrics.bootstrap()
+        let camera = CameraIdentity(id: "cam-decisions", site: "dcm", lane: "L1")
+        let subject = "st.v1.decision.dcm.L1"
+        let clock = ManualClock()
+        let sink = MemorySpool()
+        // Two diverts whose deadline passed while they waited in the spool, one pass still in time.
+        for (n, (action, deadline)) in [
+            (DecisionEvent.Action.divert, -1_000), (.divert, -10), (.pass, 60_000),
+        ].enumerated() {
+            let decision = DecisionEvent(
+                envelope: EventEnvelope(
+                    type: "decision", eventId: "p\(n).decision", site: "dcm", camera: camera.id,
+                    time: clock.now.adding(milliseconds: -2_000)),
+                lane: "L1", parcelId: "p\(n)", action: action, reasons: action == .divert ? [.noRead] : [], codes: [],
+                lastSeen: clock.now.adding(milliseconds: -2_000), closedAt: clock.now.adding(milliseconds: -2_000),
+                deadline: clock.now.adding(milliseconds: Int64(deadline)), divertAt: nil, beltSpeed: nil, late: false,
+                decidedBy: "agent")
+            _ = sink.append(subject: subject, eventId: decision.eventId, payload: decision.json)
+        }
+        let bus = RecordingBus()
+        let publisher = SpoolPublisher(
+            sink: sink, bus: bus, delivery: DeliveryState(), clock: clock, drain: .seconds(5),
+            logger: Logger(label: "test"), metrics: AgentMetrics(camera: camera), decisions: subject,
+            subjects: [subject])
+        let stop = StopToken()
+        stop.stop()
+        publisher.run(stop: stop)
+        #expect(bus.durable.count == 3)
+        let exposition = ScanMetrics.text()
+        func count(_ action: String, late: Bool) -> Double? {
+            let series =
+                #"scantrack_agent_decisions_total{site="dcm",camera="cam-decisions",action="\#(action)",late="\#(late)"} "#
+            return exposition.split(separator: "\n").first { $0.hasPrefix(series) }.flatMap {
+                Double($0.dropFirst(series.count))
+            }
+        }
+        #expect(
+            count("divert", late: true) == 2, "\(exposition.split(separator: "\n").filter { $0.contains("decisions") })"
+        )
+        #expect(count("pass", late: false) == 1)
+        #expect(count("divert", late: false) == nil && count("pass", late: true) == nil)
     }
 
     @Test("at shutdown with the bus down the drain gives up after its time; the events stay in the spool")

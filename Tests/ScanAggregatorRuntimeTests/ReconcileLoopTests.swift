@@ -1,6 +1,7 @@
 import Logging
 import ScanAggregatorRuntime
 import ScanCore
+import ScanMetrics
 import ScanReconciliation
 import ScanServices
 import ScanTestTiming
@@ -160,6 +161,17 @@ struct ReconcileLoopTests {
         var topology = Self.topology
         topology.sites[0].lanes[0].decision = Topology.LaneDecision(deadlineMilliseconds: 1_000, checkOrders: true)
         let parts = Parts(topology: topology)
+        ScanMetrics.bootstrap()
+        /// `scantrack_aggregator_decisions_total` for L1 now (other tests of this process may add to it too).
+        func counted(_ action: String, late: Bool) -> Double {
+            let series =
+                #"scantrack_aggregator_decisions_total{site="dc1",lane="L1",action="\#(action)",late="\#(late)"} "#
+            return ScanMetrics.text().split(separator: "\n").first { $0.hasPrefix(series) }.flatMap {
+                Double($0.dropFirst(series.count))
+            } ?? 0
+        }
+        let before = (pass: counted("pass", late: false), divert: counted("divert", late: false))
+        let beforeLate = counted("divert", late: true)
         parts.store.addOrder("ORD-1", lines: [OrderLine(line: 1, code: "A", expected: 1)])
         // Parcel 1: cam-1 reads the order's label, cam-2 its one item. Parcel 2: only an item no order holds.
         parts.sight("ORD-1", "cam-1", at: 0, track: "c1-o")
@@ -211,6 +223,10 @@ struct ReconcileLoopTests {
         let retried = try #require(try parts.publishedDecisions().last)
         #expect(retried.codes.map(\.value) == ["F"] && retried.late)
         #expect(parts.store.decisions.allSatisfy(\.published) && parts.store.decisions.last?.decision.late == true)
+        // Counted as published, by action and lateness: one pass and one divert in time, two late diverts.
+        #expect(counted("pass", late: false) >= before.pass + 1)
+        #expect(counted("divert", late: false) >= before.divert + 1)
+        #expect(counted("divert", late: true) >= beforeLate + 2)
     }
 
     @Test(

@@ -318,15 +318,19 @@ struct ComposeNATSTests {
         try #require(made.status == 0, "\(made.stderr)")
         // A password nats-server would read as a size or a number if it were not quoted (it
         // parses a variable's value as config): random passwords began like this and failed CI.
+        let monitorPort = try TestEnvironment.freePort()
         try ("5k0" + String(repeating: "x", count: 29) + "\n")
             .write(toFile: dir + "/nats_aggregator_password", atomically: true, encoding: .utf8)
         let server = try NATSServerProcess(
             ["-c", TestEnvironment.repoRoot + "/docker/nats/nats-tls.conf"],
             environment: try Self.composePasswords(secrets: dir).merging([
                 "NATS_STORE_DIR": dir + "/js", "NATS_TLS_CERT": dir + "/nats-cert.pem",
-                "NATS_TLS_KEY": dir + "/nats-key.pem",
+                "NATS_TLS_KEY": dir + "/nats-key.pem", "NATS_MONITOR_PORT": String(monitorPort),
             ]) { $1 })
         defer { server.stop() }
+        // The monitoring port compose's healthcheck asks: healthy with JetStream, plain HTTP.
+        let health = TestEnvironment.httpGet("http://127.0.0.1:\(monitorPort)/healthz?js-enabled-only=true")
+        #expect(health.status == 200 && health.body.contains("ok"), "\(health)")
         func options(user: String, passwordFile: String) -> NATSConnection.Options {
             var options = NATSSecurityTests.once()
             options.security = NATSSecurity(

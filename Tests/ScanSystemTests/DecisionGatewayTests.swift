@@ -274,7 +274,7 @@ struct DecisionGatewayTests {
         let dir = URL(fileURLWithPath: clip).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let prefix = TestEnvironment.uniqueName("st")
-        let port = try MetricsEndToEndTests.freePort()
+        let port = try TestEnvironment.freePort()
         let config = try Self.config(dir: dir, clip: clip, url: url, prefix: prefix)
         let text = try String(contentsOfFile: config, encoding: .utf8)
         try (text.dropLast() + #", "metrics": {"listen": "127.0.0.1:\#(port)"}}"#).write(
@@ -286,7 +286,7 @@ struct DecisionGatewayTests {
         // frame rate, about 8 s, longer on a busy machine); then a second more. Waited on, not
         // timed: the bound only catches a hang.
         func decoded() -> Int? {
-            MetricsEndToEndTests.get("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n").first {
+            TestEnvironment.httpGet("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n").first {
                 $0.hasPrefix("scantrack_agent_frames_decoded_total")
             }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) }
         }

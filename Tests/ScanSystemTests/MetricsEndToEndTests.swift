@@ -16,46 +16,10 @@ import Testing
 struct MetricsEndToEndTests {
     typealias H = AgentRunHarness
 
-    /// A port nobody listens on now.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// The status and body of one GET (status 0: nothing answered).
-    static func get(_ url: String) -> (status: Int, body: String) {
-        final class Box: @unchecked Sendable { var value: (Int, String) = (0, "") }
-        let box = Box()
-        guard let target = URL(string: url) else { return (0, "") }
-        let done = DispatchSemaphore(value: 0)
-        var request = URLRequest(url: target)
-        request.timeoutInterval = 5
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.value = (
-                (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self)
-            )
-            done.signal()
-        }.resume()
-        _ = done.wait(timeout: .now() + 10)
-        return box.value
-    }
-
     /// How many series one instant query to Prometheus's HTTP API returns (nil: an error).
     static func seriesCount(_ prometheus: String, _ expression: String) -> Int? {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
-        let answer = get("\(prometheus)/api/v1/query?query=\(encoded)")
+        let answer = TestEnvironment.httpGet("\(prometheus)/api/v1/query?query=\(encoded)")
         guard answer.status == 200, let json = try? JSONValue.parse(answer.body),
             case .array(let results)? = json["data"]?["result"]
         else { return nil }
@@ -65,7 +29,7 @@ struct MetricsEndToEndTests {
     /// One instant query to Prometheus's HTTP API: the first series' value, nil when none.
     static func query(_ prometheus: String, _ expression: String) -> Double? {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
-        let answer = get("\(prometheus)/api/v1/query?query=\(encoded)")
+        let answer = TestEnvironment.httpGet("\(prometheus)/api/v1/query?query=\(encoded)")
         guard answer.status == 200, let json = try? JSONValue.parse(answer.body),
             case .array(let results)? = json["data"]?["result"], case .array(let pair)? = results.first?["value"],
             pair.count == 2
@@ -93,10 +57,10 @@ struct MetricsEndToEndTests {
     func loopbackHostOnly() throws {
         let dir = try ReplayHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let port = try Self.freePort()
+        let port = try TestEnvironment.freePort()
         let clip = try H.flowClip(frames: 600, seed: 3)
         let config = try H.config(
-            in: dir, source: H.clipSource(clip), natsURL: "nats://127.0.0.1:\(try Self.freePort())",
+            in: dir, source: H.clipSource(clip), natsURL: "nats://127.0.0.1:\(try TestEnvironment.freePort())",
             prefix: TestEnvironment.uniqueName("st"), extra: #", "metrics": {"listen": "127.0.0.1:\#(port)"}"#)
         let agent = try H.start(config: config, log: dir + "/agent.log", drainSeconds: 1)
         defer {
@@ -127,6 +91,7 @@ struct MetricsEndToEndTests {
         "Prometheus scrapes the agent's frames and the aggregator's stored sightings with the values the database holds; /health/ready turns 503 while NATS is down and 200 again"
     )
     func scrapedByPrometheus() throws {
+        let testStarted = Date().timeIntervalSince1970
         let prometheusBinary = try #require(
             ProcessRunner.which("prometheus"), "Debian's prometheus is installed by scripts/install-deps.sh")
         let nats = try H.PrivateNATS()
@@ -143,7 +108,7 @@ struct MetricsEndToEndTests {
         }
         let prefix = TestEnvironment.uniqueName("st")
         let (agentPort, aggregatorPort, prometheusPort) = (
-            try Self.freePort(), try Self.freePort(), try Self.freePort()
+            try TestEnvironment.freePort(), try TestEnvironment.freePort(), try TestEnvironment.freePort()
         )
         let agentURL = "http://127.0.0.1:\(agentPort)"
         let aggregatorURL = "http://127.0.0.1:\(aggregatorPort)"
@@ -183,15 +148,17 @@ struct MetricsEndToEndTests {
         }
 
         #expect(
-            H.eventually(seconds: 120) { Self.get(prometheusURL + "/-/ready").status == 200 }, "\(log("prometheus"))")
+            H.eventually(seconds: 120) { TestEnvironment.httpGet(prometheusURL + "/-/ready").status == 200 },
+            "\(log("prometheus"))")
         #expect(
             H.eventually(seconds: 120) {
                 (Self.query(prometheusURL, #"scantrack_agent_frames_received_total{camera="cam-01",site="dc1"}"#) ?? 0)
                     > 0
-            }, "\(Self.get(agentURL + "/metrics").body.prefix(2000))")
+            }, "\(TestEnvironment.httpGet(agentURL + "/metrics").body.prefix(2000))")
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 120) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
-            #expect(Self.get(url + "/health/live").status == 200)
+            #expect(
+                H.eventually(seconds: 120) { TestEnvironment.httpGet(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(TestEnvironment.httpGet(url + "/health/live").status == 200)
         }
         // The programs' own `health` commands (the containers' HEALTHCHECK) say the same.
         let agentBinary = TestEnvironment.productsDirectory + "/scan-agent"
@@ -210,7 +177,7 @@ struct MetricsEndToEndTests {
             healthy.aggregator.status == 0 && healthy.aggregator.stdoutText.contains("postgres ok"),
             "\(healthy.aggregator)")
         // What the agent serves (it is gone once its clip ends).
-        let agentExposition = Self.get(agentURL + "/metrics").body
+        let agentExposition = TestEnvironment.httpGet(agentURL + "/metrics").body
         // Every query of the Grafana dashboard (docker/grafana), its site and camera variables at
         // "All", returns series while the agent and the aggregator run (the dead letters' once
         // there is one: that counter has a series per reason, made by the first).
@@ -244,7 +211,7 @@ struct MetricsEndToEndTests {
 
         // The NATS link as a labelled gauge: 1 for the state now, on both programs.
         func link(_ url: String) -> String? {
-            Self.get(url + "/metrics").body.split(separator: "\n").first {
+            TestEnvironment.httpGet(url + "/metrics").body.split(separator: "\n").first {
                 $0.hasPrefix("scantrack_") && $0.contains("_nats_link{")
                     && $0.split(separator: " ").last.flatMap { Double($0) } == 1
             }?.firstMatch(of: /state="(\w+)"/).map { String($0.output.1) }
@@ -258,7 +225,7 @@ struct MetricsEndToEndTests {
         ] {
             let version = try ProcessRunner.run(binary, ["--version"]).stdoutText
             let commit = try #require(version.firstMatch(of: /\(commit (\S+)\)/)).output.1
-            let info = Self.get(url + "/metrics").body.split(separator: "\n").first {
+            let info = TestEnvironment.httpGet(url + "/metrics").body.split(separator: "\n").first {
                 $0.hasPrefix("scantrack_build_info{")
             }
             #expect(
@@ -271,10 +238,10 @@ struct MetricsEndToEndTests {
         for url in [agentURL, aggregatorURL] {
             #expect(
                 H.eventually(seconds: 120) {
-                    let ready = Self.get(url + "/health/ready")
+                    let ready = TestEnvironment.httpGet(url + "/health/ready")
                     return ready.status == 503 && ready.body.contains("nats failing")
-                }, "\(url): \(Self.get(url + "/health/ready"))")
-            #expect(Self.get(url + "/health/live").status == 200)
+                }, "\(url): \(TestEnvironment.httpGet(url + "/health/ready"))")
+            #expect(TestEnvironment.httpGet(url + "/health/live").status == 200)
         }
         let unhealthy = try health()
         #expect(
@@ -286,7 +253,8 @@ struct MetricsEndToEndTests {
         #expect(try ProcessRunner.run(agentBinary, ["health", "--config", config, "--live"]).status == 0)
         try nats.start()
         for url in [agentURL, aggregatorURL] {
-            #expect(H.eventually(seconds: 120) { Self.get(url + "/health/ready").status == 200 }, "\(url)")
+            #expect(
+                H.eventually(seconds: 120) { TestEnvironment.httpGet(url + "/health/ready").status == 200 }, "\(url)")
             #expect(H.eventually(seconds: 120) { link(url) == "connected" }, "\(url): \(link(url) ?? "none")")
         }
 
@@ -350,21 +318,26 @@ struct MetricsEndToEndTests {
 
         // Every metric the programs serve is in docs/metrics.md, and every one documented is served.
         var served = Set<String>()
-        for line in (Self.get(aggregatorURL + "/metrics").body + agentExposition).split(separator: "\n")
+        for line in (TestEnvironment.httpGet(aggregatorURL + "/metrics").body + agentExposition).split(separator: "\n")
         where line.hasPrefix("# TYPE ") {
             served.insert(String(line.split(separator: " ")[2]))
         }
         let doc = try String(contentsOfFile: TestEnvironment.repoRoot + "/docs/metrics.md", encoding: .utf8)
         let documented = Set(
-            doc.split(separator: "\n").filter { $0.hasPrefix("| `scantrack_") }.compactMap {
-                $0.split(separator: "`").dropFirst().first.map(String.init)
-            })
+            doc.split(separator: "\n").filter { $0.hasPrefix("| `scantrack_") || $0.hasPrefix("| `process_") }
+                .compactMap {
+                    $0.split(separator: "`").dropFirst().first.map(String.init)
+                })
+        // A counter with labels appears with its first count: decisions are made on a lane with
+        // divert rules, which this run's camera is not on (AgentServicesTests.decisionsCounted and
+        // ReconcileLoopTests.decisions count them; ScanMetricsTests holds their HELP to these words).
+        let decisionsOnly: Set = ["scantrack_agent_decisions_total", "scantrack_aggregator_decisions_total"]
         #expect(
-            served == documented,
+            served == documented.subtracting(decisionsOnly),
             "served only: \(served.subtracting(documented)); documented only: \(documented.subtracting(served))")
         // Each served metric has its HELP line, in docs/metrics.md's words; decode times resolve
         // below a millisecond.
-        let exposition = Self.get(aggregatorURL + "/metrics").body + agentExposition
+        let exposition = TestEnvironment.httpGet(aggregatorURL + "/metrics").body + agentExposition
         let lines = exposition.split(separator: "\n")
         for (index, line) in lines.enumerated() where line.hasPrefix("# TYPE ") {
             let name = String(line.split(separator: " ")[2])
@@ -380,5 +353,22 @@ struct MetricsEndToEndTests {
             agentExposition.contains(#"camera="cam-01",le="0.00025"} "#),
             "\(agentExposition.prefix(3000))")
         #expect(agentExposition.contains("# TYPE scantrack_agent_spool_dropped_events_total counter"))
+        // Each program's own process: it has used CPU and memory, holds descriptors, and started
+        // before this scrape (and not before the test).
+        for (program, text) in [
+            ("aggregator", TestEnvironment.httpGet(aggregatorURL + "/metrics").body), ("agent", agentExposition),
+        ] {
+            func value(_ name: String) -> Double? {
+                text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                    Double($0.split(separator: " ")[1])
+                }
+            }
+            #expect((value("process_cpu_seconds_total") ?? 0) > 0, "\(program)")
+            #expect((value("process_resident_memory_bytes") ?? 0) > 1_000_000, "\(program)")
+            #expect((value("process_open_fds") ?? 0) >= 3, "\(program)")
+            #expect((value("process_max_fds") ?? 0) >= (value("process_open_fds") ?? .infinity), "\(program)")
+            let started = value("process_start_time_seconds") ?? 0
+            #expect(started <= Date().timeIntervalSince1970 && started >= testStarted - 5, "\(program): \(started)")
+        }
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Where the tests find the repo, the shared corpus and the servers that `make test` starts.
 ///
 /// Servers come from `SCANTRACK_NATS` and `SCANTRACK_PG`. Integration suites are enabled when
@@ -86,5 +90,46 @@ public enum TestEnvironment {
     private static func nonEmpty(_ key: String) -> String? {
         guard let value = environment[key], !value.isEmpty else { return nil }
         return value
+    }
+}
+
+extension TestEnvironment {
+    /// No free port could be had from the kernel.
+    public struct NoFreePort: Error {}
+
+    /// A loopback port nobody listens on now (the kernel's pick for port 0).
+    public static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw NoFreePort() }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The status and body of one GET (status 0: nothing answered within 10 s).
+    public static func httpGet(_ url: String) -> (status: Int, body: String) {
+        final class Box: @unchecked Sendable { var value: (Int, String) = (0, "") }
+        let box = Box()
+        guard let target = URL(string: url) else { return (0, "") }
+        let done = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: target)
+        request.timeoutInterval = 5
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.value = (
+                (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self)
+            )
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 10)
+        return box.value
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ScanCore
+import ScanMetrics
 import ScanPostgres
 import ScanReports
 import ScanServices
@@ -122,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logs = (try? LogChoice.resolve(level: nil, format: logFormat)) ?? LogChoice()
         ScanLogging.format = logs.format
         let logger = ScanLogging.logger("scanadmin.serve", level: logs.level)
+        BuildInfo.record(program: "scanadmin")
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
         let router = Self.router(
@@ -170,6 +172,13 @@ struct ServeCommand: AsyncParsableCommand {
                     status: .serviceUnavailable, headers: [.contentType: "text/plain"],
                     body: .init(byteBuffer: ByteBuffer(string: "postgres failing\n")))
             }
+        }
+        // The process's figures and the build (`process_*`, `scantrack_build_info`): nothing of the
+        // data either, so like health it is outside the guard, for Prometheus.
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: ScanMetrics.text())))
         }
         router.add(middleware: check)
         @Sendable func html(_ text: HTMLText?, _ what: String) -> Response {
