@@ -284,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "ScanServicesTests",
             dependencies: [
-                "ScanTestTiming", "ScanServices", .product(name: "Logging", package: "swift-log"),
+                "ScanTestTiming", "ScanServices", "ScanTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: swiftSettings),
         // Times every test's own run for `make test`'s list of the slowest tests (TimedTrait).

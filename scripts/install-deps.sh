@@ -44,6 +44,7 @@ test_packages=(
   chromium              # headless browser: the dashboard test opens `scanadmin serve` in it
   prometheus            # scrapes the programs' /metrics in a test; promtool checks docker/prometheus/
   fonts-dejavu-core     # a font for the browser's screenshots
+  systemd               # systemd-analyze verifies the unit files (scripts/dist/systemd/)
 )
 
 case "$target" in

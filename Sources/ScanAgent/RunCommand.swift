@@ -211,13 +211,20 @@ struct RunCommand: AsyncParsableCommand {
                         host: address.host, port: address.port, readiness: readiness, logger: logger),
                     serviceName: "metrics"), at: 0)
         }
+        // Under systemd (Type=notify): ready once decoding runs; the watchdog fed while frames
+        // flow or the camera is being reopened. First in: it says STOPPING=1 as the stop begins.
+        let loop = agent.loop
+        services.insert(
+            .init(
+                service: SupervisorService(
+                    notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment), logger: logger
+                ) { loop.supervisorReport() }, serviceName: "systemd"), at: 0)
         do {
             try await programGroup(services, stopsOnSignals: true, logger: logger).run()
         } catch {
             logger.error("scan-agent failed", metadata: [LogKey.error: "\(error)"])
             throw ExitCode(1)
         }
-        let loop = agent.loop
         logger.info(
             "scan-agent stopped",
             metadata: [

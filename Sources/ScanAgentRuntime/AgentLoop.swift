@@ -230,6 +230,12 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// The running ruleset's revision.
     public var rulesRevision: String { pipeline.rules.revision }
+    /// Beats at each turn of the decoding loop (a frame, or 100 ms without one).
+    public let pulse = Pulse()
+    /// Beats at each frame the source delivered.
+    public let framePulse = Pulse()
+    /// What the source is doing now (streaming, reconnecting, …).
+    public var sourceState: SourceStatus { source.state }
     public var isPaused: Bool { paused }
     public var currentSessionId: String? { pipeline.currentSessionId }
     /// What decoding cost over the run (read once the decoding thread has ended).
@@ -246,6 +252,7 @@ public final class AgentLoop: @unchecked Sendable {
     /// Drives the loop from the queue until `stop` or the end of the stream, then ends what is open.
     public func run(stop: StopToken) {
         while !stop.isStopped {
+            pulse.beat()
             applyInbox()
             switch queue.take(timeout: .milliseconds(100)) {
             case .ended:
@@ -257,6 +264,7 @@ public final class AgentLoop: @unchecked Sendable {
             case .timedOut:
                 idle()
             case .frame(let frame):
+                framePulse.beat()
                 handle(frame)
             }
             watchSource()
@@ -529,5 +537,28 @@ extension Tracker {
                 velocityY: track.velocityY, readAlongRows: track.readAlongRows, confirmed: track.confirmed,
                 framesSinceRead: frame - track.lastFrame, straightened: track.readStraightened)
         }
+    }
+}
+
+extension AgentLoop {
+    /// Whether the agent did its job since the supervisor's last look (systemd's watchdog is fed
+    /// only then): the decoding loop went round, and frames came, or the camera is not streaming
+    /// (being reopened, starting), or it sends frames only when triggered.
+    public static func doingItsJob(looped: Bool, framed: Bool, source: SourceStatus, frameDriven: Bool) -> Bool {
+        looped && (framed || source != .streaming || !frameDriven)
+    }
+
+    /// The agent's report to systemd (`SupervisorService`): ready once the decoding loop runs,
+    /// alive by `doingItsJob`, the status from the last heartbeat. Reads only what is locked.
+    public func supervisorReport() -> SupervisorReport {
+        let looped = pulse.movedSinceLastLook()
+        let framed = framePulse.movedSinceLastLook()
+        let state = sourceState
+        let frameDriven = (config.source.controls.trigger ?? .freeRun) == .freeRun
+        let last = board.current
+        return SupervisorReport(
+            ready: pulse.count > 0,
+            alive: Self.doingItsJob(looped: looped, framed: framed, source: state, frameDriven: frameDriven),
+            status: "\(state.rawValue); \(last.framesIn) frames, \(last.sightings) sightings, spool \(last.spoolDepth)")
     }
 }

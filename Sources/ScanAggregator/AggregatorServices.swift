@@ -15,18 +15,22 @@ public final class AggregatorServices: Sendable {
     let settings: IngestSettings
     let logger: Logger
     let metricsListen: (host: String, port: Int)?
+    let supervisor: SystemdNotifier?
     /// NATS, the consumer and PostgreSQL, as ingest finds them (`/health/ready`).
     public let readiness = Readiness(["nats", "consumer", "postgres"])
     /// Ingest and reconciliation on JetStream and PostgreSQL.
     public let runtime: AggregatorRuntime
 
-    /// `metricsListen`: where to serve /metrics and /health (nil: nowhere).
+    /// `metricsListen`: where to serve /metrics and /health (nil: nowhere). `supervisor`:
+    /// systemd's notifications (from the environment; nil or inactive outside a notify unit).
     public init(
-        settings: IngestSettings, ingestOnly: Bool, logger: Logger, metricsListen: (host: String, port: Int)? = nil
+        settings: IngestSettings, ingestOnly: Bool, logger: Logger, metricsListen: (host: String, port: Int)? = nil,
+        supervisor: SystemdNotifier? = nil
     ) {
         self.settings = settings
         self.logger = logger
         self.metricsListen = metricsListen
+        self.supervisor = supervisor
         let ingest: AggregatorRuntime.Factory<IngestLoop> = { stop in
             try untilJetStreamReady("ingest", stop: stop, logger: logger) {
                 try Ingestor(settings: settings, logger: logger).loop
@@ -45,7 +49,7 @@ public final class AggregatorServices: Sendable {
         runtime = AggregatorRuntime(
             ingest: ingest, reconcile: ingestOnly ? nil : reconcile, orders: ingestOnly ? nil : orders,
             clock: SystemClock(), logger: logger,
-            readiness: metricsListen != nil ? readiness : nil)
+            readiness: metricsListen != nil || supervisor?.isActive == true ? readiness : nil)
     }
 
     /// What ingest stored since the start (read once the group has ended).
@@ -57,6 +61,19 @@ public final class AggregatorServices: Sendable {
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         let (settings, logger, readiness) = (self.settings, self.logger, self.readiness)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let supervisor, supervisor.isActive {
+            // Ready once NATS, the consumer and PostgreSQL all answer; the watchdog fed while
+            // ingest goes round (idle, storing, or waiting for PostgreSQL to come back).
+            let pulse = runtime.ingestPulse
+            services.append(
+                .init(
+                    service: SupervisorService(notifier: supervisor, logger: logger) {
+                        let checks = readiness.current
+                        return SupervisorReport(
+                            ready: checks.allSatisfy(\.ok), alive: pulse.movedSinceLastLook(),
+                            status: checks.map { "\($0.name) \($0.ok ? "ok" : "failing")" }.joined(separator: ", "))
+                    }, serviceName: "systemd"))
+        }
         if let metricsListen {
             services.append(
                 .init(

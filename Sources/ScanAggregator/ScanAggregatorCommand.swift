@@ -211,7 +211,8 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 BuildInfo.record(program: "scan-aggregator")  // bootstraps metrics before any is made
             }
             let services = AggregatorServices(
-                settings: settings, ingestOnly: ingestOnly, logger: logger, metricsListen: metrics)
+                settings: settings, ingestOnly: ingestOnly, logger: logger, metricsListen: metrics,
+                supervisor: SystemdNotifier(environment: ProcessInfo.processInfo.environment))
             do {
                 try await services.group(stopsOnSignals: true).run()
             } catch {

@@ -43,6 +43,10 @@ public final class AggregatorRuntime: Sendable {
         self.reconcilePause = reconcilePause
     }
 
+    /// Beats at each turn of the ingest loop and each attempt to store a batch: ingest goes on
+    /// (idle, storing, or waiting for PostgreSQL), for a supervisor's watchdog.
+    public let ingestPulse = Pulse()
+
     /// What ingest stored since the start (final once the group has ended).
     public var ingestTotals: IngestCounts { totals.ingest }
     /// What reconciliation did since the start (final once the group has ended).
@@ -92,6 +96,7 @@ public final class AggregatorRuntime: Sendable {
     /// shutdown: what was not committed was not acknowledged either, and comes again.
     func runIngest(_ loop: IngestLoop, stop: StopToken) throws {
         loop.readiness = readiness
+        loop.pulse = ingestPulse
         defer {
             readiness?.set("consumer", ok: false, detail: "stopped")
             readiness?.set("nats", ok: false, detail: "stopped")
@@ -100,6 +105,7 @@ public final class AggregatorRuntime: Sendable {
         defer { loop.close() }
         do {
             while !stop.isStopped {
+                ingestPulse.beat()
                 let counts = try loop.runOnce(stop: stop)
                 totals.ingest = loop.totals
                 if counts.parcelsStored > 0 { parcelsStored.fire() }

@@ -94,6 +94,9 @@ public final class IngestLoop: @unchecked Sendable {
     private let metrics = AggregatorMetrics()
     /// Told whether NATS, the consumer and the store work (`/health/ready`), when set.
     public var readiness: (any HealthReport)?
+    /// Beats at each attempt to store a batch (a supervisor's sign that ingest goes on, waiting
+    /// for PostgreSQL included), when set.
+    public var pulse: Pulse?
     private var lastObserved: Duration?
     /// The topology events' lanes and stations are checked against, read again every 2 s.
     private var topology = Topology(sites: [])
@@ -351,6 +354,7 @@ public final class IngestLoop: @unchecked Sendable {
                 subject: message.subject, reason: letter.reason.rawValue, detail: letter.detail, payload: message.bytes)
         }
         while true {
+            pulse?.beat()
             do {
                 var events = batch.events
                 events.refused = refused

@@ -327,4 +327,45 @@ struct DeploymentFilesTests {
         #expect(charted.isSubset(of: documented), "\(charted.subtracting(documented))")
         #expect(!alerts.isEmpty && !charted.isEmpty)
     }
+
+    @Test(
+        "the systemd units verify (systemd-analyze), are Type=notify with a watchdog, do not restart a config error, and are hardened"
+    )
+    func systemdUnits() throws {
+        let analyze = try #require(
+            ProcessRunner.which("systemd-analyze"),
+            "systemd-analyze (Debian's systemd) is installed by scripts/install-deps.sh")
+        let units = TestEnvironment.repoRoot + "/scripts/dist/systemd"
+        let names = try FileManager.default.contentsOfDirectory(atPath: units).filter { $0.hasSuffix(".service") }
+            .sorted()
+        #expect(names == ["scan-agent@.service", "scan-aggregator.service", "scanadmin-serve.service"])
+        // Verified where the programs are (the packages put them in /usr/bin): the unit's commands must exist.
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var instances: [String] = []
+        for name in names {
+            let text = try String(contentsOfFile: units + "/" + name, encoding: .utf8)
+            for required in [
+                "Type=notify", "WatchdogSec=", "RestartPreventExitStatus=2 64", "Restart=on-failure", "User=scantrack",
+                "ProtectSystem=strict", "NoNewPrivileges=true", "ProtectHome=true", "PrivateTmp=true",
+                "CapabilityBoundingSet=\n", "ConfigurationDirectory=scantrack",
+            ] {
+                #expect(text.contains(required), "\(name) lacks \(required)")
+            }
+            #expect(!text.contains("Restart=always"), "\(name)")
+            try text.replacingOccurrences(of: "/usr/bin/", with: TestEnvironment.productsDirectory + "/").write(
+                toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+            instances.append(dir + "/" + name.replacingOccurrences(of: "@.service", with: "@cam-01.service"))
+        }
+        #expect(
+            try String(contentsOfFile: units + "/scan-agent@.service", encoding: .utf8).contains(
+                "StateDirectory=scantrack/%i"))
+        let verified = try ProcessRunner.run(analyze, ["verify", "--man=no"] + instances)
+        #expect(verified.status == 0 && verified.stderr.isEmpty && verified.stdoutText.isEmpty, "\(verified)")
+        // The check can fail: a unit with an unknown key or value is reported.
+        try "[Service]\nType=notifyy\nExecStart=/bin/true\n".write(
+            toFile: dir + "/broken.service", atomically: true, encoding: .utf8)
+        let broken = try ProcessRunner.run(analyze, ["verify", "--man=no", dir + "/broken.service"])
+        #expect(broken.stderr.contains("notifyy"), "\(broken)")
+    }
 }

@@ -300,3 +300,27 @@ final class Flag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
 }
+
+@Suite("the agent's watchdog rule", .timed)
+struct AgentWatchdogRuleTests {
+    @Test(
+        "fed when the loop went round and frames came, or the camera is being reopened or waits for triggers; not when frames stopped on a streaming free-running camera or the loop is stuck"
+    )
+    func rule() {
+        typealias Case = (looped: Bool, framed: Bool, source: SourceStatus, frameDriven: Bool, fed: Bool)
+        let cases: [Case] = [
+            (true, true, .streaming, true, true),
+            (true, false, .streaming, true, false),
+            (true, false, .reconnecting, true, true),
+            (true, false, .starting, true, true),
+            (true, false, .streaming, false, true),
+            (false, true, .streaming, true, false),
+            (false, false, .reconnecting, true, false),
+        ]
+        for c in cases {
+            #expect(
+                AgentLoop.doingItsJob(looped: c.looped, framed: c.framed, source: c.source, frameDriven: c.frameDriven)
+                    == c.fed, "\(c)")
+        }
+    }
+}

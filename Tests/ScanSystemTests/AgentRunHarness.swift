@@ -44,8 +44,11 @@ enum AgentRunHarness {
 
     /// Starts the agent with its log in `log` (read it after the exit). The environment's
     /// SCANTRACK_NATS is removed so that the config file decides.
-    static func start(config: String, log: String, drainSeconds: Int = 30, binary: String = agent) throws -> Process {
-        var environment = ProcessInfo.processInfo.environment
+    static func start(
+        config: String, log: String, drainSeconds: Int = 30, binary: String = agent,
+        extraEnvironment: [String: String] = [:]
+    ) throws -> Process {
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["SCANTRACK_NATS"] = nil
         return try ProcessRunner.start(
             binary, ["run", "--config", config, "--drain-seconds", String(drainSeconds)], environment: environment,

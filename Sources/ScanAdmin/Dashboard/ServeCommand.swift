@@ -129,17 +129,27 @@ struct ServeCommand: AsyncParsableCommand {
         let router = Self.router(
             database: database, settings: settings,
             guard: DashboardGuard(allowedHosts: hosts, token: try token()))
+        let listening = SetOnce()
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "scanadmin"),
             onServerRunning: { channel in
+                listening.set()
                 let bound = channel.localAddress?.port ?? port
                 let shown = host.contains(":") ? "[\(host)]" : host
                 FileHandle.standardOutput.write(Data("dashboard: http://\(shown):\(bound)/\n".utf8))
             },
             logger: logger)
         do {
-            try await programGroup([.init(service: app)], stopsOnSignals: true, logger: logger).run()
+            // Under systemd (Type=notify): ready once it listens; the watchdog fed while the
+            // server's tasks run (a starved or wedged process stops feeding it).
+            let supervisor = SupervisorService(
+                notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment), logger: logger
+            ) { SupervisorReport(ready: listening.isSet, alive: true, status: "serving on \(listen)") }
+            try await programGroup(
+                [.init(service: supervisor, serviceName: "systemd"), .init(service: app)], stopsOnSignals: true,
+                logger: logger
+            ).run()
         } catch {
             printError("scanadmin serve: cannot serve on \(listen): \(error)")
             throw ExitCode.failure

@@ -1,0 +1,99 @@
+import Foundation
+import ScanCore
+import ScanTestSupport
+import ScanTestTiming
+import Testing
+
+private typealias H = AgentRunHarness
+
+/// The release programs under a `Type=notify` unit's protocol: the test plays systemd's part (a
+/// datagram socket named by NOTIFY_SOCKET, a watchdog by WATCHDOG_USEC).
+@Suite("systemd notifications from the programs", .timed, .enabled(if: TestEnvironment.natsEnabled))
+struct SystemdNotifyTests {
+    static func release(_ program: String) -> String { TestEnvironment.repoRoot + "/.build/release/" + program }
+
+    /// Waits for READY=1, then for `fed` watchdog notifications; returns READY's message.
+    static func readyAndFed(_ socket: NotifySocket, fed wanted: Int, _ name: String) -> String? {
+        let ready = socket.messages(until: "READY=1", seconds: 120).last { $0.hasPrefix("READY=1") }
+        #expect(ready != nil, "\(name): no READY=1")
+        var fed = 0
+        while fed < wanted, let message = socket.next(seconds: 30) {
+            if message.hasPrefix("WATCHDOG=1") { fed += 1 }
+        }
+        #expect(fed == wanted, "\(name): \(fed) watchdog notifications")
+        return ready
+    }
+
+    /// SIGTERM: STOPPING=1 comes, and the program exits 0.
+    static func stops(_ process: Process, _ socket: NotifySocket, _ name: String, log: String) {
+        kill(process.processIdentifier, SIGTERM)
+        let stopping = socket.messages(until: "STOPPING=1", seconds: 120)
+        #expect(stopping.last == "STOPPING=1", "\(name): \(stopping)")
+        #expect(H.waitForExit(process, seconds: 120), "\(name) did not stop")
+        #expect(
+            process.terminationStatus == 0,
+            "\(name): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    @Test("scan-agent: READY=1 once decoding runs, WATCHDOG=1 while the frames flow, STOPPING=1 at SIGTERM")
+    func agent() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = try NotifySocket()
+        let prefix = TestEnvironment.uniqueName("st")
+        let clip = try H.flowClip(frames: 600)  // 20 s in real time: still reading at the signal
+        let config = try H.config(
+            in: dir, source: H.clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix)
+        let agent = try H.start(
+            config: config, log: dir + "/agent.log", binary: Self.release("scan-agent"),
+            extraEnvironment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "1000000"])
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        let ready = Self.readyAndFed(socket, fed: 3, "scan-agent")
+        #expect(ready?.contains("STATUS=streaming") == true, "\(ready ?? "")")
+        Self.stops(agent, socket, "scan-agent", log: dir + "/agent.log")
+    }
+
+    @Test(
+        "scan-aggregator: READY=1 once NATS, its consumer and PostgreSQL answer, WATCHDOG=1 while ingest runs, STOPPING=1 at SIGTERM"
+    )
+    func aggregator() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let migrated = try MigratedDatabase(prefix: "st_notify")
+        defer { migrated.drop() }
+        let socket = try NotifySocket()
+        let log = NSTemporaryDirectory() + TestEnvironment.uniqueName("notify-aggregator") + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let aggregator = try ProcessRunner.start(
+            Self.release("scan-aggregator"), ["run", "--prefix", prefix],
+            environment: ProcessInfo.processInfo.environment.merging([
+                "SCANTRACK_NATS": natsURL, "SCANTRACK_PG": migrated.dsn,
+                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations", "NOTIFY_SOCKET": socket.path,
+                "WATCHDOG_USEC": "1000000",
+            ]) { $1 }, log: log)
+        defer { if aggregator.isRunning { kill(aggregator.processIdentifier, SIGKILL) } }
+        let ready = Self.readyAndFed(socket, fed: 3, "scan-aggregator")
+        #expect(ready?.contains("STATUS=nats ok, consumer ok, postgres ok") == true, "\(ready ?? "")")
+        Self.stops(aggregator, socket, "scan-aggregator", log: log)
+    }
+
+    @Test("scanadmin serve: READY=1 once it listens, STOPPING=1 at SIGTERM")
+    func dashboard() throws {
+        let migrated = try MigratedDatabase(prefix: "st_notify_serve")
+        defer { migrated.drop() }
+        let socket = try NotifySocket()
+        let log = NSTemporaryDirectory() + TestEnvironment.uniqueName("notify-serve") + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let serve = try ProcessRunner.start(
+            Self.release("scanadmin"), ["serve", "--listen", "127.0.0.1:0"],
+            environment: ProcessInfo.processInfo.environment.merging([
+                "SCANTRACK_PG": migrated.dsn, "SCANTRACK_CONFIG": "", "NOTIFY_SOCKET": socket.path,
+                "WATCHDOG_USEC": "1000000",
+            ]) { $1 }, log: log)
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        let ready = Self.readyAndFed(socket, fed: 2, "scanadmin serve")
+        #expect(ready?.contains("STATUS=serving on 127.0.0.1:0") == true, "\(ready ?? "")")
+        Self.stops(serve, socket, "scanadmin serve", log: log)
+    }
+}
