@@ -111,9 +111,7 @@ struct ConfigFileError: Error, CustomStringConvertible {
 
 /// One message on stderr; values in it that came from a label, a camera or a file have their
 /// control characters shown escaped.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((TerminalText.escapedLines(message) + "\n").utf8))
-}
+func printError(_ message: String) { ScanLogging.writeError(message) }
 
 /// `--progress/--no-progress` for long database work (migrations, retention): a line on stderr as
 /// each step starts, by default when stderr is a terminal; stdout keeps only the result.

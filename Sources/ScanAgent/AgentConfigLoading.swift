@@ -45,6 +45,4 @@ func makeRunID() -> String {
     return String(now, radix: 36) + part(random.next()) + part(random.next())
 }
 
-func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data((TerminalText.escapedLines(text) + "\n").utf8))
-}
+func writeStandardError(_ text: String) { ScanLogging.writeError(text) }

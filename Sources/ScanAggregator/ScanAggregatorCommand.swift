@@ -123,7 +123,7 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             if ScanLogging.format == .json {
                 logger.critical("scan-aggregator could not start", metadata: ["error": "\(error)"])
             } else {
-                FileHandle.standardError.write(Data("scan-aggregator: \(error)\n".utf8))
+                ScanLogging.writeError("scan-aggregator: \(error)")
             }
         }
 

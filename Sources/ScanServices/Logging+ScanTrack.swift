@@ -39,6 +39,49 @@ public enum ScanLogging {
         LoggingSystem.bootstrap { label in EscapingLogHandler(LineLogHandler(label: label)) }
     }
 
+    /// Lines begin with their syslog priority (`<6>` info … `<2>` critical): set when standard
+    /// error is the journal.
+    public static var priorityPrefixes: Bool {
+        get { formatLock.withLock { chosenPrefixes } }
+        set { formatLock.withLock { chosenPrefixes = newValue } }
+    }
+    nonisolated(unsafe) private static var chosenPrefixes = false
+
+    /// True when standard error is the stream systemd connected to the journal: `JOURNAL_STREAM`
+    /// names its device and inode (`DEV:INODE`), and they are standard error's (not merely
+    /// inherited by a child whose stderr was redirected elsewhere).
+    public static func standardErrorIsJournal(environment: [String: String]) -> Bool {
+        guard let value = environment["JOURNAL_STREAM"] else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var status = stat()
+        guard fstat(2, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }
+
+    /// A program's own error message on stderr (a refused config, a failed start): its control
+    /// characters shown escaped, and under the journal each line at the error priority.
+    public static func writeError(_ text: String) {
+        var lines = TerminalText.escapedLines(text)
+        if priorityPrefixes {
+            lines = lines.split(separator: "\n", omittingEmptySubsequences: false).map { "<3>" + $0 }
+                .joined(separator: "\n")
+        }
+        FileHandle.standardError.write(Data((lines + "\n").utf8))
+    }
+
+    /// syslog's priority of a level, as sd-daemon(3)'s prefixes give it.
+    public static func syslogPriority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
     /// How lines are written from now on: set by a program once its `--log-format` is read.
     public static var format: LogFormat {
         get { formatLock.withLock { chosenFormat } }
@@ -138,7 +181,8 @@ public struct LineLogHandler: LogHandler {
             event: event, label: label, metadata: all, format: ScanLogging.format,
             time: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))),
             resource: ScanLogging.resource)
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        let prefix = ScanLogging.priorityPrefixes ? "<\(ScanLogging.syslogPriority(event.level))>" : ""
+        FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
     }
 
     /// One event as a line (without its newline).

@@ -87,3 +87,26 @@ struct SystemdTests {
         #expect(!pulse.movedSinceLastLook())
     }
 }
+
+@Suite("journal priorities", .timed)
+struct JournalTests {
+    @Test("stderr is the journal only when JOURNAL_STREAM names its own device and inode")
+    func detection() {
+        var status = stat()
+        #expect(fstat(2, &status) == 0)
+        let own = "\(status.st_dev):\(status.st_ino)"
+        #expect(ScanLogging.standardErrorIsJournal(environment: ["JOURNAL_STREAM": own]))
+        for other in ["\(status.st_dev):\(status.st_ino + 1)", "", "12", "a:b", "1:2:3"] {
+            #expect(!ScanLogging.standardErrorIsJournal(environment: ["JOURNAL_STREAM": other]), "\(other)")
+        }
+        #expect(!ScanLogging.standardErrorIsJournal(environment: [:]))
+    }
+
+    @Test("each level has syslog's priority")
+    func levels() {
+        let expected: [(Logger.Level, Int)] = [
+            (.trace, 7), (.debug, 7), (.info, 6), (.notice, 5), (.warning, 4), (.error, 3), (.critical, 2),
+        ]
+        for (level, priority) in expected { #expect(ScanLogging.syslogPriority(level) == priority, "\(level)") }
+    }
+}

@@ -97,3 +97,44 @@ struct SystemdNotifyTests {
         Self.stops(serve, socket, "scanadmin serve", log: log)
     }
 }
+
+@Suite("log lines under the journal", .timed)
+struct JournalPriorityTests {
+    @Test(
+        "with stderr on the journal's stream (JOURNAL_STREAM names it) each line begins with its syslog priority; elsewhere none does"
+    )
+    func priorities() throws {
+        let dir = try TestEnvironment.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        /// Runs scan-aggregator against a PostgreSQL that is not there, its stderr a file; with
+        /// `journal`, JOURNAL_STREAM names that file (or, `mismatch`, another).
+        func run(journal: Bool, mismatch: Bool = false) throws -> [Substring] {
+            let path = dir + "/\(journal)-\(mismatch).log"
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            var status = stat()
+            try #require(stat(path, &status) == 0)
+            let stream = "\(status.st_dev):\(status.st_ino + (mismatch ? 1 : 0))"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestEnvironment.productsDirectory + "/scan-aggregator")
+            process.arguments = ["run", "--log-level", "debug"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["SCANTRACK_PG"] = "host=127.0.0.1 port=1 dbname=x connect_timeout=2"
+            environment["SCANTRACK_NATS"] = "nats://127.0.0.1:1"
+            environment["JOURNAL_STREAM"] = journal ? stream : nil
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle(forWritingAtPath: path)
+            try ProcessRunner.withSignalsUnblocked { try process.run() }
+            process.waitUntilExit()
+            #expect(process.terminationStatus != 0, "PostgreSQL is not there")
+            return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        }
+        let journaled = try run(journal: true)
+        #expect(!journaled.isEmpty)
+        #expect(journaled.allSatisfy { $0.wholeMatch(of: /<[2-7]>.*/) != nil }, "\(journaled)")
+        #expect(journaled.contains { $0.hasPrefix("<3>") }, "the failure at the error priority: \(journaled)")
+        for plain in [try run(journal: false), try run(journal: true, mismatch: true)] {
+            #expect(!plain.isEmpty && !plain.contains { $0.hasPrefix("<") }, "\(plain)")
+        }
+    }
+}
