@@ -8,7 +8,7 @@ export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG
 # uncommitted changes; given anew each run, so a build after a commit names the new one.
 export SCANTRACK_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),-dirty)
 
-.PHONY: all deps build-deps build release corpus lint test demo bench fuzz format clean
+.PHONY: all deps build-deps build release corpus lint test demo bench fuzz format clean deps-update
 
 all: build
 
@@ -17,6 +17,12 @@ all: build
 # tests also the reference tools, the RTSP camera, Chromium and Prometheus. `make deps`: all.
 deps:
 	@scripts/install-deps.sh all
+
+# The Swift packages: Package.swift pins the direct ones exactly and scripts/deps/pins.txt lists
+# every one the build resolves (make test fails on any other). This moves them to the newest
+# versions their major versions allow, and says what moved; review, test and commit the two files.
+deps-update: build-deps
+	@scripts/deps/update.sh --apply
 	@scripts/build-zxing.sh >/dev/null
 
 build-deps:

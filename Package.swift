@@ -36,14 +36,14 @@ let package = Package(
         .executable(name: "scan-fake-camera", targets: ["scan-fake-camera"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // The dashboard's HTTP server (`scanadmin serve`); its optional traits are not needed.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         // Metrics: the swift-metrics API in the programs, a Prometheus registry behind it (ScanMetrics).
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         // C libraries, reached through pkg-config; each has a shim for what Swift cannot call.

@@ -368,4 +368,45 @@ struct DeploymentFilesTests {
         let broken = try ProcessRunner.run(analyze, ["verify", "--man=no", dir + "/broken.service"])
         #expect(broken.stderr.contains("notifyy"), "\(broken)")
     }
+
+    @Test(
+        "the Swift packages are pinned: exact versions in Package.swift, and the build resolved exactly scripts/deps/pins.txt"
+    )
+    func dependencyPins() throws {
+        let root = TestEnvironment.repoRoot
+        var pins: [String: String] = [:]
+        for line in try String(contentsOfFile: root + "/scripts/deps/pins.txt", encoding: .utf8).split(separator: "\n")
+        {
+            let fields = line.split(separator: "#")[0].split(separator: " ")
+            if fields.count == 2 { pins[String(fields[0])] = String(fields[1]) }
+        }
+        #expect(pins.count >= 6)
+        let manifest = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)
+        let packages = manifest.matches(of: /\.package\(url: "([^"]+)", (\w+): "([0-9.]+)"/)
+        #expect(packages.count >= 6)
+        for package in packages {
+            let name = String(package.output.1.split(separator: "/").last ?? "").lowercased()
+            #expect(package.output.2 == "exact", "\(name) is pinned with exact:, not \(package.output.2):")
+            #expect(
+                pins[name] == String(package.output.3),
+                "\(name): Package.swift \(package.output.3), pins.txt \(pins[name] ?? "none")")
+        }
+        // What this build resolved (swift build writes Package.resolved beside the manifest).
+        let resolved = try JSONValue.parse(
+            Array(try String(contentsOfFile: root + "/Package.resolved", encoding: .utf8).utf8))
+        guard case .array(let entries)? = resolved["pins"] else {
+            Issue.record("Package.resolved has no pins")
+            return
+        }
+        var built: [String: String] = [:]
+        for entry in entries {
+            if let name = entry["identity"]?.stringValue {
+                built[name] = entry["state"]?["version"]?.stringValue ?? "?"
+            }
+        }
+        #expect(
+            built == pins,
+            "resolved but not pinned: \(built.filter { pins[$0.key] != $0.value }); pinned but not resolved: \(pins.filter { built[$0.key] != $0.value })"
+        )
+    }
 }
