@@ -8,7 +8,7 @@ export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG
 # uncommitted changes; given anew each run, so a build after a commit names the new one.
 export SCANTRACK_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),-dirty)
 
-.PHONY: all deps build-deps build release corpus lint test demo bench fuzz format clean deps-update
+.PHONY: all deps build-deps build release corpus lint test tsan demo bench fuzz format clean deps-update
 
 all: build
 
@@ -61,6 +61,12 @@ test: deps corpus lint
 	    | tee .cache/test/test.log || status=$$?; \
 	  python3 scripts/slowest-tests.py .cache/test/test.log .cache/test/times.tsv 20; exit $$status
 
+# The unit tests (no server needed: the pure modules, the runtimes, services, metrics) under
+# ThreadSanitizer, built apart in .build-tsan (scripts/tsan.sh); a race fails it. CI runs it after
+# make test.
+tsan: build-deps
+	scripts/tsan.sh
+
 demo: build-deps
 	@scripts/install-deps.sh demo
 	swift build
@@ -94,4 +100,4 @@ clean:
 	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.
 	@for dir in run/*/; do [ -d "$$dir" ] || continue; name=$$(basename "$$dir"); \
 	  scripts/servers.sh stop "$$name" >/dev/null 2>&1; scripts/servers.sh remove-pg "$$name" >/dev/null 2>&1; done; true
-	rm -rf .build .cache run
+	rm -rf .build .build-tsan .cache run

@@ -63,11 +63,23 @@ struct SystemdTests {
             configuration: .init(
                 services: [.init(service: service)], gracefulShutdownSignals: [], logger: Logger(label: "test")))
         async let running: Void = group.run()
-        var received: [String] = []
-        while received.count < 10, let message = socket.next(seconds: 10) { received.append(message) }
+        // Received without blocking a thread of the cooperative pool, which the group runs on.
+        func receive(until done: ([String]) -> Bool) async -> [String] {
+            var received: [String] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !done(received) && ContinuousClock.now < deadline {
+                if let message = socket.next(seconds: 0) {
+                    received.append(message)
+                } else {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            return received
+        }
+        let received = await receive { $0.count >= 10 }
         await group.triggerGracefulShutdown()
         try await running
-        let stopping = socket.messages(until: "STOPPING=1", seconds: 10)
+        let stopping = await receive { $0.last == "STOPPING=1" }
         #expect(received.first == "READY=1\nSTATUS=look 3", "\(received)")
         let fed = received.dropFirst().map { $0.split(separator: "\n").first.map(String.init) ?? "" }
         #expect(fed.allSatisfy { $0 == "WATCHDOG=1" }, "\(received)")
