@@ -245,6 +245,31 @@ struct DeploymentFilesTests {
         }
     }
 
+    @Test(
+        "the images carry OCI labels and a HEALTHCHECK of their program; the build context leaves out the clone's builds, caches and .git"
+    )
+    func imageConventions() throws {
+        let dockerfile = try String(contentsOfFile: Self.docker + "/Dockerfile", encoding: .utf8)
+        let stages = dockerfile.components(separatedBy: "\nFROM ").dropFirst()
+        let base = try #require(stages.first { $0.hasPrefix("${RUNTIME_IMAGE} AS runtime-base") })
+        for label in ["title", "description", "version", "revision"] {
+            #expect(base.contains("org.opencontainers.image.\(label)="), "\(label)")
+        }
+        #expect(base.contains(#"org.opencontainers.image.revision="${SCANTRACK_COMMIT}""#))
+        for (target, program) in [("agent", "scan-agent"), ("aggregator", "scan-aggregator")] {
+            let stage = try #require(stages.first { $0.hasPrefix("runtime-base AS \(target)\n") })
+            let check = stage.split(separator: "\n").drop { !$0.hasPrefix("HEALTHCHECK") }.prefix(2).joined()
+            #expect(check.contains(#"CMD ["\#(program)", "health""#), "\(target): \(check)")
+        }
+        let ignore = try String(contentsOfFile: Self.docker + "/Dockerfile.dockerignore", encoding: .utf8)
+        let ignored = Set(ignore.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init))
+        #expect(ignored.isSuperset(of: [".git", ".build", ".build-*", ".cache", "run"]), "\(ignored)")
+        // What the build stage copies is not left out.
+        for copied in dockerfile.matches(of: /\nCOPY (?!--from)(\S+)/).map({ String($0.output.1) }) {
+            #expect(!ignored.contains(copied.split(separator: "/").first.map(String.init) ?? copied), "\(copied)")
+        }
+    }
+
     @Test("the mounted agent config and topology are valid")
     func mountedFiles() throws {
         let agent = try #require(FileManager.default.contents(atPath: Self.docker + "/agent-cam-01.json"))
