@@ -29,7 +29,13 @@ while IFS= read -r line; do
   status=1
 done < <(grep -rnE 'ProcessInfo\.processInfo\.environment|\b(getenv|setenv|environ)\b' "${configured[@]}" \
   | grep -vE ':[0-9]+:\s*///?' || true)
+# A C module is its adapter's business: imported `internal`, so none of its types can appear in
+# the adapter's public API (the compiler refuses it), and no other module sees it through the adapter.
+while IFS= read -r line; do
+  echo "check-pure: $line: import a C module as 'internal import', in its adapter only" >&2
+  status=1
+done < <(grep -rnE '^(@_exported |public |package )?import C[A-Z][A-Za-z]*$' Sources Tests || true)
 if [ "$status" -eq 0 ]; then
-  echo "check-pure: ${pure[*]} do no I/O; adapters and runtimes read no environment"
+  echo "check-pure: ${pure[*]} do no I/O; adapters and runtimes read no environment; C modules imported internal"
 fi
 exit "$status"

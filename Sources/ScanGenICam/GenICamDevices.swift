@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 
 /// A GenICam camera Aravis sees: GigE Vision on the network, USB3 Vision on USB, or Aravis's
 /// in-process fake camera when the Fake interface is enabled.

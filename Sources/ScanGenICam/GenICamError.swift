@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 
 /// A failing Aravis call: the function, the camera or feature it was given, and Aravis's message.
 public struct GenICamError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 import ScanCore
 
 /// The frames of one `GenICamCamera`: a ring of buffers Aravis fills (GVSP over UDP for GigE

@@ -1,6 +1,6 @@
-import CGIF
-import CTIFF
-import CWebP
+internal import CGIF
+internal import CTIFF
+internal import CWebP
 import ScanCore
 
 /// An image format read through a Debian library, decoded to 8-bit luma: colour through

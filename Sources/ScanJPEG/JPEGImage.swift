@@ -1,4 +1,4 @@
-import CTurboJPEG
+internal import CTurboJPEG
 import ScanCore
 
 /// JPEG still images (a photo of a label) through libjpeg-turbo's TurboJPEG API, decoded straight

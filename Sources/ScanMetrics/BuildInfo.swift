@@ -1,4 +1,4 @@
-import CScanBuildInfo
+internal import CScanBuildInfo
 import Foundation
 import Metrics
 

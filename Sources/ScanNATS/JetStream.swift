@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// What a stream should look like; `ensureStream` creates it or updates it to match.
 public struct StreamSpec: Sendable, Equatable {

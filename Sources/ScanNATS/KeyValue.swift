@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// One value of a key-value bucket, with the bucket's revision (its stream sequence).
 public struct KeyValueEntry: Sendable, Equatable {

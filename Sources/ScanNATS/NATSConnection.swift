@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 import ScanCore
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// A cnats call that failed: the function, what it was asked to do, cnats' status text and,
 /// for JetStream, the server's error code. Never carries credentials.

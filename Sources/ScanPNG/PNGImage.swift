@@ -1,4 +1,4 @@
-import CPNG
+internal import CPNG
 import ScanCore
 
 /// PNG still images through libpng's simplified API: read as 8-bit luma (colour is turned into

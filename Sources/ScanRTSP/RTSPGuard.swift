@@ -1,4 +1,4 @@
-import CTLSClient
+internal import CTLSClient
 import Foundation
 import ScanAgentConfig
 import ScanCore

@@ -1,4 +1,4 @@
-import CAVCodec
+internal import CAVCodec
 import Foundation
 import ScanCore
 import ScanAgentConfig

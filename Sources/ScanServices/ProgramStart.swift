@@ -1,4 +1,4 @@
-import COpenSSLExit
+internal import COpenSSLExit
 import Foundation
 
 /// What each ScanTrack program does first, before its command runs.

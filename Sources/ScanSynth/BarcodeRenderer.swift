@@ -1,4 +1,4 @@
-import CZint
+internal import CZint
 import ScanCore
 
 /// A grey picture with a mask: what gets pasted onto frames (labels, boxes).

@@ -1,4 +1,4 @@
-import CZXing
+internal import CZXing
 import ScanCore
 import ScanVision
 
