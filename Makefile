@@ -17,13 +17,13 @@ all: build
 # tests also the reference tools, the RTSP camera, Chromium and Prometheus. `make deps`: all.
 deps:
 	@scripts/install-deps.sh all
+	@scripts/build-zxing.sh >/dev/null
 
 # The Swift packages: Package.swift pins the direct ones exactly and scripts/deps/pins.txt lists
 # every one the build resolves (make test fails on any other). This moves them to the newest
 # versions their major versions allow, and says what moved; review, test and commit the two files.
 deps-update: build-deps
 	@scripts/deps/update.sh --apply
-	@scripts/build-zxing.sh >/dev/null
 
 build-deps:
 	@scripts/install-deps.sh build
