@@ -17,7 +17,7 @@ struct SystemdNotifyTests {
         let ready = socket.messages(until: "READY=1", seconds: 120).last { $0.hasPrefix("READY=1") }
         #expect(ready != nil, "\(name): no READY=1")
         var fed = 0
-        while fed < wanted, let message = socket.next(seconds: 30) {
+        while fed < wanted, let message = socket.next(seconds: 120) {
             if message.hasPrefix("WATCHDOG=1") { fed += 1 }
         }
         #expect(fed == wanted, "\(name): \(fed) watchdog notifications")
