@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "ScanMetrics",
             dependencies: [
-                "CScanBuildInfo", "ScanCore",
+                "CScanBuildInfo", "ScanCore", "ScanServices",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import ScanServices
 import ServiceLifecycle
 
 /// One check of a program's readiness (NATS connected, PostgreSQL reachable, consumer bound).
@@ -20,7 +21,7 @@ public struct HealthCheck: Sendable, Equatable {
 
 /// What a program's services say of their connections, as they connect and lose them.
 public final class Readiness: Sendable {
-    private let checks: Mutex<[String: HealthCheck]>
+    private let checks: Guarded<[String: HealthCheck]>
     private let order: [String]
     private let probe: (@Sendable () -> [HealthCheck])?
 
@@ -29,7 +30,7 @@ public final class Readiness: Sendable {
     public init(_ names: [String], probe: (@Sendable () -> [HealthCheck])? = nil) {
         order = names
         self.probe = probe
-        checks = Mutex(
+        checks = Guarded(
             Dictionary(uniqueKeysWithValues: names.map { ($0, HealthCheck(name: $0, ok: false, detail: "not yet")) }))
     }
 
@@ -44,15 +45,6 @@ public final class Readiness: Sendable {
     }
 
     public var isReady: Bool { current.allSatisfy(\.ok) }
-}
-
-/// Minimal lock-protected box (Synchronization's Mutex needs newer platforms on macOS).
-final class Mutex<Value>: @unchecked Sendable {
-    // @unchecked: `value` is touched under `lock` only.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
 
 /// The process's metrics: swift-metrics backed by a Prometheus registry, bootstrapped once.

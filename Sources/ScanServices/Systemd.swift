@@ -155,13 +155,13 @@ public final class Pulse: Sendable {
     }
 }
 
-/// A value behind a lock.
-final class Guarded<Value>: @unchecked Sendable {
+/// A value behind a lock (Synchronization's Mutex needs newer platforms on macOS).
+public final class Guarded<Value>: @unchecked Sendable {
     // @unchecked: `value` is touched under `lock` only.
     private let lock = NSLock()
     private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+    public init(_ value: Value) { self.value = value }
+    public func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
 
 /// A flag that one side sets, once, and others read (a server that has started listening).
