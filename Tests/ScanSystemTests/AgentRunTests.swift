@@ -165,8 +165,10 @@ struct AgentRunTests {
         #expect(agent.terminationStatus == 0, "\(log)")
         #expect(!log.contains("cli-pass"), "the password is never shown")
         let jetStream = try NATSConnection(url: "nats://cam-01:cli-pass@127.0.0.1:\(server.port)").jetStream()
-        let events = try H.streamEvents(jetStream, prefix: prefix)
-        #expect(events.contains { $0.event["type"] == .string("sighting") }, "\(events.count) events")
+        let events = try #require(
+            try? H.streamEvents(jetStream, prefix: prefix),
+            "no stream on the environment's server; the agent's log: \(log)")
+        #expect(events.contains { $0.event["type"] == .string("sighting") }, "\(events.count) events: \(log)")
     }
 
     @Test("a refused NATS login ends the agent at once with the server's reason (a missing server is waited for)")

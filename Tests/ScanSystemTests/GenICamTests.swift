@@ -122,7 +122,9 @@ struct GenICamTests {
         let config = try H.config(
             in: dir,
             source:
-                #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"exposureMicroseconds": 500, "frameRate": 15}}"#,
+                // A queue of 4 s of frames: a loaded machine (CI's whole suite) that starves the agent
+                // for a moment delays frames instead of dropping them, so the replay's count holds.
+                #"{"type": "genicam", "camera": "127.0.0.1", "queueFrames": 60, "controls": {"exposureMicroseconds": 500, "frameRate": 15}}"#,
             natsURL: natsURL, prefix: prefix)
         let agent = try H.start(config: config, log: dir + "/agent.log")
         // Changed at run time through the command subject, answered with the values taken.
@@ -154,7 +156,11 @@ struct GenICamTests {
         #expect(log.contains("camera streaming") && log.contains("ExposureTime=500"), "\(log)")
         #expect(log.contains("camera controls changed"), "the change is logged")
         let values = try CameraHarness.sightings(jetStream, prefix: prefix).values
-        #expect(values == expected, "camera \(values) replay \(expected)")
+        let last = statuses.last
+        #expect(
+            values == expected,
+            "camera \(values) replay \(expected); frames in \(last?.framesIn ?? 0), dropped \(last?.framesDropped ?? 0), incomplete \(last?.sourceIncompleteFrames ?? 0); \(log)"
+        )
     }
 
     @Test(

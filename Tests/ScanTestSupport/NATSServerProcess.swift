@@ -2,10 +2,15 @@ import Foundation
 
 /// A nats-server of a test's own, with extra arguments (users, a token, TLS), on a random
 /// loopback port or a given one (a server started again where clients reconnect); `stop` ends it.
+/// A JetStream server given no store folder (`-sd`) gets one of its own, removed when it stops:
+/// nats-server's default, `$TMPDIR/nats/jetstream`, would be shared by every server the suite
+/// runs at once, each recovering (and writing beside) the others' streams.
 public final class NATSServerProcess {
     public let process: Process
     public let port: String
     public let log: String
+    /// The store folder made for this server, if it was given none.
+    let ownStore: String?
 
     public struct NotStarted: Error, CustomStringConvertible {
         public var description: String
@@ -14,8 +19,12 @@ public final class NATSServerProcess {
     public init(_ arguments: [String], environment: [String: String] = [:], port wanted: String = "-1") throws {
         guard let server = ProcessRunner.which("nats-server") else { throw NotStarted(description: "no nats-server") }
         log = NSTemporaryDirectory() + TestEnvironment.uniqueName("natsproc") + ".log"
+        let jetStream = arguments.contains("-js") || arguments.contains("--jetstream")
+        let storeGiven = arguments.contains("-sd") || arguments.contains("--store_dir")
+        ownStore = jetStream && !storeGiven ? log + ".js" : nil
         process = try ProcessRunner.start(
-            server, arguments + ["-a", "127.0.0.1", "-p", wanted, "-l", log], environment: environment,
+            server, arguments + ["-a", "127.0.0.1", "-p", wanted, "-l", log] + (ownStore.map { ["-sd", $0] } ?? []),
+            environment: environment,
             log: log + ".err")
         var found: String?
         // Up to a minute: so long that only a server that cannot start misses it (a busy machine
@@ -31,6 +40,7 @@ public final class NATSServerProcess {
         }
         guard let found else {
             process.terminate()
+            if let ownStore { try? FileManager.default.removeItem(atPath: ownStore) }
             throw NotStarted(
                 description:
                     "nats-server did not start: \((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")"
@@ -42,6 +52,7 @@ public final class NATSServerProcess {
     public func stop() {
         process.terminate()
         process.waitUntilExit()
+        if let ownStore { try? FileManager.default.removeItem(atPath: ownStore) }
     }
 
     deinit { if process.isRunning { stop() } }
