@@ -8,7 +8,17 @@ export PKG_CONFIG_PATH := $(CURDIR)/.cache/zxing/install/lib/pkgconfig$(if $(PKG
 # uncommitted changes; given anew each run, so a build after a commit names the new one.
 export SCANTRACK_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),-dirty)
 
-.PHONY: all deps build-deps build release corpus lint test tsan demo bench fuzz format clean deps-update
+.PHONY: all deps build-deps build release dist corpus lint test tsan demo bench fuzz format clean deps-update
+
+# Every build checks that a target imports only the modules it declares as dependencies. Release
+# builds link the Swift runtime and Foundation statically (what `make dist` packages: the programs
+# need only Debian's own libraries, nothing from the toolchain) with full RELRO (-z relro -z now),
+# each program by name: a release build of every target would include the test helpers, which have
+# no static runtime to link.
+SWIFT_BUILD := swift build --explicit-target-dependency-import-check error
+RELEASE_BUILD := $(SWIFT_BUILD) -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+PROGRAMS := scan-agent scan-aggregator scanadmin
+TOOLS := scan-synth scan-fake-camera scan-bench scan-bench-ingest
 
 all: build
 
@@ -30,10 +40,17 @@ build-deps:
 	@scripts/build-zxing.sh >/dev/null
 
 build: build-deps
-	swift build
+	$(SWIFT_BUILD)
 
 release: build-deps
-	swift build -c release
+	for program in $(PROGRAMS) $(TOOLS); do $(RELEASE_BUILD) --product $$program || exit 1; done
+
+# Release tarballs and Debian packages of the three programs in dist/ (scripts/dist/build.sh):
+# static Swift runtime, Depends from dpkg-shlibdeps, manual pages, systemd units, a scantrack user.
+dist: build-deps
+	@scripts/install-deps.sh dist
+	for program in $(PROGRAMS); do $(RELEASE_BUILD) --product $$program || exit 1; done
+	scripts/dist/build.sh --bin .build/release --out dist
 
 corpus:
 	@scripts/install-deps.sh corpus
@@ -44,12 +61,11 @@ corpus:
 # warning is an error here (Package.swift reads the variable), not in a user's `make build`.
 test: export SCANTRACK_WARNINGS_AS_ERRORS := 1
 test: deps corpus lint
-	swift build --build-tests
-	@# Signals and lifetimes are checked on the release build too (what users run); the system tests
-	@# run the release scan-agent (SCANTRACK_TEST_AGENT), the in-process tests the debug build.
-	swift build -c release --product scan-aggregator
-	swift build -c release --product scan-agent
-	swift build -c release --product scanadmin
+	$(SWIFT_BUILD) --build-tests
+	@# Signals and lifetimes are checked on the release build too (what users run, and what make dist
+	@# packages); the system tests run the release scan-agent (SCANTRACK_TEST_AGENT), the in-process
+	@# tests the debug build.
+	for program in $(PROGRAMS); do $(RELEASE_BUILD) --product $$program || exit 1; done
 	@# The log is kept in .cache/test/test.log; its 20 slowest tests are printed at the end, pass or
 	@# fail, so that the suite's time stays in view (scripts/slowest-tests.py). Each suite's `.timed`
 	@# trait writes its tests' own run times to .cache/test/times.tsv (Swift Testing's "passed after"
@@ -69,12 +85,12 @@ tsan: build-deps
 
 demo: build-deps
 	@scripts/install-deps.sh demo
-	swift build
+	$(SWIFT_BUILD)
 	scripts/with-servers.sh demo scripts/demo.sh
 
 bench: build-deps corpus
 	@scripts/install-deps.sh bench
-	swift build -c release
+	for program in $(PROGRAMS) $(TOOLS); do $(RELEASE_BUILD) --product $$program || exit 1; done
 	@# The report on stdout and in .cache/bench/report.md; its main figures drawn as SVG into
 	@# docs/images/ (BENCHMARKS.md shows them; a test holds them equal to BENCHMARKS.md's tables).
 	mkdir -p .cache/bench; set -o pipefail; scripts/with-servers.sh bench scripts/bench.sh | tee .cache/bench/report.md
@@ -100,4 +116,4 @@ clean:
 	@# PostgreSQL's data lives outside the clone (scripts/servers.sh): stop the servers, remove it too.
 	@for dir in run/*/; do [ -d "$$dir" ] || continue; name=$$(basename "$$dir"); \
 	  scripts/servers.sh stop "$$name" >/dev/null 2>&1; scripts/servers.sh remove-pg "$$name" >/dev/null 2>&1; done; true
-	rm -rf .build .build-tsan .cache run
+	rm -rf .build .build-tsan .cache run dist

@@ -3,7 +3,7 @@
 # and the tools that build zxing-cpp; the demo and the benchmarks add the servers; the tests add
 # the reference tools, the RTSP camera, the browser and Prometheus. Idempotent: packages already
 # present are skipped, and apt-get runs only when something is missing.
-#   scripts/install-deps.sh [build|corpus|demo|bench|test|all]   (default all)
+#   scripts/install-deps.sh [build|corpus|demo|bench|dist|test|all]   (default all)
 #   scripts/install-deps.sh --list TARGET                        (print the packages, install nothing)
 # Off Debian (no apt-get or dpkg), it names the packages (Debian's names) and exits 1.
 set -euo pipefail
@@ -35,6 +35,12 @@ server_packages=(
   nats-server           # the local NATS server with JetStream
   openssl               # certificates for the local servers' TLS and the security tests
 )
+dist_packages=(
+  dpkg-dev              # dpkg-shlibdeps: a package's Depends from the libraries its program links
+  binutils              # strip
+  lintian               # checks the Debian packages (make dist's, in the tests)
+  adduser               # the packages' maintainer scripts make the scantrack user
+)
 test_packages=(
   zbar-tools            # zbarimg, the reference in tests
   aravis-tools          # Aravis's fake GigE Vision camera (arv-fake-gv-camera-0.8) for the camera tests
@@ -52,8 +58,9 @@ case "$target" in
   corpus) packages=("${corpus_packages[@]}") ;;
   demo) packages=("${build_packages[@]}" "${server_packages[@]}") ;;
   bench) packages=("${build_packages[@]}" "${corpus_packages[@]}" "${server_packages[@]}") ;;
-  test | all) packages=("${build_packages[@]}" "${corpus_packages[@]}" "${server_packages[@]}" "${test_packages[@]}") ;;
-  *) echo "install-deps: '$target' is not a target (build, corpus, demo, bench, test, all)" >&2; exit 64 ;;
+  dist) packages=("${build_packages[@]}" "${dist_packages[@]}") ;;
+  test | all) packages=("${build_packages[@]}" "${corpus_packages[@]}" "${server_packages[@]}" "${dist_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "install-deps: '$target' is not a target (build, corpus, demo, bench, dist, test, all)" >&2; exit 64 ;;
 esac
 
 if $list_only; then

@@ -434,4 +434,27 @@ struct DeploymentFilesTests {
             "resolved but not pinned: \(built.filter { pins[$0.key] != $0.value }); pinned but not resolved: \(pins.filter { built[$0.key] != $0.value })"
         )
     }
+
+    @Test(
+        "every swift build the Makefile runs checks that targets import only their declared dependencies, and release builds link the Swift runtime statically with full RELRO"
+    )
+    func makefileBuilds() throws {
+        let makefile = try String(contentsOfFile: TestEnvironment.repoRoot + "/Makefile", encoding: .utf8)
+        let lines = makefile.split(separator: "\n")
+        let variables = Dictionary(
+            lines.compactMap { line -> (String, String)? in
+                let parts = line.split(separator: ":=", maxSplits: 1)
+                guard parts.count == 2, !line.hasPrefix("\t"), !line.hasPrefix("export") else { return nil }
+                return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { $1 })
+        #expect(variables["SWIFT_BUILD"]?.contains("--explicit-target-dependency-import-check error") == true)
+        let release = variables["RELEASE_BUILD"] ?? ""
+        #expect(release.hasPrefix("$(SWIFT_BUILD) -c release") && release.contains("--static-swift-stdlib"))
+        #expect(release.contains("-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now"), "\(release)")
+        // Recipes build through the variables only (a bare `swift build` would skip the check, and a
+        // release build with other flags would rebuild everything in the other flavour).
+        let bare = lines.filter { $0.hasPrefix("\t") && $0.contains("swift build") }
+        #expect(bare.isEmpty, "\(bare)")
+        #expect(lines.filter { $0.hasPrefix("\t") && $0.contains("$(RELEASE_BUILD)") }.count >= 3)
+    }
 }
