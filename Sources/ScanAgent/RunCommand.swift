@@ -64,6 +64,12 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         logger[metadataKey: LogKey.camera] = "\(agentConfig.camera.id)"
+        // The level: --log-level, else SCANTRACK_LOG_LEVEL, else the config's logLevel (which
+        // SIGHUP may change), else info.
+        let levelPinned =
+            logLevel != nil || !(ProcessInfo.processInfo.environment[LogChoice.variables.level] ?? "").isEmpty
+        ScanLogging.setRunningLevel(
+            AgentReload.level(pinned: levelPinned, resolved: logs.level, file: agentConfig.logLevel))
 
         // Rules: the cache of the bucket's last good ruleset, else the config's file, else accept all.
         var ruleset = Ruleset.acceptAll
@@ -211,6 +217,11 @@ struct RunCommand: AsyncParsableCommand {
                         host: address.host, port: address.port, readiness: readiness, logger: logger),
                     serviceName: "metrics"), at: 0)
         }
+        // SIGHUP: the config file read again; its log level and ruleset file applied (AgentReload).
+        let reload = AgentReload(
+            path: config, levelPinned: levelPinned, started: agentConfig, inbox: agent.loop.inbox,
+            board: agent.loop.board, logger: logger)
+        services.insert(.init(service: HangupService { reload.reload() }, serviceName: "reload"), at: 0)
         // Under systemd (Type=notify): ready once decoding runs; the watchdog fed while frames
         // flow or the camera is being reopened. First in: it says STOPPING=1 as the stop begins.
         let loop = agent.loop

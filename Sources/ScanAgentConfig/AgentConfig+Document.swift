@@ -55,6 +55,7 @@ extension AgentConfig {
         ]
         if let rulesFile { top.append(("rules", .string(rulesFile))) }
         if let metricsListen { top.append(("metrics", .object([("listen", .string(metricsListen))]))) }
+        if let logLevel { top.append(("logLevel", .string(logLevel))) }
         return .object(top)
     }
 

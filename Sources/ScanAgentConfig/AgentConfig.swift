@@ -22,6 +22,11 @@ public struct AgentConfig: Sendable, Equatable {
     public var metricsListen: String?
     /// A ruleset file to start with (rules from NATS replace it).
     public var rulesFile: String?
+    /// `logLevel`: the log level when neither `--log-level` nor `SCANTRACK_LOG_LEVEL` gives one;
+    /// SIGHUP applies a new value (nil: info).
+    public var logLevel: String?
+    /// The levels `logLevel` takes (swift-log's).
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     public init(camera: CameraIdentity) {
         self.camera = camera
@@ -169,6 +174,7 @@ extension AgentConfig {
         "heartbeatSeconds",
         "rules",
         "metrics",
+        "logLevel",
     ]
 
     /// Parses and validates a config file's bytes; every problem is listed by JSON path.
@@ -215,6 +221,7 @@ extension AgentConfig {
             config.heartbeat = .seconds(seconds)
         }
         config.rulesFile = reader.string(top["rules"], at: "rules")
+        config.logLevel = reader.choice(top["logLevel"], at: "logLevel", allowed: logLevels)
 
         guard reader.issues.isEmpty else { throw ConfigErrors(file: file, issues: reader.issues) }
         return config

@@ -92,9 +92,17 @@ public final class AggregatorServices: Sendable {
         return services + runtime.services
     }
 
-    /// A group of these services; a program's stops on SIGTERM and SIGINT, a test's on no signal.
+    /// A group of these services; a program's stops on SIGTERM and SIGINT and takes SIGHUP (its
+    /// settings come from flags and the environment, which a running process cannot read again:
+    /// it says so instead of ending, as SIGHUP's default would), a test's owns no signal.
     public func group(stopsOnSignals: Bool) -> ServiceGroup {
-        programGroup(services, stopsOnSignals: stopsOnSignals, logger: logger)
+        let logger = self.logger
+        let hangup = ServiceGroupConfiguration.ServiceConfiguration(
+            service: HangupService {
+                logger.notice(
+                    "SIGHUP: nothing to reload (settings come from flags and the environment); restart to change them")
+            }, serviceName: "reload")
+        return programGroup((stopsOnSignals ? [hangup] : []) + services, stopsOnSignals: stopsOnSignals, logger: logger)
     }
 
     /// Day partitions made ahead and expired ones dropped (`Retention.maintain`), at the start

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+import Synchronization
 
 /// Logging the same way in every program: lines on stderr (stdout is for output scripts read),
 /// the level from `--log-level`, the form from `--log-format` (`text`, or `json` for Loki or
@@ -38,6 +39,19 @@ public enum ScanLogging {
     public static func bootstrap() {
         LoggingSystem.bootstrap { label in EscapingLogHandler(LineLogHandler(label: label)) }
     }
+
+    /// The level every logger of the program logs at from now on, whatever level it was made
+    /// with (nil: each its own again). For a level that changes while the program runs.
+    public static func setRunningLevel(_ level: Logger.Level?) {
+        runningLevelIndex.store(level.flatMap { Logger.Level.allCases.firstIndex(of: $0) } ?? -1, ordering: .relaxed)
+    }
+
+    /// The level `setRunningLevel` set, if any.
+    public static var runningLevel: Logger.Level? {
+        let index = runningLevelIndex.load(ordering: .relaxed)
+        return Logger.Level.allCases.indices.contains(index) ? Logger.Level.allCases[index] : nil
+    }
+    private static let runningLevelIndex = Atomic<Int>(-1)
 
     /// Lines begin with their syslog priority (`<6>` info … `<2>` critical): set when standard
     /// error is the journal.
@@ -159,10 +173,16 @@ public struct LogLevelError: Error, CustomStringConvertible {
     public var description: String { "\(flag): '\(value)' is not \(expected)" }
 }
 
-/// Writes each log event as one line on stderr, in `ScanLogging.format`.
+/// Writes each log event as one line on stderr, in `ScanLogging.format`. Its level is the one it
+/// was given, unless the program set a running level (`ScanLogging.setRunningLevel`: SIGHUP's
+/// reload), which every handler follows from then on.
 public struct LineLogHandler: LogHandler {
     public let label: String
-    public var logLevel: Logger.Level = .info
+    private var ownLevel: Logger.Level = .info
+    public var logLevel: Logger.Level {
+        get { ScanLogging.runningLevel ?? ownLevel }
+        set { ownLevel = newValue }
+    }
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
 

@@ -11,3 +11,17 @@ public func programGroup(
         configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger))
 }
+
+/// Runs `reload` at each SIGHUP until the group stops: a program's `systemctl reload` (the units'
+/// `ExecReload=kill -HUP $MAINPID`). What is reloaded is the program's to say; a program with
+/// nothing to reload still takes the signal (its default action would end the program).
+public struct HangupService: Service {
+    let reload: @Sendable () -> Void
+
+    public init(reload: @escaping @Sendable () -> Void) { self.reload = reload }
+
+    public func run() async throws {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in hangups.cancelOnGracefulShutdown() { reload() }
+    }
+}

@@ -2,6 +2,8 @@ import Foundation
 import ScanCore
 import ScanTestSupport
 import ScanTestTiming
+import ScanNATS
+import ScanEvents
 import Testing
 
 private typealias H = AgentRunHarness
@@ -22,6 +24,16 @@ struct SystemdNotifyTests {
         }
         #expect(fed == wanted, "\(name): \(fed) watchdog notifications")
         return ready
+    }
+
+    /// SIGHUP: the program says it has nothing to reload and runs on (SIGHUP's default would end it).
+    static func takesHangup(_ process: Process, _ name: String, log: String) {
+        kill(process.processIdentifier, SIGHUP)
+        #expect(
+            Polling.until(seconds: 120) {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("SIGHUP: nothing to reload")
+            }, "\(name): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(process.isRunning, "\(name) ended at SIGHUP")
     }
 
     /// SIGTERM: STOPPING=1 comes, and the program exits 0.
@@ -55,7 +67,7 @@ struct SystemdNotifyTests {
     }
 
     @Test(
-        "scan-aggregator: READY=1 once NATS, its consumer and PostgreSQL answer, WATCHDOG=1 while ingest runs, STOPPING=1 at SIGTERM"
+        "scan-aggregator: READY=1 once NATS, its consumer and PostgreSQL answer, WATCHDOG=1 while ingest runs, SIGHUP taken (nothing to reload), STOPPING=1 at SIGTERM"
     )
     func aggregator() throws {
         let natsURL = try TestEnvironment.requireNATS()
@@ -75,10 +87,11 @@ struct SystemdNotifyTests {
         defer { if aggregator.isRunning { kill(aggregator.processIdentifier, SIGKILL) } }
         let ready = Self.readyAndFed(socket, fed: 3, "scan-aggregator")
         #expect(ready?.contains("STATUS=nats ok, consumer ok, postgres ok") == true, "\(ready ?? "")")
+        Self.takesHangup(aggregator, "scan-aggregator", log: log)
         Self.stops(aggregator, socket, "scan-aggregator", log: log)
     }
 
-    @Test("scanadmin serve: READY=1 once it listens, STOPPING=1 at SIGTERM")
+    @Test("scanadmin serve: READY=1 once it listens, SIGHUP taken (nothing to reload), STOPPING=1 at SIGTERM")
     func dashboard() throws {
         let migrated = try MigratedDatabase(prefix: "st_notify_serve")
         defer { migrated.drop() }
@@ -94,6 +107,7 @@ struct SystemdNotifyTests {
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         let ready = Self.readyAndFed(socket, fed: 2, "scanadmin serve")
         #expect(ready?.contains("STATUS=serving on 127.0.0.1:0") == true, "\(ready ?? "")")
+        Self.takesHangup(serve, "scanadmin serve", log: log)
         Self.stops(serve, socket, "scanadmin serve", log: log)
     }
 }
@@ -136,5 +150,72 @@ struct JournalPriorityTests {
         for plain in [try run(journal: false), try run(journal: true, mismatch: true)] {
             #expect(!plain.isEmpty && !plain.contains { $0.hasPrefix("<") }, "\(plain)")
         }
+    }
+}
+
+/// `systemctl reload scan-agent@…` (SIGHUP) on the release agent while it reads a clip in real time.
+@Suite("scan-agent reload on SIGHUP", .timed, .enabled(if: TestEnvironment.natsEnabled))
+struct AgentReloadTests {
+    @Test(
+        "SIGHUP reads the config again: a broken one changes nothing; then its logLevel and ruleset file apply at once (sightings rejected from then on) and other changed keys wait for the next start"
+    )
+    func reload() throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let dir = try ReplayHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let prefix = TestEnvironment.uniqueName("st")
+        let jetStream = try NATSConnection(url: natsURL).jetStream()
+        defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
+        let rules = dir + "/rules.json"
+        try #"{"version": 1, "rules": []}"#.write(toFile: rules, atomically: true, encoding: .utf8)
+        let clip = try H.flowClip(frames: 900)  // 30 s in real time: still reading at the end
+        let source = H.clipSource(clip, realtime: true)
+        let config = try H.config(
+            in: dir, source: source, natsURL: natsURL, prefix: prefix,
+            extra: #", "rules": "\#(rules)", "logLevel": "info""#)
+        let startedText = try String(contentsOfFile: config, encoding: .utf8)
+        let log = dir + "/agent.log"
+        let agent = try H.start(config: config, log: log)
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        func events() -> [JSONValue] {
+            ((try? H.streamEvents(jetStream, prefix: prefix)) ?? []).map(\.event).filter {
+                $0["type"] == .string("sighting")
+            }
+        }
+        // Accepted sightings under the first ruleset.
+        #expect(
+            Polling.until(seconds: 120) { events().contains { $0["status"] == .string("accepted") } }, "\(logText())")
+        #expect(!logText().contains(" debug scan-agent:"), "info level: no debug line yet")
+
+        // A broken file: refused, nothing changed, the agent runs on.
+        try "{\"camera\": ".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(agent.processIdentifier, SIGHUP)
+        #expect(Polling.until(seconds: 120) { logText().contains("reload refused") }, "\(logText())")
+        #expect(agent.isRunning)
+
+        // Debug, a ruleset that rejects every code, and a changed heartbeat (only at the next start).
+        try #"{"version": 1, "defaultAction": "reject", "rules": []}"#.write(
+            toFile: rules, atomically: true, encoding: .utf8)
+        let changed =
+            startedText.replacingOccurrences(of: #""logLevel": "info""#, with: #""logLevel": "debug""#)
+            .replacingOccurrences(of: #""heartbeatSeconds": 0.5"#, with: #""heartbeatSeconds": 2"#)
+        #expect(changed != startedText && changed.contains("\"heartbeatSeconds\": 2"))
+        try changed.write(toFile: config, atomically: true, encoding: .utf8)
+        let acceptedBefore = events().filter { $0["status"] == .string("accepted") }.count
+        kill(agent.processIdentifier, SIGHUP)
+        #expect(Polling.until(seconds: 120) { logText().contains("configuration reloaded") }, "\(logText())")
+        let reloaded = logText().split(separator: "\n").first { $0.contains("configuration reloaded") } ?? ""
+        #expect(reloaded.contains("logLevel=debug") && reloaded.contains("rules=\(rules) (0 rules)"), "\(reloaded)")
+        #expect(reloaded.contains("nextStart=heartbeatSeconds"), "\(reloaded)")
+        #expect(logText().contains("debug lines are on"), "the new level applies at once")
+        #expect(
+            Polling.until(seconds: 120) { events().contains { $0["status"] == .string("rejected") } },
+            "no sighting rejected after the reload: \(events().count) sightings")
+        #expect(acceptedBefore > 0)
+
+        kill(agent.processIdentifier, SIGTERM)
+        #expect(H.waitForExit(agent, seconds: 120))
+        #expect(agent.terminationStatus == 0, "\(logText())")
     }
 }
