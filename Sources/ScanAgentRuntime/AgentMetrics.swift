@@ -26,6 +26,8 @@ public struct AgentMetrics: Sendable {
     let natsLink: [(state: String, gauge: Gauge)]
     let paused: Gauge
     let publish: Timer
+    /// From the capture of the frame an event was made on (its `time`) to JetStream's acknowledgement.
+    let captureToPublish: Timer
     let labels: [(String, String)]
 
     public init(camera: CameraIdentity) {
@@ -55,6 +57,17 @@ public struct AgentMetrics: Sendable {
         }
         paused = Gauge(label: "scantrack_agent_paused", dimensions: labels)
         publish = Timer(label: "scantrack_agent_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+        captureToPublish = Timer(
+            label: "scantrack_agent_capture_to_publish_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+    }
+
+    /// One event acknowledged at `acknowledged`: the time since its frame's capture (`time` in its
+    /// JSON; none for a payload without one). 0 when the event's time is later (a clip whose
+    /// `startAt` lies ahead).
+    func published(_ payload: [UInt8], acknowledged: Timestamp) {
+        guard let time = (try? JSONValue.parse(payload))?["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:))
+        else { return }
+        captureToPublish.recordNanoseconds(max(0, acknowledged.milliseconds - time.milliseconds) * 1_000_000)
     }
 
     /// `scantrack_agent_decisions_total{site, camera, action, late}`: one decision sent.

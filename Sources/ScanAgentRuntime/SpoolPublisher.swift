@@ -125,6 +125,7 @@ public final class SpoolPublisher: Sendable {
                         subject: record.subject, bytes: payload,
                         messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
+                    metrics?.published(payload, acknowledged: clock.now)
                     if let decision, !duplicate { metrics?.decision(decision) }
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {

@@ -1,4 +1,5 @@
 import ScanAggregatorRuntime
+import ScanCore
 import ScanMetrics
 import ScanNATS
 
@@ -6,6 +7,9 @@ import ScanNATS
 
 extension JetStreamMessage: ConsumedMessage {
     public var streamSequence: UInt64? { try? metadata().streamSequence }
+    public var storedInStream: Timestamp? {
+        (try? metadata()).map { Timestamp(milliseconds: $0.timestampNanoseconds / 1_000_000) }
+    }
 }
 
 /// One stream through a durable pull consumer shared by replicas.

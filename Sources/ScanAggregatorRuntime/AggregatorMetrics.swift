@@ -1,4 +1,5 @@
 import Metrics
+import ScanCore
 import ScanEvents
 
 /// The aggregator's metrics (swift-metrics; Prometheus names in docs/metrics.md). Without a
@@ -10,6 +11,8 @@ struct AggregatorMetrics: Sendable {
     let noReads = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "noread")])
     let duplicates = Counter(label: "scantrack_aggregator_duplicates_total")
     let batch = Timer(label: "scantrack_aggregator_batch_seconds", preferredDisplayUnit: .seconds)
+    /// From the stream storing an agent's event (its publish) to the aggregator's commit of it.
+    let publishToStored = Timer(label: "scantrack_aggregator_publish_to_stored_seconds", preferredDisplayUnit: .seconds)
     let pending = Gauge(label: "scantrack_aggregator_consumer_pending_messages")
     let ackPending = Gauge(label: "scantrack_aggregator_consumer_ack_pending_messages")
     let postgresErrors = Counter(label: "scantrack_aggregator_postgres_errors_total")
@@ -43,6 +46,15 @@ struct AggregatorMetrics: Sendable {
 
     func deadLetter(reason: String) {
         Counter(label: "scantrack_aggregator_dead_letters_total", dimensions: [("reason", reason)]).increment()
+    }
+
+    /// One committed batch's messages: each one's time from its publish (the stream's timestamp)
+    /// to `committed`; 0 when the clocks of two machines put the commit first.
+    func stored(_ messages: [any ConsumedMessage], committed: Timestamp) {
+        for message in messages {
+            guard let published = message.storedInStream else { continue }
+            publishToStored.recordNanoseconds(max(0, committed.milliseconds - published.milliseconds) * 1_000_000)
+        }
     }
 
     /// One stored batch.

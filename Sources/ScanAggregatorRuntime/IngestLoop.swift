@@ -379,6 +379,7 @@ public final class IngestLoop: @unchecked Sendable {
                 retry.failedAndWait(error, stop: stop, sleeper: clock)
             }
         }
+        metrics.stored(batch.messages, committed: clock.now)
         onCommit?(batch.events.sightings.map(\.record.time))
         counts.duplicates =
             batch.events.events - counts.sightingsStored - counts.sessionEventsStored - counts.noReadsStored

@@ -19,6 +19,12 @@ public protocol ConsumedMessage: Sendable {
     var streamSequence: UInt64? { get }
     /// Tells the stream the message is stored; a lost acknowledgement makes it come again.
     func ack() throws
+    /// When the stream stored it (the agent's publish, to the stream's clock); nil when unknown.
+    var storedInStream: Timestamp? { get }
+}
+
+extension ConsumedMessage {
+    public var storedInStream: Timestamp? { nil }
 }
 
 /// Where ingest takes agent events from: a durable consumer that delivers what is not

@@ -84,6 +84,8 @@ public enum ScanMetrics {
             "1 for the link's state now (label state = connected, degraded: connected but JetStream does not acknowledge, or disconnected), 0 for the others",
         "scantrack_agent_paused": "1 while paused (scanadmin agent pause)",
         "scantrack_agent_publish_seconds": "one event from the spool to JetStream's acknowledgement",
+        "scantrack_agent_capture_to_publish_seconds":
+            "one event from the capture of the frame it was made on (its time: the camera's timestamp where the camera stamps frames) to JetStream's acknowledgement: decoding, tracking, the spool and the network together; a clip replayed faster than real time, or events sent from the spool after an outage, show as long",
         "scantrack_agent_decisions_total":
             "divert decisions sent, label action = pass or divert, late = true for one sent past its deadline (it waited in the spool)",
         "scantrack_aggregator_messages_total": "JetStream messages ingested (stored, duplicate or refused)",
@@ -91,6 +93,8 @@ public enum ScanMetrics {
         "scantrack_aggregator_duplicates_total": "events stored before (a redelivery or an agent's resend), skipped",
         "scantrack_aggregator_dead_letters_total": "messages refused, label reason (as in dead_letters.reason)",
         "scantrack_aggregator_batch_seconds": "one batch from validation to commit",
+        "scantrack_aggregator_publish_to_stored_seconds":
+            "one agent event from its publish (JetStream's timestamp of storing it) to the aggregator's commit of it in PostgreSQL: the consumer's backlog and the batch together (0 when the two machines' clocks put the commit first)",
         "scantrack_aggregator_consumer_pending_messages":
             "messages in the streams it reads not yet delivered to its durable consumers (ingest lag)",
         "scantrack_aggregator_consumer_ack_pending_messages": "delivered, not yet acknowledged",

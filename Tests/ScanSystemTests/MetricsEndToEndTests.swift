@@ -279,6 +279,17 @@ struct MetricsEndToEndTests {
                     && Self.query(prometheusURL, #"scantrack_aggregator_events_stored_total{type="sighting"}"#)
                         == Double(now)
             }, "\(log("aggregator"))")
+        // The latency histograms: events counted from capture to publish in the agent, and every
+        // stored message from its publish to its commit in the aggregator (sightings among them).
+        #expect(
+            H.eventually(seconds: 120) {
+                (Self.query(
+                    prometheusURL,
+                    #"max_over_time(scantrack_agent_capture_to_publish_seconds_count{camera="cam-01"}[5m])"#) ?? 0)
+                    > 0
+                    && (Self.query(prometheusURL, "scantrack_aggregator_publish_to_stored_seconds_count") ?? 0)
+                        >= Double(stored)
+            }, "latency histograms")
         let reason = try #require(
             try database.query("SELECT reason FROM dead_letters").named("dead letter").first?.text("reason"))
         #expect(
