@@ -12,7 +12,7 @@ import ScanAgentConfig
 import ScanRules
 
 /// `scan-agent run --config FILE.json`: one camera (or clip) until SIGTERM/SIGINT or the end of
-/// the clip. See docs/agent-config.md and the README's "Running an agent". The agent is one
+/// the clip. See docs/agent-config.md and docs/walkthrough.md's "Running an agent". The agent is one
 /// `ServiceGroup` (AgentServices): capture, decoding, rules, commands and the publisher.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
