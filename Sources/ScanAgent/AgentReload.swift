@@ -30,9 +30,9 @@ final class AgentReload: Sendable {
         self.logger = logger
     }
 
-    /// The level an agent logs at: the flag or the variable when given (pinned), else the file's.
-    static func level(pinned: Bool, resolved: Logger.Level, file: String?) -> Logger.Level {
-        pinned ? resolved : file.flatMap(Logger.Level.init(rawValue:)) ?? .info
+    /// The level a config file's `logLevel` gives (the config checked it is one), else info.
+    static func level(file: String?) -> Logger.Level {
+        file.flatMap(Logger.Level.init(rawValue:)) ?? .info
     }
 
     func reload() {
@@ -50,7 +50,7 @@ final class AgentReload: Sendable {
         if levelPinned {
             kept.append("logLevel (set by --log-level or SCANTRACK_LOG_LEVEL)")
         } else {
-            let level = Self.level(pinned: false, resolved: .info, file: config.logLevel)
+            let level = Self.level(file: config.logLevel)
             ScanLogging.setRunningLevel(level)
             applied.append("logLevel=\(level)")
         }

@@ -66,10 +66,8 @@ struct RunCommand: AsyncParsableCommand {
         logger[metadataKey: LogKey.camera] = "\(agentConfig.camera.id)"
         // The level: --log-level, else SCANTRACK_LOG_LEVEL, else the config's logLevel (which
         // SIGHUP may change), else info.
-        let levelPinned =
-            logLevel != nil || !(ProcessInfo.processInfo.environment[LogChoice.variables.level] ?? "").isEmpty
-        ScanLogging.setRunningLevel(
-            AgentReload.level(pinned: levelPinned, resolved: logs.level, file: agentConfig.logLevel))
+        let levelPinned = logs.levelGiven
+        ScanLogging.setRunningLevel(levelPinned ? logs.level : AgentReload.level(file: agentConfig.logLevel))
 
         // Rules: the cache of the bucket's last good ruleset, else the config's file, else accept all.
         var ruleset = Ruleset.acceptAll

@@ -96,12 +96,8 @@ public final class AggregatorServices: Sendable {
     /// settings come from flags and the environment, which a running process cannot read again:
     /// it says so instead of ending, as SIGHUP's default would), a test's owns no signal.
     public func group(stopsOnSignals: Bool) -> ServiceGroup {
-        let logger = self.logger
         let hangup = ServiceGroupConfiguration.ServiceConfiguration(
-            service: HangupService {
-                logger.notice(
-                    "SIGHUP: nothing to reload (settings come from flags and the environment); restart to change them")
-            }, serviceName: "reload")
+            service: HangupService.nothingToReload(logger: logger), serviceName: "reload")
         return programGroup((stopsOnSignals ? [hangup] : []) + services, stopsOnSignals: stopsOnSignals, logger: logger)
     }
 

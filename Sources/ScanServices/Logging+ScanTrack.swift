@@ -141,12 +141,16 @@ public enum LogFormat: String, Sendable, CaseIterable {
 public struct LogChoice: Sendable, Equatable {
     public var level: Logger.Level
     public var format: LogFormat
+    /// The level came from the flag or the variable (not the default): a config file's own
+    /// level gives way to it.
+    public var levelGiven = false
 
     public static let variables = (level: "SCANTRACK_LOG_LEVEL", format: "SCANTRACK_LOG_FORMAT")
 
-    public init(level: Logger.Level = .info, format: LogFormat = .text) {
+    public init(level: Logger.Level = .info, format: LogFormat = .text, levelGiven: Bool = false) {
         self.level = level
         self.format = format
+        self.levelGiven = levelGiven
     }
 
     /// `level` / `format`: the flags' values (nil: not given).
@@ -157,6 +161,7 @@ public struct LogChoice: Sendable, Equatable {
         var choice = LogChoice()
         if let (text, origin) = resolver.string(flag: ("log-level", level), variable: variables.level) {
             choice.level = try ScanLogging.level(text, flag: origin.description)
+            choice.levelGiven = true
         }
         if let (text, origin) = resolver.string(flag: ("log-format", format), variable: variables.format) {
             choice.format = try ScanLogging.format(text, flag: origin.description)

@@ -24,4 +24,13 @@ public struct HangupService: Service {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for await _ in hangups.cancelOnGracefulShutdown() { reload() }
     }
+
+    /// For a program whose settings are flags and the environment, which a running process cannot
+    /// read again: SIGHUP is said to change nothing, instead of ending the program.
+    public static func nothingToReload(logger: Logger) -> HangupService {
+        HangupService {
+            logger.notice(
+                "SIGHUP: nothing to reload (settings come from flags and the environment); restart to change them")
+        }
+    }
 }

@@ -66,11 +66,13 @@ struct LogChoiceTests {
         let environment = ["SCANTRACK_LOG_LEVEL": "debug", "SCANTRACK_LOG_FORMAT": "JSON"]
         #expect(
             try LogChoice.resolve(level: nil, format: nil, environment: environment)
-                == LogChoice(level: .debug, format: .json))
+                == LogChoice(level: .debug, format: .json, levelGiven: true))
         #expect(
             try LogChoice.resolve(level: "warning", format: "text", environment: environment)
-                == LogChoice(level: .warning, format: .text))
-        #expect(try LogChoice.resolve(level: nil, format: nil, environment: ["SCANTRACK_LOG_LEVEL": ""]).level == .info)
+                == LogChoice(level: .warning, format: .text, levelGiven: true))
+        #expect(
+            try LogChoice.resolve(level: nil, format: nil, environment: ["SCANTRACK_LOG_LEVEL": ""])
+                == LogChoice(level: .info, format: .text, levelGiven: false))
         do {
             _ = try LogChoice.resolve(level: nil, format: nil, environment: ["SCANTRACK_LOG_LEVEL": "loud"])
             Issue.record("a bad level was taken")

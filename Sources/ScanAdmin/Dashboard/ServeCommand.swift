@@ -146,14 +146,10 @@ struct ServeCommand: AsyncParsableCommand {
             let supervisor = SupervisorService(
                 notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment), logger: logger
             ) { SupervisorReport(ready: listening.isSet, alive: true, status: "serving on \(listen)") }
-            // SIGHUP: nothing to read again (flags and the environment); said, not a stop.
-            let hangup = HangupService {
-                logger.notice(
-                    "SIGHUP: nothing to reload (settings come from flags and the environment); restart to change them")
-            }
             try await programGroup(
                 [
-                    .init(service: hangup, serviceName: "reload"), .init(service: supervisor, serviceName: "systemd"),
+                    .init(service: HangupService.nothingToReload(logger: logger), serviceName: "reload"),
+                    .init(service: supervisor, serviceName: "systemd"),
                     .init(service: app),
                 ], stopsOnSignals: true, logger: logger
             ).run()
