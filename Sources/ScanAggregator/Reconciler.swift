@@ -2,6 +2,7 @@ import Logging
 import ScanAggregatorRuntime
 import ScanCore
 import ScanNATS
+import ScanReconciliation
 import ScanServices
 
 /// Reconciliation over PostgreSQL with results published to JetStream: the runtime's

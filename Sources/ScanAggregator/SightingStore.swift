@@ -77,25 +77,29 @@ public final class PostgresReconcileStore: ReconcileStore {
         }
     }
 
-    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
+    public func round(settings: RoundSettings, _ plan: (RoundSnapshot) throws -> RoundChanges) throws
+        -> RoundChanges?
+    {
         let db = try connection()
         // An error of the round's own (not PostgreSQL's) still rolls the transaction back.
         var failure: (any Error)?
         do {
-            let value = try db.transaction { () throws(PGError) -> T? in
-                let passes = PassStore(connection: db)
-                guard try passes.tryLock() else { return nil }
+            let changes = try db.transaction { () throws(PGError) -> RoundChanges? in
+                let round = Round(db)
+                guard try round.passes.tryLock() else { return nil }
+                let snapshot = try round.snapshot(settings)
+                let changes: RoundChanges
                 do {
-                    return try body(Transaction(passes: passes, sites: SiteStore(connection: db)))
-                } catch let error as PGError {
-                    throw error
+                    changes = try plan(snapshot)
                 } catch {
                     failure = error
                     throw PGError(
                         code: .queryFailed, function: "reconciliation round", input: "", message: "\(error)")
                 }
+                try round.apply(changes)
+                return changes
             }
-            return value
+            return changes
         } catch {
             if !db.isHealthy { database.reset() }
             throw failure ?? error
@@ -124,60 +128,66 @@ public final class PostgresReconcileStore: ReconcileStore {
         }
     }
 
-    /// One round's queries, on the round's connection.
-    struct Transaction: ReconcileTransaction {
+    /// One round's reads and writes, on the round's connection inside its transaction.
+    struct Round {
         let passes: PassStore
+        let parcels: ParcelPassStore
         let sites: SiteStore
 
-        func topology() throws -> Topology { try sites.topology() }
-        func unreconciled(limit: Int) throws -> [UnreconciledSighting] { try passes.unreconciled(limit: limit) }
-        func markReconciled(_ sightings: [UnreconciledSighting]) throws { try passes.markReconciled(sightings) }
-        func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws { try passes.raiseWatermarks(watermarks) }
-        func watermarks() throws -> [LaneKey: Timestamp] { try passes.watermarks() }
-        func candidatePasses(values: [String], lateMinutes: Int) throws -> (
-            passes: [ItemPass], updatedAt: [String: Timestamp]
-        ) { try passes.candidatePasses(values: values, lateMinutes: lateMinutes) }
-        func savePasses(_ rows: [PassRow]) throws { try passes.savePasses(rows) }
-        func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws {
-            try passes.insertMembers(members)
+        init(_ connection: PGConnection) {
+            passes = PassStore(connection: connection)
+            parcels = ParcelPassStore(connection: connection)
+            sites = SiteStore(connection: connection)
         }
-        func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead] { try passes.unsettledNoReads(limit: limit) }
-        func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass] {
-            try passes.passes(site: site, lane: lane, from: from, to: to)
+
+        /// What the round reads, each part as `RoundSnapshot` describes it.
+        func snapshot(_ settings: RoundSettings) throws(PGError) -> RoundSnapshot {
+            var snapshot = RoundSnapshot(now: try passes.now(), topology: try sites.topology())
+            snapshot.sightings = try passes.unreconciled(limit: settings.batchSize)
+            (snapshot.candidatePasses, snapshot.passesUpdatedAt) = try passes.candidatePasses(
+                values: Array(Set(snapshot.sightings.filter(\.accepted).map(\.value))),
+                lateMinutes: settings.lateMinutes)
+            snapshot.watermarks = try passes.watermarks()
+            snapshot.noReads = try passes.unsettledNoReads(limit: settings.batchSize)
+            for window in RoundSnapshot.noReadWindows(snapshot.noReads, topology: snapshot.topology) {
+                snapshot.noReadPasses += try passes.passes(
+                    site: window.lane.site, lane: window.lane.lane, from: window.from, to: window.to)
+            }
+            snapshot.sessions = try passes.completedSessions(limit: settings.sessionBatch)
+            snapshot.packedSessions = try passes.packedSessions(snapshot.sessions.compactMap(\.event?.sessionId))
+            snapshot.parcels = try parcels.unmergedParcels(limit: settings.batchSize)
+            snapshot.sightingStates = try parcels.sightingStates(trackIds: snapshot.parcels.flatMap(\.trackIds))
+            snapshot.measurements = try parcels.unsettledMeasurements(limit: settings.batchSize)
+            let window = RoundSnapshot.parcelPassWindow(
+                parcels: snapshot.parcels, measurements: snapshot.measurements, topology: snapshot.topology,
+                now: snapshot.now)
+            (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = try parcels.parcelPasses(
+                from: window.from, to: window.to)
+            snapshot.orders = try sites.orders(
+                ids: RoundSnapshot.orderIds(
+                    sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses))
+            return snapshot
         }
-        func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws {
-            try passes.settleNoRead(noRead, itemId: itemId)
-        }
-        func takeCompletedSessions(limit: Int) throws -> [CompletedSession] {
-            try passes.takeCompletedSessions(limit: limit)
-        }
-        func orderLines(site: String, _ orderId: String) throws -> [OrderLine]? {
-            try sites.orderLines(site: site, orderId)
-        }
-        func insertPack(
-            sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
-            completedAt: Timestamp, result: PackResult
-        ) throws -> Bool {
-            try passes.insertPack(
-                sessionId: sessionId, site: site, station: station, camera: camera, startedAt: startedAt,
-                completedAt: completedAt, result: result)
-        }
-        var parcels: ParcelPassStore { ParcelPassStore(connection: passes.connection) }
-        func unmergedParcels(limit: Int) throws -> [UnmergedParcel] { try parcels.unmergedParcels(limit: limit) }
-        func sightingStates(trackIds: [String]) throws -> [String: SightingState] {
-            try parcels.sightingStates(trackIds: trackIds)
-        }
-        func parcelPasses(from: Timestamp, to: Timestamp) throws -> (
-            passes: [ParcelPass], updatedAt: [String: Timestamp]
-        ) { try parcels.parcelPasses(from: from, to: to) }
-        func saveParcelPasses(_ rows: [ParcelPassRow]) throws { try parcels.saveParcelPasses(rows) }
-        func markParcelsMerged(eventIds: [String]) throws { try parcels.markParcelsMerged(eventIds: eventIds) }
-        func insertDecision(_ decision: DecisionEvent) throws { try parcels.insertDecision(decision) }
-        func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement] {
-            try parcels.unsettledMeasurements(limit: limit)
-        }
-        func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws {
-            try parcels.settleMeasurement(measurement, passId: passId)
+
+        /// Writes what the round changed, in `RoundChanges`' order.
+        func apply(_ changes: RoundChanges) throws(PGError) {
+            try passes.raiseWatermarks(changes.watermarks)
+            try passes.savePasses(changes.passes)
+            try passes.insertMembers(changes.members.map { ($0.itemId, $0.member, $0.late) })
+            try passes.markReconciled(changes.reconciled)
+            for (noRead, itemId) in changes.noReads { try passes.settleNoRead(noRead, itemId: itemId) }
+            try passes.markSessionsTaken(eventIds: changes.sessionsTaken.map(\.eventId))
+            for pack in changes.packs {
+                _ = try passes.insertPack(
+                    sessionId: pack.sessionId, site: pack.site, station: pack.station, camera: pack.camera,
+                    startedAt: pack.startedAt, completedAt: pack.completedAt, result: pack.result)
+            }
+            for (measurement, passId) in changes.measurements {
+                try parcels.settleMeasurement(measurement, passId: passId)
+            }
+            try parcels.saveParcelPasses(changes.parcelPasses)
+            try parcels.markParcelsMerged(eventIds: changes.parcelsMerged)
+            for decision in changes.decisions { try parcels.insertDecision(decision) }
         }
     }
 

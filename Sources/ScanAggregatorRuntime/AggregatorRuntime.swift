@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+import ScanReconciliation
 import ScanServices
 import ServiceLifecycle
 

@@ -140,14 +140,17 @@ extension SightingStore {
 
 /// Reconciliation's port to storage: each round runs in one transaction that holds the
 /// reconciliation lock, so one replica at a time does the work and a round that fails leaves
-/// nothing half done. What a round makes to be published (a closed pass, a pack record, a
-/// decision) is written in the round's transaction as not yet published: the store is the
-/// results' outbox, read and marked by the publisher after the round, outside its transaction and
-/// lock, so a stalled NATS never holds either.
+/// nothing half done. A round is data both ways: the store takes a `RoundSnapshot` (everything
+/// the round reads, with the store's own `now`), the pure `RoundPlan` turns it into
+/// `RoundChanges`, and the store writes them. What a round makes to be published (a closed pass,
+/// a pack record, a decision) is written as not yet published: the store is the results' outbox,
+/// read and marked by the publisher after the round, outside its transaction and lock, so a
+/// stalled NATS never holds either.
 public protocol ReconcileStore: AnyObject {
-    /// Runs `body` in one transaction holding the lock; nil (and `body` not run) when another
-    /// replica holds it. A failure rolls the whole round back.
-    func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T?
+    /// In one transaction holding the lock: takes the round's snapshot (`settings` say how much),
+    /// hands it to `plan` and writes the changes `plan` returns; nil (and `plan` not called) when
+    /// another replica holds the lock. A failure, `plan`'s included, rolls the whole round back.
+    func round(settings: RoundSettings, _ plan: (RoundSnapshot) throws -> RoundChanges) throws -> RoundChanges?
     /// Runs `body` on the outbox, outside any round's transaction and not holding the
     /// reconciliation lock, but holding the publisher's own (one replica publishes at a time, so
     /// results go out in the outbox's order); nil (and `body` not run) when another replica's
@@ -155,55 +158,6 @@ public protocol ReconcileStore: AnyObject {
     func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T?
     /// Seconds since the oldest sighting still waiting for reconciliation was first seen.
     func lagSeconds() throws -> Double
-}
-
-/// What a reconciliation round reads and writes, inside its transaction. Times a row was
-/// changed or stored are the store's own clock.
-public protocol ReconcileTransaction {
-    func topology() throws -> Topology
-    /// The oldest unreconciled sightings, by first sight.
-    func unreconciled(limit: Int) throws -> [UnreconciledSighting]
-    func markReconciled(_ sightings: [UnreconciledSighting]) throws
-    /// Raises each lane's watermark (the latest sighting time seen) to at least the given time.
-    func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws
-    func watermarks() throws -> [LaneKey: Timestamp]
-    /// Every open pass, and the closed ones of these values changed in the last `lateMinutes`;
-    /// with when each was last changed.
-    func candidatePasses(values: [String], lateMinutes: Int) throws -> (
-        passes: [ItemPass], updatedAt: [String: Timestamp]
-    )
-    /// Inserts new passes and updates changed ones (a closed pass keeps its first closing time).
-    func savePasses(_ passes: [PassRow]) throws
-    func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws
-    func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead]
-    /// The passes of a lane first seen between `from` and `to`, with their members.
-    func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass]
-    func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws
-    /// Up to `limit` completed sessions, oldest first, marked as taken.
-    func takeCompletedSessions(limit: Int) throws -> [CompletedSession]
-    /// The lines of a site's expected order, else of one for every site (nil: no such order).
-    func orderLines(site: String, _ orderId: String) throws -> [OrderLine]?
-    /// Stores a pack record and its lines; false when the session has one already.
-    func insertPack(
-        sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
-        completedAt: Timestamp, result: PackResult
-    ) throws -> Bool
-    /// Camera parcels not merged into a parcel pass yet, oldest stored first.
-    func unmergedParcels(limit: Int) throws -> [UnmergedParcel]
-    /// Where each track's sighting stands (absent: not stored yet).
-    func sightingStates(trackIds: [String]) throws -> [String: SightingState]
-    /// Every open parcel pass, and the closed ones first seen between `from` and `to`; with when
-    /// each was last changed.
-    func parcelPasses(from: Timestamp, to: Timestamp) throws -> (passes: [ParcelPass], updatedAt: [String: Timestamp])
-    /// Inserts new parcel passes and updates changed ones (a closed pass keeps its first closing time).
-    func saveParcelPasses(_ rows: [ParcelPassRow]) throws
-    func markParcelsMerged(eventIds: [String]) throws
-    /// Stores a divert decision the aggregator made, to be published.
-    func insertDecision(_ decision: DecisionEvent) throws
-    /// Measurements not attached to a parcel pass yet (nor given up on), oldest stored first.
-    func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement]
-    /// Marks a measurement attached to `passId`, or (nil) given up on.
-    func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws
 }
 
 /// The results a round left to be published, oldest first within each kind, and their marks. A

@@ -161,7 +161,8 @@ public struct ParcelPassStore {
     public func unpublishedDecisions(limit: Int) throws(PGError) -> [DecisionEvent] {
         var decisions: [DecisionEvent] = []
         for row in try connection.query(
-            "SELECT body::text AS body FROM decisions WHERE NOT published ORDER BY closed_at LIMIT $1", [.int(limit)]
+            "SELECT body::text AS body FROM decisions WHERE NOT published ORDER BY closed_at, event_id LIMIT $1",
+            [.int(limit)]
         ).named("unpublished decisions") {
             let body = try row.text("body")
             guard let value = try? JSONValue.parse(Array(body.utf8)), let decision = try? DecisionEvent.parse(value)
@@ -196,7 +197,7 @@ public struct ParcelPassStore {
         for row in try connection.query(
             """
             SELECT body::text AS body, floor(extract(epoch FROM received_at) * 1000)::bigint AS received
-            FROM measurements WHERE NOT settled ORDER BY received_at LIMIT $1
+            FROM measurements WHERE NOT settled ORDER BY received_at, event_id LIMIT $1
             """, [.int(limit)]
         ).named("unsettled measurements") {
             guard let value = try? JSONValue.parse(Array(try row.text("body").utf8)),

@@ -124,6 +124,7 @@ public struct PassStore {
             FROM item_passes
             WHERE closed_at IS NULL
                OR (value = ANY($1::text[]) AND updated_at > now() - make_interval(mins => $2))
+            ORDER BY item_id
             """, [.text(SiteStore.arrayLiteral(values)), .int(lateMinutes)]
         ).named("item passes") {
             var pass = ItemPass(
@@ -148,7 +149,7 @@ public struct PassStore {
             """
             SELECT item_id, event_id, camera, track_id, (extract(epoch FROM first_seen) * 1000)::bigint AS first_seen_ms,
                    (extract(epoch FROM last_seen) * 1000)::bigint AS last_seen_ms
-            FROM item_sightings WHERE item_id = ANY($1::text[]) ORDER BY first_seen
+            FROM item_sightings WHERE item_id = ANY($1::text[]) ORDER BY first_seen, event_id
             """, [.text(SiteStore.arrayLiteral(passes.map(\.itemId)))]
         ).named("item sightings") {
             guard let position = index[try row.text("item_id")] else { continue }
@@ -169,7 +170,7 @@ public struct PassStore {
             """
             SELECT event_id, site, camera, (extract(epoch FROM first_seen) * 1000)::bigint AS first_seen_ms,
                    (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-            FROM noreads WHERE NOT settled ORDER BY first_seen LIMIT $1
+            FROM noreads WHERE NOT settled ORDER BY first_seen, event_id LIMIT $1
             """, [.int(limit)]
         ).named("unsettled no-reads") {
             rows.append(
@@ -281,16 +282,14 @@ public struct PassStore {
 
     public typealias CompletedSession = ScanReconciliation.CompletedSession
 
-    /// Up to `limit` completed sessions, oldest first, marked as taken (a body that no longer
-    /// reads as a session event comes with `event` nil and is skipped by the caller).
-    public func takeCompletedSessions(limit: Int) throws(PGError) -> [CompletedSession] {
+    /// Up to `limit` completed sessions not taken yet, oldest first (a body that no longer reads
+    /// as a session event comes with `event` nil).
+    public func completedSessions(limit: Int) throws(PGError) -> [CompletedSession] {
         var sessions: [CompletedSession] = []
         for row in try connection.query(
             """
-            UPDATE session_events SET packed = true
-            WHERE (event_id, event_time) IN (SELECT event_id, event_time FROM session_events
-                               WHERE type = 'session.completed' AND NOT packed ORDER BY event_time LIMIT $1)
-            RETURNING event_id, site, camera, event_time, body::text AS body
+            SELECT event_id, site, camera, body::text AS body FROM session_events
+            WHERE type = 'session.completed' AND NOT packed ORDER BY event_time, event_id LIMIT $1
             """, [.int(limit)]
         ).named("completed sessions") {
             let body = try row.text("body")
@@ -300,9 +299,38 @@ public struct PassStore {
                     eventId: try row.text("event_id"), site: try row.text("site"), camera: try row.text("camera"),
                     event: event))
         }
-        return sessions.sorted {
-            ($0.event?.time ?? Timestamp(milliseconds: 0)) < ($1.event?.time ?? Timestamp(milliseconds: 0))
+        return sessions
+    }
+
+    /// Marks completed sessions taken: made into pack records, or passed over.
+    public func markSessionsTaken(eventIds: [String]) throws(PGError) {
+        guard !eventIds.isEmpty else { return }
+        try connection.query(
+            "UPDATE session_events SET packed = true WHERE type = 'session.completed' AND event_id = ANY($1::text[])",
+            [.text(SiteStore.arrayLiteral(eventIds))])
+    }
+
+    /// The session ids among these that have a pack record.
+    public func packedSessions(_ sessionIds: [String]) throws(PGError) -> Set<String> {
+        guard !sessionIds.isEmpty else { return [] }
+        var packed: Set<String> = []
+        for row in try connection.query(
+            "SELECT session_id FROM pack_records WHERE session_id = ANY($1::text[])",
+            [.text(SiteStore.arrayLiteral(sessionIds))]
+        ).named("pack records") {
+            packed.insert(try row.text("session_id"))
         }
+        return packed
+    }
+
+    /// The database's clock, which stamps every row's `received_at` and `updated_at`.
+    public func now() throws(PGError) -> Timestamp {
+        guard
+            let row = try connection.query("SELECT floor(extract(epoch FROM now()) * 1000)::bigint AS now").named(
+                "now"
+            ).first
+        else { throw PGError(code: .queryFailed, function: "now", input: "", message: "no row") }
+        return try row.milliseconds("now")
     }
 
     /// Stores a pack record and its lines; false when the session has one already.

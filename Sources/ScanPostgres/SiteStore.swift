@@ -181,6 +181,29 @@ public struct SiteStore {
         return lines
     }
 
+    /// Every order (of any site, `""` for every site) with one of these ids, with its lines.
+    public func orders(ids: Set<String>) throws(PGError) -> [OrderKey: StoredOrder] {
+        guard !ids.isEmpty else { return [:] }
+        let idList = SiteStore.arrayLiteral(ids.sorted())
+        var orders: [OrderKey: StoredOrder] = [:]
+        for row in try connection.query(
+            "SELECT site, order_id, cancelled FROM orders WHERE order_id = ANY($1::text[])", [.text(idList)]
+        ).named("orders") {
+            orders[OrderKey(site: try row.text("site"), orderId: try row.text("order_id"))] = StoredOrder(
+                cancelled: try row.bool("cancelled"), lines: [])
+        }
+        guard !orders.isEmpty else { return [:] }
+        for row in try connection.query(
+            "SELECT site, order_id, line, code, quantity FROM order_lines WHERE order_id = ANY($1::text[]) ORDER BY line",
+            [.text(idList)]
+        ).named("order lines") {
+            let key = OrderKey(site: try row.text("site"), orderId: try row.text("order_id"))
+            orders[key]?.lines.append(
+                OrderLine(line: try row.int("line"), code: try row.text("code"), expected: try row.int("quantity")))
+        }
+        return orders
+    }
+
     /// One counted line of a pack record of an order.
     public struct PackedLine: Sendable, Equatable {
         public var sessionId: String

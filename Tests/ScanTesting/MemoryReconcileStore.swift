@@ -44,7 +44,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var watermarks: [LaneKey: Timestamp] = [:]
         var noReads: [(row: UnsettledNoRead, settled: Bool, itemId: String?)] = []
         var sessions: [(row: CompletedSession, time: Timestamp, packed: Bool)] = []
-        var orders: [String: [OrderLine]] = [:]
+        var orders: [OrderKey: StoredOrder] = [:]
         var packs: [(record: PackRecordEvent, published: Bool)] = []
         var parcels: [(row: UnmergedParcel, merged: Bool)] = []
         var parcelPasses: [String: StoredParcelPass] = [:]
@@ -67,7 +67,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
     public func setTopology(_ topology: Topology) { lock.withLock { tables.topology = topology } }
     /// An order of `site` ('' for every site).
     public func addOrder(_ id: String, site: String = "", lines: [OrderLine]) {
-        lock.withLock { tables.orders[site + "\u{0}" + id] = lines }
+        lock.withLock { tables.orders[OrderKey(site: site, orderId: id)] = StoredOrder(lines: lines) }
     }
 
     /// A sighting as ingest stores it.
@@ -165,7 +165,9 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
 
     // MARK: ReconcileStore
 
-    public func round<T>(_ body: (any ReconcileTransaction) throws -> T) throws -> T? {
+    public func round(settings: RoundSettings, _ plan: (RoundSnapshot) throws -> RoundChanges) throws
+        -> RoundChanges?
+    {
         let start: Tables? = try lock.withLock {
             if failures > 0 {
                 failures -= 1
@@ -177,9 +179,10 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         // The round works on a copy, kept only when it ends without an error (one replica at a
         // time: the lock above stands for PostgreSQL's advisory lock).
         let transaction = Transaction(tables: start, now: clock.now)
-        let value = try body(transaction)
+        let changes = try plan(transaction.snapshot(settings))
+        transaction.apply(changes)
         lock.withLock { tables = transaction.tables }
-        return value
+        return changes
     }
 
     public func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T? {
@@ -230,7 +233,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         }
     }
 
-    final class Transaction: ReconcileTransaction, ResultOutbox {
+    final class Transaction: ResultOutbox {
         var tables: Tables
         let now: Timestamp
 
@@ -239,35 +242,94 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             self.now = now
         }
 
-        func topology() throws -> Topology { tables.topology }
+        /// What a round reads, each part as `RoundSnapshot` describes it.
+        func snapshot(_ settings: RoundSettings) -> RoundSnapshot {
+            var snapshot = RoundSnapshot(now: now, topology: tables.topology)
+            snapshot.sightings = unreconciled(limit: settings.batchSize)
+            (snapshot.candidatePasses, snapshot.passesUpdatedAt) = candidatePasses(
+                values: snapshot.sightings.filter(\.accepted).map(\.value), lateMinutes: settings.lateMinutes)
+            snapshot.watermarks = tables.watermarks
+            snapshot.noReads = unsettledNoReads(limit: settings.batchSize)
+            for window in RoundSnapshot.noReadWindows(snapshot.noReads, topology: snapshot.topology) {
+                snapshot.noReadPasses += tables.passes.values.map(withMembers).filter(window.contains)
+            }
+            snapshot.sessions = completedSessions(limit: settings.sessionBatch)
+            snapshot.packedSessions = Set(
+                tables.packs.map(\.record.sessionId).filter(
+                    Set(snapshot.sessions.compactMap(\.event?.sessionId)).contains))
+            snapshot.parcels = unmergedParcels(limit: settings.batchSize)
+            snapshot.sightingStates = sightingStates(trackIds: snapshot.parcels.flatMap(\.trackIds))
+            snapshot.measurements = Array(
+                tables.measurements.filter { !$0.settled }.map(\.row).sorted {
+                    ($0.received, $0.measurement.eventId) < ($1.received, $1.measurement.eventId)
+                }.prefix(settings.batchSize))
+            let window = RoundSnapshot.parcelPassWindow(
+                parcels: snapshot.parcels, measurements: snapshot.measurements, topology: snapshot.topology, now: now)
+            (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = parcelPasses(from: window.from, to: window.to)
+            let ids = RoundSnapshot.orderIds(
+                sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses)
+            snapshot.orders = tables.orders.filter { ids.contains($0.key.orderId) }
+            return snapshot
+        }
 
-        func unreconciled(limit: Int) throws -> [UnreconciledSighting] {
+        /// Writes what a round changed.
+        func apply(_ changes: RoundChanges) {
+            for (lane, time) in changes.watermarks {
+                tables.watermarks[lane] = max(tables.watermarks[lane] ?? time, time)
+            }
+            savePasses(changes.passes)
+            for new in changes.members where tables.memberIds.insert(new.member.eventId).inserted {
+                tables.members[new.itemId, default: []].append((new.member, new.late))
+            }
+            let reconciled = Set(changes.reconciled.map(\.eventId))
+            for index in tables.sightings.indices where reconciled.contains(tables.sightings[index].row.eventId) {
+                tables.sightings[index].reconciled = true
+            }
+            for (noRead, itemId) in changes.noReads {
+                for index in tables.noReads.indices where tables.noReads[index].row.eventId == noRead.eventId {
+                    tables.noReads[index].settled = true
+                    tables.noReads[index].itemId = itemId
+                }
+            }
+            let taken = Set(changes.sessionsTaken.map(\.eventId))
+            for index in tables.sessions.indices where taken.contains(tables.sessions[index].row.eventId) {
+                tables.sessions[index].packed = true
+            }
+            for pack in changes.packs { insertPack(pack) }
+            for (measurement, passId) in changes.measurements {
+                for index in tables.measurements.indices
+                where tables.measurements[index].row.measurement.eventId == measurement.eventId {
+                    tables.measurements[index].settled = true
+                    tables.measurements[index].passId = passId
+                }
+            }
+            saveParcelPasses(changes.parcelPasses)
+            let merged = Set(changes.parcelsMerged)
+            for index in tables.parcels.indices where merged.contains(tables.parcels[index].row.parcel.eventId) {
+                tables.parcels[index].merged = true
+            }
+            for decision in changes.decisions
+            where !tables.decisions.contains(where: { $0.decision.eventId == decision.eventId }) {
+                tables.decisions.append((decision, false))
+            }
+        }
+
+        func unreconciled(limit: Int) -> [UnreconciledSighting] {
             Array(
                 tables.sightings.filter { !$0.reconciled }.map(\.row)
                     .sorted { ($0.firstSeen, $0.eventId) < ($1.firstSeen, $1.eventId) }.prefix(limit))
         }
 
-        func markReconciled(_ sightings: [UnreconciledSighting]) throws {
-            let ids = Set(sightings.map(\.eventId))
-            for index in tables.sightings.indices where ids.contains(tables.sightings[index].row.eventId) {
-                tables.sightings[index].reconciled = true
-            }
-        }
-
-        func raiseWatermarks(_ watermarks: [LaneKey: Timestamp]) throws {
-            for (lane, time) in watermarks { tables.watermarks[lane] = max(tables.watermarks[lane] ?? time, time) }
-        }
-
-        func watermarks() throws -> [LaneKey: Timestamp] { tables.watermarks }
-
         private func withMembers(_ stored: StoredPass) -> ItemPass {
             var pass = stored.pass
             pass.closed = stored.closedAt != nil
-            pass.members = (tables.members[pass.itemId] ?? []).map(\.member).sorted { $0.firstSeen < $1.firstSeen }
+            pass.members = (tables.members[pass.itemId] ?? []).map(\.member).sorted {
+                ($0.firstSeen, $0.eventId) < ($1.firstSeen, $1.eventId)
+            }
             return pass
         }
 
-        func candidatePasses(values: [String], lateMinutes: Int) throws -> (
+        func candidatePasses(values: [String], lateMinutes: Int) -> (
             passes: [ItemPass], updatedAt: [String: Timestamp]
         ) {
             let recent = now.adding(milliseconds: -Int64(lateMinutes) * 60_000)
@@ -281,7 +343,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             )
         }
 
-        func savePasses(_ rows: [PassRow]) throws {
+        func savePasses(_ rows: [PassRow]) {
             for row in rows {
                 var stored =
                     tables.passes[row.pass.itemId] ?? StoredPass(pass: row.pass, closedAt: nil, updatedAt: now)
@@ -295,48 +357,24 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             }
         }
 
-        func insertMembers(_ members: [(itemId: String, member: PassMember, late: Bool)]) throws {
-            for (itemId, member, late) in members where tables.memberIds.insert(member.eventId).inserted {
-                tables.members[itemId, default: []].append((member, late))
-            }
+        func unsettledNoReads(limit: Int) -> [UnsettledNoRead] {
+            Array(
+                tables.noReads.filter { !$0.settled }.map(\.row).sorted {
+                    ($0.firstSeen, $0.eventId) < ($1.firstSeen, $1.eventId)
+                }.prefix(limit))
         }
 
-        func unsettledNoReads(limit: Int) throws -> [UnsettledNoRead] {
-            Array(tables.noReads.filter { !$0.settled }.map(\.row).sorted { $0.firstSeen < $1.firstSeen }.prefix(limit))
+        func completedSessions(limit: Int) -> [CompletedSession] {
+            Array(
+                tables.sessions.filter { !$0.packed }.sorted { ($0.time, $0.row.eventId) < ($1.time, $1.row.eventId) }
+                    .map(\.row).prefix(limit))
         }
 
-        func passes(site: String, lane: String, from: Timestamp, to: Timestamp) throws -> [ItemPass] {
-            tables.passes.values.map(withMembers).filter {
-                $0.site == site && $0.lane == lane && $0.firstSeen >= from && $0.firstSeen <= to
-            }
-        }
-
-        func settleNoRead(_ noRead: UnsettledNoRead, itemId: String?) throws {
-            for index in tables.noReads.indices where tables.noReads[index].row.eventId == noRead.eventId {
-                tables.noReads[index].settled = true
-                tables.noReads[index].itemId = itemId
-            }
-        }
-
-        func takeCompletedSessions(limit: Int) throws -> [CompletedSession] {
-            var taken: [CompletedSession] = []
-            for index in tables.sessions.indices.sorted(by: { tables.sessions[$0].time < tables.sessions[$1].time })
-            where !tables.sessions[index].packed && taken.count < limit {
-                tables.sessions[index].packed = true
-                taken.append(tables.sessions[index].row)
-            }
-            return taken
-        }
-
-        func orderLines(site: String, _ orderId: String) throws -> [OrderLine]? {
-            tables.orders[site + "\u{0}" + orderId] ?? tables.orders["\u{0}" + orderId]
-        }
-
-        func insertPack(
-            sessionId: String, site: String, station: String, camera: String, startedAt: Timestamp,
-            completedAt: Timestamp, result: PackResult
-        ) throws -> Bool {
-            guard !tables.packs.contains(where: { $0.record.sessionId == sessionId }) else { return false }
+        func insertPack(_ pack: NewPack) {
+            let (sessionId, site, station, camera, startedAt, completedAt, result) = (
+                pack.sessionId, pack.site, pack.station, pack.camera, pack.startedAt, pack.completedAt, pack.result
+            )
+            guard !tables.packs.contains(where: { $0.record.sessionId == sessionId }) else { return }
             let lines = result.lines.map {
                 PackRecordEvent.Line(
                     line: $0.line, code: $0.code, symbology: $0.symbology, expected: $0.expected, counted: $0.counted,
@@ -349,7 +387,6 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                         verdict: result.verdict.rawValue, items: result.lines.reduce(0) { $0 + $1.counted },
                         startedAt: startedAt, completedAt: completedAt, lines: lines), false
                 ))
-            return true
         }
 
         func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] {
@@ -389,11 +426,14 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             }
         }
 
-        func unmergedParcels(limit: Int) throws -> [UnmergedParcel] {
-            Array(tables.parcels.filter { !$0.merged }.map(\.row).sorted { $0.received < $1.received }.prefix(limit))
+        func unmergedParcels(limit: Int) -> [UnmergedParcel] {
+            Array(
+                tables.parcels.filter { !$0.merged }.map(\.row).sorted {
+                    ($0.received, $0.parcel.eventId) < ($1.received, $1.parcel.eventId)
+                }.prefix(limit))
         }
 
-        func sightingStates(trackIds: [String]) throws -> [String: SightingState] {
+        func sightingStates(trackIds: [String]) -> [String: SightingState] {
             let wanted = Set(trackIds)
             var states: [String: SightingState] = [:]
             for sighting in tables.sightings where wanted.contains(sighting.row.trackId) {
@@ -408,7 +448,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             return states
         }
 
-        func parcelPasses(from: Timestamp, to: Timestamp) throws -> (
+        func parcelPasses(from: Timestamp, to: Timestamp) -> (
             passes: [ParcelPass], updatedAt: [String: Timestamp]
         ) {
             let chosen = tables.parcelPasses.values.filter {
@@ -423,7 +463,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             )
         }
 
-        func saveParcelPasses(_ rows: [ParcelPassRow]) throws {
+        func saveParcelPasses(_ rows: [ParcelPassRow]) {
             for row in rows {
                 var stored =
                     tables.parcelPasses[row.pass.passId]
@@ -433,13 +473,6 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                 stored.closedAt = stored.closedAt ?? (row.pass.closed ? now : nil)
                 stored.updatedAt = now
                 tables.parcelPasses[row.pass.passId] = stored
-            }
-        }
-
-        func markParcelsMerged(eventIds: [String]) throws {
-            let ids = Set(eventIds)
-            for index in tables.parcels.indices where ids.contains(tables.parcels[index].row.parcel.eventId) {
-                tables.parcels[index].merged = true
             }
         }
 
@@ -455,27 +488,12 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             }
         }
 
-        func insertDecision(_ decision: DecisionEvent) throws {
-            guard !tables.decisions.contains(where: { $0.decision.eventId == decision.eventId }) else { return }
-            tables.decisions.append((decision, false))
-        }
-
         func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
             Array(
-                tables.decisions.filter { !$0.published }.map(\.decision).sorted { $0.closedAt < $1.closedAt }.prefix(
+                tables.decisions.filter { !$0.published }.map(\.decision).sorted {
+                    ($0.closedAt, $0.eventId) < ($1.closedAt, $1.eventId)
+                }.prefix(
                     limit))
-        }
-
-        func unsettledMeasurements(limit: Int) throws -> [UnsettledMeasurement] {
-            Array(tables.measurements.filter { !$0.settled }.map(\.row).prefix(limit))
-        }
-
-        func settleMeasurement(_ measurement: MeasureEvent, passId: String?) throws {
-            for index in tables.measurements.indices
-            where tables.measurements[index].row.measurement.eventId == measurement.eventId {
-                tables.measurements[index].settled = true
-                tables.measurements[index].passId = passId
-            }
         }
 
         func markDecisionPublished(_ decision: DecisionEvent) throws {
