@@ -223,9 +223,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             logger.info(
                 "stopped",
                 metadata: [
-                    "messages": "\(totals.messages)", "sightings": "\(totals.sightingsStored)",
-                    "noReads": "\(totals.noReadsStored)",
-                    "sessionEvents": "\(totals.sessionEventsStored)", "duplicates": "\(totals.duplicates)",
+                    "messages": "\(totals.messages)", "sightings": "\(totals.stored[.sighting])",
+                    "noReads": "\(totals.stored[.noread])",
+                    "sessionEvents": "\(totals.stored[.session])", "duplicates": "\(totals.duplicates)",
                     "deadLetters": "\(totals.deadLetters)",
                 ])
         }

@@ -29,13 +29,19 @@ public final class PostgresSightingStore: SightingStore {
         let store = EventStore(connection: connection)
         return try connection.transaction { () throws(PGError) in
             var stored = StoredCounts()
-            stored.sightings = try store.insertSightings(batch.sightings)
-            stored.sessions = try store.insertSessionEvents(batch.sessions)
-            stored.noReads = try store.insertNoReads(batch.noReads)
-            stored.readings = try store.insertReadings(batch.readings)
-            stored.parcels = try store.insertParcels(batch.parcels)
-            stored.decisions = try store.insertDecisions(batch.decisions)
-            stored.measurements = try store.insertMeasurements(batch.measurements)
+            stored[.sighting] = try store.insertSightings(
+                batch.family { if case .sighting(let e) = $0 { e } else { nil } })
+            stored[.session] = try store.insertSessionEvents(
+                batch.family { if case .session(let e) = $0 { e } else { nil } })
+            stored[.noread] = try store.insertNoReads(
+                batch.family { if case .noRead(let e) = $0 { e } else { nil } }.map(\.record))
+            stored[.reading] = try store.insertReadings(
+                batch.family { if case .reading(let e) = $0 { e } else { nil } }.map(\.record))
+            stored[.parcel] = try store.insertParcels(batch.family { if case .parcel(let e) = $0 { e } else { nil } })
+            stored[.decision] = try store.insertDecisions(
+                batch.family { if case .decision(let e) = $0 { e } else { nil } })
+            stored[.measure] = try store.insertMeasurements(
+                batch.family { if case .measure(let e) = $0 { e } else { nil } })
             for message in batch.refused {
                 try store.insertDeadLetter(
                     subject: message.subject, reason: message.reason, detail: message.detail, payload: message.payload)

@@ -6,9 +6,14 @@ import ScanEvents
 /// metrics backend bootstrapped (tests, `--metrics-listen` not given) they cost nothing.
 struct AggregatorMetrics: Sendable {
     let messages = Counter(label: "scantrack_aggregator_messages_total")
-    let sightings = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "sighting")])
-    let sessions = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "session")])
-    let noReads = Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", "noread")])
+    /// `scantrack_aggregator_events_stored_total{type}`, one per family ingest stores.
+    let stored = Dictionary(
+        uniqueKeysWithValues: IngestEvent.families.map { family in
+            (
+                family,
+                Counter(label: "scantrack_aggregator_events_stored_total", dimensions: [("type", family.rawValue)])
+            )
+        })
     let duplicates = Counter(label: "scantrack_aggregator_duplicates_total")
     let batch = Timer(label: "scantrack_aggregator_batch_seconds", preferredDisplayUnit: .seconds)
     /// From the stream storing an agent's event (its publish) to the aggregator's commit of it.
@@ -60,9 +65,7 @@ struct AggregatorMetrics: Sendable {
     /// One stored batch.
     func record(_ counts: IngestCounts, refused reasons: [String], duration: Duration) {
         messages.increment(by: counts.messages)
-        sightings.increment(by: counts.sightingsStored)
-        sessions.increment(by: counts.sessionEventsStored)
-        noReads.increment(by: counts.noReadsStored)
+        for (family, counter) in stored { counter.increment(by: counts.stored[family]) }
         duplicates.increment(by: counts.duplicates)
         for reason in reasons { deadLetter(reason: reason) }
         batch.record(duration: duration)

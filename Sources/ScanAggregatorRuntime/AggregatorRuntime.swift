@@ -109,10 +109,10 @@ public final class AggregatorRuntime: Sendable {
                 ingestPulse.beat()
                 let counts = try loop.runOnce(stop: stop)
                 totals.ingest = loop.totals
-                if counts.parcelsStored > 0 { parcelsStored.fire() }
+                if counts.stored[.parcel] > 0 { parcelsStored.fire() }
                 if counts.messages > 0 {
                     logger.debug(
-                        "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.sightingsStored)"])
+                        "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.stored[.sighting])"])
                 }
             }
             try loop.flush(stop: stop)  // what was fetched ahead is stored and acknowledged, not redelivered later
@@ -122,7 +122,7 @@ public final class AggregatorRuntime: Sendable {
         totals.ingest = loop.totals
         logger.info(
             "ingest stopped",
-            metadata: ["messages": "\(loop.totals.messages)", "sightings": "\(loop.totals.sightingsStored)"])
+            metadata: ["messages": "\(loop.totals.messages)", "sightings": "\(loop.totals.stored[.sighting])"])
     }
 
     /// Rounds until stopped: at once while a round finds a full batch, else after

@@ -8,44 +8,21 @@ import ScanReconciliation
 /// What one pass stored.
 public struct IngestCounts: Sendable, Equatable {
     public var messages = 0
-    public var sightingsStored = 0
-    public var sessionEventsStored = 0
-    public var noReadsStored = 0
-    /// `reading.paused` / `reading.resumed` events stored.
-    public var readingsStored = 0
-    /// One camera's parcels stored.
-    public var parcelsStored = 0
-    /// Decisions (`decision` events) stored.
-    public var decisionsStored = 0
-    /// Dimensioner and scale readings (`measure` events) stored.
-    public var measurementsStored = 0
+    /// Events newly stored, by family.
+    public var stored = StoredCounts()
     public var duplicates = 0
     public var deadLetters = 0
 
-    public init(
-        messages: Int = 0, sightingsStored: Int = 0, sessionEventsStored: Int = 0, noReadsStored: Int = 0,
-        readingsStored: Int = 0, parcelsStored: Int = 0, decisionsStored: Int = 0, measurementsStored: Int = 0,
-        duplicates: Int = 0, deadLetters: Int = 0
-    ) {
-        self.measurementsStored = measurementsStored
-        self.parcelsStored = parcelsStored
-        self.decisionsStored = decisionsStored
+    public init(messages: Int = 0, stored: StoredCounts = StoredCounts(), duplicates: Int = 0, deadLetters: Int = 0) {
         self.messages = messages
-        self.sightingsStored = sightingsStored
-        self.sessionEventsStored = sessionEventsStored
-        self.noReadsStored = noReadsStored
-        self.readingsStored = readingsStored
+        self.stored = stored
         self.duplicates = duplicates
         self.deadLetters = deadLetters
     }
 
     public static func + (a: IngestCounts, b: IngestCounts) -> IngestCounts {
         IngestCounts(
-            messages: a.messages + b.messages, sightingsStored: a.sightingsStored + b.sightingsStored,
-            sessionEventsStored: a.sessionEventsStored + b.sessionEventsStored,
-            noReadsStored: a.noReadsStored + b.noReadsStored, readingsStored: a.readingsStored + b.readingsStored,
-            parcelsStored: a.parcelsStored + b.parcelsStored, decisionsStored: a.decisionsStored + b.decisionsStored,
-            measurementsStored: a.measurementsStored + b.measurementsStored, duplicates: a.duplicates + b.duplicates,
+            messages: a.messages + b.messages, stored: a.stored + b.stored, duplicates: a.duplicates + b.duplicates,
             deadLetters: a.deadLetters + b.deadLetters)
     }
 }
@@ -251,49 +228,21 @@ public final class IngestLoop: @unchecked Sendable {
         refreshTopology()
         let topology = topology
         let subjects = settings.subjects
-        let noReadPrefix = subjects.prefix + ".v1.\(SubjectFamily.noread.rawValue)."
-        let sightingPrefix = subjects.prefix + ".v1.\(SubjectFamily.sighting.rawValue)."
-        let readingPrefix = subjects.prefix + ".v1.\(SubjectFamily.reading.rawValue)."
-        let parcelPrefix = subjects.prefix + ".v1.\(SubjectFamily.parcel.rawValue)."
-        let decisionPrefix = subjects.prefix + ".v1.\(SubjectFamily.decision.rawValue)."
-        let measurePrefix = subjects.prefix + ".v1.\(SubjectFamily.measure.rawValue)."
         for message in messages {
             let bytes = message.bytes
             do {
-                let noRead = message.subject.hasPrefix(noReadPrefix)
-                let event = try EventValidator.parse(
-                    bytes, maxBytes: noRead ? EventValidator.maxNoReadBytes : EventValidator.maxBytes)
+                guard let family = SubjectFamily(subject: message.subject, prefix: subjects.prefix),
+                    IngestEvent.families.contains(family)
+                else { throw DeadLetter(.unknownType, "not an event subject the aggregator stores") }
+                let parsed = try EventValidator.parse(
+                    bytes, maxBytes: family == .noread ? EventValidator.maxNoReadBytes : EventValidator.maxBytes)
                 // jsonb cannot hold NUL; such a body is refused rather than breaking the batch.
                 if Self.holdsEscapedNUL(bytes) {
                     throw DeadLetter(.badValue, "the event holds a NUL character (\\u0000)")
                 }
-                let body = String(decoding: bytes, as: UTF8.self)
-                func check(_ site: String, _ camera: String, _ family: SubjectFamily, lane: String?, station: String?)
-                    throws(DeadLetter)
-                {
-                    try EventValidator.checkSender(
-                        site: site, camera: camera, subject: message.subject, family: family, subjects: subjects)
-                    try EventValidator.checkPlace(
-                        site: site, camera: camera, lane: lane, station: station, topology: topology)
-                }
-                if noRead {
-                    let event = try NoReadEvent.parse(event)
-                    try check(event.site, event.camera, .noread, lane: event.lane, station: event.station)
-                    batch.events.noReads.append(event)
-                } else if message.subject.hasPrefix(sightingPrefix) {
-                    let event = try SightingEvent.parse(event)
-                    try check(event.site, event.camera, .sighting, lane: event.lane, station: event.station)
-                    batch.events.sightings.append((event, body))
-                } else if message.subject.hasPrefix(readingPrefix) {
-                    let event = try ReadingEvent.parse(event)
-                    try check(event.site, event.camera, .reading, lane: event.lane, station: event.station)
-                    batch.events.readings.append(event)
-                } else if message.subject.hasPrefix(parcelPrefix) {
-                    let event = try ParcelEvent.parse(event)
-                    try check(event.site, event.camera, .parcel, lane: event.lane, station: event.station)
-                    batch.events.parcels.append((event, body))
-                } else if message.subject.hasPrefix(decisionPrefix) {
-                    let event = try DecisionEvent.parse(event)
+                let event = try IngestEvent.parse(parsed, family: family)
+                switch event {
+                case .decision(let event):
                     // Sent on its lane's subject by a camera of that lane.
                     try EventValidator.checkDecisionSender(event, subject: message.subject, subjects: subjects)
                     try EventValidator.checkPlace(
@@ -309,9 +258,7 @@ public final class IngestLoop: @unchecked Sendable {
                                 + (byAggregator
                                     ? "the aggregator decides" : "an agent decides (no decision in the topology)"))
                     }
-                    batch.events.decisions.append((event, body))
-                } else if message.subject.hasPrefix(measurePrefix) {
-                    let event = try MeasureEvent.parse(event)
+                case .measure(let event):
                     // Sent on its lane's subject (the device's permission), for a lane of the site.
                     try EventValidator.checkLaneSender(
                         site: event.site, lane: event.lane, subject: message.subject, family: .measure,
@@ -325,14 +272,18 @@ public final class IngestLoop: @unchecked Sendable {
                         throw DeadLetter(
                             .laneMismatch, "site '\(event.site)' has no lane '\(event.lane)' in the topology")
                     }
-                    batch.events.measurements.append((event, body))
-                } else {
-                    let event = try SessionEvent.parse(event)
-                    try check(
-                        event.envelope.site, event.envelope.camera, .session, lane: event.lane,
-                        station: event.station)
-                    batch.events.sessions.append((event, body))
+                default:
+                    // Sent by its camera on its own subject, at the lane or station the topology gives it.
+                    if let sender = event.camera {
+                        try EventValidator.checkSender(
+                            site: sender.site, camera: sender.camera, subject: message.subject, family: family,
+                            subjects: subjects)
+                        try EventValidator.checkPlace(
+                            site: sender.site, camera: sender.camera, lane: sender.lane, station: sender.station,
+                            topology: topology)
+                    }
                 }
+                batch.events.append(event, body: String(decoding: bytes, as: UTF8.self))
             } catch let letter as DeadLetter {
                 batch.refused.append((message, letter))
             } catch {
@@ -358,14 +309,7 @@ public final class IngestLoop: @unchecked Sendable {
             do {
                 var events = batch.events
                 events.refused = refused
-                let stored = try storage.store(events)
-                counts.sightingsStored = stored.sightings
-                counts.sessionEventsStored = stored.sessions
-                counts.noReadsStored = stored.noReads
-                counts.readingsStored = stored.readings
-                counts.parcelsStored = stored.parcels
-                counts.decisionsStored = stored.decisions
-                counts.measurementsStored = stored.measurements
+                counts.stored = try storage.store(events)
                 readiness?.set("postgres", ok: true, detail: "storing")
                 retry.succeeded("PostgreSQL stores again; ingest resumed")
                 break
@@ -380,10 +324,11 @@ public final class IngestLoop: @unchecked Sendable {
             }
         }
         metrics.stored(batch.messages, committed: clock.now)
-        onCommit?(batch.events.sightings.map(\.record.time))
-        counts.duplicates =
-            batch.events.events - counts.sightingsStored - counts.sessionEventsStored - counts.noReadsStored
-            - counts.readingsStored - counts.parcelsStored - counts.decisionsStored - counts.measurementsStored
+        onCommit?(
+            batch.events.events.compactMap { entry in
+                if case .sighting(let sighting) = entry.event { sighting.time } else { nil }
+            })
+        counts.duplicates = batch.events.events.count - counts.stored.total
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)

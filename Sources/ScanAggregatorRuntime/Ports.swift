@@ -72,24 +72,20 @@ public struct RefusedMessage: Sendable, Equatable {
     }
 }
 
-/// One fetched batch, validated: the events to store (each with its body where the store keeps
-/// it) and the messages refused.
+/// One fetched batch, validated: the events to store, each with its body (the JSON as it came),
+/// and the messages refused.
 public struct EventBatch: Sendable {
-    public var sightings: [(record: SightingEvent, body: String)] = []
-    public var sessions: [(record: SessionEvent, body: String)] = []
-    public var noReads: [NoReadEvent] = []
-    public var readings: [ReadingEvent] = []
-    public var parcels: [(record: ParcelEvent, body: String)] = []
-    public var decisions: [(record: DecisionEvent, body: String)] = []
-    public var measurements: [(record: MeasureEvent, body: String)] = []
+    public var events: [(event: IngestEvent, body: String)] = []
     public var refused: [RefusedMessage] = []
 
     public init() {}
 
-    /// Events to store (the refused left out).
-    public var events: Int {
-        sightings.count + sessions.count + noReads.count + readings.count + parcels.count + decisions.count
-            + measurements.count
+    public mutating func append(_ event: IngestEvent, body: String) { events.append((event, body)) }
+
+    /// The events of one family, each with its body, in the batch's order: `extract` gives the
+    /// family's wire type of an event, nil for other families.
+    public func family<Event>(_ extract: (IngestEvent) -> Event?) -> [(record: Event, body: String)] {
+        events.compactMap { entry in extract(entry.event).map { ($0, entry.body) } }
     }
 }
 
@@ -110,26 +106,22 @@ public protocol SightingStore: AnyObject {
     func topology() throws -> Topology
 }
 
-/// What one stored batch added.
+/// What one stored batch added, by family (fewer than given when some were stored before).
 public struct StoredCounts: Sendable, Equatable {
-    public var sightings = 0
-    public var sessions = 0
-    public var noReads = 0
-    public var readings = 0
-    public var parcels = 0
-    public var decisions = 0
-    public var measurements = 0
-    public init(
-        sightings: Int = 0, sessions: Int = 0, noReads: Int = 0, readings: Int = 0, parcels: Int = 0,
-        decisions: Int = 0, measurements: Int = 0
-    ) {
-        self.decisions = decisions
-        self.measurements = measurements
-        self.sightings = sightings
-        self.sessions = sessions
-        self.noReads = noReads
-        self.readings = readings
-        self.parcels = parcels
+    private var counts: [SubjectFamily: Int] = [:]
+
+    public init(_ counts: [SubjectFamily: Int] = [:]) { self.counts = counts }
+
+    public subscript(family: SubjectFamily) -> Int {
+        get { counts[family] ?? 0 }
+        set { counts[family] = newValue }
+    }
+
+    /// Every family's, added up.
+    public var total: Int { counts.values.reduce(0, +) }
+
+    public static func + (a: StoredCounts, b: StoredCounts) -> StoredCounts {
+        StoredCounts(a.counts.merging(b.counts, uniquingKeysWith: +))
     }
 }
 

@@ -89,7 +89,8 @@ public enum ScanMetrics {
         "scantrack_agent_decisions_total":
             "divert decisions sent, label action = pass or divert, late = true for one sent past its deadline (it waited in the spool)",
         "scantrack_aggregator_messages_total": "JetStream messages ingested (stored, duplicate or refused)",
-        "scantrack_aggregator_events_stored_total": "events newly stored, label type = sighting, session or noread",
+        "scantrack_aggregator_events_stored_total":
+            "events newly stored, label type = the family: sighting, session, noread, reading, parcel, decision or measure",
         "scantrack_aggregator_duplicates_total": "events stored before (a redelivery or an agent's resend), skipped",
         "scantrack_aggregator_dead_letters_total": "messages refused, label reason (as in dead_letters.reason)",
         "scantrack_aggregator_batch_seconds": "one batch from validation to commit",

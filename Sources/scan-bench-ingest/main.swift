@@ -94,7 +94,7 @@ do {
     while try jetStream.messageCount(stream: settings.agentStream) < UInt64(total) { usleep(50_000) }
     let ingestor = try Ingestor(settings: settings, logger: logger)
     var began = Bench.now()
-    while ingestor.totals.sightingsStored < total {
+    while ingestor.totals.stored[.sighting] < total {
         try ingestor.runOnce()
     }
     let ingestSeconds = Bench.now() - began
@@ -155,7 +155,7 @@ do {
         }
     }
     let latencyStart = Bench.now()
-    while latencyIngestor.totals.sightingsStored < expected && Bench.now() - latencyStart < Double(seconds) + 30 {
+    while latencyIngestor.totals.stored[.sighting] < expected && Bench.now() - latencyStart < Double(seconds) + 30 {
         try latencyIngestor.runOnce()
     }
     publisher.wait()

@@ -51,7 +51,7 @@ struct AggregatorRuntimeTests {
         // Nothing fetched is left for the ack wait: what ingest held, it stored and acknowledged.
         #expect(consumer.acknowledged.count == consumer.deliveries.count)
         #expect(store.sightings.count == consumer.deliveries.count)
-        #expect(runtime.ingestTotals.sightingsStored == store.sightings.count)
+        #expect(runtime.ingestTotals.stored[.sighting] == store.sightings.count)
         // Ingest stopped first, then reconciliation.
         let messages = recorder.messages
         let ingestStopped = try #require(messages.firstIndex(of: "ingest stopped"))

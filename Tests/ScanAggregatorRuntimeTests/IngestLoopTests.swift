@@ -89,7 +89,7 @@ struct IngestLoopTests {
         parts.clock.advance(by: .seconds(11))
         try parts.run { parts.loop.totals.messages >= 7 }
         #expect(parts.loop.totals.duplicates == 2)
-        #expect(parts.loop.totals.sightingsStored == 5)
+        #expect(parts.loop.totals.stored[.sighting] == 5)
         #expect(parts.store.sightings.count == 5)
         #expect(parts.consumer.acknowledged.count == 5)
     }
@@ -121,7 +121,7 @@ struct IngestLoopTests {
         parts.consumer.append(subject: "scantrack.v1.reading.dc1.cam-2", bytes: paused.json)
         try parts.run { parts.loop.totals.messages >= 3 }
         #expect(parts.store.readings == [paused])
-        #expect(parts.loop.totals.readingsStored == 1 && parts.loop.totals.duplicates == 1)
+        #expect(parts.loop.totals.stored[.reading] == 1 && parts.loop.totals.duplicates == 1)
         #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
     }
 
@@ -142,7 +142,7 @@ struct IngestLoopTests {
         try parts.run { parts.loop.totals.messages >= 3 }
         #expect(parts.store.parcels.map(\.parcelId) == ["cam-1-r-p1"])
         #expect(parts.store.parcels.first?.codes.map(\.value) == ["4006381333931"])
-        #expect(parts.loop.totals.parcelsStored == 1 && parts.loop.totals.duplicates == 1)
+        #expect(parts.loop.totals.stored[.parcel] == 1 && parts.loop.totals.duplicates == 1)
         #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch"])
     }
 
@@ -180,7 +180,7 @@ struct IngestLoopTests {
         try parts.run { parts.loop.totals.messages >= 7 }
         #expect(parts.store.decisions.map(\.parcelId).sorted() == ["cam-1-r-p1", "cam-3-r-p1"])
         #expect(parts.store.decisions.first?.reasons == [.missingRequired])
-        #expect(parts.loop.totals.decisionsStored == 2 && parts.loop.totals.duplicates == 1)
+        #expect(parts.loop.totals.stored[.decision] == 2 && parts.loop.totals.duplicates == 1)
         #expect(
             parts.store.deadLetters.map(\.reason) == [
                 "subject-mismatch", "lane-mismatch", "subject-mismatch", "subject-mismatch",

@@ -79,7 +79,7 @@ struct IngestTests {
         #expect(rows.map { $0[0] } == ["reading.paused", "reading.resumed"])
         #expect(rows.first?[2] == "x'; DROP TABLE reading_events; --")
         #expect(rows.first?[3] == "L1")
-        #expect(ingestor.totals.readingsStored == 2 && ingestor.totals.duplicates == 2)
+        #expect(ingestor.totals.stored[.reading] == 2 && ingestor.totals.duplicates == 2)
     }
 
     @Test(
@@ -145,7 +145,7 @@ struct IngestTests {
         #expect(rows.count == 1)
         #expect(rows.first?[0] == "divert" && rows.first?[1] == "missing-required,rejected-code")
         #expect(rows.first?[2] == "t" && rows.first?[3] == "x'; DROP TABLE decisions; --")
-        #expect(ingestor.totals.decisionsStored == 1 && ingestor.totals.duplicates == 1)
+        #expect(ingestor.totals.stored[.decision] == 1 && ingestor.totals.duplicates == 1)
     }
 
     static func drain(_ ingestor: Ingestor, until done: () throws -> Bool) throws {
@@ -174,7 +174,7 @@ struct IngestTests {
         let ingestor = try Ingestor(settings: world.settings, logger: Logger(label: "test"))
         try Self.drain(ingestor) { ingestor.totals.messages >= 350 }
         #expect(ingestor.totals.messages == 350)
-        #expect(ingestor.totals.sightingsStored == 300)
+        #expect(ingestor.totals.stored[.sighting] == 300)
         #expect(ingestor.totals.duplicates == 50)
         #expect(try Self.count(world.database, "SELECT count(*) FROM sightings") == 300)
         #expect(try Self.count(world.database, "SELECT count(DISTINCT event_id) FROM sightings") == 300)

@@ -62,7 +62,7 @@ struct ReconcileContractTests {
                 ingestEvents = { events in
                     // One batch, stored at one time (PostgreSQL's now() is the transaction's).
                     clock.advance(by: .milliseconds(1))
-                    for bytes in events { try Self.addToMemory(memory, try JSONValue.parse(bytes)) }
+                    for bytes in events { try Self.addToMemory(memory, bytes) }
                 }
                 settled = { memory.settledNoReads }
                 drop = {}
@@ -116,39 +116,37 @@ struct ReconcileContractTests {
             }
         }
 
+        /// An agent event as ingest parses it: its family from its type.
+        static func event(_ bytes: [UInt8]) throws -> IngestEvent {
+            let value = try JSONValue.parse(bytes)
+            let type = value["type"]?.stringValue ?? ""
+            let family = SubjectFamily(rawValue: type) ?? (type.hasPrefix("session.") ? .session : .status)
+            return try IngestEvent.parse(value, family: family)
+        }
+
         /// An agent event as ingest hands it to the memory store.
-        static func addToMemory(_ store: MemoryReconcileStore, _ event: JSONValue) throws {
-            switch event["type"]?.stringValue {
-            case "sighting":
-                let sighting = try SightingEvent.parse(event)
+        static func addToMemory(_ store: MemoryReconcileStore, _ bytes: [UInt8]) throws {
+            switch try event(bytes) {
+            case .sighting(let sighting):
                 store.addSighting(
                     UnreconciledSighting(
                         eventId: sighting.eventId, site: sighting.site, camera: sighting.camera,
                         trackId: sighting.trackId, symbology: sighting.symbology, value: sighting.value,
                         valueEncoding: sighting.valueEncoding, accepted: sighting.status == .accepted,
                         firstSeen: sighting.firstSeen, lastSeen: sighting.lastSeen))
-            case "noread":
-                let noRead = try NoReadEvent.parse(event)
+            case .noRead(let noRead):
                 store.addNoRead(
                     eventId: noRead.eventId, site: noRead.site, camera: noRead.camera, firstSeen: noRead.firstSeen)
-            case "parcel": store.addParcel(try ParcelEvent.parse(event))
-            default: store.addCompletedSession(try SessionEvent.parse(event))
+            case .parcel(let parcel): store.addParcel(parcel)
+            case .session(let session): store.addCompletedSession(session)
+            default: Issue.record("no such event in the contract's cases")
             }
         }
 
         /// Agent events as ingest stores them in PostgreSQL.
         static func batch(_ events: [[UInt8]]) throws -> EventBatch {
             var batch = EventBatch()
-            for bytes in events {
-                let event = try JSONValue.parse(bytes)
-                let body = String(decoding: bytes, as: UTF8.self)
-                switch event["type"]?.stringValue {
-                case "sighting": batch.sightings.append((try SightingEvent.parse(event), body))
-                case "noread": batch.noReads.append(try NoReadEvent.parse(event))
-                case "parcel": batch.parcels.append((try ParcelEvent.parse(event), body))
-                default: batch.sessions.append((try SessionEvent.parse(event), body))
-                }
-            }
+            for bytes in events { batch.append(try event(bytes), body: String(decoding: bytes, as: UTF8.self)) }
             return batch
         }
     }

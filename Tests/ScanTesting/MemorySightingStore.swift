@@ -9,13 +9,8 @@ import ScanReconciliation
 public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     // @unchecked: guarded by the lock (the ingest writer thread and the test read it).
     private let lock = NSLock()
-    private var sightingsById: [String: SightingEvent] = [:]
-    private var sessionsById: [String: SessionEvent] = [:]
-    private var noReadsById: [String: NoReadEvent] = [:]
-    private var readingsById: [String: ReadingEvent] = [:]
-    private var parcelsById: [String: ParcelEvent] = [:]
-    private var decisionsById: [String: DecisionEvent] = [:]
-    private var measurementsById: [String: MeasureEvent] = [:]
+    /// What each family stored, by event id.
+    private var stored: [SubjectFamily: [String: IngestEvent]] = [:]
     private var letters: [RefusedMessage] = []
     private var failures = 0
     private var calls = 0
@@ -36,13 +31,17 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
     /// The next `count` calls fail with a transient error.
     public func failNext(_ count: Int) { lock.withLock { failures = count } }
 
-    public var sightings: [SightingEvent] { lock.withLock { Array(sightingsById.values) } }
-    public var sessions: [SessionEvent] { lock.withLock { Array(sessionsById.values) } }
-    public var noReads: [NoReadEvent] { lock.withLock { Array(noReadsById.values) } }
-    public var readings: [ReadingEvent] { lock.withLock { Array(readingsById.values) } }
-    public var parcels: [ParcelEvent] { lock.withLock { Array(parcelsById.values) } }
-    public var decisions: [DecisionEvent] { lock.withLock { Array(decisionsById.values) } }
-    public var measurements: [MeasureEvent] { lock.withLock { Array(measurementsById.values) } }
+    /// The stored events of one family: `extract` gives the family's wire type.
+    private func family<Event>(_ family: SubjectFamily, _ extract: (IngestEvent) -> Event?) -> [Event] {
+        lock.withLock { (stored[family] ?? [:]).values.compactMap(extract) }
+    }
+    public var sightings: [SightingEvent] { family(.sighting) { if case .sighting(let e) = $0 { e } else { nil } } }
+    public var sessions: [SessionEvent] { family(.session) { if case .session(let e) = $0 { e } else { nil } } }
+    public var noReads: [NoReadEvent] { family(.noread) { if case .noRead(let e) = $0 { e } else { nil } } }
+    public var readings: [ReadingEvent] { family(.reading) { if case .reading(let e) = $0 { e } else { nil } } }
+    public var parcels: [ParcelEvent] { family(.parcel) { if case .parcel(let e) = $0 { e } else { nil } } }
+    public var decisions: [DecisionEvent] { family(.decision) { if case .decision(let e) = $0 { e } else { nil } } }
+    public var measurements: [MeasureEvent] { family(.measure) { if case .measure(let e) = $0 { e } else { nil } } }
     public var deadLetters: [RefusedMessage] { lock.withLock { letters } }
     public var attempts: Int { lock.withLock { calls } }
     public var resetCount: Int { lock.withLock { resets } }
@@ -55,33 +54,9 @@ public final class MemorySightingStore: SightingStore, @unchecked Sendable {
                 throw Unavailable()
             }
             var added = StoredCounts()
-            for (sighting, _) in batch.sightings where sightingsById[sighting.eventId] == nil {
-                sightingsById[sighting.eventId] = sighting
-                added.sightings += 1
-            }
-            for (session, _) in batch.sessions where sessionsById[session.eventId] == nil {
-                sessionsById[session.eventId] = session
-                added.sessions += 1
-            }
-            for noRead in batch.noReads where noReadsById[noRead.eventId] == nil {
-                noReadsById[noRead.eventId] = noRead
-                added.noReads += 1
-            }
-            for reading in batch.readings where readingsById[reading.eventId] == nil {
-                readingsById[reading.eventId] = reading
-                added.readings += 1
-            }
-            for (parcel, _) in batch.parcels where parcelsById[parcel.eventId] == nil {
-                parcelsById[parcel.eventId] = parcel
-                added.parcels += 1
-            }
-            for (decision, _) in batch.decisions where decisionsById[decision.eventId] == nil {
-                decisionsById[decision.eventId] = decision
-                added.decisions += 1
-            }
-            for (measurement, _) in batch.measurements where measurementsById[measurement.eventId] == nil {
-                measurementsById[measurement.eventId] = measurement
-                added.measurements += 1
+            for (event, _) in batch.events where stored[event.family, default: [:]][event.eventId] == nil {
+                stored[event.family, default: [:]][event.eventId] = event
+                added[event.family] += 1
             }
             letters += batch.refused
             return added
