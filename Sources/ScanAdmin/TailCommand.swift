@@ -122,7 +122,7 @@ struct TailCommand: ParsableCommand {
                 parts.append("(not a valid pack record)")
                 break
             }
-            parts += [pack.orderId ?? "(no order)", pack.verdict, "items=\(pack.items)", pack.sessionId]
+            parts += [pack.orderId ?? "(no order)", pack.verdict.rawValue, "items=\(pack.items)", pack.sessionId]
         case "status":
             let fps = event["fpsProcessed"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "?"
             parts += [

@@ -1,6 +1,14 @@
 // The contract's enumerations that producers and consumers share: what the agent's parts decide
 // and what the events carry, spelled once.
 
+/// A pack record's verdict, and each of its lines' (docs/schema/pack.schema.json): a line is
+/// complete, short, over or (a code the order does not list) unexpected; the record is the worst
+/// of its lines, or `unknown-order`.
+public enum PackVerdict: String, Sendable, CaseIterable {
+    case complete, short, over, unexpected
+    case unknownOrder = "unknown-order"
+}
+
 /// Why a parcel is diverted (docs/schema/decision.schema.json).
 public enum DecisionReason: String, Sendable, CaseIterable {
     /// None of its codes was read.

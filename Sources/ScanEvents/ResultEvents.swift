@@ -137,9 +137,9 @@ public struct PackRecordEvent: Sendable, Equatable {
         public var symbology: String?
         public var expected: Int
         public var counted: Int
-        public var verdict: String
+        public var verdict: PackVerdict
 
-        public init(line: Int?, code: String, symbology: String?, expected: Int, counted: Int, verdict: String) {
+        public init(line: Int?, code: String, symbology: String?, expected: Int, counted: Int, verdict: PackVerdict) {
             self.line = line
             self.code = code
             self.symbology = symbology
@@ -154,14 +154,15 @@ public struct PackRecordEvent: Sendable, Equatable {
     public var station: String
     public var camera: String
     public var orderId: String?
-    public var verdict: String
+    public var verdict: PackVerdict
     public var items: Int
     public var startedAt: Timestamp
     public var completedAt: Timestamp
     public var lines: [Line]
 
     public init(
-        sessionId: String, site: String, station: String, camera: String, orderId: String?, verdict: String, items: Int,
+        sessionId: String, site: String, station: String, camera: String, orderId: String?, verdict: PackVerdict,
+        items: Int,
         startedAt: Timestamp, completedAt: Timestamp, lines: [Line]
     ) {
         self.sessionId = sessionId
@@ -189,7 +190,7 @@ public struct PackRecordEvent: Sendable, Equatable {
         writer.field("time", time.description)
         writer.field("sessionId", sessionId)
         writer.field("orderId", orderId)
-        writer.field("verdict", verdict)
+        writer.field("verdict", verdict.rawValue)
         writer.field("items", items)
         writer.field("startedAt", startedAt.description)
         writer.field("completedAt", completedAt.description)
@@ -203,10 +204,19 @@ public struct PackRecordEvent: Sendable, Equatable {
                     entry.field("symbology", line.symbology)
                     entry.field("expected", line.expected)
                     entry.field("counted", line.counted)
-                    entry.field("verdict", line.verdict)
+                    entry.field("verdict", line.verdict.rawValue)
                     return entry.finished()
                 }))
         return writer.finished()
+    }
+
+    /// A record's or a line's `verdict`, one of `PackVerdict`'s.
+    static func verdict(_ fields: EventFields) throws(DeadLetter) -> PackVerdict {
+        let name = try fields.string("verdict", maxLength: 32)
+        guard let verdict = PackVerdict(rawValue: name) else {
+            throw DeadLetter(.badValue, "verdict '\(TerminalText.escaped(name))' is not a pack verdict")
+        }
+        return verdict
     }
 
     public static func parse(_ event: JSONValue) throws(DeadLetter) -> PackRecordEvent {
@@ -219,12 +229,12 @@ public struct PackRecordEvent: Sendable, Equatable {
                     line: line.event["line"] == nil ? nil : try line.int("line"),
                     code: try line.string("code", maxLength: 8192),
                     symbology: try line.optionalString("symbology", maxLength: 32), expected: try line.int("expected"),
-                    counted: try line.int("counted"), verdict: try line.string("verdict", maxLength: 32)))
+                    counted: try line.int("counted"), verdict: try verdict(line)))
         }
         let parsed = PackRecordEvent(
             sessionId: try fields.string("sessionId", maxLength: 256), site: try fields.token("site"),
             station: try fields.token("station"), camera: try fields.token("camera"),
-            orderId: try fields.optionalString("orderId"), verdict: try fields.string("verdict", maxLength: 32),
+            orderId: try fields.optionalString("orderId"), verdict: try verdict(fields),
             items: try fields.int("items"), startedAt: try fields.time("startedAt"),
             completedAt: try fields.time("completedAt"), lines: lines)
         guard try fields.string("eventId", maxLength: 300) == parsed.eventId else {

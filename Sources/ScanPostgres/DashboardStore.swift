@@ -14,7 +14,7 @@ public struct DashboardStore {
         public var station: String
         public var camera: String
         public var orderId: String?
-        public var verdict: String
+        public var verdict: PackVerdict
         public var completedAt: String
         public var items: Int
     }
@@ -58,7 +58,8 @@ public struct DashboardStore {
     private static func pack(_ row: PGRow) throws(PGError) -> Pack {
         Pack(
             sessionId: try row.text("session_id"), site: try row.text("site"), station: try row.text("station"),
-            camera: try row.text("camera"), orderId: try row.optionalText("order_id"), verdict: try row.text("verdict"),
+            camera: try row.text("camera"), orderId: try row.optionalText("order_id"),
+            verdict: try row.value("verdict", as: PackVerdict.self),
             completedAt: try row.text("completed_at"), items: try row.int("items"))
     }
 

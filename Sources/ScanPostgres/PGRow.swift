@@ -52,6 +52,14 @@ public struct PGRow: Sendable {
         return Timestamp(milliseconds: milliseconds)
     }
 
+    /// One of an enumeration's values, stored as its raw text (a verdict, a state).
+    public func value<Value: RawRepresentable>(_ column: String, as type: Value.Type) throws(PGError) -> Value
+    where Value.RawValue == String {
+        let text = try text(column)
+        guard let value = Value(rawValue: text) else { throw bad(column, text, "is not a \(Value.self)") }
+        return value
+    }
+
     private func bad(_ column: String, _ value: String?, _ problem: String) -> PGError {
         let shown = value.map { "'\($0.prefix(64))' " } ?? ""
         return PGError(

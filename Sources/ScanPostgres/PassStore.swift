@@ -437,7 +437,7 @@ public struct PassStore {
                     PackRecordEvent(
                         sessionId: sessionId, site: try row.text("site"), station: try row.text("station"),
                         camera: try row.text("camera"), orderId: try row.optionalText("order_id"),
-                        verdict: try row.text("verdict"), items: try row.int("items"),
+                        verdict: try row.value("verdict", as: PackVerdict.self), items: try row.int("items"),
                         startedAt: try row.milliseconds("started_at"),
                         completedAt: try row.milliseconds("completed_at"),
                         lines: []))
@@ -447,7 +447,7 @@ public struct PassStore {
                 PackRecordEvent.Line(
                     line: try row.optionalInt("line"), code: code, symbology: try row.optionalText("symbology"),
                     expected: try row.int("expected"), counted: try row.int("counted"),
-                    verdict: try row.text("line_verdict")))
+                    verdict: try row.value("line_verdict", as: PackVerdict.self)))
         }
         return packs
     }

@@ -3,10 +3,6 @@ import ScanCore
 
 /// Pick-and-pack checking, the pure part: what a pack-station session counted, against the
 /// lines of the order it was packed for.
-public enum PackVerdict: String, Sendable, CaseIterable {
-    case complete, short, over, unexpected
-    case unknownOrder = "unknown-order"
-}
 
 public struct OrderLine: Sendable, Equatable {
     public var line: Int

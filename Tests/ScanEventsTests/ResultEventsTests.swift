@@ -24,11 +24,11 @@ struct ResultEventsTests {
 
     static let pack = PackRecordEvent(
         sessionId: "pack-01-r1-s4", site: "dc1", station: "P1", camera: "pack-01", orderId: "ORD-1001",
-        verdict: "short", items: 3, startedAt: t0, completedAt: t0.adding(milliseconds: 60_000),
+        verdict: .short, items: 3, startedAt: t0, completedAt: t0.adding(milliseconds: 60_000),
         lines: [
-            .init(line: 1, code: "4006381333931", symbology: "EAN-13", expected: 2, counted: 2, verdict: "complete"),
-            .init(line: 2, code: "5901234123457", symbology: nil, expected: 2, counted: 1, verdict: "short"),
-            .init(line: nil, code: "LPN-9", symbology: "CODE-128", expected: 0, counted: 1, verdict: "unexpected"),
+            .init(line: 1, code: "4006381333931", symbology: "EAN-13", expected: 2, counted: 2, verdict: .complete),
+            .init(line: 2, code: "5901234123457", symbology: nil, expected: 2, counted: 1, verdict: .short),
+            .init(line: nil, code: "LPN-9", symbology: "CODE-128", expected: 0, counted: 1, verdict: .unexpected),
         ])
 
     /// Element `index` of an array value.
@@ -62,6 +62,18 @@ struct ResultEventsTests {
         noOrder.orderId = nil
         noOrder.lines = []
         #expect(try PackRecordEvent.parse(try JSONValue.parse(noOrder.json)) == noOrder)
+        // A verdict is one of the contract's: the record's or a line's.
+        let text = String(decoding: Self.pack.json, as: UTF8.self)
+        for broken in [
+            text.replacingOccurrences(of: #""verdict":"short","items""#, with: #""verdict":"fine","items""#),
+            text.replacingOccurrences(of: #""verdict":"unexpected""#, with: #""verdict":"<b>""#),
+        ] {
+            #expect(broken != text)
+            let refused = #expect(throws: DeadLetter.self) {
+                try PackRecordEvent.parse(try JSONValue.parse(Array(broken.utf8)))
+            }
+            #expect(refused?.reason == .badValue && refused?.detail.contains("verdict") == true)
+        }
     }
 
     @Test("a dead letter carries at most 4 KiB of the message, base64, and reads back")

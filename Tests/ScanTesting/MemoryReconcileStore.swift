@@ -378,13 +378,13 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             let lines = result.lines.map {
                 PackRecordEvent.Line(
                     line: $0.line, code: $0.code, symbology: $0.symbology, expected: $0.expected, counted: $0.counted,
-                    verdict: $0.verdict.rawValue)
+                    verdict: $0.verdict)
             }
             tables.packs.append(
                 (
                     PackRecordEvent(
                         sessionId: sessionId, site: site, station: station, camera: camera, orderId: result.orderId,
-                        verdict: result.verdict.rawValue, items: result.lines.reduce(0) { $0 + $1.counted },
+                        verdict: result.verdict, items: result.lines.reduce(0) { $0 + $1.counted },
                         startedAt: startedAt, completedAt: completedAt, lines: lines), false
                 ))
         }

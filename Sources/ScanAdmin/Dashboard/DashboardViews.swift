@@ -215,7 +215,7 @@ struct DashboardViews {
             out += "<td>\(pack.station)</td>"
             out +=
                 "<td><a href=\"/packs/\(HTML.segment(pack.sessionId))\">\(pack.orderId ?? "(no order)")</a></td>"
-            out += "<td class=\"verdict-\(pack.verdict)\">\(pack.verdict)</td>"
+            out += "<td class=\"verdict-\(pack.verdict.rawValue)\">\(pack.verdict.rawValue)</td>"
             out += "<td class=\"n\">\(pack.items)</td></tr>"
         }
         return out + "</tbody></table>"
@@ -395,7 +395,7 @@ struct DashboardViews {
         out += " · station \(pack.station) (camera \(pack.camera))"
         out += " · completed \(localTime(pack.completedAt, plan))"
         out +=
-            " · verdict <b class=\"verdict-\(pack.verdict)\" data-figure=\"verdict\">\(pack.verdict)</b></p>"
+            " · verdict <b class=\"verdict-\(pack.verdict.rawValue)\" data-figure=\"verdict\">\(pack.verdict.rawValue)</b></p>"
         out += "<table><thead><tr><th class=\"n\">line</th><th>code</th>"
         out += header(["expected", "counted"], numeric: true) + "<th>verdict</th></tr></thead><tbody>"
         for line in lines {
