@@ -185,45 +185,14 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         return changes
     }
 
+    /// The outbox between rounds, on the tables as they are: each mark stands on its own (as an
+    /// UPDATE outside a transaction does), also when publishing stops half way.
     public func outbox<T>(_ body: (any ResultOutbox) throws -> T) throws -> T? {
-        try body(Outbox(store: self))
-    }
-
-    /// The outbox between rounds: each call on the tables as they are, kept at once (a mark
-    /// stands on its own, as an UPDATE outside a transaction does).
-    struct Outbox: ResultOutbox {
-        let store: MemoryReconcileStore
-
-        func call<R>(_ body: (Transaction) throws -> R) rethrows -> R {
-            try store.lock.withLock {
-                let transaction = Transaction(tables: store.tables, now: store.clock.now)
-                let result = try body(transaction)
-                store.tables = transaction.tables
-                return result
-            }
+        try lock.withLock {
+            let outbox = Transaction(tables: tables, now: clock.now)
+            defer { tables = outbox.tables }
+            return try body(outbox)
         }
-        func unpublishedDecisions(limit: Int) throws -> [DecisionEvent] {
-            try call { try $0.unpublishedDecisions(limit: limit) }
-        }
-        func markDecisionPublished(_ decision: DecisionEvent) throws {
-            try call { try $0.markDecisionPublished(decision) }
-        }
-        func unpublishedPasses(limit: Int) throws -> [ItemPassEvent] {
-            try call { try $0.unpublishedPasses(limit: limit) }
-        }
-        func markPassPublished(itemId: String, revision: Int) throws {
-            try call { try $0.markPassPublished(itemId: itemId, revision: revision) }
-        }
-        func unpublishedParcelPasses(limit: Int) throws -> [ParcelPassEvent] {
-            try call { try $0.unpublishedParcelPasses(limit: limit) }
-        }
-        func markParcelPassPublished(passId: String, revision: Int) throws {
-            try call { try $0.markParcelPassPublished(passId: passId, revision: revision) }
-        }
-        func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] {
-            try call { try $0.unpublishedPacks(limit: limit) }
-        }
-        func markPackPublished(sessionId: String) throws { try call { try $0.markPackPublished(sessionId: sessionId) } }
     }
 
     public func lagSeconds() throws -> Double {
