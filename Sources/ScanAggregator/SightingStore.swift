@@ -155,7 +155,9 @@ public final class PostgresReconcileStore: ReconcileStore {
                 lateMinutes: settings.lateMinutes)
             snapshot.watermarks = try passes.watermarks()
             snapshot.noReads = try passes.unsettledNoReads(limit: settings.batchSize)
-            for window in RoundSnapshot.noReadWindows(snapshot.noReads, topology: snapshot.topology) {
+            for window in RoundSnapshot.noReadWindows(
+                snapshot.noReads, topology: snapshot.topology, watermarks: snapshot.roundWatermarks, now: snapshot.now)
+            {
                 snapshot.noReadPasses += try passes.passes(
                     site: window.lane.site, lane: window.lane.lane, from: window.from, to: window.to)
             }
@@ -171,7 +173,8 @@ public final class PostgresReconcileStore: ReconcileStore {
                 from: window.from, to: window.to)
             snapshot.orders = try sites.orders(
                 ids: RoundSnapshot.orderIds(
-                    sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses))
+                    sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses,
+                    topology: snapshot.topology))
             return snapshot
         }
 

@@ -86,7 +86,6 @@ public struct RoundPlan {
         var passes = snapshot.candidatePasses
         var touched: Set<Int> = []
         var newMembers: [(index: Int, member: PassMember, late: Bool)] = []
-        var raised: [LaneKey: Timestamp] = [:]
         for sighting in snapshot.sightings {
             placedTracks[sighting.trackId] = (nil, sighting.accepted)
             guard sighting.accepted, let lane = topology.lane(site: sighting.site, camera: sighting.camera) else {
@@ -98,8 +97,6 @@ public struct RoundPlan {
             let placed = LaneSighting(
                 site: sighting.site, symbology: sighting.symbology, value: sighting.value,
                 valueEncoding: sighting.valueEncoding, member: member)
-            let key = LaneKey(site: sighting.site, lane: lane.id)
-            raised[key] = max(raised[key] ?? member.firstSeen, member.firstSeen)
             let index: Int
             switch Reconciliation.place(placed, lane: lane, passes: &passes, newId: newId) {
             case .opened(let at):
@@ -122,8 +119,9 @@ public struct RoundPlan {
             placedTracks[sighting.trackId] = (passes[index].itemId, true)
         }
         changes.counts.sightings = snapshot.sightings.count
-        changes.watermarks = raised
-        watermarks = snapshot.watermarks.merging(raised) { max($0, $1) }
+        // Watermarks: the latest sighting time per lane, kept across rounds.
+        changes.watermarks = RoundSnapshot.raisedWatermarks(snapshot.sightings, topology: topology)
+        watermarks = snapshot.roundWatermarks
 
         for index in passes.indices where !passes[index].closed {
             let pass = passes[index]
@@ -154,10 +152,10 @@ public struct RoundPlan {
     // MARK: no-reads
 
     /// Attaches each lane camera's no-read to the item pass another camera of the lane read
-    /// (`Reconciliation.pass(forNoReadAt:)`), once the lane has moved past it: its watermark
-    /// (or, a lane gone quiet, the store's clock since the no-read was stored) is beyond the
-    /// no-read by the lane's span, window and grace. A no-read off any lane, or with no such
-    /// pass, is settled without one.
+    /// (`Reconciliation.pass(forNoReadAt:)`), once the lane has moved past it
+    /// (`RoundSnapshot.isDue`: its watermark as this round leaves it, or, a lane gone quiet, the
+    /// store's clock since the no-read was stored, is beyond the no-read by the lane's span,
+    /// window and grace). A no-read off any lane, or with no such pass, is settled without one.
     private mutating func settleNoReads() {
         // The passes of the no-reads' windows as this round leaves them.
         var known = Dictionary(snapshot.noReadPasses.map { ($0.itemId, $0) }) { first, _ in first }
@@ -169,11 +167,9 @@ public struct RoundPlan {
                 changes.counts.noReadsSettled += 1
                 continue
             }
+            guard RoundSnapshot.isDue(noRead, lane: lane, watermarks: watermarks, now: snapshot.now) else { continue }
             let margin = Self.margin(lane)
             let key = LaneKey(site: noRead.site, lane: lane.id)
-            let watermark = watermarks[key]?.milliseconds ?? 0
-            guard watermark > noRead.firstSeen.milliseconds + margin || now > noRead.received.milliseconds + margin
-            else { continue }
             let anchor = noRead.firstSeen.milliseconds - (lane.offset(of: noRead.camera) ?? 0)
             let window = LaneWindow(
                 lane: key, from: Timestamp(milliseconds: anchor - margin), to: Timestamp(milliseconds: anchor + margin))

@@ -20,8 +20,8 @@ public struct RoundSnapshot: Sendable {
     public var watermarks: [LaneKey: Timestamp] = [:]
     /// The oldest no-reads not settled yet, by first sight.
     public var noReads: [UnsettledNoRead] = []
-    /// The item passes of the no-reads' lanes first seen within `RoundSnapshot.noReadWindows`,
-    /// with their members.
+    /// The item passes of the due no-reads' lanes first seen within
+    /// `RoundSnapshot.noReadWindows`, with their members.
     public var noReadPasses: [ItemPass] = []
     /// Completed sessions not taken yet, oldest first.
     public var sessions: [CompletedSession] = []
@@ -100,12 +100,46 @@ extension RoundSnapshot {
         lane.span + lane.windowMilliseconds + lane.graceMilliseconds
     }
 
-    /// The window of item passes each no-read may be attached to (its time at the lane's first
-    /// camera, give or take the lane's margin), one per lane.
-    public static func noReadWindows(_ noReads: [UnsettledNoRead], topology: Topology) -> [LaneWindow] {
+    /// Each lane's latest first sight among these sightings (the accepted ones of cameras on a
+    /// lane): what a round raises the lanes' watermarks to.
+    public static func raisedWatermarks(_ sightings: [UnreconciledSighting], topology: Topology) -> [LaneKey: Timestamp]
+    {
+        var raised: [LaneKey: Timestamp] = [:]
+        for sighting in sightings where sighting.accepted {
+            guard let lane = topology.lane(site: sighting.site, camera: sighting.camera) else { continue }
+            let key = LaneKey(site: sighting.site, lane: lane.id)
+            raised[key] = max(raised[key] ?? sighting.firstSeen, sighting.firstSeen)
+        }
+        return raised
+    }
+
+    /// The lanes' watermarks once this snapshot's sightings are placed.
+    public var roundWatermarks: [LaneKey: Timestamp] {
+        watermarks.merging(Self.raisedWatermarks(sightings, topology: topology)) { max($0, $1) }
+    }
+
+    /// Whether a lane camera's no-read is due to be settled: the lane has moved past it (its
+    /// watermark, or the store's clock since the no-read was stored, is beyond it by the lane's
+    /// span, window and grace).
+    public static func isDue(
+        _ noRead: UnsettledNoRead, lane: Topology.Lane, watermarks: [LaneKey: Timestamp], now: Timestamp
+    ) -> Bool {
+        let watermark = watermarks[LaneKey(site: noRead.site, lane: lane.id)]?.milliseconds ?? 0
+        return watermark > noRead.firstSeen.milliseconds + margin(lane)
+            || now.milliseconds > noRead.received.milliseconds + margin(lane)
+    }
+
+    /// The window of item passes each due no-read may be attached to (its time at the lane's
+    /// first camera, give or take the lane's margin), one per lane. A no-read not due yet needs
+    /// none: it waits for a later round.
+    public static func noReadWindows(
+        _ noReads: [UnsettledNoRead], topology: Topology, watermarks: [LaneKey: Timestamp], now: Timestamp
+    ) -> [LaneWindow] {
         var windows: [LaneKey: LaneWindow] = [:]
         for noRead in noReads {
-            guard let lane = topology.lane(site: noRead.site, camera: noRead.camera) else { continue }
+            guard let lane = topology.lane(site: noRead.site, camera: noRead.camera),
+                isDue(noRead, lane: lane, watermarks: watermarks, now: now)
+            else { continue }
             let anchor = noRead.firstSeen.milliseconds - (lane.offset(of: noRead.camera) ?? 0)
             let key = LaneKey(site: noRead.site, lane: lane.id)
             let from = Timestamp(milliseconds: anchor - margin(lane))
@@ -140,13 +174,15 @@ extension RoundSnapshot {
         )
     }
 
-    /// The order ids a round may look up: each session's order, and every code of the waiting
-    /// parcels and of the parcel passes (a lane that checks orders looks for the parcel's order
-    /// among its codes as a pass closes).
+    /// The order ids a round may look up: each session's order, and, where a lane of the
+    /// topology checks orders, every code of the waiting parcels and of the parcel passes (such a
+    /// lane looks for the parcel's order among its codes as a pass closes).
     public static func orderIds(
-        sessions: [CompletedSession], parcels: [UnmergedParcel], parcelPasses: [ParcelPass]
+        sessions: [CompletedSession], parcels: [UnmergedParcel], parcelPasses: [ParcelPass], topology: Topology
     ) -> Set<String> {
         var ids = Set(sessions.compactMap { $0.event.flatMap(RoundPlan.orderId) })
+        let checked = topology.sites.contains { site in site.lanes.contains { $0.decision?.checkOrders == true } }
+        guard checked else { return ids }
         for row in parcels { ids.formUnion(row.parcel.codes.map(\.value)) }
         for pass in parcelPasses { ids.formUnion(pass.members.flatMap(\.codes).map(\.value)) }
         return ids

@@ -123,13 +123,21 @@ struct RoundPlanTests {
                 received: Self.t0),
             UnsettledNoRead(eventId: "n3", site: "dc1", camera: "cam-9", firstSeen: Self.t0, received: Self.t0),
         ]
-        let windows = RoundSnapshot.noReadWindows(noReads, topology: Self.topology)
+        // Due by the lane's watermark: n1 (1.5 s at cam-2, 0 at the lane's start) and n2 (10 s).
+        let watermarks = [LaneKey(site: "dc1", lane: "L1"): Self.t0.adding(milliseconds: 20_000)]
+        let windows = RoundSnapshot.noReadWindows(
+            noReads, topology: Self.topology, watermarks: watermarks, now: Self.t0)
         #expect(
             windows == [
                 LaneWindow(
                     lane: LaneKey(site: "dc1", lane: "L1"), from: Self.t0.adding(milliseconds: -4_500),
                     to: Self.t0.adding(milliseconds: 14_500))
             ])
+        // Not due (the watermark not past n2 by the margin, stored just now): n1's window only.
+        let early = RoundSnapshot.noReadWindows(
+            noReads, topology: Self.topology,
+            watermarks: [LaneKey(site: "dc1", lane: "L1"): Self.t0.adding(milliseconds: 10_000)], now: Self.t0)
+        #expect(early.map(\.to) == [Self.t0.adding(milliseconds: 4_500)])
         let now = Self.t0.adding(milliseconds: 99_000)
         let none = RoundSnapshot.parcelPassWindow(parcels: [], measurements: [], topology: Self.topology, now: now)
         #expect(none.from == now && none.to == now)

@@ -219,7 +219,9 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                 values: snapshot.sightings.filter(\.accepted).map(\.value), lateMinutes: settings.lateMinutes)
             snapshot.watermarks = tables.watermarks
             snapshot.noReads = unsettledNoReads(limit: settings.batchSize)
-            for window in RoundSnapshot.noReadWindows(snapshot.noReads, topology: snapshot.topology) {
+            for window in RoundSnapshot.noReadWindows(
+                snapshot.noReads, topology: snapshot.topology, watermarks: snapshot.roundWatermarks, now: now)
+            {
                 snapshot.noReadPasses += tables.passes.values.map(withMembers).filter(window.contains)
             }
             snapshot.sessions = completedSessions(limit: settings.sessionBatch)
@@ -236,7 +238,8 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                 parcels: snapshot.parcels, measurements: snapshot.measurements, topology: snapshot.topology, now: now)
             (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = parcelPasses(from: window.from, to: window.to)
             let ids = RoundSnapshot.orderIds(
-                sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses)
+                sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses,
+                topology: snapshot.topology)
             snapshot.orders = tables.orders.filter { ids.contains($0.key.orderId) }
             return snapshot
         }
