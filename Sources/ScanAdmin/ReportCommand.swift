@@ -178,6 +178,7 @@ struct ShiftFigures {
     /// Nil when not counted (long periods).
     var uniqueCodes: Int?
     var noReads = 0
+    var noReadReasons: [ReportStore.Figures.NoReadReasonCount] = []
     var packs: [PackVerdict: Int] = [:]
     var topRules: [(rule: String, count: Int)] = []
     var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int, noReads: Int)] = []
@@ -213,6 +214,7 @@ struct ShiftFigures {
         figures.rejected = stored.rejected
         figures.uniqueCodes = stored.uniqueCodes
         figures.noReads = stored.noReads
+        figures.noReadReasons = stored.noReadReasons
         for (verdict, count) in stored.packs {
             if let verdict = PackVerdict(rawValue: verdict) { figures.packs[verdict] = count }
         }
@@ -328,6 +330,9 @@ struct ShiftFigures {
                             $0.field("rejected", c.rejected)
                             $0.field("noReads", c.noReads)
                             rateField(&$0, c.sightings, c.noReads)
+                            var reasons = JSONWriter()
+                            for r in f.noReadReasons where r.camera == c.camera { reasons.field(r.reason, r.count) }
+                            $0.raw("noReadReasons", reasons.finished())
                         }
                     }))
             w.raw(
@@ -432,6 +437,9 @@ struct ShiftFigures {
                 add("cameras", c.camera, "accepted", c.accepted)
                 add("cameras", c.camera, "rejected", c.rejected)
                 add("cameras", c.camera, "noReads", c.noReads)
+                for r in f.noReadReasons where r.camera == c.camera {
+                    add("cameras", c.camera, "noReads." + r.reason, r.count)
+                }
             }
             for l in f.lanes {
                 add("lanes", "\(l.site)/\(l.lane)", "itemPasses", l.itemPasses)
@@ -517,6 +525,14 @@ struct ShiftFigures {
                     ])
                 }
                 out += "\n" + cameras.render(.table)
+                // Why each camera's no-reads were not read, commonest first: "too-small" says zoom.
+                let reasons = Dictionary(grouping: f.noReadReasons, by: \.camera)
+                if !reasons.isEmpty { out += "No-reads by reason\n" }
+                for camera in reasons.keys.sorted() {
+                    let list = (reasons[camera] ?? []).map { "\(TerminalText.escaped($0.reason)) \($0.count)" }
+                    let line = "  \(TerminalText.escaped(camera)): " + list.joined(separator: ", ")
+                    out += (line.count > 80 ? String(line.prefix(79)) + "…" : line) + "\n"
+                }
             }
             if !f.lanes.isEmpty {
                 var lanes = Listing(columns: [

@@ -114,7 +114,7 @@ struct ReplayCommand: ParsableCommand {
             camera: agentConfig.camera, tracking: agentConfig.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: agentConfig.decoder.upcAsEAN13), session: agentConfig.session,
             rules: ruleset, noread: agentConfig.noread, grouping: agentConfig.grouping, decision: agentConfig.decision,
-            idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
+            symbologies: agentConfig.decoder.symbologies, idPrefix: "\(agentConfig.camera.id)-\(runId ?? makeRunID())")
 
         var output = EventOutput(sightingsOnly: sightingsOnly)
         if let images {

@@ -209,7 +209,7 @@ public final class AgentLoop: @unchecked Sendable {
             camera: config.camera, tracking: config.tracking,
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
             rules: ruleset, noread: config.noread, grouping: config.grouping, decision: config.decision,
-            idPrefix: "\(config.camera.id)-\(settings.runId)")
+            symbologies: config.decoder.symbologies, idPrefix: "\(config.camera.id)-\(settings.runId)")
         if config.decision.enabled && config.decision.beltFromBus {
             belt = BeltSpeed(
                 pulsesPerMetre: config.decision.pulsesPerMetre,

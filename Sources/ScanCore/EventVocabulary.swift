@@ -54,8 +54,22 @@ public enum SessionStopReason: String, Sendable {
 
 /// Why a label seen was not read: the no-read's `reason` (docs/integration.md).
 public enum NoReadReason: String, Sendable, Equatable, CaseIterable {
-    /// Seen whole, it left the view and nothing decoded it.
+    /// Seen whole, it left the view and nothing decoded it (no picture of it to say why).
     case undecoded
+    /// Seen whole and not decoded, and its picture says why (`LabelQuality`): its narrowest
+    /// element spans fewer pixels than the engines read,
+    case tooSmall = "too-small"
+    /// its edges are spread over several pixels (focus, motion),
+    case blurred
+    /// its bars hardly stand out from the paper,
+    case lowContrast = "low-contrast"
+    /// the paper is clipped white and the bars washed out grey,
+    case overexposed
+    /// it looks like a family (linear, matrix) no configured symbology has,
+    case unconfiguredSymbology = "unconfigured-symbology"
+    /// or none of those: sharp, large and contrasty enough, yet unread (torn, smeared, covered,
+    /// printed badly).
+    case damaged
     /// A read of it was never confirmed (decoded in fewer frames than `tracking.minDecodes`,
     /// and its value carries no check that proves it).
     case unconfirmed

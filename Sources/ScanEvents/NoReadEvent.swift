@@ -23,6 +23,10 @@ public struct NoReadEvent: Sendable, Equatable {
     public var sessionId: String?
     /// Mean contrast between neighbouring pixels in the picture (low: blurred).
     public var sharpness: Double?
+    /// Estimates from the picture's frame (`LabelQuality`): the narrowest element's width in
+    /// pixels, and the contrast between bars and paper (0–255).
+    public var pixelsPerModule: Double?
+    public var contrast: Double?
     /// The picture's file name in the agent's image folder.
     public var image: String?
     /// The picture: PNG bytes.
@@ -54,6 +58,8 @@ public struct NoReadEvent: Sendable, Equatable {
         writer.field("station", station)
         writer.field("sessionId", sessionId)
         if let sharpness { writer.field("sharpness", sharpness, decimals: 1) }
+        if let pixelsPerModule { writer.field("pixelsPerModule", pixelsPerModule, decimals: 1) }
+        if let contrast { writer.field("contrast", contrast, decimals: 0) }
         writer.field("image", image)
         if let imagePNG { writer.field("imagePng", Base64.encode(imagePNG)) }
         return writer.finished()
@@ -99,6 +105,14 @@ public struct NoReadEvent: Sendable, Equatable {
         noRead.station = try fields.optionalToken("station")
         noRead.sessionId = try fields.optionalString("sessionId")
         noRead.sharpness = try fields.optionalDouble("sharpness")
+        noRead.pixelsPerModule = try fields.optionalDouble("pixelsPerModule")
+        noRead.contrast = try fields.optionalDouble("contrast")
+        if let value = noRead.pixelsPerModule, !(value >= 0 && value <= 10_000) {
+            throw DeadLetter(.badValue, "pixelsPerModule \(value) is not between 0 and 10000")
+        }
+        if let value = noRead.contrast, !(value >= 0 && value <= 255) {
+            throw DeadLetter(.badValue, "contrast \(value) is not between 0 and 255")
+        }
         noRead.image = try fields.optionalString("image", maxLength: 512)
         noRead.imagePNG = png
         guard noRead.lastSeen >= noRead.firstSeen, noRead.lastFrame >= noRead.firstFrame, noRead.frames >= 1 else {

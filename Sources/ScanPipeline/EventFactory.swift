@@ -147,6 +147,8 @@ extension NoReadEvent {
         station = camera.station
         self.sessionId = sessionId
         sharpness = noRead.sharpness
+        pixelsPerModule = noRead.quality?.pixelsPerModule
+        contrast = noRead.quality?.contrast
     }
 }
 

@@ -35,12 +35,18 @@ public struct ScanPipeline: Sendable {
         camera: CameraIdentity, tracking: TrackingConfig = TrackingConfig(),
         normalizer: CodeNormalizer = CodeNormalizer(), session: SessionConfig = SessionConfig(),
         rules: Ruleset = .acceptAll, noread: NoReadConfig = NoReadConfig(), grouping: GroupingConfig = GroupingConfig(),
-        decision: DecisionConfig = DecisionConfig(), idPrefix: String
+        decision: DecisionConfig = DecisionConfig(), symbologies: [Symbology] = [], idPrefix: String
     ) {
         self.tracker = Tracker(config: tracking, idPrefix: idPrefix)
         if noread.enabled {
             candidates = CandidateTracker(
                 minFrames: noread.minFrames, maxMissedFrames: tracking.maxMissedFrames, idPrefix: idPrefix)
+            // A no-read that looks like a family the decoder is not set to read says so.
+            // (PDF417's stacked rows look like bars to the localiser: both.)
+            candidates?.configuredFamilies = Set(
+                symbologies.flatMap {
+                    $0 == .pdf417 ? [CodeFamily.linear, .matrix] : [$0.isLinear ? .linear : .matrix]
+                })
         }
         self.factory = EventFactory(camera: camera)
         self.normalizer = normalizer

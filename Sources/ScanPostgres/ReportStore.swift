@@ -76,6 +76,9 @@ public struct ReportStore {
         public var uniqueCodes: Int?
         /// Labels seen but not decoded.
         public var noReads = 0
+        /// No-reads by camera and reason (`too-small`, `blurred`, …; `unknown` from agents
+        /// older than the field), each camera's commonest first.
+        public var noReadReasons: [NoReadReasonCount] = []
         /// Pack records by verdict (`complete`, `short`, …).
         public var packs: [String: Int] = [:]
         public var topRules: [Count] = []
@@ -118,6 +121,11 @@ public struct ReportStore {
 
         public struct Count: Sendable, Equatable {
             public var name: String
+            public var count: Int
+        }
+        public struct NoReadReasonCount: Sendable, Equatable {
+            public var camera: String
+            public var reason: String
             public var count: Int
         }
         public struct CameraCounts: Sendable, Equatable {
@@ -258,6 +266,19 @@ public struct ReportStore {
         figures.topRules = rules.map { Figures.Count(name: $0.key.isEmpty ? "(none)" : $0.key, count: $0.value) }
             .sorted { ($1.count, $0.name) < ($0.count, $1.name) }.prefix(5).map { $0 }
         figures.cameras = cameras.values.sorted { $0.camera < $1.camera }
+        // Why they were not read: from the stored events (no rollup keeps the reason; no-reads are
+        // few beside sightings).
+        for row in try connection.query(
+            """
+            SELECT camera, coalesce(body->>'reason', 'unknown') AS reason, count(*) AS n FROM noreads t
+            WHERE t.first_seen >= $1::timestamptz AND t.first_seen < $2::timestamptz AND \(Self.rowFilters)
+            GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2
+            """, scope.rowParameters
+        ).named("report no-read reasons") {
+            figures.noReadReasons.append(
+                Figures.NoReadReasonCount(
+                    camera: try row.text("camera"), reason: try row.text("reason"), count: try row.int("n")))
+        }
         // Unique codes cannot be summed from rollups: counted over the stored sightings.
         if scope.countsUniqueCodes,
             let totals = try connection.query(

@@ -23,6 +23,9 @@ public struct CandidateTracker: Sendable {
     /// Images larger than this many pixels are halved until they fit (events stay small).
     public var maxImagePixels = 160_000
     public let idPrefix: String
+    /// The families (linear, matrix) of the symbologies the camera is configured to read: a
+    /// label that looks like another is `unconfigured-symbology` (empty: any).
+    public var configuredFamilies: Set<CodeFamily> = []
     /// The widest gap between two pieces of one code, in pixels.
     static let maxPieceGap = 40
     /// Pixels a frame a region may move: faster is a jump to something else.
@@ -68,6 +71,8 @@ public struct CandidateTracker: Sendable {
         var sawWhole = false
         var sharpness: Double = -1
         var image: GrayImage?
+        /// What the picture's frame showed of the region: why it was not read.
+        var quality: LabelQuality?
 
         public var family: CodeFamily? {
             linearVotes == matrixVotes ? nil : (linearVotes > matrixVotes ? .linear : .matrix)
@@ -127,6 +132,8 @@ public struct CandidateTracker: Sendable {
         /// Mean contrast between neighbouring pixels in that image.
         public var sharpness: Double
         public var reason: NoReadReason
+        /// The region in that frame measured: contrast, edges, pixels per module.
+        public var quality: LabelQuality?
     }
 
     /// How a candidate's life ended.
@@ -256,7 +263,10 @@ public struct CandidateTracker: Sendable {
         case .stopped: reason = .stopped
         case .left:
             if candidate.sawWhole {
-                reason = candidate.tentative ? .unconfirmed : .undecoded
+                reason =
+                    candidate.tentative
+                    ? .unconfirmed
+                    : candidate.quality?.reason(family: candidate.family, configured: configuredFamilies) ?? .undecoded
             } else {
                 // Never whole: a label along the edge, unless it was the end of a read code
                 // (a track passed over it) or something was read on it.
@@ -269,7 +279,7 @@ public struct CandidateTracker: Sendable {
             trackId: "\(idPrefix)-n\(noReads)", firstFrame: candidate.firstFrame, lastFrame: candidate.lastFrame,
             firstSeen: candidate.firstSeen, lastSeen: candidate.lastSeen, frames: candidate.frames,
             firstBox: candidate.firstBox, lastBox: candidate.lastBox, family: candidate.family,
-            image: candidate.image, sharpness: max(0, candidate.sharpness), reason: reason)
+            image: candidate.image, sharpness: max(0, candidate.sharpness), reason: reason, quality: candidate.quality)
     }
 
     /// What tracks read or hold in one frame (`step`).
@@ -306,6 +316,7 @@ public struct CandidateTracker: Sendable {
             picture = picture.halved()
         }
         candidate.image = picture
+        candidate.quality = LabelQuality.measure(image, in: box)
     }
 
     /// Whether one of `reads` lies on `box`: their overlap is at least a fifth of the smaller of

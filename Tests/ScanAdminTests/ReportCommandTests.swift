@@ -184,13 +184,15 @@ struct ReportCommandTests {
     }
 
     /// A no-read of `camera` first seen at `time`, with a small picture.
-    static func noRead(_ db: PGConnection, _ id: String, camera: String, at time: String) throws {
+    static func noRead(_ db: PGConnection, _ id: String, camera: String, at time: String, reason: String? = nil)
+        throws
+    {
         let png = Base64.encode([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(id.utf8))
         let json = """
             {"type": "noread", "eventId": "\(id)", "site": "dc1", "camera": "\(camera)", "time": "\(time)",
              "trackId": "\(id)", "firstSeen": "\(time)", "lastSeen": "\(time)", "firstFrame": 1, "lastFrame": 9,
              "frames": 9, "box": {"first": [[0, 0], [10, 10]], "last": [[40, 0], [50, 10]]}, "family": "linear",
-             "image": "\(id).png", "imagePng": "\(png)"}
+             "image": "\(id).png", "imagePng": "\(png)"\(reason.map { #", "reason": "\#($0)""# } ?? "")}
             """
         try EventStore(connection: db).insertNoReads([try NoReadEvent.parse(try JSONValue.parse(json))])
     }
@@ -200,8 +202,8 @@ struct ReportCommandTests {
         let seeded = try Self.database()
         defer { seeded.drop() }
         try Self.seedNight(seeded.database)
-        try Self.noRead(seeded.database, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z")
-        try Self.noRead(seeded.database, "nr-2", camera: "cam-01", at: "2026-10-25T01:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z", reason: "too-small")
+        try Self.noRead(seeded.database, "nr-2", camera: "cam-01", at: "2026-10-25T01:00:00.000Z", reason: "too-small")
         try Self.noRead(seeded.database, "nr-3", camera: "cam-02", at: "2026-10-25T02:00:00.000Z")
         try Self.noRead(seeded.database, "nr-late", camera: "cam-02", at: "2026-10-25T06:00:00.000Z")  // early shift
         // Stored twice (a redelivery): still one.
@@ -223,6 +225,10 @@ struct ReportCommandTests {
         let cam01 = try #require(cameras.first { $0["camera"] == .string("cam-01") })
         #expect(cam01["sightings"]?.intValue == 2 && cam01["noReads"]?.intValue == 2)
         #expect(cam01["readRate"]?.doubleValue == 0.5)
+        // Why, per camera: a reason the agent gave, `unknown` from an agent older than the field.
+        #expect(cam01["noReadReasons"] == .object([("too-small", .number(2))]))
+        let cam02 = try #require(cameras.first { $0["camera"] == .string("cam-02") })
+        #expect(cam02["noReadReasons"] == .object([("unknown", .number(1))]))
         let cam10 = try #require(cameras.first { $0["camera"] == .string("cam-10") })
         #expect(cam10["noReads"]?.intValue == 0 && cam10["readRate"]?.doubleValue == 1)
         // Lane L1: cam-01 and cam-02, four sightings and three no-reads.
@@ -233,6 +239,9 @@ struct ReportCommandTests {
         #expect(lanes.first?["itemPasses"]?.intValue == 2 && lanes.first?["rejected"]?.intValue == 1)
         let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
         #expect(table.stdoutText.contains("No-reads         3  read rate 62.5%"), "\(table.stdoutText)")
+        #expect(table.stdoutText.contains("No-reads by reason\n  cam-01: too-small 2\n  cam-02: unknown 1\n"))
+        let csv = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "csv"])
+        #expect(csv.stdoutText.contains("cameras,cam-01,noReads.too-small,2"), "\(csv.stdoutText)")
         for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
 
         let listed = try seeded.run(["noreads", "--shift", "2026-10-24/night", "--format", "json"])

@@ -271,7 +271,8 @@ extension WireEventTests {
             refused("reason", .string("bored"))
                 == DeadLetter(
                     .badValue,
-                    "reason 'bored' is not one of undecoded, unconfirmed, cut-by-edge, clip-ended, stopped"))
+                    "reason 'bored' is not one of undecoded, too-small, blurred, low-contrast, overexposed, "
+                        + "unconfigured-symbology, damaged, unconfirmed, cut-by-edge, clip-ended, stopped"))
         #expect(refused("reason", nil) == nil, "absent: an agent older than the field")
         #expect(refused("imagePng", .string("aGVsbG8=")) == DeadLetter(.badValue, "imagePng is not a base64 PNG"))
         #expect(refused("box", nil) == DeadLetter(.missingField, "box"))

@@ -206,8 +206,10 @@ struct CandidateTrackerTests {
         #expect(noRead.reason == (ending == .streamEnded ? .clipEnded : .stopped))
     }
 
-    @Test("why a label that left was not read: undecoded, unconfirmed (a read lay on it), cut-by-edge")
-    func reasons() {
+    @Test(
+        "why a label that left was not read: its picture's reason (here damaged: sharp, large, contrasty, yet unread), unconfirmed (a read lay on it), cut-by-edge"
+    )
+    func reasons() throws {
         var tracker = CandidateTracker(minFrames: 5, maxMissedFrames: 10, idPrefix: "cam")
         var ended: [CandidateTracker.NoRead] = []
         for index in 0..<60 {
@@ -228,7 +230,9 @@ struct CandidateTrackerTests {
                 tracked: tracked, area: Self.area, image: Self.frame)
         }
         let reasons = Dictionary(uniqueKeysWithValues: ended.map { ($0.firstBox.minY, $0.reason) })
-        #expect(reasons == [100: .undecoded, 200: .unconfirmed, 360: .cutByEdge], "\(ended)")
+        #expect(reasons == [100: .damaged, 200: .unconfirmed, 360: .cutByEdge], "\(ended)")
+        let label = try #require(ended.first { $0.firstBox.minY == 100 })
+        #expect((label.quality?.contrast ?? 0) > 100 && label.quality?.pixelsPerModule != nil, "\(label)")
     }
 
     @Test("the pipeline sends a noread event that parses back, in the session it happened in")

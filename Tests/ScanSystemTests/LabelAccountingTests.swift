@@ -41,7 +41,12 @@ struct LabelAccountingTests {
             #expect(!endedInView.isEmpty, "the label in view at the end: \(values), \(noReads.map(\.reason))")
         }
         #expect(endedInView.count <= 2)
-        #expect(noReads.allSatisfy { ["undecoded", "unconfirmed", "clip-ended"].contains($0.reason) })
+        // Seen whole (none is cut by the edge here): a reason from its picture, or its read
+        // unconfirmed, or still in view at the end.
+        let whole: Set<String> = [
+            "undecoded", "too-small", "blurred", "low-contrast", "overexposed", "damaged", "unconfirmed", "clip-ended",
+        ]
+        #expect(noReads.allSatisfy { whole.contains($0.reason ?? "") }, "\(noReads.map(\.reason))")
         #expect(endedInView.allSatisfy { $0.lastFrame >= 229 }, "seen within maxMissedFrames of the end")
         // At 34 none was read until the finer views were read by zxing-cpp too; at 100 most are not.
         if noise == 34 { #expect(values.count == 4, "the finer views read every label") }
@@ -99,5 +104,38 @@ struct LabelAccountingTests {
         #expect(noReads.map(\.reason) == ["cut-by-edge"], "\(noReads.map(\.lastBox))")
         let noRead = try #require(noReads.first)
         #expect((noRead.firstBox + noRead.lastBox).allSatisfy { $0.y >= 250 }, "it lies on the bottom edge")
+    }
+
+    /// The no-reads of a replay that left the view (the clip's end aside), by reason.
+    static func reasonsOfLeft(_ replay: ReplayHarness.Replay) throws -> [String: Int] {
+        let left = try noReads(replay).filter { !["clip-ended", "stopped", "cut-by-edge"].contains($0.reason ?? "") }
+        return Dictionary(grouping: left.compactMap(\.reason)) { $0 }.mapValues(\.count)
+    }
+
+    @Test(
+        "why, from the picture, over seeds: labels at any angle drawn below a pixel a module are too-small, torn ones damaged; each no-read says its module size and contrast",
+        arguments: [1, 2, 3] as [UInt64])
+    func reasonsFromThePicture(seed: UInt64) throws {
+        var small = Scenarios.anyAngle(frames: 300, seed: seed)
+        small.scaleLabels(by: 0.4)
+        let (clip, _) = try ReplayHarness.clip(of: small, name: "small-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let replay = try ReplayHarness.replay(clip)
+        #expect(replay.result.status == 0, "\(replay.result.stderr)")
+        let reasons = try Self.reasonsOfLeft(replay)
+        let total = reasons.values.reduce(0, +)
+        #expect(total >= 8, "\(reasons)")
+        #expect((reasons["too-small"] ?? 0) * 4 >= total * 3, "most of the tiny labels too-small: \(reasons)")
+        for noRead in try Self.noReads(replay) where noRead.reason == "too-small" {
+            #expect((noRead.pixelsPerModule ?? 99) < 1.3 && (noRead.contrast ?? 0) > 100, "\(noRead.json)")
+        }
+
+        var torn = Scenarios.torn()
+        torn.seed = seed
+        let (tornClip, _) = try ReplayHarness.clip(of: torn, name: "torn-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: (tornClip as NSString).deletingLastPathComponent) }
+        let tornReplay = try ReplayHarness.replay(tornClip)
+        let tornReasons = try Self.reasonsOfLeft(tornReplay)
+        #expect(tornReasons == ["damaged": 3], "the three torn labels, sharp and large: \(tornReasons)")
     }
 }
