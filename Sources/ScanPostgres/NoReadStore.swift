@@ -20,6 +20,9 @@ public struct NoReadStore {
         public var imageBytes: Int
         /// The item pass another camera of the lane read (nil: none, or not settled yet).
         public var itemId: String?
+        /// Why it was not read (`too-small`, `blurred`, …); nil from agents older than the field.
+        public var reason: String?
+        public var pixelsPerModule: String?
     }
 
     /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first (or
@@ -33,7 +36,8 @@ public struct NoReadStore {
                                    WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
                    track_id, family,
                    \(SQLText.utc("first_seen")) AS first_seen, frames,
-                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id
+                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id,
+                   body->>'reason' AS reason, round((body->>'pixelsPerModule')::numeric, 1)::text AS pixels_per_module
             FROM noreads t WHERE \(ReportStore.sightingScope)
             ORDER BY t.first_seen \(newestFirst ? "DESC" : "ASC"), t.event_id LIMIT \(max(0, limit))
             """, scope.rowParameters
@@ -44,7 +48,8 @@ public struct NoReadStore {
                     lane: try row.optionalText("lane"), trackId: try row.text("track_id"),
                     family: try row.optionalText("family"), firstSeen: try row.text("first_seen"),
                     frames: try row.int("frames"), sharpness: try row.optionalText("sharpness"),
-                    imageBytes: try row.int("image_bytes"), itemId: try row.optionalText("item_id")))
+                    imageBytes: try row.int("image_bytes"), itemId: try row.optionalText("item_id"),
+                    reason: try row.optionalText("reason"), pixelsPerModule: try row.optionalText("pixels_per_module")))
         }
         return rows
     }

@@ -82,7 +82,8 @@ struct DashboardTests {
         defer { seeded.drop() }
         let db = seeded.database
         try ReportCommandTests.seedNight(db)
-        try ReportCommandTests.noRead(db, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z")
+        try ReportCommandTests.noRead(
+            db, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z", reason: "too-small")
         try db.query(
             """
             INSERT INTO cameras (camera, site, lane, station, last_status, last_seen)
@@ -153,6 +154,11 @@ struct DashboardTests {
         // Drill-downs and unknown ids.
         let lane = try #require(try views.lanePage(site: "dc1", lane: "L1")?.markup)
         #expect(lane.contains("src=\"/noreads/nr-1\""))
+        // Why, per camera this shift, and on each picture.
+        #expect(
+            lane.contains(
+                "<tr data-reason=\"cam-01/too-small\"><td>cam-01</td><td>too-small</td><td class=\"num\">1</td>"))
+        #expect(lane.contains(" · too-small"))
         #expect(lane.contains("<svg") && lane.contains("data-hours=\"24\""))
         #expect(try views.lanePage(site: "nowhere", lane: "L1") == nil)
         let pack = try #require(try views.pack(sessionId: "s2")?.markup)

@@ -346,7 +346,18 @@ struct DashboardViews {
         var out: HTMLText = "<section data-scope=\"lane:\(id)/\(lane)\">"
         out += "<h2>Lane \(lane) · site \(id) · \(shiftTitle(site))</h2>"
         if let shift = site.shift {
-            out += tiles(try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane)), packs: false)
+            let figures = try ShiftFigures.load(database, period: shift, filter: site.filter(lane: lane))
+            out += tiles(figures, packs: false)
+            // Why each camera's no-reads were not read this shift: "too-small" says zoom.
+            if !figures.noReadReasons.isEmpty {
+                out += "<table class=\"reasons\"><thead><tr><th>camera</th><th>no-read reason</th>"
+                out += "<th class=\"num\">no-reads</th></tr></thead><tbody>"
+                for count in figures.noReadReasons {
+                    out += "<tr data-reason=\"\(count.camera)/\(count.reason)\"><td>\(count.camera)</td>"
+                    out += "<td>\(count.reason)</td><td class=\"num\">\(count.count)</td></tr>"
+                }
+                out += "</tbody></table>"
+            }
         }
         out += "</section><section><h2>Recent no-reads</h2>"
         let shifts = trendShifts(site)
@@ -367,6 +378,8 @@ struct DashboardViews {
             }
             out += "<figcaption>\(localTime(noRead.firstSeen, site.plan)) · \(noRead.camera)"
             out += " · \(noRead.family ?? "unknown") · \(noRead.frames) frames"
+            if let reason = noRead.reason { out += " · \(reason)" }
+            if let size = noRead.pixelsPerModule { out += " · \(size) px/module" }
             if let item = noRead.itemId { out += " · item \(item)" } else { out += " · no other camera read it" }
             out += "</figcaption></figure>"
         }
