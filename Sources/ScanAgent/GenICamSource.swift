@@ -31,8 +31,9 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
     var state: SourceStatus { stateWord.current }
     var health: SourceHealth { counters.health }
 
+    /// A region's answer waits for the stream to restart with it (reopening the camera).
     func setControls(_ controls: CameraControls) -> Result<[AgentStatus.SourceControl], CommandError> {
-        mailbox.ask(.controls(controls))
+        mailbox.ask(.controls(controls), seconds: controls.region == nil ? 3 : 10)
     }
 
     func trigger() -> Result<Void, CommandError> {
@@ -52,12 +53,20 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
 
     /// Opens the camera, checks it is the one expected, applies the controls (logging what it
     /// took) and starts its stream.
+    /// A region change waiting for this open is answered here, with what the camera took.
     func open() throws(GenICamError) -> (GenICamCamera, GenICamStream) {
-        let camera = try GenICamCamera(id: cameraId)
-        try camera.check(expect)
-        let (taken, warnings) = try camera.apply(controls)
-        controlState.report(taken, warnings: warnings, log: true)
-        return (camera, try GenICamStream(camera: camera))
+        do {
+            let camera = try GenICamCamera(id: cameraId)
+            try camera.check(expect)
+            let (taken, warnings) = try camera.apply(controls)
+            let reported = controlState.report(taken, warnings: warnings, log: true)
+            let opened = (camera, try GenICamStream(camera: camera))
+            mailbox.answerLater(.success(reported))
+            return opened
+        } catch {
+            mailbox.answerLater(.failure(CommandError(verb: "set-controls", message: "\(error)")))
+            throw error
+        }
     }
 
     func capture(into queue: FrameQueue, stop: StopToken) {
@@ -80,12 +89,20 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                 mailbox.serve { request in
                     switch request {
                     case .controls(let change):
-                        // A new region needs the stream stopped; exposure, gain and rate are taken live.
-                        restart = change.region != nil
-                        return controlState.change(by: change) { now in
-                            if let region = change.region { try camera.checkRegion(region) }
-                            return try camera.apply(now)
+                        // A new region needs the stream stopped: checked now, applied as the stream
+                        // restarts, answered then with what the camera took (`open`). Exposure,
+                        // gain and rate are taken live.
+                        if let region = change.region {
+                            do {
+                                try camera.checkRegion(region)
+                            } catch {
+                                return .failure(CommandError(verb: "set-controls", message: "\(error)"))
+                            }
+                            controlState.stage(change)
+                            restart = true
+                            return nil
                         }
+                        return controlState.change(by: change) { now in try camera.apply(now) }
                     case .trigger:
                         guard controls.trigger == .software else {
                             return .failure(

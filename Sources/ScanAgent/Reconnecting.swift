@@ -79,12 +79,16 @@ enum CameraRequest: Sendable {
     }
 }
 
-/// One request at a time from the decoding thread to the capture thread, with a deadline.
+/// One request at a time from the decoding thread to the capture thread, with a deadline. The
+/// capture thread answers at once, or later (`answerLater`): a new region takes effect only once
+/// the stream restarted with it, and the answer gives the values the camera took then.
 final class ControlsMailbox: @unchecked Sendable {
     // @unchecked: every field is touched under `condition`.
     private let condition = NSCondition()
     private var request: CameraRequest?
     private var outcome: Result<[AgentStatus.SourceControl], CommandError>?
+    /// The capture thread took the request and answers it later.
+    private var deferred = false
 
     /// Posts `request` and waits (at most `seconds`) for the capture thread's answer.
     func ask(_ request: CameraRequest, seconds: Double = 3) -> Result<[AgentStatus.SourceControl], CommandError> {
@@ -92,19 +96,37 @@ final class ControlsMailbox: @unchecked Sendable {
         defer { condition.unlock() }
         self.request = request
         outcome = nil
+        deferred = false
         let deadline = Date().addingTimeInterval(seconds)
         while outcome == nil, condition.wait(until: deadline) {}
         self.request = nil
+        deferred = false
         return outcome
             ?? .failure(CommandError(verb: request.verb, message: "the camera is not streaming (reconnecting?)"))
     }
 
-    /// The capture thread: a waiting request, answered by `answer`.
-    func serve(_ answer: (CameraRequest) -> Result<[AgentStatus.SourceControl], CommandError>) {
+    /// The capture thread: a waiting request, answered by `answer` (nil: it is taken, and
+    /// answered later by `answerLater`).
+    func serve(_ answer: (CameraRequest) -> Result<[AgentStatus.SourceControl], CommandError>?) {
         condition.lock()
         defer { condition.unlock() }
-        guard let controls = request, outcome == nil else { return }
-        outcome = answer(controls)
+        guard let controls = request, outcome == nil, !deferred else { return }
+        guard let answered = answer(controls) else {
+            deferred = true
+            return
+        }
+        outcome = answered
+        condition.broadcast()
+    }
+
+    /// The answer to the request `serve` took without answering; nothing when none waits (it was
+    /// answered, or its asker stopped waiting).
+    func answerLater(_ answer: Result<[AgentStatus.SourceControl], CommandError>) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard deferred, request != nil, outcome == nil else { return }
+        deferred = false
+        outcome = answer
         condition.broadcast()
     }
 }
@@ -139,6 +161,13 @@ final class CameraControlState: Sendable {
                     uniqueKeysWithValues: taken.map { ($0.name, Logger.MetadataValue.string($0.value)) }))
         }
         return reported
+    }
+
+    /// A `set-controls` change that takes effect at the next open (a region: the stream restarts
+    /// with it): the merged controls become the ones applied, nothing is applied now.
+    func stage(_ change: CameraControls) {
+        let merged = controls.changed(by: change).merged
+        current.withLock { $0 = merged }
     }
 
     /// A `set-controls` change on the capture thread: `apply` sets what changes now on the open

@@ -164,7 +164,7 @@ struct GenICamTests {
     }
 
     @Test(
-        "software trigger: no frame until the trigger command, one frame a trigger; a region that does not fit the sensor is refused before the stream restarts",
+        "software trigger: no frame until the trigger command, one frame a trigger; a region that does not fit the sensor is refused before the stream restarts, one that fits is answered with the values the camera took",
         .enabled(if: TestEnvironment.natsEnabled))
     func softwareTrigger() throws {
         let natsURL = try TestEnvironment.requireNATS()
@@ -222,6 +222,22 @@ struct GenICamTests {
                 status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
                 return status["framesIn"] == .number(4)
             }, "a trigger after the refusal: \(status)")
+        // A region that fits: answered once the stream restarted with it, with the values the
+        // camera took (not the old ones), and streaming again.
+        let width = try #require(status["source"]?["controls"]?["Width"]?.stringValue, "\(status)")
+        let fitted = try H.command(
+            commands, prefix: prefix, "set-controls",
+            #"{"region": {"x": 0, "y": 16, "width": \#(width), "height": 96}}"#)
+        #expect(fitted["ok"] == .bool(true), "\(fitted)")
+        #expect(
+            fitted["controls"]?["Height"] == .string("96") && fitted["controls"]?["OffsetY"] == .string("16"),
+            "\(fitted)")
+        #expect(
+            H.eventually(seconds: 120) {
+                status = (try? H.command(commands, prefix: prefix, "status")) ?? .null
+                return status["source"]?["state"] == .string("streaming")
+            }, "streaming with the new region: \(status)")
+        #expect(status["source"]?["controls"]?["Height"] == .string("96"), "\(status)")
     }
 
     @Test(
