@@ -24,7 +24,7 @@ struct AgentControlCommand: ParsableCommand {
     @Option(help: "Order id for session.start.") var orderId: String?
     @Option(
         help: ArgumentHelp(
-            "For set-controls: a JSON object of exposureMicroseconds, gainDecibels, frameRate, focus, region.",
+            "For set-controls: a JSON object of exposureMicroseconds, gainDecibels, frameRate, focus, region, features.",
             valueName: "JSON"))
     var controls: String?
     @Option(help: "Subject prefix.") var prefix: String = "scantrack"

@@ -40,7 +40,7 @@ public enum AgentCommand: Sendable, Equatable {
 
     /// The controls `set-controls` may change while the camera streams.
     public static let liveControls = [
-        "exposureMicroseconds", "gainDecibels", "frameRate", "focus", "region", "clampOutOfRange",
+        "exposureMicroseconds", "gainDecibels", "frameRate", "focus", "region", "features", "clampOutOfRange",
     ]
 
     /// Parses a request; the error says what is wrong in words a WMS developer can act on.

@@ -64,7 +64,16 @@ public struct CameraControls: Sendable, Equatable {
         merged.focus = change.focus ?? merged.focus
         merged.region = change.region ?? merged.region
         merged.clampOutOfRange = change.clampOutOfRange || merged.clampOutOfRange
+        // Features in the order given: one named again takes its new value in its old place.
+        for feature in change.features {
+            if let index = merged.features.firstIndex(where: { $0.name == feature.name }) {
+                merged.features[index] = feature
+            } else {
+                merged.features.append(feature)
+            }
+        }
         var now = CameraControls()
+        now.features = change.features
         now.exposureMicroseconds = change.exposureMicroseconds
         now.gainDecibels = change.gainDecibels
         now.frameRate = change.frameRate

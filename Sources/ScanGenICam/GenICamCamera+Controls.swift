@@ -127,7 +127,19 @@ extension GenICamCamera {
             default: break
             }
         }
-        return (readings(), warnings)
+        // The features set, as the camera holds them now (a light's line source, a strobe's
+        // duration), after the standard controls.
+        var taken = readings()
+        for (feature, _) in controls.features where !taken.contains(where: { $0.name == feature }) {
+            if let text = try? string(feature) {
+                taken.append(ControlReading(name: feature, value: text))
+            } else if let number = try? integer(feature) {
+                taken.append(ControlReading(name: feature, value: "\(number)"))
+            } else if let number = try? float(feature) {
+                taken.append(ControlReading(name: feature, value: Self.format(number)))
+            }
+        }
+        return (taken, warnings)
     }
 
     /// Whether `region` fits the sensor, checked before a `set-controls` restarts the stream with

@@ -84,7 +84,9 @@ struct AgentCommandParsingTests {
         #expect(json["liveTracks"]?.intValue == 0)
     }
 
-    @Test("set-controls takes exposure, gain, frame rate and region, and refuses the rest by name")
+    @Test(
+        "set-controls takes exposure, gain, frame rate, region and features (light, strobe), and refuses the rest by name"
+    )
     func setControls() {
         guard
             case .success(.setControls(let controls)) = AgentCommand.parse(
@@ -95,7 +97,25 @@ struct AgentCommandParsingTests {
             return
         }
         #expect(controls.exposureMicroseconds == 80 && controls.region?.height == 200)
+        // Light and strobe: GenICam features by name, in order; one that resets, reflashes or
+        // writes the camera's files is refused (a command cannot allow it: only the config can).
+        guard
+            case .success(.setControls(let light)) = AgentCommand.parse(
+                verb: "set-controls",
+                body: Array(
+                    #"{"features": {"LineSelector": "Line2", "LineSource": "ExposureActive", "StrobeDuration": 500}}"#
+                        .utf8))
+        else {
+            Issue.record("features not parsed")
+            return
+        }
+        #expect(light.features.map(\.name) == ["LineSelector", "LineSource", "StrobeDuration"])
         for (body, words) in [
+            (#"{"features": {"DeviceReset": "Execute"}}"#, "controls.features.DeviceReset"),
+            (
+                #"{"features": {"UserSetSave": 1}, "allowDangerousFeatures": ["UserSetSave"]}"#,
+                "unknown key 'allowDangerousFeatures'"
+            ),
             ("{}", "name at least one"), (#"{"pixelFormat": "Mono8"}"#, "unknown key 'pixelFormat'"),
             (#"{"gainDecibels": "high"}"#, "controls.gainDecibels"),
         ] {

@@ -104,6 +104,16 @@ struct CameraControlsTests {
         #expect(now.region == nil && now.features.isEmpty, "a region restarts the stream; features stay as they are")
         #expect(merged.exposureMicroseconds == 60 && merged.gainDecibels == 6 && merged.focus == 40)
         #expect(merged.region == change.region && merged.features.count == 1)
+        // Light and strobe live: features set now, in the order given; one named again keeps its
+        // place with its new value.
+        var light = CameraControls()
+        light.features = [
+            ("LineSelector", .string("Line2")), ("GevSCPD", .number(500)), ("LineSource", .string("ExposureActive")),
+        ]
+        let (lightNow, lightMerged) = merged.changed(by: light)
+        #expect(lightNow.features.map(\.name) == ["LineSelector", "GevSCPD", "LineSource"])
+        #expect(lightMerged.features.map(\.name) == ["GevSCPD", "LineSelector", "LineSource"])
+        #expect(lightMerged.features.first?.value == .number(500))
     }
 
     @Test("a bad control is refused by its path")

@@ -139,6 +139,10 @@ struct GenICamTests {
                 return changed["ok"] == .bool(true)
             }, "\(changed)")
         #expect(changed["controls"]?["ExposureTime"] == .string("1000") && changed["controls"]?["Gain"] == .string("4"))
+        // A GenICam feature by name (a light's line source, a strobe's duration): set at once,
+        // answered with the value the camera holds.
+        let feature = try H.command(commands, prefix: prefix, "set-controls", #"{"features": {"GevSCPD": 100}}"#)
+        #expect(feature["ok"] == .bool(true) && feature["controls"]?["GevSCPD"] == .string("100"), "\(feature)")
         let refused = try H.command(commands, prefix: prefix, "set-controls", #"{"gainDecibels": 40}"#)
         #expect(refused["ok"] == .bool(false))
         #expect(refused["error"]?.stringValue?.contains("gainDecibels: 40 is outside") == true, "\(refused)")
