@@ -65,9 +65,25 @@ public struct AgentMetrics: Sendable {
     /// JSON; none for a payload without one). 0 when the event's time is later (a clip whose
     /// `startAt` lies ahead).
     func published(_ payload: [UInt8], acknowledged: Timestamp) {
-        guard let time = (try? JSONValue.parse(payload))?["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:))
-        else { return }
+        guard let time = Self.envelopeTime(payload) else { return }
         captureToPublish.recordNanoseconds(max(0, acknowledged.milliseconds - time.milliseconds) * 1_000_000)
+    }
+
+    static let timeKey = Array(#""time":""#.utf8)
+
+    /// The `time` of an event the agent wrote, found without parsing it: its envelope writes
+    /// `"time":"<RFC 3339>"` among its first fields (an escaped quote inside a string cannot look
+    /// like it). Nil when it is not there.
+    static func envelopeTime(_ payload: [UInt8]) -> Timestamp? {
+        let head = payload.prefix(512)
+        guard head.count > timeKey.count else { return nil }
+        for start in head.startIndex...(head.endIndex - timeKey.count) where head[start] == UInt8(ascii: "\"") {
+            guard head[start..<start + timeKey.count].elementsEqual(timeKey) else { continue }
+            let valueStart = start + timeKey.count
+            guard let end = payload[valueStart...].prefix(40).firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            return Timestamp(rfc3339: String(decoding: payload[valueStart..<end], as: UTF8.self))
+        }
+        return nil
     }
 
     /// `scantrack_agent_decisions_total{site, camera, action, late}`: one decision sent.
