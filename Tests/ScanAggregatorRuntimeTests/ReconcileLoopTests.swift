@@ -70,18 +70,11 @@ struct ReconcileLoopTests {
 
         /// `camera`'s parcel `id` first seen `at` ms after t0, with codes (track id, value).
         func parcel(_ id: String, _ camera: String, at offset: Int64, codes: [(String, String)]) throws {
-            let first = t0.adding(milliseconds: offset)
-            let list = codes.map { track, value in
-                #"{"trackId": "\#(track)", "symbology": "EAN-13", "value": "\#(value)", "status": "accepted"}"#
-            }.joined(separator: ", ")
-            let body = #"""
-                {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
-                 "time": "\#(first.adding(milliseconds: 300))", "parcelId": "\#(id)", "lane": "L1",
-                 "firstSeen": "\#(first)", "lastSeen": "\#(first.adding(milliseconds: 200))",
-                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)],
-                 "missing": [\#(codes.isEmpty ? "\"GS1-128\"" : "")], "noReads": []}
-                """#
-            store.addParcel(try ParcelEvent.parse(try JSONValue.parse(Array(body.utf8))))
+            let body = SampleEvents.parcel(
+                id, camera: camera, firstSeen: t0.adding(milliseconds: offset),
+                codes: codes.map { (track: $0.0, value: $0.1, status: "accepted") },
+                missing: codes.isEmpty ? ["GS1-128"] : [])
+            store.addParcel(try ParcelEvent.parse(try JSONValue.parse(body)))
         }
 
         func publishedParcelPasses() throws -> [ParcelPassEvent] {

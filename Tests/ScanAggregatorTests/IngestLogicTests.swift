@@ -52,8 +52,14 @@ struct IngestLogicTests {
         #expect(ingestor.totals.duplicates == 1)
         #expect(ingestor.totals.deadLetters == 1)
 
-        // Everything was acknowledged: after the ack wait nothing comes again.
-        usleep(800_000)
+        // Everything was acknowledged, as the server counts it (acknowledgements are sent without
+        // waiting for a reply): nothing is left to be delivered again once the ack wait passes.
+        let settled = Polling.until(seconds: 120) {
+            (try? jetStream.consumerBacklog(stream: settings.agentStream, consumer: settings.durable)).map {
+                $0.pending == 0 && $0.ackPending == 0
+            } ?? false
+        }
+        #expect(settled, "nothing pending or unacknowledged on the consumer")
         let again = try ingestor.runOnce()
         #expect(again.messages == 0)
         #expect(store.sightings.count == 20)

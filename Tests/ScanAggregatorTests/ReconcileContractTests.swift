@@ -189,17 +189,9 @@ struct ReconcileContractTests {
 
     /// `camera`'s parcel `id`, first seen `at`, with its codes (track id, value, status).
     static func parcel(_ id: String, camera: String, at offset: Int64, codes: [(String, String, String)]) -> [UInt8] {
-        let first = base.adding(milliseconds: offset)
-        let list = codes.map { track, value, status in
-            #"{"trackId": "\#(track)", "symbology": "EAN-13", "value": "\#(value)", "status": "\#(status)"}"#
-        }.joined(separator: ", ")
-        return Array(
-            #"""
-            {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
-             "time": "\#(first.adding(milliseconds: 300))", "parcelId": "\#(id)", "lane": "L1",
-             "firstSeen": "\#(first)", "lastSeen": "\#(first.adding(milliseconds: 200))",
-             "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)], "missing": [], "noReads": []}
-            """#.utf8)
+        SampleEvents.parcel(
+            id, camera: camera, firstSeen: base.adding(milliseconds: offset),
+            codes: codes.map { (track: $0.0, value: $0.1, status: $0.2) })
     }
 
     static func session(_ id: String, orderId: String?, codes: [(String, Int, String?)], eventId: String? = nil)

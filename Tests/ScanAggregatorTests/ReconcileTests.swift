@@ -8,6 +8,7 @@ import ScanPostgres
 import ScanServices
 import ScanTestSupport
 import ScanTestTiming
+import ScanTesting
 import Testing
 
 @testable import ScanAggregator
@@ -152,16 +153,10 @@ struct ReconcileTests {
                 subject: "\(prefix).v1.\(family).dc1.\(camera)", bytes: bytes, messageID: id)
         }
         func parcel(_ id: String, _ camera: String, at time: Timestamp, codes: [(Int, String)]) -> [UInt8] {
-            let list = codes.map { n, value in
-                #"{"trackId": "\#(camera)-run-\#(n)", "symbology": "EAN-13", "value": "\#(value)", "status": "accepted"}"#
-            }.joined(separator: ", ")
-            return Array(
-                #"""
-                {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
-                 "time": "\#(time.adding(milliseconds: 500))", "parcelId": "\#(id)", "lane": "L1",
-                 "firstSeen": "\#(time)", "lastSeen": "\#(time.adding(milliseconds: 300))",
-                 "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)], "missing": [], "noReads": []}
-                """#.utf8)
+            SampleEvents.parcel(
+                id, camera: camera, firstSeen: time,
+                codes: codes.map { (track: "\(camera)-run-\($0.0)", value: $0.1, status: "accepted") }, timeAfter: 500,
+                lastAfter: 300)
         }
         // Parcel 1: both cameras read A (x'; DROP… as a value), cam-02 also B. Parcel 2: cam-01 reads
         // nothing on it, cam-02 reads C.

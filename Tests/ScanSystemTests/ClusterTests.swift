@@ -122,7 +122,15 @@ struct ClusterTests {
         #expect(newLeader != nil && newLeader != leader, "another node took over the stream")
         #expect(
             try jetStream.replicas(ofStream: subjects.resultsStream) == 3, "the aggregators made the results stream R3")
-        usleep(1_000_000)  // a duplicate would arrive now, if one were coming
+        // Every event the aggregators were delivered is acknowledged and none waits: nothing can
+        // come again (a duplicate would be a redelivery of one not acknowledged), so the rows
+        // below are final.
+        let settled = AgentRunHarness.eventually(seconds: 120) {
+            (try? jetStream.consumerBacklog(stream: subjects.agentStream, consumer: "aggregator")).map {
+                $0.pending == 0 && $0.ackPending == 0
+            } ?? false
+        }
+        #expect(settled, "the aggregators' consumer has nothing pending or unacknowledged")
 
         let stored = try database.query("SELECT value, first_frame, last_frame FROM sightings").rows.map { row in
             "\(row[0] ?? "?")@\(row[1] ?? "-1")-\(row[2] ?? "-1")"

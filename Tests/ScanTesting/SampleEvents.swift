@@ -29,4 +29,30 @@ public enum SampleEvents {
         writer.raw("box", Array(#"{"first":[[0,0],[9,0],[9,9],[0,9]],"last":[[5,0],[14,0],[14,9],[5,9]]}"#.utf8))
         return writer.finished()
     }
+
+    /// `camera`'s parcel `id` of `dc1`'s lane L1, first seen `firstSeen`, last seen `lastAfter` ms
+    /// later, sent `timeAfter` ms after it, with its codes (track id, value, status; EAN-13 each)
+    /// and the required symbologies it lacks.
+    public static func parcel(
+        _ id: String, camera: String, firstSeen: Timestamp, codes: [(track: String, value: String, status: String)],
+        missing: [String] = [], timeAfter: Int64 = 300, lastAfter: Int64 = 200
+    ) -> [UInt8] {
+        let list = codes.map { code in
+            var writer = JSONWriter()
+            writer.field("trackId", code.track)
+            writer.field("symbology", "EAN-13")
+            writer.field("value", code.value)
+            writer.field("status", code.status)
+            return String(decoding: writer.finished(), as: UTF8.self)
+        }.joined(separator: ", ")
+        let missingList = missing.map { "\"\($0)\"" }.joined(separator: ", ")
+        return Array(
+            #"""
+            {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
+             "time": "\#(firstSeen.adding(milliseconds: timeAfter))", "parcelId": "\#(id)", "lane": "L1",
+             "firstSeen": "\#(firstSeen)", "lastSeen": "\#(firstSeen.adding(milliseconds: lastAfter))",
+             "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)], "missing": [\#(missingList)],
+             "noReads": []}
+            """#.utf8)
+    }
 }
