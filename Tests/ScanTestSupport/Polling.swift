@@ -17,8 +17,8 @@ public enum Polling {
         try value(seconds: seconds) { try body() ? true : nil } ?? false
     }
 
-    /// The same from an async test, sleeping without holding a thread of the cooperative pool
-    /// (other suites' service groups run there), every 20 ms.
+    /// The same from an async test, sleeping without holding its thread (a service group the test
+    /// started may need it), every 20 ms.
     public static func until(seconds: Double, _ body: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while !body() {

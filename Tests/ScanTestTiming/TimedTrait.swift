@@ -10,8 +10,12 @@ import Testing
 /// (scripts/slowest-tests.py). Each suite carries the trait (`@Suite("…", .timed)`); it is
 /// recursive, so every test in the suite and its nested suites is timed. It times each test case
 /// (a test that is not parameterised has one), not the test as a whole: a test's own scope opens
-/// before its cases are queued for the pool's threads, so on a busy run it would count the wait
-/// for a thread too. The script adds up a test's cases.
+/// before its cases are admitted, so on a busy run it would count the wait for a place too. The
+/// script adds up a test's cases.
+///
+/// It also says where a test case runs: admitted by `TestAdmission` and on `TestThreads`, off the
+/// cooperative pool (see `TestThreads`), so the trait on every suite is what keeps blocking tests
+/// from starving the others.
 public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -22,9 +26,12 @@ public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        // Admitted first, then timed: the figure is the case's own run, not its wait for a place.
+        await TestAdmission.shared.enter()
+        defer { TestAdmission.shared.leave() }
         let start = ContinuousClock.now
         defer { TestTimesFile.shared?.append(test: test, elapsed: ContinuousClock.now - start) }
-        try await function()
+        try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
     }
 }
 
