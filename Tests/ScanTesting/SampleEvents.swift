@@ -43,16 +43,22 @@ public enum SampleEvents {
             writer.field("symbology", "EAN-13")
             writer.field("value", code.value)
             writer.field("status", code.status)
-            return String(decoding: writer.finished(), as: UTF8.self)
-        }.joined(separator: ", ")
-        let missingList = missing.map { "\"\($0)\"" }.joined(separator: ", ")
-        return Array(
-            #"""
-            {"type": "parcel", "eventId": "\#(id).parcel", "site": "dc1", "camera": "\#(camera)",
-             "time": "\#(firstSeen.adding(milliseconds: timeAfter))", "parcelId": "\#(id)", "lane": "L1",
-             "firstSeen": "\#(firstSeen)", "lastSeen": "\#(firstSeen.adding(milliseconds: lastAfter))",
-             "outline": [[0, 0], [9, 0], [9, 9], [0, 9]], "codes": [\#(list)], "missing": [\#(missingList)],
-             "noReads": []}
-            """#.utf8)
+            return writer.finished()
+        }
+        var writer = JSONWriter()
+        writer.field("type", "parcel")
+        writer.field("eventId", id + ".parcel")
+        writer.field("site", "dc1")
+        writer.field("camera", camera)
+        writer.field("time", firstSeen.adding(milliseconds: timeAfter).description)
+        writer.field("parcelId", id)
+        writer.field("lane", "L1")
+        writer.field("firstSeen", firstSeen.description)
+        writer.field("lastSeen", firstSeen.adding(milliseconds: lastAfter).description)
+        writer.raw("outline", Array("[[0, 0], [9, 0], [9, 9], [0, 9]]".utf8))
+        writer.raw("codes", JSONWriter.array(list))
+        writer.strings("missing", missing)
+        writer.raw("noReads", Array("[]".utf8))
+        return writer.finished()
     }
 }
