@@ -273,6 +273,7 @@ let package = Package(
             name: "ScanReconciliationTests",
             dependencies: [
                 "ScanTestTiming", "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanReconciliation", "ScanTestSupport",
+                "ScanTesting",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

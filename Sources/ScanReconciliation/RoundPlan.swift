@@ -58,8 +58,6 @@ public struct RoundPlan {
         self.newId = newId
     }
 
-    private static func margin(_ lane: Topology.Lane) -> Int64 { RoundSnapshot.margin(lane) }
-
     /// A session's order: the one it names, else its first code with the role `order`.
     static func orderId(_ event: SessionEvent) -> String? {
         event.orderId ?? event.codes.first { $0.role == "order" }?.value
@@ -74,7 +72,7 @@ public struct RoundPlan {
     ) -> Topology.Lane? {
         guard let lane = topology.lane(site: site, id: id) else { return nil }
         let watermark = watermarks[LaneKey(site: site, lane: id)] ?? Timestamp(milliseconds: 0)
-        let quiet = !touched && now - (updatedAt?.milliseconds ?? now) > Self.margin(lane)
+        let quiet = !touched && now - (updatedAt?.milliseconds ?? now) > RoundSnapshot.margin(lane)
         return isDue(lane, watermark) || quiet ? lane : nil
     }
 
@@ -168,7 +166,7 @@ public struct RoundPlan {
                 continue
             }
             guard RoundSnapshot.isDue(noRead, lane: lane, watermarks: watermarks, now: snapshot.now) else { continue }
-            let margin = Self.margin(lane)
+            let margin = RoundSnapshot.margin(lane)
             let key = LaneKey(site: noRead.site, lane: lane.id)
             let anchor = noRead.firstSeen.milliseconds - (lane.offset(of: noRead.camera) ?? 0)
             let window = LaneWindow(
@@ -215,7 +213,7 @@ public struct RoundPlan {
             }
             let states = row.trackIds.map(state(of:))
             let settled = states.allSatisfy { state in state.map { $0.reconciled || !$0.accepted } ?? false }
-            guard settled || now > row.received.milliseconds + Self.margin(lane) else { continue }
+            guard settled || now > row.received.milliseconds + RoundSnapshot.margin(lane) else { continue }
             var parcel = row.parcel
             for index in parcel.codes.indices where index < states.count {
                 parcel.codes[index].itemId = states[index]?.itemId
@@ -313,7 +311,7 @@ public struct RoundPlan {
                 continue
             }
             let time = measurement.time.milliseconds - lane.measureOffsetMilliseconds
-            let margin = Self.margin(lane)
+            let margin = RoundSnapshot.margin(lane)
             let watermark = watermarks[LaneKey(site: measurement.site, lane: lane.id)]?.milliseconds ?? 0
             // A device upstream of the first camera measures before any camera sees the parcel.
             let wait = margin + max(0, -lane.measureOffsetMilliseconds)

@@ -13,20 +13,9 @@ import ScanEvents
 /// stamped by the clock), a recording results stream, on a manual clock.
 @Suite("aggregator reconciliation on the manual clock", .timed)
 struct ReconcileLoopTests {
-    /// Lane L1 of dc1: cam-1, then cam-2 1.5 s later; window 1 s, grace 2 s. A pass is due when
-    /// both saw it, or when the lane's watermark is 4.5 s past its time at cam-1.
-    static let topology = Topology(sites: [
-        Topology.Site(
-            id: "dc1",
-            lanes: [
-                Topology.Lane(
-                    id: "L1",
-                    cameras: [
-                        Topology.LaneCamera(id: "cam-1", offsetMilliseconds: 0),
-                        Topology.LaneCamera(id: "cam-2", offsetMilliseconds: 1_500),
-                    ])
-            ])
-    ])
+    /// `SampleTopology.laneL1`: a pass is due when both cameras saw it, or when the lane's
+    /// watermark is 4.5 s past its time at cam-1.
+    static let topology = SampleTopology.laneL1()
 
     struct Parts {
         let clock = ManualClock()

@@ -2,25 +2,15 @@ import ScanCore
 import ScanEvents
 import ScanReconciliation
 import ScanTestTiming
+import ScanTesting
 import Testing
 
 /// A reconciliation round as a pure function: snapshots built by hand, the changes checked, no
 /// store and no clock.
 @Suite("reconciliation round plan", .timed)
 struct RoundPlanTests {
-    /// dc1's lane L1: cam-1, cam-2 1.5 s later; window 1 s, grace 2 s (margin 4.5 s).
-    static let topology = Topology(sites: [
-        Topology.Site(
-            id: "dc1",
-            lanes: [
-                Topology.Lane(
-                    id: "L1",
-                    cameras: [
-                        Topology.LaneCamera(id: "cam-1", offsetMilliseconds: 0),
-                        Topology.LaneCamera(id: "cam-2", offsetMilliseconds: 1_500),
-                    ])
-            ], stations: [Topology.Station(id: "pack-1", cameras: ["cam-9"])])
-    ])
+    /// dc1's lane L1 (`SampleTopology.laneL1`, margin 4.5 s) and pack station pack-1 (cam-9).
+    static let topology = SampleTopology.laneL1(stations: [Topology.Station(id: "pack-1", cameras: ["cam-9"])])
     static let t0 = Timestamp(milliseconds: 1_795_800_000_000)
 
     static func sighting(_ track: String, camera: String, at offset: Int64, accepted: Bool = true)
