@@ -129,6 +129,14 @@ extension Array where Element == Detection {
     /// of another (two identical labels close behind each other).
     public mutating func appendJoiningBands(_ more: [Detection]) {
         for piece in more {
+            // An add-on one engine read with a code the other read without it: the code has it.
+            if let addOn = piece.addOn,
+                let index = firstIndex(where: {
+                    $0.addOn == nil && $0.symbology == piece.symbology && $0.isSameCode(as: piece)
+                })
+            {
+                self[index].addOn = addOn
+            }
             guard piece.symbology.isLinear, let pieceBox = piece.box,
                 !contains(where: { read in
                     read.symbology == piece.symbology && read.value == piece.value

@@ -25,6 +25,15 @@ public final class ZBarFrameDecoder {
     private var angledFrames = 0
     /// Frames a remembered axis is used for after its code's last read.
     static let angledMemoryFrames = 2
+    /// EAN/UPC values read at an angle without an add-on: how often a longer view looked for one
+    /// (`addOnView`), and in which frame last; `Int.max` looks once one was found.
+    private var addOnLooks: [[UInt8]: (looks: Int, frame: Int)] = [:]
+    /// Looks for a value's add-on, at most one every `addOnLookSpacing` frames: enough for a
+    /// label whose supplement comes into view after its main code, few for the many without one.
+    static let addOnLooksPerValue = 4
+    static let addOnLookSpacing = 3
+    /// A value not read at an angle for this many frames is forgotten (its label has gone).
+    static let addOnMemoryFrames = 30
 
     /// `testInverted`: also read light codes on a dark ground (still images; costs a second pass).
     public init(config: DecoderConfig, testInverted: Bool = false) throws(ZBarError) {
@@ -57,6 +66,8 @@ public final class ZBarFrameDecoder {
         var found: [Detection] = []
         angledFrames += 1
         angledMemory.removeAll { angledFrames - $0.frame > Self.angledMemoryFrames }
+        addOnLooks = addOnLooks.filter { angledFrames - $0.value.frame <= Self.addOnMemoryFrames }
+        let addOnsConfigured = linear.contains(.ean2) || linear.contains(.ean5)
         func touches(_ detection: Detection, _ box: Box) -> Bool {
             detection.box.map { $0.intersectionOverUnion(box) > 0 } ?? false
         }
@@ -140,6 +151,11 @@ public final class ZBarFrameDecoder {
                 }
                 for read in kept {
                     var moved = read
+                    if addOnsConfigured && !square && read.addOn == nil && Self.phantomProne(read.symbology) {
+                        moved.addOn = try addOn(
+                            of: read, axis: axis, box: box, lineSpacing: lineSpacing, samples: samples,
+                            averaged: averaged)
+                    }
                     moved.points = read.points.map(view.frameLocation)
                     moved.alongRows = nil
                     moved.straightened = true
@@ -162,6 +178,29 @@ public final class ZBarFrameDecoder {
                 if any { return true }
             }
             return false
+        }
+        /// The supplement of an EAN/UPC read at an angle without one: the bars' rectangle ends
+        /// with the main code (a supplement lies 7 to 12 modules on, a gap the extent does not
+        /// bridge), so a view of the same lines reaching 0.7 of the code's length past either end
+        /// (an EAN-5 with its gap and quiet zone is 0.64) is read for it. Few looks a value
+        /// (`addOnLooks`); one found ends them (the tracker keeps a track's add-on).
+        func addOn(
+            of read: Detection, axis: BarAxis, box: Box, lineSpacing: Int, samples: Int, averaged: Int
+        ) throws(ZBarError) -> String? {
+            let record = addOnLooks[read.value] ?? (looks: 0, frame: Int.min / 2)
+            guard record.looks < Self.addOnLooksPerValue, angledFrames - record.frame >= Self.addOnLookSpacing,
+                var bars = axis.extent
+            else { return nil }
+            bars.halfAlong *= 2.4
+            var long = axis
+            long.extent = bars
+            let view = StraightenedView(
+                of: frame, box: box, axis: long, margin: 12, lineSpacing: lineSpacing, samplesPerPixel: samples,
+                averaged: averaged)
+            let reads = Self.attachAddOns(Self.mergeSameValue(try ZBarScanner(settings: settings).scan(view.image)))
+            let found = reads.first { $0.value == read.value && $0.addOn != nil }?.addOn
+            addOnLooks[read.value] = (found == nil ? record.looks + 1 : Int.max, angledFrames)
+            return found
         }
         for (box, value) in tracked where !(read + found).contains(where: { $0.value == value && touches($0, box) }) {
             try straighten(box, lineSpacing: 4, expected: value)
@@ -446,8 +485,11 @@ public final class ZBarFrameDecoder {
     }
 
     /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own: it belongs to the EAN/UPC
-    /// code just left of it on the same scan lines, as that code's `addOn`. A supplement alone is
-    /// not a code and is dropped.
+    /// code it continues along that code's scan lines, as that code's `addOn`. Upright, it lies
+    /// right of the main code; a label turned half a turn has it on the left, one turned a quarter
+    /// above or below (read down the frame's columns, or across a straightened view either way).
+    /// Of the codes it could continue, the one it follows on the right comes first (the label as
+    /// printed), then the nearest. A supplement alone is not a code and is dropped.
     public static func attachAddOns(_ detections: [Detection]) -> [Detection] {
         let addOns = detections.indices.filter {
             detections[$0].symbology == .ean2 || detections[$0].symbology == .ean5
@@ -456,18 +498,43 @@ public final class ZBarFrameDecoder {
         var result = detections
         for index in addOns {
             guard let addOnBox = detections[index].box else { continue }
-            let owner = detections.indices.filter { candidate in
+            // (candidate, how it lies: 0 right of an upright code, 1 any other way; the gap).
+            let owners: [(index: Int, rank: Int, gap: Int)] = detections.indices.compactMap { candidate in
                 guard Self.phantomProne(detections[candidate].symbology), let box = detections[candidate].box else {
-                    return false
+                    return nil
                 }
-                // zbar places the supplement's points at its far end: up to a separator and an
-                // EAN-5 (9 + 47 modules against the main code's 95) past the main code.
-                let rowsOverlap = min(box.maxY, addOnBox.maxY) >= max(box.minY, addOnBox.minY)
-                return rowsOverlap && addOnBox.minX >= box.maxX - 4 && addOnBox.maxX - box.maxX <= box.width * 3 / 4
-            }.min { (detections[$0].box?.maxX ?? 0) > (detections[$1].box?.maxX ?? 0) }
-            if let owner { result[owner].addOn = String(decoding: detections[index].value, as: UTF8.self) }
+                return addOnPlace(addOnBox, beside: box, alongRows: detections[candidate].readsAlongRows).map {
+                    (candidate, $0.rank, $0.gap)
+                }
+            }
+            if let owner = owners.min(by: { ($0.rank, $0.gap) < ($1.rank, $1.gap) }) {
+                result[owner.index].addOn = String(decoding: detections[index].value, as: UTF8.self)
+            }
         }
         return result.enumerated().filter { !addOns.contains($0.offset) }.map(\.element)
+    }
+
+    /// Where a supplement's box lies against a main code's, when it continues that code along its
+    /// scan lines: rank 0 right of a code read along rows, 1 left of it or beyond either end of one
+    /// read down columns; the gap between them in pixels. zbar places the supplement's points at
+    /// its far end: up to a separator and an EAN-5 (9 + 47 modules against the main code's 95)
+    /// past the main code, so it reaches no further than three quarters of the code's length.
+    /// Across the lines the two bands must overlap: bands merely near each other were tried (a
+    /// tilted code's supplement lies beside the lines that cross the main code whole) and took a
+    /// phantom EAN-2 read on lines across a tilted code's end as its add-on
+    /// (`AddOnReplayTests.addOnsAtAnyAngle`, seed 79).
+    static func addOnPlace(_ addOn: Box, beside box: Box, alongRows: Bool) -> (rank: Int, gap: Int)? {
+        // Along the code's axis (a, the code's length) and across it (b).
+        let (a0, a1, b0, b1) =
+            alongRows ? (box.minX, box.maxX, box.minY, box.maxY) : (box.minY, box.maxY, box.minX, box.maxX)
+        let (s0, s1, t0, t1) =
+            alongRows
+            ? (addOn.minX, addOn.maxX, addOn.minY, addOn.maxY) : (addOn.minY, addOn.maxY, addOn.minX, addOn.maxX)
+        guard min(b1, t1) >= max(b0, t0) else { return nil }
+        let reach = (a1 - a0) * 3 / 4
+        if s0 >= a1 - 4 && s1 - a1 <= reach { return (alongRows ? 0 : 1, max(0, s0 - a1)) }
+        if s1 <= a0 + 4 && a0 - s0 <= reach { return (1, max(0, a0 - s1)) }
+        return nil
     }
 
     /// zbar sometimes reports one code as several symbols of the same value in one image (and
