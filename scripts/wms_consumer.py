@@ -128,7 +128,7 @@ async def main():
     if args.results:
         # The last subject token names the lane of an item, the station of a pack; an answer to an
         # order has the site only.
-        validators, place = load(families, ["item", "pack", "parcelpass", "orderack"])
+        validators, place = load(families, ["item", "pack", "parcelpass", "coded", "orderack"])
         stream = args.prefix.upper().replace(".", "_") + "_RESULTS"
     else:
         validators, place = load(families, ["sighting", "session", "noread", "reading", "parcel", "decision"])
@@ -165,7 +165,7 @@ async def main():
                 if tokens[3] != event.get("site") or (where_to and tokens[4] != event.get(where_to)):
                     problems.append(f"{where}: subject does not match site/{where_to} {event.get('site')}/{event.get(where_to)}")
                 # Agents' message ids are the subject and the event id; the aggregator's the event id.
-                expected_id = event.get("eventId") if family in ("item", "pack", "parcelpass", "orderack") else f"{msg.subject}/{event.get('eventId')}"
+                expected_id = event.get("eventId") if family in ("item", "pack", "parcelpass", "coded", "orderack") else f"{msg.subject}/{event.get('eventId')}"
                 if (msg.headers or {}).get("Nats-Msg-Id") != expected_id:
                     problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != {expected_id}")
                 if event.get("eventId") in seen:
@@ -178,7 +178,7 @@ async def main():
     ok = not problems and (args.expect is None or counted == args.expect)
     if args.results:
         summary = {"items": counts["item"], "packs": counts["pack"], "parcelPasses": counts["parcelpass"],
-                   "orderAnswers": counts["orderack"]}
+                   "coded": counts["coded"], "orderAnswers": counts["orderack"]}
     else:
         summary = {"sightings": counts["sighting"], "sessionEvents": counts["session"], "noReads": counts["noread"],
                    "readingEvents": counts["reading"], "parcels": counts["parcel"], "decisions": counts["decision"]}

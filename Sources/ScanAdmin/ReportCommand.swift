@@ -179,6 +179,7 @@ struct ShiftFigures {
     var uniqueCodes: Int?
     var noReads = 0
     var noReadReasons: [ReportStore.Figures.NoReadReasonCount] = []
+    var codings: [ReportStore.Figures.CodingCounts] = []
     var packs: [PackVerdict: Int] = [:]
     var topRules: [(rule: String, count: Int)] = []
     var cameras: [(camera: String, sightings: Int, accepted: Int, rejected: Int, noReads: Int)] = []
@@ -215,6 +216,7 @@ struct ShiftFigures {
         figures.uniqueCodes = stored.uniqueCodes
         figures.noReads = stored.noReads
         figures.noReadReasons = stored.noReadReasons
+        figures.codings = stored.codings
         for (verdict, count) in stored.packs {
             if let verdict = PackVerdict(rawValue: verdict) { figures.packs[verdict] = count }
         }
@@ -333,6 +335,24 @@ struct ShiftFigures {
                             var reasons = JSONWriter()
                             for r in f.noReadReasons where r.camera == c.camera { reasons.field(r.reason, r.count) }
                             $0.raw("noReadReasons", reasons.finished())
+                            // A person's reads apart from the camera's: the keyed rate is of the
+                            // labels seen (read by the camera, or not).
+                            let coded = f.codings.first { $0.camera == c.camera }
+                            $0.field("keyed", coded?.keyed ?? 0)
+                            $0.field("resolved", coded?.resolved ?? 0)
+                            let keyed = coded?.keyed ?? 0
+                            if let rate = ReportStore.Figures.readRate(
+                                decoded: keyed, noReads: c.sightings + c.noReads - keyed)
+                            {
+                                $0.field("keyedRate", rate, decimals: 4)
+                            } else {
+                                $0.field("keyedRate", nil as String?)
+                            }
+                            if let coded {
+                                $0.field("medianSecondsToResolve", coded.medianSecondsToResolve)
+                            } else {
+                                $0.field("medianSecondsToResolve", nil as String?)
+                            }
                         }
                     }))
             w.raw(
@@ -440,6 +460,11 @@ struct ShiftFigures {
                 for r in f.noReadReasons where r.camera == c.camera {
                     add("cameras", c.camera, "noReads." + r.reason, r.count)
                 }
+                if let coded = f.codings.first(where: { $0.camera == c.camera }) {
+                    add("cameras", c.camera, "keyed", coded.keyed)
+                    add("cameras", c.camera, "resolved", coded.resolved)
+                    add("cameras", c.camera, "medianSecondsToResolve", coded.medianSecondsToResolve)
+                }
             }
             for l in f.lanes {
                 add("lanes", "\(l.site)/\(l.lane)", "itemPasses", l.itemPasses)
@@ -531,6 +556,16 @@ struct ShiftFigures {
                 for camera in reasons.keys.sorted() {
                     let list = (reasons[camera] ?? []).map { "\(TerminalText.escaped($0.reason)) \($0.count)" }
                     let line = "  \(TerminalText.escaped(camera)): " + list.joined(separator: ", ")
+                    out += (line.count > 80 ? String(line.prefix(79)) + "…" : line) + "\n"
+                }
+                // What people resolved of them: a keyed code is a person's read, not the camera's.
+                if !f.codings.isEmpty { out += "No-reads resolved by a person\n" }
+                for coded in f.codings {
+                    let seen = f.cameras.first { $0.camera == coded.camera }.map { $0.sightings + $0.noReads } ?? 0
+                    let line =
+                        "  \(TerminalText.escaped(coded.camera)): \(coded.resolved) resolved, \(coded.keyed) keyed ("
+                        + percent(coded.keyed, max(0, seen - coded.keyed)) + " of labels), median "
+                        + "\(coded.medianSecondsToResolve) s to resolve"
                     out += (line.count > 80 ? String(line.prefix(79)) + "…" : line) + "\n"
                 }
             }

@@ -222,5 +222,11 @@ public final class PostgresReconcileStore: ReconcileStore {
         }
         func unpublishedPacks(limit: Int) throws -> [PackRecordEvent] { try passes.unpublishedPacks(limit: limit) }
         func markPackPublished(sessionId: String) throws { try passes.markPackPublished(sessionId: sessionId) }
+        func unpublishedCodings(limit: Int) throws -> [CodedEvent] {
+            try NoReadCodingStore(connection: passes.connection).unpublished(limit: limit)
+        }
+        func markCodingPublished(_ coding: CodedEvent) throws {
+            try NoReadCodingStore(connection: passes.connection).markPublished(coding)
+        }
     }
 }

@@ -167,6 +167,9 @@ public protocol ResultOutbox {
     func markParcelPassPublished(passId: String, revision: Int) throws
     func unpublishedPacks(limit: Int) throws -> [PackRecordEvent]
     func markPackPublished(sessionId: String) throws
+    /// No-reads a person resolved (`scanadmin noreads resolve`) not published yet, oldest first.
+    func unpublishedCodings(limit: Int) throws -> [CodedEvent]
+    func markCodingPublished(_ coding: CodedEvent) throws
 }
 
 /// What a runtime says of its connections (`/health/ready` in the programs).

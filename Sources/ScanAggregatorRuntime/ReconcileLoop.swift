@@ -96,7 +96,12 @@ public final class ReconcileLoop: @unchecked Sendable {
                 subject: { pass throws(SubjectTokenError) in try subjects.parcelPass(site: pass.site, lane: pass.lane)
                 },
                 message: { ($0.json, $0.eventId) },
-                mark: { pass in try db.markParcelPassPublished(passId: pass.passId, revision: pass.revision) })
+                mark: { pass in try db.markParcelPassPublished(passId: pass.passId, revision: pass.revision) }),
+            try publishEach(
+                try db.unpublishedCodings(limit: 500), counted: &counts.codingsPublished,
+                subject: { coding throws(SubjectTokenError) in try subjects.coded(site: coding.site, lane: coding.lane)
+                },
+                message: { ($0.json, $0.eventId) }, mark: { coding in try db.markCodingPublished(coding) })
         else { return }
         _ = try publishEach(
             try db.unpublishedPacks(limit: 500), counted: &counts.packsPublished,

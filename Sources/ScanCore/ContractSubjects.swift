@@ -7,7 +7,7 @@
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
     case sighting, session, track, noread, status, reading, parcel, decision, measure, belt, item, pack,
-        parcelpass, deadletter, cmd, order, orderack
+        parcelpass, coded, deadletter, cmd, order, orderack
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
@@ -18,7 +18,8 @@ public enum SubjectFamily: String, Sendable, CaseIterable {
     /// one-camera lane (or the aggregator) and by the devices.
     public static let agentStreamOnly: [SubjectFamily] = [.decision, .measure]
     /// The aggregator's results for the WMS, on `<prefix>.v1.<family>.<site>.<lane or station>`.
-    public static let results: [SubjectFamily] = [.item, .pack, .parcelpass]
+    /// `coded`: a no-read a person resolved from its picture.
+    public static let results: [SubjectFamily] = [.item, .pack, .parcelpass, .coded]
     /// Everything in the results stream: the results and the answers to orders
     /// (`<prefix>.v1.orderack.<site>`).
     public static let resultsStream: [SubjectFamily] = results + [.orderack]
@@ -165,6 +166,10 @@ public struct ContractSubjects: Sendable, Equatable {
     }
     public func parcelPass(site: String, lane: String) throws(SubjectTokenError) -> String {
         try head(.parcelpass) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
+    }
+    /// `<prefix>.v1.coded.<site>.<lane>`: a no-read of the lane resolved by a person.
+    public func coded(site: String, lane: String) throws(SubjectTokenError) -> String {
+        try head(.coded) + SubjectToken(site, field: "site").text + "." + SubjectToken(lane, field: "lane").text
     }
     public func pack(site: String, station: String) throws(SubjectTokenError) -> String {
         try head(.pack) + SubjectToken(site, field: "site").text + "." + SubjectToken(station, field: "station").text

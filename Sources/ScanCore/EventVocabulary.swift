@@ -88,3 +88,14 @@ public enum CodeFamily: String, Sendable, Equatable {
     /// Modules in both directions (QR, DataMatrix, …).
     case matrix
 }
+
+/// What a person said of a no-read from its picture (`scanadmin noreads resolve`, the operator
+/// page): the contract's `coded` event carries it.
+public enum NoReadResolution: String, Sendable, Equatable, CaseIterable {
+    /// They read the label in the picture and keyed its code.
+    case keyed
+    /// There was no label to read (the camera followed something else on the parcel).
+    case noLabel = "no-label"
+    /// What the camera saw was not a parcel (a hand, a tote, a piece of tape).
+    case notAParcel = "not-a-parcel"
+}

@@ -456,3 +456,129 @@ public struct ParcelPassEvent: Sendable, Equatable {
             })
     }
 }
+
+/// `coded`: a no-read a person resolved from its picture (docs/schema/coded.schema.json) —
+/// the code they keyed, or that there was no label or no parcel. Published once per no-read
+/// (`Nats-Msg-Id` = `eventId`, `<noReadId>.coded`).
+public struct CodedEvent: Sendable, Equatable {
+    /// The code as keyed, checked by its symbology's check characters (`KeyedCode`).
+    public struct Code: Sendable, Equatable {
+        /// nil: keyed without a symbology.
+        public var symbology: String?
+        public var value: String
+        /// The value is GS1 data (as a sighting's `gs1`).
+        public var gs1: Bool
+        /// The value's GS1 application identifiers, where it is GS1 data.
+        public var gs1Elements: [GS1ElementStrings.Element]?
+
+        public init(
+            symbology: String?, value: String, gs1: Bool = false, gs1Elements: [GS1ElementStrings.Element]? = nil
+        ) {
+            self.symbology = symbology
+            self.value = value
+            self.gs1 = gs1
+            self.gs1Elements = gs1Elements
+        }
+    }
+
+    public var noReadId: String
+    public var site: String
+    public var lane: String
+    public var camera: String
+    public var outcome: NoReadResolution
+    /// nil unless `outcome` is `keyed`.
+    public var code: Code?
+    /// Who resolved it (the name they gave), and when the database stored it.
+    public var keyedBy: String
+    public var keyedAt: Timestamp
+    /// When the camera first saw the label.
+    public var noReadFirstSeen: Timestamp
+    /// The item pass another camera of the lane read (nil: none did).
+    public var itemId: String?
+    /// The parcel pass holding the no-read (nil: the camera groups no parcels, or none held it).
+    public var parcelPassId: String?
+
+    public init(
+        noReadId: String, site: String, lane: String, camera: String, outcome: NoReadResolution, code: Code?,
+        keyedBy: String, keyedAt: Timestamp, noReadFirstSeen: Timestamp, itemId: String?, parcelPassId: String?
+    ) {
+        self.noReadId = noReadId
+        self.site = site
+        self.lane = lane
+        self.camera = camera
+        self.outcome = outcome
+        self.code = code
+        self.keyedBy = keyedBy
+        self.keyedAt = keyedAt
+        self.noReadFirstSeen = noReadFirstSeen
+        self.itemId = itemId
+        self.parcelPassId = parcelPassId
+    }
+
+    public var eventId: String { "\(noReadId).coded" }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter()
+        writer.field("type", "coded")
+        writer.field("eventId", eventId)
+        writer.field("noReadId", noReadId)
+        writer.field("site", site)
+        writer.field("lane", lane)
+        writer.field("camera", camera)
+        writer.field("time", keyedAt.description)
+        writer.field("outcome", outcome.rawValue)
+        if let code {
+            var entry = JSONWriter()
+            entry.field("symbology", orNull: code.symbology)
+            entry.field("value", code.value)
+            entry.field("source", "keyed")
+            entry.field("gs1", code.gs1)
+            if let elements = code.gs1Elements {
+                var object = JSONWriter()
+                for element in elements { object.field(element.ai, element.value) }
+                entry.raw("gs1Elements", object.finished())
+            }
+            writer.raw("code", entry.finished())
+        } else {
+            writer.null("code")
+        }
+        writer.field("keyedBy", keyedBy)
+        writer.field("keyedAt", keyedAt.description)
+        writer.field("noReadFirstSeen", noReadFirstSeen.description)
+        writer.field("itemId", orNull: itemId)
+        writer.field("parcelPassId", orNull: parcelPassId)
+        return writer.finished()
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> CodedEvent {
+        let fields = EventFields(event)
+        try fields.type("coded")
+        let name = try fields.string("outcome", maxLength: 32)
+        guard let outcome = NoReadResolution(rawValue: name) else {
+            throw DeadLetter(.badValue, "outcome '\(TerminalText.escaped(name))' is not a no-read resolution")
+        }
+        var code: Code?
+        if let value = event["code"], value != .null {
+            let entry = EventFields(value)
+            code = Code(
+                symbology: try entry.optionalString("symbology", maxLength: 32),
+                value: try entry.string("value", maxLength: KeyedCode.maxBytes * 4),
+                gs1: try entry.bool("gs1", default: false),
+                gs1Elements: try SightingEvent.gs1Elements(value["gs1Elements"]))
+        }
+        guard (outcome == .keyed) == (code != nil) else {
+            throw DeadLetter(.badValue, "a coded event has a code exactly when its outcome is keyed")
+        }
+        let parsed = CodedEvent(
+            noReadId: try fields.string("noReadId", maxLength: 256), site: try fields.token("site"),
+            lane: try fields.token("lane"), camera: try fields.token("camera"), outcome: outcome, code: code,
+            keyedBy: try fields.string("keyedBy", maxLength: 128), keyedAt: try fields.time("keyedAt"),
+            noReadFirstSeen: try fields.time("noReadFirstSeen"),
+            itemId: try fields.optionalString("itemId", maxLength: 256),
+            parcelPassId: try fields.optionalString("parcelPassId", maxLength: 256))
+        guard try fields.string("eventId", maxLength: 300) == parsed.eventId else {
+            throw DeadLetter(.badValue, "eventId is not NOREAD.coded")
+        }
+        return parsed
+    }
+}

@@ -79,6 +79,8 @@ public struct ReportStore {
         /// No-reads by camera and reason (`too-small`, `blurred`, …; `unknown` from agents
         /// older than the field), each camera's commonest first.
         public var noReadReasons: [NoReadReasonCount] = []
+        /// No-reads of the period a person resolved (`scanadmin noreads resolve`), by camera.
+        public var codings: [CodingCounts] = []
         /// Pack records by verdict (`complete`, `short`, …).
         public var packs: [String: Int] = [:]
         public var topRules: [Count] = []
@@ -127,6 +129,17 @@ public struct ReportStore {
             public var camera: String
             public var reason: String
             public var count: Int
+        }
+        /// A camera's no-reads a person resolved: keyed (a code read by a person, not the camera),
+        /// no label, not a parcel; and the median time from first seen to resolved.
+        public struct CodingCounts: Sendable, Equatable {
+            public var camera: String
+            public var keyed: Int
+            public var noLabel: Int
+            public var notAParcel: Int
+            public var medianSecondsToResolve: Int
+
+            public var resolved: Int { keyed + noLabel + notAParcel }
         }
         public struct CameraCounts: Sendable, Equatable {
             public var camera: String
@@ -278,6 +291,24 @@ public struct ReportStore {
             figures.noReadReasons.append(
                 Figures.NoReadReasonCount(
                     camera: try row.text("camera"), reason: try row.text("reason"), count: try row.int("n")))
+        }
+        // What people resolved of the period's no-reads (by when the camera saw them).
+        for row in try connection.query(
+            """
+            SELECT camera, count(*) FILTER (WHERE outcome = 'keyed') AS keyed,
+                   count(*) FILTER (WHERE outcome = 'no-label') AS no_label,
+                   count(*) FILTER (WHERE outcome = 'not-a-parcel') AS not_a_parcel,
+                   round(percentile_cont(0.5) WITHIN GROUP (
+                       ORDER BY extract(epoch FROM keyed_at - noread_first_seen)))::bigint AS median_seconds
+            FROM noread_codings t
+            WHERE t.noread_first_seen >= $1::timestamptz AND t.noread_first_seen < $2::timestamptz AND \(Self.rowFilters)
+            GROUP BY 1 ORDER BY 1
+            """, scope.rowParameters
+        ).named("report codings") {
+            figures.codings.append(
+                Figures.CodingCounts(
+                    camera: try row.text("camera"), keyed: try row.int("keyed"), noLabel: try row.int("no_label"),
+                    notAParcel: try row.int("not_a_parcel"), medianSecondsToResolve: try row.int("median_seconds")))
         }
         // Unique codes cannot be summed from rollups: counted over the stored sightings.
         if scope.countsUniqueCodes,

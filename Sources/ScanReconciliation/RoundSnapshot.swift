@@ -282,6 +282,8 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// Measurements attached to a parcel pass, and given up on (no pass of their lane near them).
     public var measurementsAttached = 0
     public var measurementsUnmatched = 0
+    /// No-reads a person resolved, published as `coded` results.
+    public var codingsPublished = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
 
@@ -304,5 +306,6 @@ public struct ReconcileCounts: Sendable, Equatable {
         decisionsPublished += round.decisionsPublished
         measurementsAttached += round.measurementsAttached
         measurementsUnmatched += round.measurementsUnmatched
+        codingsPublished += round.codingsPublished
     }
 }

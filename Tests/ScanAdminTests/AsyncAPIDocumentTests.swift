@@ -38,7 +38,8 @@ struct AsyncAPIDocumentTests {
         #expect(
             summary["subjects"]
                 == .object([
-                    ("belt", .string("lane")), ("decision", .string("lane")), ("item", .string("lane")),
+                    ("belt", .string("lane")), ("coded", .string("lane")), ("decision", .string("lane")),
+                    ("item", .string("lane")),
                     ("measure", .string("lane")), ("noread", .string("camera")),
                     ("order", .string("")),
                     ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
@@ -93,6 +94,7 @@ struct AsyncAPIDocumentTests {
                 placeholders(try subjects.belt(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.item(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.parcelPass(site: "SITE", lane: "LANE")),
+                placeholders(try subjects.coded(site: "SITE", lane: "LANE")),
                 placeholders(try subjects.pack(site: "SITE", station: "STATION")),
                 placeholders(try subjects.order(site: "SITE")), placeholders(try subjects.orderAck(site: "SITE")),
                 placeholders(try subjects.deadLetter("REASON")),

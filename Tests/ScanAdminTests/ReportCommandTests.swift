@@ -267,6 +267,73 @@ struct ReportCommandTests {
         #expect(try seeded.database.query("SELECT count(*) FROM noreads").rows.first?[0] == "4")
     }
 
+    @Test(
+        "noreads resolve: a keyed code checked by its symbology (a typo refused, exit 64), once per no-read; the report counts keyed reads apart"
+    )
+    func resolveNoReads() throws {
+        let seeded = try Self.database()
+        defer { seeded.drop() }
+        try Self.seedNight(seeded.database)
+        try Self.noRead(seeded.database, "nr-1", camera: "cam-01", at: "2026-10-24T21:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-2", camera: "cam-01", at: "2026-10-25T01:00:00.000Z")
+        try Self.noRead(seeded.database, "nr-3", camera: "cam-02", at: "2026-10-25T02:00:00.000Z")
+
+        let typo = try seeded.run(["noreads", "resolve", "nr-1", "--code", "4006381333932"])
+        #expect(typo.status == 64, "\(typo.stdoutText)")
+        #expect(typo.stderr.contains("should be 1"), "\(typo.stderr)")
+        for arguments in [
+            ["nr-1"], ["nr-1", "--code", "4006381333931", "--no-label"],
+            ["nr-1", "--no-label", "--symbology", "EAN-13"],
+            ["nr-1", "--no-label", "--by", "x\u{1B}[2J"],
+            ["nr-1", "--code", "(00)340123450000000018", "--symbology", "GS1-128"],
+        ] {
+            let refused = try seeded.run(["noreads", "resolve"] + arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.stdoutText)")
+            #expect(!refused.stderr.contains("\u{1B}"), "escaped: \(refused.stderr)")
+        }
+        #expect(try seeded.database.query("SELECT count(*) FROM noread_codings").rows.first?[0] == "0")
+
+        let keyed = try seeded.run(["noreads", "resolve", "nr-1", "--code", "4006381333931", "--by", "maria"])
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        #expect(keyed.stdoutText.contains("keyed a code '4006381333931' by maria"), "\(keyed.stdoutText)")
+        let gs1 = try seeded.run([
+            "noreads", "resolve", "nr-2", "--code", "(00)340123450000000017", "--symbology", "GS1-128", "--by", "maria",
+        ])
+        #expect(gs1.status == 0, "\(gs1.stderr)")
+        let none = try seeded.run(["noreads", "resolve", "nr-3", "--not-a-parcel", "--by", "joe"])
+        #expect(none.status == 0, "\(none.stderr)")
+        let again = try seeded.run(["noreads", "resolve", "nr-1", "--no-label", "--by", "joe"])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already resolved (keyed) by 'maria'"), "\(again.stderr)")
+        let hostile = try seeded.run(["noreads", "resolve", "x'; DROP TABLE noread_codings; --", "--no-label"])
+        #expect(hostile.status == 1 && hostile.stderr.contains("no no-read with id"), "\(hostile.stderr)")
+        let rows = try seeded.database.query(
+            "SELECT noread_id, outcome, code, symbology, gs1, keyed_by FROM noread_codings ORDER BY noread_id"
+        ).rows
+        #expect(
+            rows == [
+                ["nr-1", "keyed", "4006381333931", nil, "f", "maria"],
+                ["nr-2", "keyed", "00340123450000000017", "CODE-128", "t", "maria"],
+                ["nr-3", "not-a-parcel", nil, nil, "f", "joe"],
+            ])
+
+        // The report: cam-01 saw 4 labels (2 sightings, 2 no-reads), a person keyed 2 of them.
+        let report = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])
+        #expect(report.status == 0, "\(report.stderr)")
+        let cameras = try ReportOutput.cameras(report.stdoutText)
+        let cam01 = try #require(cameras.first { $0["camera"] == .string("cam-01") })
+        #expect(cam01["keyed"]?.intValue == 2 && cam01["resolved"]?.intValue == 2)
+        #expect(cam01["keyedRate"]?.doubleValue == 0.5)
+        #expect((cam01["medianSecondsToResolve"]?.intValue ?? -1) > 0)
+        let cam02 = try #require(cameras.first { $0["camera"] == .string("cam-02") })
+        #expect(cam02["keyed"]?.intValue == 0 && cam02["resolved"]?.intValue == 1)
+        let table = try seeded.run(["report", "--shift", "2026-10-24/night"])
+        #expect(
+            table.stdoutText.contains("No-reads resolved by a person\n  cam-01: 2 resolved, 2 keyed (50.0% of labels)"),
+            "\(table.stdoutText)")
+        for line in table.stdoutText.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+    }
+
     static func deadLetter(_ db: PGConnection, subject: String, reason: String, detail: String, at time: String) throws
     {
         _ = try db.query(

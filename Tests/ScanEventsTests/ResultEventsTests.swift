@@ -111,3 +111,42 @@ struct ResultEventsTests {
         #expect(letter == nil)
     }
 }
+
+@Suite("coded results on the wire", .timed)
+struct CodedEventTests {
+    static let t0 = ResultEventsTests.t0
+
+    static let keyed = CodedEvent(
+        noReadId: "cam-02-r1-41", site: "dc1", lane: "L1", camera: "cam-02", outcome: .keyed,
+        code: .init(
+            symbology: "CODE-128", value: "00340123450000000017", gs1: true,
+            gs1Elements: [.init(ai: "00", value: "340123450000000017")]),
+        keyedBy: "maria \"<b>\"", keyedAt: t0.adding(milliseconds: 60_000), noReadFirstSeen: t0, itemId: "it-1",
+        parcelPassId: "pp-1")
+
+    @Test("a coded result reads back as it was written; without a code it carries null")
+    func roundTrip() throws {
+        #expect(try CodedEvent.parse(try JSONValue.parse(Self.keyed.json)) == Self.keyed)
+        var noLabel = Self.keyed
+        noLabel.outcome = .noLabel
+        noLabel.code = nil
+        noLabel.itemId = nil
+        let value = try JSONValue.parse(noLabel.json)
+        #expect(value["code"] == .null && value["eventId"] == .string("cam-02-r1-41.coded"))
+        #expect(try CodedEvent.parse(value) == noLabel)
+    }
+
+    @Test("refused: an outcome outside the list, a code without keyed, keyed without a code, a wrong eventId")
+    func refusals() throws {
+        let text = String(decoding: Self.keyed.json, as: UTF8.self)
+        for (from, to) in [
+            (#""outcome":"keyed""#, #""outcome":"guessed""#),
+            (#""outcome":"keyed""#, #""outcome":"no-label""#),
+            (#""eventId":"cam-02-r1-41.coded""#, #""eventId":"other.coded""#),
+        ] {
+            #expect(text.contains(from), "\(from)")
+            let broken = text.replacingOccurrences(of: from, with: to)
+            #expect(throws: DeadLetter.self) { try CodedEvent.parse(try JSONValue.parse(Array(broken.utf8))) }
+        }
+    }
+}

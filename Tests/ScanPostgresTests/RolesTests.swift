@@ -110,6 +110,37 @@ struct RolesTests {
         ] {
             #expect(refused(operatorDB, sql), "the operator: \(sql)")
         }
+
+        // A no-read's coding: the operator writes it once (the database says who and when), the
+        // writer only marks it published; neither rewrites or removes one.
+        try writer.execute(
+            """
+            INSERT INTO noreads (event_id, site, camera, track_id, first_seen, last_seen, frames, body)
+            VALUES ('nr-1', 'dc1', 'cam-01', 't', now(), now(), 9, '{}')
+            """)
+        let coded = try NoReadCodingStore(connection: operatorDB).resolve(
+            id: "nr-1", .init(outcome: .noLabel, code: nil, by: "maria"))
+        #expect(coded.lane == "L1")
+        #expect(
+            try owner.query("SELECT db_role FROM noread_codings").rows.first?[0] == logins.user("operator"),
+            "the login that stored it")
+        for sql in [
+            "UPDATE noread_codings SET code = '1', outcome = 'keyed'", "DELETE FROM noread_codings",
+            """
+            INSERT INTO noread_codings (site, camera, noread_id, lane, noread_first_seen, outcome, keyed_by, db_role)
+            VALUES ('dc1', 'cam-01', 'nr-2', 'L1', now(), 'no-label', 'x', 'someone-else')
+            """,
+            "UPDATE noread_codings SET published = true",
+        ] {
+            #expect(refused(operatorDB, sql), "the operator: \(sql)")
+        }
+        let outbox = NoReadCodingStore(connection: writer)
+        #expect(try outbox.unpublished(limit: 10) == [coded])
+        try outbox.markPublished(coded)
+        #expect(try outbox.unpublished(limit: 10).isEmpty)
+        for sql in ["UPDATE noread_codings SET keyed_by = 'x'", "DELETE FROM noread_codings"] {
+            #expect(refused(writer, sql), "the writer: \(sql)")
+        }
     }
 
     @Test(

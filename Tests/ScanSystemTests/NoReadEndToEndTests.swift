@@ -118,12 +118,7 @@ struct NoReadEndToEndTests {
         #expect(picture.width > 100 && picture.height > 40)
         let report = try ProcessRunner.run(scanadmin, ["report", "--format", "json"] + range, environment: environment)
         #expect(report.status == 0, "\(report.stderr)")
-        guard case .array(let shifts)? = try JSONValue.parse(report.stdoutText)["shifts"],
-            case .array(let cameras)? = shifts.first?["cameras"]
-        else {
-            Issue.record("no cameras in \(report.stdoutText)")
-            return
-        }
+        let cameras = try ReportOutput.cameras(report.stdoutText)
         let camera = cameras.first { $0["camera"] == .string("cam-01") }
         #expect(camera?["noReads"]?.intValue == torn && camera?["sightings"]?.intValue == readable)
         #expect(camera?["readRate"]?.doubleValue == Double(readable) / Double(readable + torn))

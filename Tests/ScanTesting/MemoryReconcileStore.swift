@@ -50,6 +50,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var parcelPasses: [String: StoredParcelPass] = [:]
         var decisions: [(decision: DecisionEvent, published: Bool)] = []
         var measurements: [(row: UnsettledMeasurement, settled: Bool, passId: String?)] = []
+        var codings: [(coding: CodedEvent, published: Bool)] = []
     }
 
     struct StoredParcelPass {
@@ -145,6 +146,8 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         }
     }
     public var packRecords: [PackRecordEvent] { lock.withLock { tables.packs.map(\.record) } }
+    /// A no-read's coding as `scanadmin noreads resolve` stores it.
+    public func addCoding(_ coding: CodedEvent) { lock.withLock { tables.codings.append((coding, false)) } }
     /// A measurement as ingest stores it, received now.
     public func addMeasurement(_ measurement: MeasureEvent) {
         lock.withLock {
@@ -466,6 +469,19 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                     ($0.closedAt, $0.eventId) < ($1.closedAt, $1.eventId)
                 }.prefix(
                     limit))
+        }
+
+        func unpublishedCodings(limit: Int) throws -> [CodedEvent] {
+            Array(
+                tables.codings.filter { !$0.published }.map(\.coding).sorted {
+                    ($0.keyedAt, $0.site, $0.camera, $0.noReadId) < ($1.keyedAt, $1.site, $1.camera, $1.noReadId)
+                }.prefix(limit))
+        }
+
+        func markCodingPublished(_ coding: CodedEvent) throws {
+            for index in tables.codings.indices where tables.codings[index].coding == coding {
+                tables.codings[index].published = true
+            }
         }
 
         func markDecisionPublished(_ decision: DecisionEvent) throws {

@@ -35,7 +35,7 @@ public enum SampleEvents {
     /// and the required symbologies it lacks.
     public static func parcel(
         _ id: String, camera: String, firstSeen: Timestamp, codes: [(track: String, value: String, status: String)],
-        missing: [String] = [], timeAfter: Int64 = 300, lastAfter: Int64 = 200
+        missing: [String] = [], noReads: [String] = [], timeAfter: Int64 = 300, lastAfter: Int64 = 200
     ) -> [UInt8] {
         let list = codes.map { code in
             var writer = JSONWriter()
@@ -58,7 +58,7 @@ public enum SampleEvents {
         writer.raw("outline", Array("[[0, 0], [9, 0], [9, 9], [0, 9]]".utf8))
         writer.raw("codes", JSONWriter.array(list))
         writer.strings("missing", missing)
-        writer.raw("noReads", Array("[]".utf8))
+        writer.strings("noReads", noReads)
         return writer.finished()
     }
 }
