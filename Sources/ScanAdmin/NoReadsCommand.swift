@@ -32,6 +32,7 @@ struct NoReadsCommand: ParsableCommand {
         @OptionGroup var period: PeriodOptions
         @Option(help: "Only this lane.") var lane: String?
         @Option(help: "Only this camera.") var camera: String?
+        @Flag(help: "Only those nobody has resolved yet (scanadmin noreads resolve).") var unresolved = false
         @OptionGroup var output: ListingOptions
 
         func validate() throws { try period.check(connection: connection) }
@@ -44,19 +45,22 @@ struct NoReadsCommand: ParsableCommand {
                     let scope = ReportStore.Scope(
                         start: ShiftFigures.timestamp(instance.start), end: ShiftFigures.timestamp(instance.end),
                         site: period.site, lane: lane, camera: camera, timeZone: plan.timeZone.identifier)
-                    rows += try NoReadStore(connection: database).list(scope, limit: output.limit)
+                    rows += try NoReadStore(connection: database).list(
+                        scope, limit: output.limit, unresolvedOnly: unresolved)
                 }
                 return rows
             }
             var listing = Listing(columns: [
                 "id", "site", "camera", "lane", "firstSeen", "frames", "family", "sharpness", "imageBytes", "item",
+                "resolved", "keyedCode",
             ])
             listing.numeric = ["frames", "imageBytes"]
-            listing.nullable = ["lane", "family", "sharpness", "item"]
+            listing.nullable = ["lane", "family", "sharpness", "item", "resolved", "keyedCode"]
             for row in rows {
                 listing.rows.append([
                     row.id, row.site, row.camera, row.lane ?? "", row.firstSeen, String(row.frames), row.family ?? "",
-                    row.sharpness ?? "", String(row.imageBytes), row.itemId ?? "",
+                    row.sharpness ?? "", String(row.imageBytes), row.itemId ?? "", row.resolution ?? "",
+                    row.keyedCode ?? "",
                 ])
             }
             print(listing.render(output.format), terminator: "")

@@ -23,22 +23,32 @@ public struct NoReadStore {
         /// Why it was not read (`too-small`, `blurred`, …); nil from agents older than the field.
         public var reason: String?
         public var pixelsPerModule: String?
+        /// What a person said of it (`keyed`, `no-label`, `not-a-parcel`; nil: not resolved), and
+        /// the code they keyed.
+        public var resolution: String?
+        public var keyedCode: String?
     }
 
     /// The no-reads first seen in the period and scope (`ReportStore.Scope`), oldest first (or
     /// newest first), at most `limit`.
-    public func list(_ scope: ReportStore.Scope, limit: Int, newestFirst: Bool = false) throws(PGError) -> [Row] {
+    public func list(_ scope: ReportStore.Scope, limit: Int, newestFirst: Bool = false, unresolvedOnly: Bool = false)
+        throws(PGError) -> [Row]
+    {
         var rows: [Row] = []
         for row in try connection.query(
             """
-            SELECT event_id, site, camera,
-                   coalesce(lane, (SELECT lc.lane FROM lane_cameras lc
-                                   WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
-                   track_id, family,
-                   \(SQLText.utc("first_seen")) AS first_seen, frames,
-                   round(sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(image), 0) AS image_bytes, item_id,
-                   body->>'reason' AS reason, round((body->>'pixelsPerModule')::numeric, 1)::text AS pixels_per_module
-            FROM noreads t WHERE \(ReportStore.sightingScope)
+            SELECT t.event_id, t.site, t.camera,
+                   coalesce(t.lane, (SELECT lc.lane FROM lane_cameras lc
+                                     WHERE lc.site = t.site AND lc.camera = t.camera ORDER BY lc.lane LIMIT 1)) AS lane,
+                   t.track_id, t.family,
+                   \(SQLText.utc("t.first_seen")) AS first_seen, t.frames,
+                   round(t.sharpness::numeric, 1)::text AS sharpness, coalesce(octet_length(t.image), 0) AS image_bytes,
+                   t.item_id, t.body->>'reason' AS reason,
+                   round((t.body->>'pixelsPerModule')::numeric, 1)::text AS pixels_per_module,
+                   c.outcome, c.code
+            FROM noreads t
+            LEFT JOIN noread_codings c ON c.site = t.site AND c.camera = t.camera AND c.noread_id = t.event_id
+            WHERE \(ReportStore.sightingScope)\(unresolvedOnly ? " AND c.outcome IS NULL" : "")
             ORDER BY t.first_seen \(newestFirst ? "DESC" : "ASC"), t.event_id LIMIT \(max(0, limit))
             """, scope.rowParameters
         ).named("no-reads") {
@@ -49,7 +59,8 @@ public struct NoReadStore {
                     family: try row.optionalText("family"), firstSeen: try row.text("first_seen"),
                     frames: try row.int("frames"), sharpness: try row.optionalText("sharpness"),
                     imageBytes: try row.int("image_bytes"), itemId: try row.optionalText("item_id"),
-                    reason: try row.optionalText("reason"), pixelsPerModule: try row.optionalText("pixels_per_module")))
+                    reason: try row.optionalText("reason"), pixelsPerModule: try row.optionalText("pixels_per_module"),
+                    resolution: try row.optionalText("outcome"), keyedCode: try row.optionalText("code")))
         }
         return rows
     }

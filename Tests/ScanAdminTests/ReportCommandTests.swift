@@ -300,6 +300,15 @@ struct ReportCommandTests {
             "noreads", "resolve", "nr-2", "--code", "(00)340123450000000017", "--symbology", "GS1-128", "--by", "maria",
         ])
         #expect(gs1.status == 0, "\(gs1.stderr)")
+        let open = try seeded.run([
+            "noreads", "list", "--shift", "2026-10-24/night", "--unresolved", "--format", "json",
+        ])
+        #expect(open.status == 0, "\(open.stderr)")
+        guard case .array(let openRows) = try JSONValue.parse(open.stdoutText) else {
+            Issue.record("not a list: \(open.stdoutText)")
+            return
+        }
+        #expect(openRows.map { $0["id"] } == [.string("nr-3")])
         let none = try seeded.run(["noreads", "resolve", "nr-3", "--not-a-parcel", "--by", "joe"])
         #expect(none.status == 0, "\(none.stderr)")
         let again = try seeded.run(["noreads", "resolve", "nr-1", "--no-label", "--by", "joe"])
@@ -316,6 +325,13 @@ struct ReportCommandTests {
                 ["nr-2", "keyed", "00340123450000000017", "CODE-128", "t", "maria"],
                 ["nr-3", "not-a-parcel", nil, nil, "f", "joe"],
             ])
+
+        let listed = try seeded.run(["noreads", "--shift", "2026-10-24/night", "--format", "json"])
+        guard case .array(let listedRows) = try JSONValue.parse(listed.stdoutText), let first = listedRows.first else {
+            Issue.record("not a list: \(listed.stdoutText)")
+            return
+        }
+        #expect(first["resolved"] == .string("keyed") && first["keyedCode"] == .string("4006381333931"))
 
         // The report: cam-01 saw 4 labels (2 sightings, 2 no-reads), a person keyed 2 of them.
         let report = try seeded.run(["report", "--shift", "2026-10-24/night", "--format", "json"])

@@ -381,6 +381,10 @@ struct DashboardViews {
             if let reason = noRead.reason { out += " · \(reason)" }
             if let size = noRead.pixelsPerModule { out += " · \(size) px/module" }
             if let item = noRead.itemId { out += " · item \(item)" } else { out += " · no other camera read it" }
+            if let resolution = noRead.resolution {
+                out += " · resolved: \(resolution)"
+                if let code = noRead.keyedCode { out += " \(code)" }
+            }
             out += "</figcaption></figure>"
         }
         return out + "</div></section>"
