@@ -175,9 +175,13 @@ struct NoReadsCommand: ParsableCommand {
                 what = "keyed " + (code.symbology ?? "a code") + " '" + TerminalText.escaped(code.value) + "'"
             }
             var line = "resolved no-read " + TerminalText.escaped(coded.noReadId)
-            line += " (\(coded.site)/\(coded.camera), lane \(coded.lane)): " + what
+            // Site, camera and lane are the stored no-read's: escaped like every stored string.
+            let (site, cameraName, lane) = (
+                TerminalText.escaped(coded.site), TerminalText.escaped(coded.camera), TerminalText.escaped(coded.lane)
+            )
+            line += " (\(site)/\(cameraName), lane \(lane)): " + what
             line += " by " + TerminalText.escaped(coded.keyedBy)
-            line += "; the aggregator publishes it to the WMS as a coded result of lane \(coded.lane)"
+            line += "; the aggregator publishes it to the WMS as a coded result of lane \(lane)"
             if let pass = coded.parcelPassId { line += " (parcel pass " + TerminalText.escaped(pass) + ")" }
             print(line)
         }

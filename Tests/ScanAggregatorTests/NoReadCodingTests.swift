@@ -36,8 +36,9 @@ struct NoReadCodingTests {
         }
         // One box: cam-01 and cam-03 read its EAN-13, cam-02 sees its label but cannot read it (a
         // no-read on cam-02's parcel of the box).
+        // The lane's cameras are 1.5 s apart (cam-02 1.5 s after cam-01, cam-03 1.5 s after cam-02).
         let seen = base.adding(milliseconds: 1_500)
-        for (n, camera, time) in [(1, "cam-01", base), (3, "cam-03", seen)] {
+        for (n, camera, time) in [(1, "cam-01", base), (3, "cam-03", base.adding(milliseconds: 3_000))] {
             try publish(
                 "sighting", camera, W.sighting(n, value: "4006381333931", camera: camera, firstSeen: time), "s\(n)")
             try publish(
@@ -70,9 +71,9 @@ struct NoReadCodingTests {
                 && W.count(world.database, "SELECT count(*) FROM parcels WHERE NOT merged") == 0
                 && W.count(world.database, "SELECT count(*) FROM parcel_passes WHERE closed_at IS NOT NULL") >= 1
         }
-        let itemId = try #require(
-            try world.database.query("SELECT item_id FROM item_passes WHERE value = '4006381333931'").rows.first?[0]
-                ?? nil)
+        let items = try world.database.query("SELECT item_id FROM item_passes WHERE value = '4006381333931'").rows
+        try #require(items.count == 1, "cam-01 and cam-03 read one item")
+        let itemId = try #require(items[0][0])
         let passId = try #require(
             try world.database.query(
                 "SELECT pass_id FROM parcel_passes WHERE members @> '[{\"parcelId\": \"cam-02-box\"}]'"
