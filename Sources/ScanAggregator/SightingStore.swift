@@ -139,11 +139,13 @@ public final class PostgresReconcileStore: ReconcileStore {
         let passes: PassStore
         let parcels: ParcelPassStore
         let sites: SiteStore
+        let codings: NoReadCodingStore
 
         init(_ connection: PGConnection) {
             passes = PassStore(connection: connection)
             parcels = ParcelPassStore(connection: connection)
             sites = SiteStore(connection: connection)
+            codings = NoReadCodingStore(connection: connection)
         }
 
         /// What the round reads, each part as `RoundSnapshot` describes it.
@@ -169,8 +171,9 @@ public final class PostgresReconcileStore: ReconcileStore {
             let window = RoundSnapshot.parcelPassWindow(
                 parcels: snapshot.parcels, measurements: snapshot.measurements, topology: snapshot.topology,
                 now: snapshot.now)
+            snapshot.codings = try codings.unapplied(limit: settings.batchSize)
             (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = try parcels.parcelPasses(
-                from: window.from, to: window.to)
+                from: window.from, to: window.to, ids: Array(Set(snapshot.codings.compactMap(\.parcelPassId))).sorted())
             snapshot.orders = try sites.orders(
                 ids: RoundSnapshot.orderIds(
                     sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses,
@@ -197,6 +200,7 @@ public final class PostgresReconcileStore: ReconcileStore {
             try parcels.saveParcelPasses(changes.parcelPasses)
             try parcels.markParcelsMerged(eventIds: changes.parcelsMerged)
             for decision in changes.decisions { try parcels.insertDecision(decision) }
+            try codings.markApplied(changes.codingsApplied)
         }
     }
 

@@ -333,12 +333,17 @@ public struct ParcelPassEvent: Sendable, Equatable {
         public var valueEncoding: String?
         /// The item pass of this code (nil: none, e.g. a code the rules rejected).
         public var itemId: String?
+        /// Set on a code a person keyed from the picture of one of its no-reads: that no-read's id
+        /// (the code's `source` is then `keyed`; nil: a camera read it).
+        public var keyedFor: String?
 
-        public init(symbology: String, value: String, valueEncoding: String?, itemId: String?) {
+        public init(symbology: String, value: String, valueEncoding: String?, itemId: String?, keyedFor: String? = nil)
+        {
             self.symbology = symbology
             self.value = value
             self.valueEncoding = valueEncoding
             self.itemId = itemId
+            self.keyedFor = keyedFor
         }
 
         public var json: [UInt8] {
@@ -347,7 +352,69 @@ public struct ParcelPassEvent: Sendable, Equatable {
             entry.field("value", value)
             entry.field("valueEncoding", valueEncoding)
             entry.field("itemId", itemId)
+            if let keyedFor {
+                entry.field("source", "keyed")
+                entry.field("noReadId", keyedFor)
+            }
             return entry.finished()
+        }
+    }
+
+    /// A person's resolution of one of its no-reads (`scanadmin noreads resolve`), as its
+    /// `coded` result says it.
+    public struct Coding: Sendable, Equatable {
+        public var noReadId: String
+        public var camera: String
+        public var outcome: NoReadResolution
+        public var code: CodedEvent.Code?
+        public var keyedBy: String
+        public var keyedAt: Timestamp
+
+        public init(
+            noReadId: String, camera: String, outcome: NoReadResolution, code: CodedEvent.Code?, keyedBy: String,
+            keyedAt: Timestamp
+        ) {
+            self.noReadId = noReadId
+            self.camera = camera
+            self.outcome = outcome
+            self.code = code
+            self.keyedBy = keyedBy
+            self.keyedAt = keyedAt
+        }
+
+        public init(_ coded: CodedEvent) {
+            self.init(
+                noReadId: coded.noReadId, camera: coded.camera, outcome: coded.outcome, code: coded.code,
+                keyedBy: coded.keyedBy, keyedAt: coded.keyedAt)
+        }
+
+        public var json: [UInt8] {
+            var entry = JSONWriter()
+            entry.field("noReadId", noReadId)
+            entry.field("camera", camera)
+            entry.field("outcome", outcome.rawValue)
+            if let code { entry.raw("code", code.json) } else { entry.null("code") }
+            entry.field("keyedBy", keyedBy)
+            entry.field("keyedAt", keyedAt.description)
+            return entry.finished()
+        }
+
+        /// A coding as a store kept it (its `json`); nil when it is not one.
+        public init?(stored value: JSONValue) {
+            guard let coding = try? Self.parse(EventFields(value)) else { return nil }
+            self = coding
+        }
+
+        static func parse(_ fields: EventFields) throws(DeadLetter) -> Coding {
+            let outcome = try CodedEvent.outcome(fields)
+            let code = try CodedEvent.Code.parse(fields.event["code"])
+            guard (outcome == .keyed) == (code != nil) else {
+                throw DeadLetter(.badValue, "a coding has a code exactly when its outcome is keyed")
+            }
+            return Coding(
+                noReadId: try fields.string("noReadId", maxLength: 256), camera: try fields.token("camera"),
+                outcome: outcome, code: code, keyedBy: try fields.string("keyedBy", maxLength: 128),
+                keyedAt: try fields.time("keyedAt"))
         }
     }
 
@@ -375,13 +442,16 @@ public struct ParcelPassEvent: Sendable, Equatable {
     public var missing: [String]
     /// What the lane's dimensioner or scale measured of it (nil: nothing yet, or no device).
     public var measurement: MeasureEvent?
+    /// What people said of its no-reads, in the order they said it.
+    public var codings: [Coding]
 
     public init(
         passId: String, site: String, lane: String, firstSeen: Timestamp, lastSeen: Timestamp, revision: Int,
         camerasExpected: Int, parcels: [CameraParcel], codes: [Code], missing: [String],
-        measurement: MeasureEvent? = nil
+        measurement: MeasureEvent? = nil, codings: [Coding] = []
     ) {
         self.measurement = measurement
+        self.codings = codings
         self.passId = passId
         self.site = site
         self.lane = lane
@@ -425,6 +495,7 @@ public struct ParcelPassEvent: Sendable, Equatable {
         writer.field("complete", complete)
         writer.field("noRead", noRead)
         if let measurement { writer.raw("measurement", measurement.json) }
+        if !codings.isEmpty { writer.raw("codings", JSONWriter.array(codings.map(\.json))) }
         return writer.finished()
     }
 
@@ -439,11 +510,20 @@ public struct ParcelPassEvent: Sendable, Equatable {
         }
         var codes: [Code] = []
         for code in try fields.objects("codes") {
+            let source = try code.optionalString("source", maxLength: 16)
+            guard source == nil || source == "keyed" else {
+                throw DeadLetter(.badValue, "a parcel pass code's source is keyed or absent")
+            }
             codes.append(
                 Code(
                     symbology: try code.symbology("symbology"), value: try code.string("value", maxLength: 8192),
                     valueEncoding: try code.optionalString("valueEncoding", maxLength: 16),
-                    itemId: try code.optionalString("itemId", maxLength: 256)))
+                    itemId: try code.optionalString("itemId", maxLength: 256),
+                    keyedFor: source == nil ? nil : try code.string("noReadId", maxLength: 256)))
+        }
+        var codings: [Coding] = []
+        if event["codings"] != nil {
+            for entry in try fields.objects("codings") { codings.append(try Coding.parse(entry)) }
         }
         return ParcelPassEvent(
             passId: try fields.string("passId", maxLength: 256), site: try fields.token("site"),
@@ -453,7 +533,7 @@ public struct ParcelPassEvent: Sendable, Equatable {
             codes: codes, missing: try fields.strings("missing"),
             measurement: try event["measurement"].flatMap { value throws(DeadLetter) in
                 value == .null ? nil : try MeasureEvent.parse(value)
-            })
+            }, codings: codings)
     }
 }
 
@@ -478,6 +558,31 @@ public struct CodedEvent: Sendable, Equatable {
             self.value = value
             self.gs1 = gs1
             self.gs1Elements = gs1Elements
+        }
+
+        public var json: [UInt8] {
+            var entry = JSONWriter()
+            entry.field("symbology", orNull: symbology)
+            entry.field("value", value)
+            entry.field("source", "keyed")
+            entry.field("gs1", gs1)
+            if let gs1Elements {
+                var object = JSONWriter()
+                for element in gs1Elements { object.field(element.ai, element.value) }
+                entry.raw("gs1Elements", object.finished())
+            }
+            return entry.finished()
+        }
+
+        /// The code under a `code` key (nil: absent or null).
+        static func parse(_ value: JSONValue?) throws(DeadLetter) -> Code? {
+            guard let value, value != .null else { return nil }
+            let entry = EventFields(value)
+            return Code(
+                symbology: try entry.optionalString("symbology", maxLength: 32),
+                value: try entry.string("value", maxLength: KeyedCode.maxBytes * 4),
+                gs1: try entry.bool("gs1", default: false),
+                gs1Elements: try SightingEvent.gs1Elements(value["gs1Elements"]))
         }
     }
 
@@ -527,21 +632,7 @@ public struct CodedEvent: Sendable, Equatable {
         writer.field("camera", camera)
         writer.field("time", keyedAt.description)
         writer.field("outcome", outcome.rawValue)
-        if let code {
-            var entry = JSONWriter()
-            entry.field("symbology", orNull: code.symbology)
-            entry.field("value", code.value)
-            entry.field("source", "keyed")
-            entry.field("gs1", code.gs1)
-            if let elements = code.gs1Elements {
-                var object = JSONWriter()
-                for element in elements { object.field(element.ai, element.value) }
-                entry.raw("gs1Elements", object.finished())
-            }
-            writer.raw("code", entry.finished())
-        } else {
-            writer.null("code")
-        }
+        if let code { writer.raw("code", code.json) } else { writer.null("code") }
         writer.field("keyedBy", keyedBy)
         writer.field("keyedAt", keyedAt.description)
         writer.field("noReadFirstSeen", noReadFirstSeen.description)
@@ -550,22 +641,19 @@ public struct CodedEvent: Sendable, Equatable {
         return writer.finished()
     }
 
-    public static func parse(_ event: JSONValue) throws(DeadLetter) -> CodedEvent {
-        let fields = EventFields(event)
-        try fields.type("coded")
+    static func outcome(_ fields: EventFields) throws(DeadLetter) -> NoReadResolution {
         let name = try fields.string("outcome", maxLength: 32)
         guard let outcome = NoReadResolution(rawValue: name) else {
             throw DeadLetter(.badValue, "outcome '\(TerminalText.escaped(name))' is not a no-read resolution")
         }
-        var code: Code?
-        if let value = event["code"], value != .null {
-            let entry = EventFields(value)
-            code = Code(
-                symbology: try entry.optionalString("symbology", maxLength: 32),
-                value: try entry.string("value", maxLength: KeyedCode.maxBytes * 4),
-                gs1: try entry.bool("gs1", default: false),
-                gs1Elements: try SightingEvent.gs1Elements(value["gs1Elements"]))
-        }
+        return outcome
+    }
+
+    public static func parse(_ event: JSONValue) throws(DeadLetter) -> CodedEvent {
+        let fields = EventFields(event)
+        try fields.type("coded")
+        let outcome = try outcome(fields)
+        let code = try Code.parse(event["code"])
         guard (outcome == .keyed) == (code != nil) else {
             throw DeadLetter(.badValue, "a coded event has a code exactly when its outcome is keyed")
         }

@@ -140,15 +140,36 @@ public struct NoReadCodingStore {
 
     /// Codings not published yet, oldest first.
     public func unpublished(limit: Int) throws(PGError) -> [CodedEvent] {
+        try codings(where: "NOT published", limit: limit, named: "codings to publish")
+    }
+
+    /// Codings naming a parcel pass not given to it yet, oldest first (a round's `codings`).
+    public func unapplied(limit: Int) throws(PGError) -> [CodedEvent] {
+        try codings(where: "NOT applied AND parcel_pass_id IS NOT NULL", limit: limit, named: "codings to apply")
+    }
+
+    /// Marks codings given to their parcel passes.
+    public func markApplied(_ codings: [CodedEvent]) throws(PGError) {
+        for coding in codings {
+            try connection.query(
+                "UPDATE noread_codings SET applied = true WHERE site = $1 AND camera = $2 AND noread_id = $3",
+                [.text(coding.site), .text(coding.camera), .text(coding.noReadId)])
+        }
+    }
+
+    /// `condition` is one of this type's constants, never built from input.
+    private func codings(where condition: StaticString, limit: Int, named name: String) throws(PGError)
+        -> [CodedEvent]
+    {
         var events: [CodedEvent] = []
         for row in try connection.query(
             """
             SELECT site, camera, noread_id, lane, outcome, code, symbology, gs1, item_id, parcel_pass_id, keyed_by,
                    floor(extract(epoch FROM keyed_at) * 1000)::bigint AS keyed_at,
                    floor(extract(epoch FROM noread_first_seen) * 1000)::bigint AS first_seen
-            FROM noread_codings WHERE NOT published ORDER BY keyed_at, site, camera, noread_id LIMIT $1
+            FROM noread_codings WHERE \(condition.description) ORDER BY keyed_at, site, camera, noread_id LIMIT $1
             """, [.int(limit)]
-        ).named("codings to publish") {
+        ).named(name) {
             let keyedAt = try row.milliseconds("keyed_at")
             let code = try row.optionalText("code").map { value throws(PGError) in
                 Self.eventCode(

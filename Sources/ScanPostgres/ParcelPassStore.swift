@@ -53,21 +53,23 @@ public struct ParcelPassStore {
         return states
     }
 
-    /// Open passes and those first seen between `from` and `to`, with when each was changed.
-    public func parcelPasses(from: Timestamp, to: Timestamp) throws(PGError) -> (
+    /// Open passes, those first seen between `from` and `to`, and those of `ids`, with when each
+    /// was changed.
+    public func parcelPasses(from: Timestamp, to: Timestamp, ids: [String] = []) throws(PGError) -> (
         passes: [ParcelPass], updatedAt: [String: Timestamp]
     ) {
         var passes: [ParcelPass] = []
         var updatedAt: [String: Timestamp] = [:]
         for row in try connection.query(
             """
-            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement, revision,
-                   closed_at IS NOT NULL AS closed,
+            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement,
+                   codings::text AS codings, revision, closed_at IS NOT NULL AS closed,
                    floor(extract(epoch FROM updated_at) * 1000)::bigint AS updated
             FROM parcel_passes
             WHERE closed_at IS NULL OR (first_seen >= $1::timestamptz AND first_seen <= $2::timestamptz)
+                  OR pass_id = ANY($3::text[])
             ORDER BY pass_id
-            """, [.text(from.description), .text(to.description)]
+            """, [.text(from.description), .text(to.description), .text(SiteStore.arrayLiteral(ids))]
         ).named("parcel passes") {
             var pass = try Self.pass(row)
             pass.closed = try row.bool("closed")
@@ -84,15 +86,15 @@ public struct ParcelPassStore {
             try connection.query(
                 """
                 INSERT INTO parcel_passes (pass_id, site, lane, first_seen, last_seen, cameras_expected, members, codes,
-                                           complete, no_read, revision, closed_at, measurement)
+                                           complete, no_read, revision, closed_at, measurement, codings)
                 VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, $6::integer, $7::jsonb, $8::integer, $9::boolean,
-                        $10::boolean, $11::integer, CASE WHEN $12::boolean THEN now() END, $13::jsonb)
+                        $10::boolean, $11::integer, CASE WHEN $12::boolean THEN now() END, $13::jsonb, $14::jsonb)
                 ON CONFLICT (pass_id) DO UPDATE SET
                     first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen,
                     cameras_expected = EXCLUDED.cameras_expected, members = EXCLUDED.members, codes = EXCLUDED.codes,
                     complete = EXCLUDED.complete, no_read = EXCLUDED.no_read, revision = EXCLUDED.revision,
                     closed_at = coalesce(parcel_passes.closed_at, EXCLUDED.closed_at), measurement = EXCLUDED.measurement,
-                    updated_at = now()
+                    codings = EXCLUDED.codings, updated_at = now()
                 """,
                 [
                     .text(pass.passId), .text(pass.site), .text(pass.lane), .text(pass.firstSeen.description),
@@ -101,6 +103,7 @@ public struct ParcelPassStore {
                     .int(pass.codes.count), .text(pass.complete ? "true" : "false"),
                     .text(pass.noRead ? "true" : "false"), .int(pass.revision), .text(pass.closed ? "true" : "false"),
                     .optionalText(pass.measurement.map { String(decoding: $0.json, as: UTF8.self) }),
+                    .text(String(decoding: JSONWriter.array(pass.codings.map(\.json)), as: UTF8.self)),
                 ])
         }
     }
@@ -118,8 +121,8 @@ public struct ParcelPassStore {
         var events: [ParcelPassEvent] = []
         for row in try connection.query(
             """
-            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement, revision,
-                   cameras_expected
+            SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement,
+                   codings::text AS codings, revision, cameras_expected
             FROM parcel_passes
             WHERE closed_at IS NOT NULL AND published_revision < revision ORDER BY last_seen, pass_id LIMIT $1
             """, [.int(limit)]
@@ -129,8 +132,8 @@ public struct ParcelPassStore {
         return events
     }
 
-    /// A stored pass from its row (`pass_id`, `site`, `lane`, `members` and `measurement` as text,
-    /// `revision`).
+    /// A stored pass from its row (`pass_id`, `site`, `lane`, `members`, `measurement` and
+    /// `codings` as text, `revision`).
     private static func pass(_ row: PGRow) throws(PGError) -> ParcelPass {
         var pass = ParcelPass(passId: try row.text("pass_id"), site: try row.text("site"), lane: try row.text("lane"))
         if case .array(let members)? = try? JSONValue.parse(Array(try row.text("members").utf8)) {
@@ -138,6 +141,9 @@ public struct ParcelPassStore {
         }
         pass.measurement = try row.optionalText("measurement").flatMap { text in
             (try? JSONValue.parse(Array(text.utf8))).flatMap(MeasureEvent.init(stored:))
+        }
+        if case .array(let codings)? = try? JSONValue.parse(Array(try row.text("codings").utf8)) {
+            pass.codings = codings.compactMap(ParcelPassEvent.Coding.init(stored:))
         }
         pass.revision = try row.int("revision")
         return pass

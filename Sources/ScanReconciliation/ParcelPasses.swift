@@ -50,6 +50,8 @@ public struct ParcelPass: Sendable, Equatable {
     public var revision = 0
     /// What the lane's dimensioner or scale measured of it.
     public var measurement: MeasureEvent?
+    /// What people said of its no-reads (`scanadmin noreads resolve`), in the order they said it.
+    public var codings: [ParcelPassEvent.Coding] = []
 
     public init(passId: String, site: String, lane: String) {
         self.passId = passId
@@ -61,8 +63,9 @@ public struct ParcelPass: Sendable, Equatable {
     public var lastSeen: Timestamp { members.map(\.lastSeen).max() ?? Timestamp(milliseconds: 0) }
     public var cameras: [String] { Array(Set(members.map(\.camera))).sorted() }
 
-    /// The union of the members' codes: by item pass where the sighting joined one, else by
-    /// symbology and value.
+    /// The union of the members' codes (by item pass where the sighting joined one, else by
+    /// symbology and value), then the codes people keyed for its no-reads that name a symbology
+    /// and no camera read (marked with their no-read).
     public var codes: [ParcelCode] {
         var seen: Set<String> = []
         var codes: [ParcelCode] = []
@@ -70,13 +73,29 @@ public struct ParcelPass: Sendable, Equatable {
             let key = code.itemId.map { "item:" + $0 } ?? "code:\(code.symbology)\u{0}\(code.value)"
             if seen.insert(key).inserted { codes.append(code) }
         }
+        for coding in codings {
+            guard let code = coding.code, let symbology = code.symbology,
+                !codes.contains(where: { $0.symbology == symbology && $0.value == code.value })
+            else { continue }
+            codes.append(
+                ParcelCode(
+                    symbology: symbology, value: code.value, valueEncoding: nil, itemId: nil,
+                    keyedFor: coding.noReadId))
+        }
         return codes
     }
 
-    /// Required symbologies no camera read on it.
+    /// Required symbologies no camera read on it and nobody keyed for it.
     public var missing: [String] {
         guard let first = members.first?.missing else { return [] }
-        return members.dropFirst().reduce(first) { kept, member in kept.filter(member.missing.contains) }
+        let read = members.dropFirst().reduce(first) { kept, member in kept.filter(member.missing.contains) }
+        let keyed = Set(
+            codings.compactMap { coding in
+                coding.code.flatMap { code in
+                    code.symbology.map { code.gs1 && $0 == Symbology.code128.rawValue ? "GS1-128" : $0 }
+                }
+            })
+        return read.filter { !keyed.contains($0) }
     }
 
     public var noRead: Bool { codes.isEmpty }
@@ -156,6 +175,6 @@ extension ParcelPass {
             passId: passId, site: site, lane: lane, firstSeen: firstSeen, lastSeen: lastSeen, revision: revision,
             camerasExpected: camerasExpected,
             parcels: members.map { ParcelPassEvent.CameraParcel(camera: $0.camera, parcelId: $0.parcelId) },
-            codes: codes, missing: missing, measurement: measurement)
+            codes: codes, missing: missing, measurement: measurement, codings: codings)
     }
 }

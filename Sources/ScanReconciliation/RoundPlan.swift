@@ -243,8 +243,10 @@ public struct RoundPlan {
             }
             changes.counts.parcelsMerged += 1
         }
-        // Before closing: a measurement that finds its pass open goes out with its first revision.
+        // Before closing: a measurement or coding that finds its pass open goes out with its
+        // first revision.
         attach(measurements, to: &passes, touched: &touched)
+        applyCodings(to: &passes, touched: &touched)
         for index in passes.indices where !passes[index].closed {
             let pass = passes[index]
             guard
@@ -319,6 +321,25 @@ public struct RoundPlan {
                 changes.measurements.append((measurement, nil))
                 changes.counts.measurementsUnmatched += 1
             }
+        }
+    }
+
+    // MARK: codings
+
+    /// Gives each no-read a person resolved to the parcel pass it names, once: a closed pass goes
+    /// out again as revision + 1, now holding the keyed code (marked keyed), an open one with its
+    /// first. The decision made as the pass closed stands. A coding whose pass is gone (dropped
+    /// with its day) is taken without one.
+    private mutating func applyCodings(to passes: inout [ParcelPass], touched: inout Set<Int>) {
+        for coded in snapshot.codings {
+            changes.codingsApplied.append(coded)
+            guard let index = passes.firstIndex(where: { $0.passId == coded.parcelPassId }),
+                !passes[index].codings.contains(where: { $0.noReadId == coded.noReadId && $0.camera == coded.camera })
+            else { continue }
+            passes[index].codings.append(ParcelPassEvent.Coding(coded))
+            if passes[index].closed { passes[index].revision += 1 }
+            touched.insert(index)
+            changes.counts.codingsApplied += 1
         }
     }
 

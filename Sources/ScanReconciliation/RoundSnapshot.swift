@@ -33,8 +33,11 @@ public struct RoundSnapshot: Sendable {
     public var sightingStates: [String: SightingState] = [:]
     /// Measurements not settled yet, oldest stored first.
     public var measurements: [UnsettledMeasurement] = []
-    /// Every open parcel pass, and the closed ones first seen within
-    /// `RoundSnapshot.parcelPassWindow`; with when each was last changed.
+    /// No-reads people resolved that name a parcel pass the round has not given them to yet,
+    /// oldest first.
+    public var codings: [CodedEvent] = []
+    /// Every open parcel pass, the closed ones first seen within `RoundSnapshot.parcelPassWindow`,
+    /// and those `codings` name; with when each was last changed.
     public var parcelPasses: [ParcelPass] = []
     public var parcelPassesUpdatedAt: [String: Timestamp] = [:]
     /// The orders (of any site, `""` for every site) whose ids are in `RoundSnapshot.orderIds`.
@@ -212,6 +215,8 @@ public struct RoundChanges: Sendable {
     public var parcelsMerged: [String] = []
     /// Divert decisions made as parcel passes closed, to be published.
     public var decisions: [DecisionEvent] = []
+    /// The snapshot's codings, given to their parcel passes now (or to none: the pass is gone).
+    public var codingsApplied: [CodedEvent] = []
 
     public init() {}
 
@@ -219,7 +224,7 @@ public struct RoundChanges: Sendable {
     public var isEmpty: Bool {
         watermarks.isEmpty && passes.isEmpty && members.isEmpty && reconciled.isEmpty && noReads.isEmpty
             && sessionsTaken.isEmpty && packs.isEmpty && measurements.isEmpty && parcelPasses.isEmpty
-            && parcelsMerged.isEmpty && decisions.isEmpty
+            && parcelsMerged.isEmpty && decisions.isEmpty && codingsApplied.isEmpty
     }
 }
 
@@ -282,7 +287,9 @@ public struct ReconcileCounts: Sendable, Equatable {
     /// Measurements attached to a parcel pass, and given up on (no pass of their lane near them).
     public var measurementsAttached = 0
     public var measurementsUnmatched = 0
-    /// No-reads a person resolved, published as `coded` results.
+    /// No-reads a person resolved: given to their parcel passes (a new revision of a closed
+    /// one), and published as `coded` results.
+    public var codingsApplied = 0
     public var codingsPublished = 0
     /// False when another replica held the reconciliation lock this round.
     public var leader = false
@@ -306,6 +313,7 @@ public struct ReconcileCounts: Sendable, Equatable {
         decisionsPublished += round.decisionsPublished
         measurementsAttached += round.measurementsAttached
         measurementsUnmatched += round.measurementsUnmatched
+        codingsApplied += round.codingsApplied
         codingsPublished += round.codingsPublished
     }
 }

@@ -119,6 +119,15 @@ struct NoReadCodingTests {
         #expect(events.map(\.subject) == ["\(prefix).v1.coded.dc1.L1", "\(prefix).v1.coded.dc1.L1"])
         #expect(events.map(\.msgId) == ["nr-box.coded", "nr-unread.coded"])
         #expect(try events.map { try CodedEvent.parse($0.event) } == [keyed, unlabelled])
+        // The box's parcel pass went out again, now holding the keyed SSCC marked keyed.
+        let revisions = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.parcelpass.>"
+        ).map { try ParcelPassEvent.parse($0.event) }.filter { $0.passId == passId }
+        #expect(revisions.map(\.revision) == [1, 2])
+        #expect(revisions.last?.codings == [ParcelPassEvent.Coding(keyed)])
+        #expect(
+            revisions.last?.codes.map(\.keyedFor) == [nil, "nr-box"],
+            "the EAN-13 the cameras read, then the keyed SSCC")
 
         // What a WMS reads, checked against docs/schema/coded.schema.json.
         let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
@@ -132,6 +141,7 @@ struct NoReadCodingTests {
             ])
         let summary = try JSONValue.parse(checked.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(summary["coded"]?.intValue == 2, "\(checked.stdoutText) \(checked.stderr)")
+        #expect(summary["parcelPasses"]?.intValue == 2, "\(checked.stdoutText)")
         #expect(summary["problems"] == .array([]), "\(checked.stdoutText)")
     }
 }

@@ -47,6 +47,8 @@ struct ReconcileContractTests {
         let results = RecordingPublisher()
         private let ingestEvents: ([[UInt8]]) throws -> Void
         private let settled: () throws -> [String: String?]
+        /// Stores a no-read's coding as `scanadmin noreads resolve` does.
+        let code: (CodedEvent) throws -> Void
         let drop: () -> Void
 
         init(_ kind: Kind, orders: [OrderCSV.Order]) throws {
@@ -65,6 +67,7 @@ struct ReconcileContractTests {
                     for bytes in events { try Self.addToMemory(memory, bytes) }
                 }
                 settled = { memory.settledNoReads }
+                code = { memory.addCoding($0) }
                 drop = {}
                 store = memory
             case .postgres:
@@ -82,6 +85,21 @@ struct ReconcileContractTests {
                         rows[try row.text("event_id")] = try row.optionalText("item_id")
                     }
                     return rows
+                }
+                code = { coded in
+                    try database.connection.query(
+                        """
+                        INSERT INTO noread_codings (site, camera, noread_id, lane, noread_first_seen, outcome, code,
+                                                    symbology, gs1, parcel_pass_id, keyed_by, keyed_at)
+                        VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::boolean, $10, $11, $12::timestamptz)
+                        """,
+                        [
+                            .text(coded.site), .text(coded.camera), .text(coded.noReadId), .text(coded.lane),
+                            .text(coded.noReadFirstSeen.description), .text(coded.outcome.rawValue),
+                            .optionalText(coded.code?.value), .optionalText(coded.code?.symbology),
+                            .text(coded.code?.gs1 == true ? "true" : "false"), .optionalText(coded.parcelPassId),
+                            .text(coded.keyedBy), .text(coded.keyedAt.description),
+                        ])
                 }
                 drop = database.drop
                 store = PostgresReconcileStore(dsn: database.dsn)
@@ -339,6 +357,48 @@ struct ReconcileContractTests {
         #expect(actions == ["divert", "divert"])  // one unknown order (checkOrders), one no-read
         let reasons = Set(decisions.flatMap { Self.strings($0["reasons"]) })
         #expect(reasons == ["no-read", "unknown-order"])
+    }
+
+    @Test(
+        "a box nobody read, keyed later: its parcel pass goes out again as revision 2 with the keyed code marked keyed, once; the decision stands",
+        arguments: Kind.allCases)
+    func keyedNoRead(kind: Kind) throws {
+        let subject = try Subject(kind, orders: [])
+        defer { subject.drop() }
+        try subject.ingest([
+            Self.parcel("p2", camera: "cam-01", at: 5_000, codes: []),
+            Self.parcel("q2", camera: "cam-02", at: 6_500, codes: []),
+        ])
+        for _ in 0..<2 { try subject.round() }
+        let first = subject.published("parcelpass")
+        try #require(first.count == 1)
+        #expect(first[0]["noRead"] == .bool(true) && first[0]["codings"] == nil)
+        let passId = try #require(first[0]["passId"]?.stringValue)
+        let keyed = CodedEvent(
+            noReadId: "nr-p2", site: "dc1", lane: "L1", camera: "cam-01", outcome: .keyed,
+            code: CodedEvent.Code(symbology: "EAN-13", value: "4006381333931"), keyedBy: "maria <b>",
+            keyedAt: Self.base.adding(milliseconds: 60_000), noReadFirstSeen: Self.base.adding(milliseconds: 5_000),
+            itemId: nil, parcelPassId: passId)
+        var elsewhere = keyed
+        (elsewhere.noReadId, elsewhere.parcelPassId) = ("nr-gone", "a-pass-long-dropped")
+        try subject.code(keyed)
+        try subject.code(elsewhere)
+        for _ in 0..<3 { try subject.round() }
+        let passes = subject.published("parcelpass")
+        try #require(passes.count == 2)
+        let second = try ParcelPassEvent.parse(passes[1])
+        #expect(second.passId == passId && second.revision == 2 && !second.noRead)
+        #expect(
+            second.codes == [
+                ParcelCode(
+                    symbology: "EAN-13", value: "4006381333931", valueEncoding: nil, itemId: nil, keyedFor: "nr-p2")
+            ])
+        let sent = subject.results.published.filter { $0.subject.hasPrefix("scantrack.v1.parcelpass.") }
+        let text = String(decoding: sent.last?.bytes ?? [], as: UTF8.self)
+        #expect(text.contains(#""source":"keyed","noReadId":"nr-p2""#), "published as: \(text)")
+        #expect(second.codings == [ParcelPassEvent.Coding(keyed)])
+        #expect(subject.published("decision").count == 1, "decided once, as it closed")
+        #expect(subject.published("coded").count == 2)
     }
 
     // MARK: seeded random rounds

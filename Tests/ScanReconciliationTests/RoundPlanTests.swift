@@ -132,4 +132,87 @@ struct RoundPlanTests {
         let none = RoundSnapshot.parcelPassWindow(parcels: [], measurements: [], topology: Self.topology, now: now)
         #expect(none.from == now && none.to == now)
     }
+
+    /// A no-read of cam-1 a person resolved, naming parcel pass `passId`.
+    static func coding(
+        _ noRead: String, passId: String,
+        code: CodedEvent.Code? = CodedEvent.Code(
+            symbology: "CODE-128", value: "00340123450000000017", gs1: true)
+    ) -> CodedEvent {
+        CodedEvent(
+            noReadId: noRead, site: "dc1", lane: "L1", camera: "cam-1", outcome: code == nil ? .noLabel : .keyed,
+            code: code, keyedBy: "maria", keyedAt: t0.adding(milliseconds: 90_000), noReadFirstSeen: t0,
+            itemId: nil, parcelPassId: passId)
+    }
+
+    /// A parcel pass of both cameras' parcels of a box nobody read, which missed its GS1-128.
+    static func unreadPass(closed: Bool) -> ParcelPass {
+        var pass = ParcelPass(passId: "pp-1", site: "dc1", lane: "L1")
+        for (camera, offset) in [("cam-1", Int64(0)), ("cam-2", Int64(1_500))] where closed || camera == "cam-1" {
+            pass.members.append(
+                LaneParcel(
+                    eventId: "\(camera)-box.parcel", parcelId: "\(camera)-box", camera: camera,
+                    firstSeen: t0.adding(milliseconds: offset), lastSeen: t0.adding(milliseconds: offset + 300),
+                    codes: [], missing: ["GS1-128"]))
+        }
+        pass.closed = closed
+        pass.revision = closed ? 1 : 0
+        return pass
+    }
+
+    @Test(
+        "a keyed no-read gives its closed parcel pass revision 2 holding the code marked keyed, once; without a symbology it is a coding only; a pass gone takes it without one"
+    )
+    func codingsGoToTheirParcelPasses() throws {
+        var snapshot = RoundSnapshot(now: Self.t0.adding(milliseconds: 100_000), topology: Self.topology)
+        snapshot.parcelPasses = [Self.unreadPass(closed: true)]
+        let keyed = Self.coding("n1", passId: "pp-1")
+        let free = Self.coding("n2", passId: "pp-1", code: CodedEvent.Code(symbology: nil, value: "LP-7781"))
+        let gone = Self.coding("n3", passId: "pp-dropped")
+        snapshot.codings = [keyed, free, gone]
+        let changes = RoundPlan.plan(snapshot) { "new" }
+        #expect(changes.codingsApplied == [keyed, free, gone])
+        #expect(changes.counts.codingsApplied == 2)
+        #expect(changes.decisions.isEmpty, "the decision made as it closed stands")
+        let pass = try #require(changes.parcelPasses.first?.pass)
+        #expect(changes.parcelPasses.count == 1 && pass.revision == 3, "one revision per coding")
+        #expect(pass.codings.map(\.noReadId) == ["n1", "n2"])
+        let event = pass.event(camerasExpected: 2)
+        #expect(
+            event.codes == [
+                ParcelCode(
+                    symbology: "CODE-128", value: "00340123450000000017", valueEncoding: nil, itemId: nil,
+                    keyedFor: "n1")
+            ], "the keyed code naming a symbology, marked with its no-read")
+        #expect(event.missing.isEmpty && event.complete && !event.noRead, "the keyed SSCC is its GS1-128")
+        let parsed = try ParcelPassEvent.parse(try JSONValue.parse(event.json))
+        #expect(parsed == event)
+        #expect(parsed.codings.map(\.code) == [keyed.code, free.code])
+
+        // Given already (the round that gave it lost its marking): not twice.
+        var again = snapshot
+        again.parcelPasses = [pass]
+        again.codings = [keyed]
+        let repeated = RoundPlan.plan(again) { "new" }
+        #expect(repeated.parcelPasses.isEmpty && repeated.counts.codingsApplied == 0)
+        #expect(repeated.codingsApplied == [keyed])
+    }
+
+    @Test("a coding for a parcel pass still open joins it without a revision and keeps the lane from calling it quiet")
+    func codingForAnOpenPass() throws {
+        var snapshot = RoundSnapshot(now: Self.t0.adding(milliseconds: 100_000), topology: Self.topology)
+        snapshot.parcelPasses = [Self.unreadPass(closed: false)]
+        snapshot.parcelPassesUpdatedAt = ["pp-1": Self.t0]
+        snapshot.codings = [Self.coding("n1", passId: "pp-1", code: nil)]
+        let changes = RoundPlan.plan(snapshot) { "new" }
+        let pass = try #require(changes.parcelPasses.first?.pass)
+        #expect(!pass.closed && pass.revision == 0 && pass.codings.map(\.outcome) == [.noLabel])
+        #expect(pass.codes.isEmpty && pass.missing == ["GS1-128"], "a no-label adds no code")
+        // The next round, nothing joining: quiet since the store changed it, it closes with it.
+        snapshot.parcelPasses = [pass]
+        snapshot.codings = []
+        let next = RoundPlan.plan(snapshot) { "new" }
+        #expect(next.parcelPasses.map(\.pass.revision) == [1])
+        #expect(next.parcelPasses.first?.pass.codings.count == 1)
+    }
 }

@@ -50,7 +50,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
         var parcelPasses: [String: StoredParcelPass] = [:]
         var decisions: [(decision: DecisionEvent, published: Bool)] = []
         var measurements: [(row: UnsettledMeasurement, settled: Bool, passId: String?)] = []
-        var codings: [(coding: CodedEvent, published: Bool)] = []
+        var codings: [(coding: CodedEvent, published: Bool, applied: Bool)] = []
     }
 
     struct StoredParcelPass {
@@ -147,7 +147,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
     }
     public var packRecords: [PackRecordEvent] { lock.withLock { tables.packs.map(\.record) } }
     /// A no-read's coding as `scanadmin noreads resolve` stores it.
-    public func addCoding(_ coding: CodedEvent) { lock.withLock { tables.codings.append((coding, false)) } }
+    public func addCoding(_ coding: CodedEvent) { lock.withLock { tables.codings.append((coding, false, false)) } }
     /// A measurement as ingest stores it, received now.
     public func addMeasurement(_ measurement: MeasureEvent) {
         lock.withLock {
@@ -239,7 +239,12 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
                 }.prefix(settings.batchSize))
             let window = RoundSnapshot.parcelPassWindow(
                 parcels: snapshot.parcels, measurements: snapshot.measurements, topology: snapshot.topology, now: now)
-            (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = parcelPasses(from: window.from, to: window.to)
+            snapshot.codings = Array(
+                tables.codings.filter { !$0.applied && $0.coding.parcelPassId != nil }.map(\.coding).sorted(
+                    by: Self.codingOrder
+                ).prefix(settings.batchSize))
+            (snapshot.parcelPasses, snapshot.parcelPassesUpdatedAt) = parcelPasses(
+                from: window.from, to: window.to, ids: Set(snapshot.codings.compactMap(\.parcelPassId)))
             let ids = RoundSnapshot.orderIds(
                 sessions: snapshot.sessions, parcels: snapshot.parcels, parcelPasses: snapshot.parcelPasses,
                 topology: snapshot.topology)
@@ -287,6 +292,16 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             where !tables.decisions.contains(where: { $0.decision.eventId == decision.eventId }) {
                 tables.decisions.append((decision, false))
             }
+            for coded in changes.codingsApplied {
+                for index in tables.codings.indices where tables.codings[index].coding == coded {
+                    tables.codings[index].applied = true
+                }
+            }
+        }
+
+        /// Codings oldest first, as PostgreSQL orders them.
+        static func codingOrder(_ a: CodedEvent, _ b: CodedEvent) -> Bool {
+            (a.keyedAt, a.site, a.camera, a.noReadId) < (b.keyedAt, b.site, b.camera, b.noReadId)
         }
 
         func unreconciled(limit: Int) -> [UnreconciledSighting] {
@@ -423,11 +438,12 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
             return states
         }
 
-        func parcelPasses(from: Timestamp, to: Timestamp) -> (
+        func parcelPasses(from: Timestamp, to: Timestamp, ids: Set<String>) -> (
             passes: [ParcelPass], updatedAt: [String: Timestamp]
         ) {
             let chosen = tables.parcelPasses.values.filter {
                 $0.closedAt == nil || ($0.pass.firstSeen >= from && $0.pass.firstSeen <= to)
+                    || ids.contains($0.pass.passId)
             }.sorted { $0.pass.passId < $1.pass.passId }
             return (
                 chosen.map { stored in
@@ -473,9 +489,7 @@ public final class MemoryReconcileStore: ReconcileStore, @unchecked Sendable {
 
         func unpublishedCodings(limit: Int) throws -> [CodedEvent] {
             Array(
-                tables.codings.filter { !$0.published }.map(\.coding).sorted {
-                    ($0.keyedAt, $0.site, $0.camera, $0.noReadId) < ($1.keyedAt, $1.site, $1.camera, $1.noReadId)
-                }.prefix(limit))
+                tables.codings.filter { !$0.published }.map(\.coding).sorted(by: Self.codingOrder).prefix(limit))
         }
 
         func markCodingPublished(_ coding: CodedEvent) throws {

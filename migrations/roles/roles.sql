@@ -42,11 +42,12 @@ GRANT USAGE ON SEQUENCE dead_letters_id_seq TO scantrack_writer;
 
 GRANT INSERT, UPDATE, DELETE ON ruleset_revisions, orders, order_lines, sites, lanes, lane_cameras, stations
     TO scantrack_operator;
--- A no-read's coding is written once by the operator and only marked published by the aggregator;
--- who stored it (db_role), when (keyed_at) and whether it went out are the database's to say.
+-- A no-read's coding is written once by the operator and only marked given to its parcel pass
+-- and published by the aggregator; who stored it (db_role), when (keyed_at) and whether it went
+-- out are the database's to say.
 GRANT INSERT (site, camera, noread_id, lane, noread_first_seen, outcome, code, symbology, gs1, item_id,
               parcel_pass_id, keyed_by) ON noread_codings TO scantrack_operator;
-GRANT UPDATE (published) ON noread_codings TO scantrack_writer;
+GRANT UPDATE (published, applied) ON noread_codings TO scantrack_writer;
 GRANT USAGE ON SEQUENCE ruleset_revisions_revision_seq TO scantrack_operator;
 
 GRANT EXECUTE ON FUNCTION scantrack_create_day_partition(text, date), scantrack_drop_day_partition(text, date),
