@@ -19,7 +19,7 @@ public struct ScanAdminCommand: AsyncParsableCommand {
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
             NoReadsCommand.self, DeadLettersCommand.self, TailCommand.self, AgentControlCommand.self, ServeCommand.self,
-            RetentionCommand.self,
+            RetentionCommand.self, OperatorsCommand.self,
             HealthCommand.self, NATSCommand.self,
         ]
     )

@@ -36,6 +36,23 @@ enum AgentRunHarness {
         return path
     }
 
+    /// What a run on the shared servers leaves behind, removed: its processes stopped, the
+    /// prefix's three streams, its database and its folder.
+    static func cleanUp(
+        _ running: [Process], jetStream: JetStream, subjects: ContractSubjects, database: MigratedDatabase,
+        dir: String
+    ) {
+        for process in running where process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? jetStream.deleteStream(subjects.agentStream)
+        try? jetStream.deleteStream(subjects.deadLetterStream)
+        try? jetStream.deleteStream(subjects.resultsStream)
+        database.drop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
     /// A clip source; `startAt`: the time of its first frame (several agents' clips in step).
     static func clipSource(_ clip: String, realtime: Bool = true, startAt: Timestamp? = nil) -> String {
         "{\"type\": \"clip\", \"path\": \"\(clip)\", \"realtime\": \(realtime)"

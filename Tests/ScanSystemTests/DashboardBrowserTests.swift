@@ -59,17 +59,7 @@ struct DashboardBrowserTests {
         try? FileManager.default.removeItem(atPath: output)
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         var running: [Process] = []
-        defer {
-            for process in running where process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            try? jetStream.deleteStream(subjects.agentStream)
-            try? jetStream.deleteStream(subjects.deadLetterStream)
-            try? jetStream.deleteStream(subjects.resultsStream)
-            migrated.drop()
-            try? FileManager.default.removeItem(atPath: dir)
-        }
+        defer { H.cleanUp(running, jetStream: jetStream, subjects: subjects, database: migrated, dir: dir) }
         let repo = TestEnvironment.repoRoot
         let bin = TestEnvironment.productsDirectory
         let environment = [

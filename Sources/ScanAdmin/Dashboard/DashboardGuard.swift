@@ -61,11 +61,16 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
         return difference == 0
     }
 
+    /// The dashboard's headers; a page that set its own policies (the coding desk's forms) keeps them.
     static func secured(_ response: Response) -> Response {
         var response = response
-        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        }
         response.headers[.xContentTypeOptions] = "nosniff"
-        if let name = HTTPFields.Element.Name("Referrer-Policy") { response.headers[name] = "no-referrer" }
+        if let name = HTTPFields.Element.Name("Referrer-Policy"), response.headers[name] == nil {
+            response.headers[name] = "no-referrer"
+        }
         if let name = HTTPFields.Element.Name("X-Frame-Options") { response.headers[name] = "DENY" }
         return response
     }

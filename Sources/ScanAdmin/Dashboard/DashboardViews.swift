@@ -370,12 +370,7 @@ struct DashboardViews {
         if noReads.isEmpty { out += "<p class=\"muted\">None in the last \(shifts.count) shift(s).</p>" }
         out += "<div class=\"noreads\">"
         for noRead in noReads {
-            out += "<figure data-noread=\"\(noRead.id)\">"
-            if noRead.imageBytes > 0 {
-                out += "<img src=\"/noreads/\(HTML.segment(noRead.id))\" alt=\"no-read \(noRead.id)\">"
-            } else {
-                out += "<p class=\"muted\">(no picture)</p>"
-            }
+            out += "<figure data-noread=\"\(noRead.id)\">" + Self.picture(noRead)
             out += "<figcaption>\(localTime(noRead.firstSeen, site.plan)) · \(noRead.camera)"
             out += " · \(noRead.family ?? "unknown") · \(noRead.frames) frames"
             if let reason = noRead.reason { out += " · \(reason)" }
@@ -388,6 +383,13 @@ struct DashboardViews {
             out += "</figcaption></figure>"
         }
         return out + "</div></section>"
+    }
+
+    /// A no-read's picture (served by `/noreads/ID`), or that it came without one.
+    static func picture(_ noRead: NoReadStore.Row) -> HTMLText {
+        noRead.imageBytes > 0
+            ? "<img src=\"/noreads/\(HTML.segment(noRead.id))\" alt=\"no-read \(noRead.id)\">"
+            : "<p class=\"muted\">(no picture)</p>"
     }
 
     /// The lane page: live figures and no-reads, and the lane's chart.

@@ -93,6 +93,11 @@ enum HTML {
         .noreads figure { margin: 0; border: 1px solid var(--line); padding: .4em; background: #fafbfc; }
         .noreads img { display: block; max-width: 320px; max-height: 200px; image-rendering: pixelated; }
         svg { max-width: 100%; height: auto; }
+        .notice { background: #e6f4ea; padding: .3em .6em; border-radius: 3px; }
+        .desk-bar { display: flex; gap: 1em; align-items: center; }
+        form.inline { display: inline; }
+        form.desk { display: flex; flex-wrap: wrap; gap: .4em; margin-top: .4em; }
+        figure .alert { margin: .3em 0; }
         """
 
     /// Refreshes each live fragment in place (no reload); counts updates in `data-updates` and

@@ -21,7 +21,10 @@ struct ServeCommand: AsyncParsableCommand {
             lane's hourly item passes and read rate over the last --trend-shifts shifts), /lanes/SITE/LANE \
             (the lane's figures and recent no-reads with their pictures), /packs/SESSION (a pack's lines \
             against its order), /cameras/CAMERA (its last heartbeats). Figures come from the queries of \
-            scanadmin report. Nothing on the page changes anything, and the database session is read-only. \
+            scanadmin report. Nothing on the page changes anything, and the database session is read-only, \
+            but for the coding desk: with --operators-file, /coding lets a signed-in operator key the code of \
+            a no-read from its picture (as scanadmin noreads resolve does; CSRF-protected forms, stored \
+            through --desk-pg). \
             Listens on loopback unless --listen says otherwise; prints its address once it listens. Beyond \
             loopback it needs --auth-token-file (browsers ask for it: any user name, the file's first line as \
             password) and answers only requests naming a host of --allow-host (loopback names always). Every \
@@ -48,6 +51,17 @@ struct ServeCommand: AsyncParsableCommand {
             "A host name browsers use to reach the dashboard (repeatable; loopback names are always allowed).",
             valueName: "NAME"))
     var allowHost: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Operators who may sign in to the coding desk (/coding) and resolve no-reads (lines NAME:HASH, written by scanadmin operators set); without it there is no desk.",
+            valueName: "FILE"))
+    var operatorsFile: String?
+    @Option(
+        help: ArgumentHelp(
+            "The database login the coding desk stores codings with (it needs scantrack_operator; default: the dashboard's).",
+            valueName: "DSN"))
+    var deskPg: String?
+    @Option(help: "Days of no-reads the coding desk lists.") var deskDays = 2
     @Option(help: "Seconds a query may run before PostgreSQL cancels it.") var statementTimeout: Double = 10
     @Option(
         help: "Log lines: text, or json, one object a line for Loki or ELK (default: $SCANTRACK_LOG_FORMAT, else text)."
@@ -74,6 +88,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if !(refreshSeconds >= 0.2) { throw ValidationError("--refresh-seconds must be at least 0.2") }
         if !(1...30).contains(trendShifts) { throw ValidationError("--trend-shifts must be 1 to 30") }
+        if !(1...90).contains(deskDays) { throw ValidationError("--desk-days must be 1 to 90") }
+        if let operatorsFile {
+            do {
+                _ = try OperatorAccounts.load(path: operatorsFile)
+            } catch {
+                throw ValidationError("--operators-file \(error)")
+            }
+        }
         if let now, Timestamp(rfc3339: now) == nil { throw ValidationError("--now '\(now)' is not an RFC 3339 time") }
     }
 
@@ -126,9 +148,19 @@ struct ServeCommand: AsyncParsableCommand {
         BuildInfo.record(program: "scanadmin")
         var hosts = DashboardGuard<BasicRequestContext>.loopbackNames.union(allowHost.map { $0.lowercased() })
         if !["0.0.0.0", "::"].contains(host) { hosts.insert(host.lowercased()) }
+        var desk: CodingDesk?
+        if let operatorsFile {
+            desk = CodingDesk(
+                accounts: try OperatorAccounts.load(path: operatorsFile), sessions: OperatorSessions(),
+                reader: database,
+                writer: DashboardDatabase(
+                    dsn: try deskPg ?? connection.postgresDSN(), passwordFile: connection.postgresPasswordFile,
+                    statementTimeoutMilliseconds: Int(statementTimeout * 1000), readOnly: false),
+                days: deskDays)
+        }
         let router = Self.router(
             database: database, settings: settings,
-            guard: DashboardGuard(allowedHosts: hosts, token: try token()))
+            guard: DashboardGuard(allowedHosts: hosts, token: try token()), desk: desk)
         let listening = SetOnce()
         let app = Application(
             router: router,
@@ -159,10 +191,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Every route is a GET (and its HEAD): nothing the dashboard serves changes anything.
-    /// `guard` comes first: Hummingbird applies a middleware to the routes added after it.
+    /// Every route is a GET (and its HEAD): nothing the dashboard serves changes anything, but for
+    /// the coding desk's POSTs (`desk`, with --operators-file). `guard` comes first: Hummingbird
+    /// applies a middleware to the routes added after it.
     static func router(
-        database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>
+        database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>,
+        desk: CodingDesk? = nil
     ) -> Router<BasicRequestContext> {
         // HEAD on every route answers as its GET does, without the body (a load balancer's or
         // monitor's probe, `curl -I`).
@@ -257,6 +291,7 @@ struct ServeCommand: AsyncParsableCommand {
                     body: .init(byteBuffer: ByteBuffer(bytes: image)))
             }
         }
+        desk?.add(to: router)
         return router
     }
 
