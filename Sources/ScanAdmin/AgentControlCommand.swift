@@ -13,8 +13,13 @@ struct AgentControlCommand: ParsableCommand {
             Verbs: \(AgentCommand.verbs.joined(separator: ", ")). The request goes to \
             <prefix>.v1.cmd.<site>.<camera>.<verb>; the agent answers with one JSON object.
 
-            Exit codes: 0 the agent said ok; 1 it refused (the reply says why) or NATS cannot be \
-            reached; 3 no agent answered; 64 bad usage.
+            snapshot writes the camera's latest frame with every tracked code's box drawn on it to --out \
+            (JPEG, at most --max-width pixels wide; green read, red rejected by a rule, amber not confirmed \
+            yet, magenta a no-read candidate) and prints the boxes (state, track, symbology, value, rule, \
+            box in the frame's pixels).
+
+            Exit codes: 0 the agent said ok; 1 it refused (the reply says why), NATS cannot be \
+            reached or --out cannot be written; 3 no agent answered; 64 bad usage.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -27,6 +32,9 @@ struct AgentControlCommand: ParsableCommand {
             "For set-controls: a JSON object of exposureMicroseconds, gainDecibels, frameRate, focus, region, features.",
             valueName: "JSON"))
     var controls: String?
+    @Option(help: ArgumentHelp("For snapshot: the JPEG file to write.", valueName: "FILE")) var out: String?
+    @Option(help: "For snapshot: the picture's largest width in pixels (160 to 3840).")
+    var maxWidth: Int?
     @Option(help: "Subject prefix.") var prefix: String = "scantrack"
     @Option(help: "Seconds to wait for the reply.") var timeout: Double = 5
 
@@ -43,6 +51,16 @@ struct AgentControlCommand: ParsableCommand {
         if (controls != nil) != (verb == "set-controls") {
             throw ValidationError("set-controls takes --controls '{\"exposureMicroseconds\": 80}', and only it does")
         }
+        if (out != nil) != (verb == "snapshot") {
+            throw ValidationError("snapshot takes --out FILE.jpg, and only it does")
+        }
+        if let maxWidth {
+            guard verb == "snapshot", AgentCommand.snapshotWidths.contains(maxWidth) else {
+                throw ValidationError(
+                    "--max-width goes with snapshot, from \(AgentCommand.snapshotWidths.lowerBound) to \(AgentCommand.snapshotWidths.upperBound)"
+                )
+            }
+        }
         try checkSubjectFlags([("--camera", camera), ("--site", site)], prefix: prefix)
         guard timeout > 0 && timeout <= 3600 else {
             throw ValidationError("--timeout: from more than 0 to 3600 seconds")
@@ -54,6 +72,11 @@ struct AgentControlCommand: ParsableCommand {
         if let orderId {
             var writer = JSONWriter()
             writer.field("orderId", orderId)
+            body = writer.finished()
+        }
+        if let maxWidth {
+            var writer = JSONWriter()
+            writer.field("maxWidth", maxWidth)
             body = writer.finished()
         }
         let subject = try ContractSubjects(prefix: prefix).command(site: site, camera: camera, verb: verb)
@@ -74,7 +97,20 @@ struct AgentControlCommand: ParsableCommand {
         }
         // The agent's reply (a camera's strings in it) is written again with every control escaped;
         // what is not JSON is said, not printed.
-        let parsed = try? JSONValue.parse(reply.bytes)
+        var parsed = try? JSONValue.parse(reply.bytes)
+        if let out, parsed?["ok"] == .bool(true), case .object(var fields)? = parsed {
+            guard let text = parsed?["jpeg"]?.stringValue, let jpeg = Base64.decode(text) else {
+                printError("scanadmin agent: the snapshot reply holds no picture")
+                throw ExitCode.failure
+            }
+            guard FileManager.default.createFile(atPath: out, contents: Data(jpeg)) else {
+                printError("scanadmin agent: cannot write \(out)")
+                throw ExitCode.failure
+            }
+            fields =
+                fields.filter { $0.0 != "jpeg" } + [("out", .string(out)), ("jpegBytes", .number(Double(jpeg.count)))]
+            parsed = .object(fields)
+        }
         print(parsed?.terminalSafeLine() ?? "(not JSON, \(reply.bytes.count) bytes)")
         if parsed?["ok"] != .bool(true) { throw ExitCode.failure }
     }

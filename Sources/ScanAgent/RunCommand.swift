@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScanAgentRuntime
 import ScanCore
+import ScanJPEG
 import ScanRTSP
 import ScanMetrics
 import ScanNATS
@@ -189,6 +190,7 @@ struct RunCommand: AsyncParsableCommand {
         var parts = AgentParts(
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
         parts.belt = link
+        parts.previews = JPEGPreviews()
         let agent = AgentServices(
             settings: AgentLoop.Settings(config: agentConfig, runId: runId, rulesSource: rulesSource), ruleset: ruleset,
             parts: parts, decoder: decoder, images: images, checkpoint: checkpoint, drain: .seconds(drainSeconds),
@@ -245,4 +247,9 @@ struct RunCommand: AsyncParsableCommand {
                 "decoding": "\(loop.decodingSummary)",
             ])
     }
+}
+
+/// `snapshot` pictures as JPEG (libjpeg-turbo).
+struct JPEGPreviews: PreviewEncoder {
+    func jpeg(_ image: RGBImage) throws -> [UInt8] { try JPEGImage.encode(image, quality: 80) }
 }

@@ -23,8 +23,16 @@ public enum AgentCommand: Sendable, Equatable {
     case setControls(CameraControls)
     /// One frame from a camera in software trigger mode (a photo-eye's PLC, a pack station's button).
     case trigger
+    /// The latest frame, at most `maxWidth` pixels wide, with every tracked code's box drawn on it
+    /// (a JPEG), and the boxes as data.
+    case snapshot(maxWidth: Int)
 
-    public static let verbs = ["session.start", "session.stop", "pause", "resume", "status", "set-controls", "trigger"]
+    public static let verbs = [
+        "session.start", "session.stop", "pause", "resume", "status", "set-controls", "trigger", "snapshot",
+    ]
+    /// `snapshot`'s picture width when the request names none, and the widths it may name.
+    public static let snapshotWidth = 960
+    public static let snapshotWidths = 160...3840
 
     public var verb: String {
         switch self {
@@ -35,6 +43,7 @@ public enum AgentCommand: Sendable, Equatable {
         case .status: "status"
         case .setControls: "set-controls"
         case .trigger: "trigger"
+        case .snapshot: "snapshot"
         }
     }
 
@@ -64,7 +73,8 @@ public enum AgentCommand: Sendable, Equatable {
             for (key, value) in members { fields[key] = value }
         }
         let allowed: Set<String> =
-            verb == "session.start" ? ["orderId"] : verb == "set-controls" ? Set(liveControls) : []
+            verb == "session.start"
+            ? ["orderId"] : verb == "set-controls" ? Set(liveControls) : verb == "snapshot" ? ["maxWidth"] : []
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             let known = allowed.isEmpty ? "it takes none" : "it takes: " + allowed.sorted().joined(separator: ", ")
             return .failure(CommandError(verb: verb, message: "unknown key '\(unknown)' for \(verb); \(known)"))
@@ -102,6 +112,17 @@ public enum AgentCommand: Sendable, Equatable {
             }
             return .success(.setControls(controls))
         case "trigger": return .success(.trigger)
+        case "snapshot":
+            guard let value = fields["maxWidth"] else { return .success(.snapshot(maxWidth: snapshotWidth)) }
+            guard let width = value.intValue, snapshotWidths.contains(width) else {
+                return .failure(
+                    CommandError(
+                        verb: verb,
+                        message:
+                            "maxWidth must be a whole number of pixels from \(snapshotWidths.lowerBound) to \(snapshotWidths.upperBound)"
+                    ))
+            }
+            return .success(.snapshot(maxWidth: width))
         default: return .success(.status)
         }
     }

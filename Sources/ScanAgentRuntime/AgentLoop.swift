@@ -149,6 +149,9 @@ public final class AgentLoop: @unchecked Sendable {
     private let clock: any AgentClock
     private let checkpoint: ClipCheckpoint?
     private let images: (any NoReadImages)?
+    private let previews: (any PreviewEncoder)?
+    /// The last frame taken from the queue, for `snapshot`.
+    private var lastFrame: CapturedFrame?
     private let logger: Logger
     private var pipeline: ScanPipeline
     /// The belt's speed from its subject (`decision.beltFromBus`); nil otherwise.
@@ -177,7 +180,8 @@ public final class AgentLoop: @unchecked Sendable {
     public init(
         settings: Settings, ruleset: Ruleset, source: any FrameSource, queue: FrameQueue, decoder: any FrameDecoding,
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock,
-        checkpoint: ClipCheckpoint? = nil, images: (any NoReadImages)? = nil, logger: Logger
+        checkpoint: ClipCheckpoint? = nil, images: (any NoReadImages)? = nil,
+        previews: (any PreviewEncoder)? = nil, logger: Logger
     ) {
         let config = settings.config
         self.config = config
@@ -203,6 +207,7 @@ public final class AgentLoop: @unchecked Sendable {
         self.clock = clock
         self.checkpoint = checkpoint
         self.images = images
+        self.previews = previews
         self.logger = logger
         self.metrics = AgentMetrics(camera: config.camera)
         self.pipeline = ScanPipeline(
@@ -276,6 +281,7 @@ public final class AgentLoop: @unchecked Sendable {
     /// One frame: decoded and tracked, or (paused) only the session timers run.
     public func handle(_ frame: CapturedFrame) {
         lastFrameTime = frame.time
+        lastFrame = frame
         if paused {
             route(pipeline.tick(time: frame.time))
         } else {
@@ -459,6 +465,96 @@ public final class AgentLoop: @unchecked Sendable {
             case .failure(let error): return error.reply(camera: camera)
             case .success: return commandReply(verb: "trigger", camera: camera) { $0.field("triggered", true) }
             }
+        case .snapshot(let maxWidth):
+            return snapshotReply(maxWidth: maxWidth)
+        }
+    }
+
+    /// What a preview shows of each code in the last frame, and in which colour.
+    struct PreviewMark {
+        var state: String
+        var colour: RGB
+        var box: Box
+        var track: Track?
+    }
+
+    static let previewColours: [String: RGB] = [
+        "read": RGB(0, 200, 0), "rejected": RGB(230, 0, 0), "unconfirmed": RGB(255, 176, 0),
+        "no-read-candidate": RGB(230, 0, 230),
+    ]
+
+    /// The tracks present in frame `index` (read, rejected by a rule, not confirmed yet) and the
+    /// code-like regions there nobody read (no-read candidates).
+    func previewMarks(frame index: Int) -> [PreviewMark] {
+        var marks: [PreviewMark] = []
+        for track in pipeline.tracker.live where track.presentFrame == index {
+            let state = !track.confirmed ? "unconfirmed" : track.decision?.accepted == false ? "rejected" : "read"
+            marks.append(
+                PreviewMark(
+                    state: state, colour: Self.previewColours[state] ?? RGB(255, 255, 255), box: track.presentBox,
+                    track: track))
+        }
+        for candidate in pipeline.candidates?.live ?? [] where candidate.lastFrame == index && !candidate.decoded {
+            marks.append(
+                PreviewMark(
+                    state: "no-read-candidate", colour: Self.previewColours["no-read-candidate"] ?? RGB(255, 255, 255),
+                    box: candidate.lastBox, track: nil))
+        }
+        return marks
+    }
+
+    private func snapshotReply(maxWidth: Int) -> [UInt8] {
+        let camera = config.camera
+        guard let previews else {
+            return CommandError(verb: "snapshot", message: "this agent makes no pictures").reply(camera: camera)
+        }
+        guard let frame = lastFrame else {
+            return CommandError(verb: "snapshot", message: "no frame has come from the camera yet").reply(
+                camera: camera)
+        }
+        let marks = previewMarks(frame: frame.index)
+        let factor = FrameOverlay.factor(width: frame.image.width, maxWidth: maxWidth)
+        let picture = FrameOverlay.draw(
+            frame.image, marks: marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.colour) }, factor: factor)
+        let jpeg: [UInt8]
+        do {
+            jpeg = try previews.jpeg(picture)
+        } catch {
+            return CommandError(verb: "snapshot", message: "cannot encode the picture: \(error)").reply(camera: camera)
+        }
+        // A reply must fit one NATS message (1 MB by default): a smaller picture does.
+        guard jpeg.count * 4 / 3 < 900_000 else {
+            return CommandError(
+                verb: "snapshot",
+                message:
+                    "a \(picture.width)-pixel-wide picture is too large for one NATS message; ask for a smaller maxWidth"
+            ).reply(camera: camera)
+        }
+        return commandReply(verb: "snapshot", camera: camera) { writer in
+            writer.field("frame", frame.index)
+            writer.field("time", frame.time.description)
+            writer.field("width", frame.image.width)
+            writer.field("height", frame.image.height)
+            writer.field("scale", factor)
+            writer.raw(
+                "marks",
+                JSONWriter.array(
+                    marks.map { mark in
+                        var entry = JSONWriter()
+                        entry.field("state", mark.state)
+                        if let track = mark.track {
+                            let value = EncodedValue(bytes: track.value)
+                            entry.field("trackId", track.id)
+                            entry.field("symbology", track.symbology.rawValue)
+                            entry.field("value", value.eventString)
+                            entry.field("valueEncoding", value.encoding)
+                            if let rule = track.decision?.ruleId { entry.field("ruleId", rule) }
+                        }
+                        entry.raw(
+                            "box", Array("[\(mark.box.minX),\(mark.box.minY),\(mark.box.maxX),\(mark.box.maxY)]".utf8))
+                        return entry.finished()
+                    }))
+            writer.field("jpeg", Base64.encode(jpeg))
         }
     }
 

@@ -16,6 +16,8 @@ public struct AgentParts: Sendable {
     public var ruleCache: RuleCache?
     /// The lane's belt speed (`decision.beltFromBus`); nil: not listened to.
     public var belt: (any BeltFeed)?
+    /// Encodes `snapshot` pictures; nil: the agent answers that it makes none.
+    public var previews: (any PreviewEncoder)?
 
     public init(
         source: any FrameSource, sink: any DurableSink, bus: any EventBus, commands: any CommandFeed,
@@ -64,7 +66,7 @@ public final class AgentServices: Sendable {
             settings: settings, ruleset: ruleset, source: parts.source, queue: queue, decoder: decoder,
             sink: parts.sink,
             bus: parts.bus, delivery: delivery, clock: parts.clock, checkpoint: checkpoint, images: images,
-            logger: logger)
+            previews: parts.previews, logger: logger)
     }
 
     /// The services, in start order, with what ending on their own means.

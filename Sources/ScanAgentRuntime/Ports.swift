@@ -65,6 +65,12 @@ extension FrameSource {
     }
 }
 
+/// Encodes a preview picture (`snapshot`): JPEG in the agent. Called on the decoding thread,
+/// only when someone asks for one.
+public protocol PreviewEncoder: Sendable {
+    func jpeg(_ image: RGBImage) throws -> [UInt8]
+}
+
 /// Turns one frame into detections. Used by the decoding thread only.
 public protocol FrameDecoding: AnyObject {
     /// The frame's detections; `expected`: the live tracks and where the tracker predicts them.

@@ -47,4 +47,48 @@ public enum JPEGImage {
         }
         return try result.get()
     }
+
+    /// An RGB picture as a baseline JPEG (4:2:0) of `quality` 1–100.
+    public static func encode(_ image: RGBImage, quality: Int = 80) throws(JPEGError) -> [UInt8] {
+        guard image.width > 0, image.height > 0 else { throw JPEGError(reason: "an empty picture has no JPEG") }
+        guard let handle = tjInitCompress() else { throw JPEGError(reason: "cannot start the JPEG encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        defer { if let output { tjFree(output) } }
+        let status = image.pixels.withUnsafeBufferPointer { input in
+            tjCompress2(
+                handle, input.baseAddress, Int32(image.width), Int32(image.width * 3), Int32(image.height),
+                Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(min(100, max(1, quality))),
+                Int32(TJFLAG_ACCURATEDCT))
+        }
+        guard status == 0, let output else {
+            throw JPEGError(reason: "cannot encode the JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// A JPEG decoded to RGB (what a browser shows of a preview; tests read its colours).
+    public static func decodeRGB(_ bytes: [UInt8], maxPixels: Int = 100_000_000) throws(JPEGError) -> RGBImage {
+        guard isJPEG(bytes) else { throw JPEGError(reason: "not a JPEG image (no start-of-image marker)") }
+        guard let handle = tjInitDecompress() else { throw JPEGError(reason: "cannot start the JPEG decoder") }
+        defer { tjDestroy(handle) }
+        let result = bytes.withUnsafeBufferPointer { input -> Result<RGBImage, JPEGError> in
+            var (width, height, subsampling, colorspace): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+            guard
+                tjDecompressHeader3(
+                    handle, input.baseAddress, UInt(input.count), &width, &height, &subsampling, &colorspace) == 0,
+                width > 0, height > 0, Int(width) * Int(height) <= maxPixels
+            else { return .failure(JPEGError(reason: "damaged or too large JPEG header")) }
+            var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+            let status = pixels.withUnsafeMutableBufferPointer { output in
+                tjDecompress2(
+                    handle, input.baseAddress, UInt(input.count), output.baseAddress, width, width * 3, height,
+                    Int32(TJPF_RGB.rawValue), Int32(TJFLAG_ACCURATEDCT))
+            }
+            guard status == 0 else { return .failure(JPEGError(reason: "damaged JPEG")) }
+            return .success(RGBImage(width: Int(width), height: Int(height), pixels: pixels))
+        }
+        return try result.get()
+    }
 }

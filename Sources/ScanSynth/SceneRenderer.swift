@@ -156,6 +156,15 @@ public struct SceneRenderer: Sendable {
         return expected
     }
 
+    /// Where label `label` of item `item` lies in frame `index`: its rectangle (a turned label's
+    /// bounding rectangle), in the frame's pixels.
+    public func labelBox(item: Int, label: Int, frame index: Int) -> Box {
+        let rect = labelRects[item][label]
+        let (x, y) = scene.items[item].position(frame: index)
+        let (left, top) = (Int(x.rounded()), Int(y.rounded()))
+        return Box(minX: left + rect.minX, minY: top + rect.minY, maxX: left + rect.maxX, maxY: top + rect.maxY)
+    }
+
     /// Labels at least partly in view, averaged over the clip's frames.
     public func averageCodesInView() -> Double {
         var total = 0

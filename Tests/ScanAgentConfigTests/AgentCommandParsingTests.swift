@@ -17,6 +17,10 @@ struct AgentCommandParsingTests {
         #expect(try AgentCommand.parse(verb: "pause", body: Array("{}".utf8)).get() == .pause)
         #expect(try AgentCommand.parse(verb: "resume", body: []).get() == .resume)
         #expect(try AgentCommand.parse(verb: "status", body: []).get() == .status)
+        #expect(try AgentCommand.parse(verb: "snapshot", body: []).get() == .snapshot(maxWidth: 960))
+        #expect(
+            try AgentCommand.parse(verb: "snapshot", body: Array(#"{"maxWidth": 160}"#.utf8)).get()
+                == .snapshot(maxWidth: 160))
     }
 
     @Test(
@@ -31,6 +35,10 @@ struct AgentCommandParsingTests {
             ("session.start", "{\"order\": \"x\"}", "unknown key 'order'"),
             ("pause", "{\"now\": true}", "it takes none"),
             ("status", "\u{0}\u{1}", "not JSON"),
+            ("snapshot", "{\"maxWidth\": 159}", "maxWidth must be a whole number of pixels from 160 to 3840"),
+            ("snapshot", "{\"maxWidth\": 640.5}", "maxWidth must be"),
+            ("snapshot", "{\"maxWidth\": \"640\"}", "maxWidth must be"),
+            ("snapshot", "{\"quality\": 9}", "it takes: maxWidth"),
         ])
     func errors(verb: String, body: String, message: String) {
         switch AgentCommand.parse(verb: verb, body: Array(body.utf8)) {

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanGenICam
+import ScanJPEG
 import ScanNATS
 import ScanTestSupport
 import ScanTestTiming
@@ -148,6 +149,18 @@ struct GenICamTests {
         #expect(refused["error"]?.stringValue?.contains("gainDecibels: 40 is outside") == true, "\(refused)")
         let status = try H.command(commands, prefix: prefix, "status")
         #expect(status["source"]?["controls"]?["ExposureTime"] == .string("1000"), "\(status)")
+        // What the camera sees, twice: each a picture of the latest frame, and the belt moved between.
+        let first = try H.command(commands, prefix: prefix, "snapshot", #"{"maxWidth": 320}"#)
+        Thread.sleep(forTimeInterval: 0.5)
+        let second = try H.command(commands, prefix: prefix, "snapshot", #"{"maxWidth": 320}"#)
+        #expect(first["ok"] == .bool(true) && second["ok"] == .bool(true), "\(first["error"] ?? .null)")
+        #expect((second["frame"]?.intValue ?? 0) > (first["frame"]?.intValue ?? .max), "a later frame")
+        #expect(first["jpeg"] != second["jpeg"], "the picture changed")
+        for reply in [first, second] {
+            let picture = try JPEGImage.decodeRGB(Base64.decode(reply["jpeg"]?.stringValue ?? "") ?? [])
+            let (width, scale) = (reply["width"]?.intValue ?? 0, reply["scale"]?.intValue ?? 0)
+            #expect(picture.width == width / max(1, scale) && picture.width <= 320 && scale >= 1, "\(width) / \(scale)")
+        }
         // The clip's frames at 15 per second, then blank frames until every track has ended.
         var statuses: [AgentStatus] = []
         #expect(
