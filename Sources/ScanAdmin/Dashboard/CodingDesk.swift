@@ -49,7 +49,7 @@ struct CodingDesk: Sendable {
             let password = form["password"] ?? ""
             let accounts = accounts
             let verified = await withCheckedContinuation { continuation in
-                // PBKDF2 is a quarter second of work: off the server's event loops.
+                // PBKDF2 is slow by design: off the server's event loops.
                 DispatchQueue.global().async {
                     continuation.resume(returning: accounts.verify(name: name, password: password))
                 }

@@ -24,7 +24,7 @@ struct OperatorAccounts: Sendable {
         var description: String
     }
 
-    /// OWASP's figure for PBKDF2-HMAC-SHA256 (2023): a sign-in costs about a quarter second here.
+    /// OWASP's figure for PBKDF2-HMAC-SHA256 (2023).
     static let rounds = 600_000
     static let minimumPasswordLength = 12
 
