@@ -51,11 +51,18 @@ struct CodingDeskTests {
                 prefix: prefix, natsURL: natsURL, dsn: migrated.dsn, log: dir + "/agg.log"))
         let agent = try H.start(
             config: try H.config(
-                in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix),
-            log: dir + "/agent.log")
+                in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix,
+                extra: #", "grouping": {"enabled": true}"#), log: dir + "/agent.log")
         #expect(H.waitForExit(agent) && agent.terminationStatus == 0)
         func count(_ sql: String) throws -> Int { Int(try database.query(sql).rows.first?[0] ?? "0") ?? 0 }
-        #expect(try H.eventually(seconds: 60) { try count("SELECT count(*) FROM noreads WHERE settled") >= 1 })
+        // Each box a parcel; a torn label's box is a no-read parcel, merged into a parcel pass.
+        #expect(
+            try H.eventually(seconds: 60) {
+                try count("SELECT count(*) FROM noreads WHERE settled") >= 1
+                    && count("SELECT count(*) FROM parcels") >= 1
+                    && count("SELECT count(*) FROM parcels WHERE NOT merged") == 0
+                    && count("SELECT count(*) FROM parcel_passes WHERE published_revision = 1") >= 1
+            })
         let noReads = try count("SELECT count(*) FROM noreads")
 
         // The operators file, as an administrator writes it.
@@ -116,8 +123,19 @@ struct CodingDeskTests {
         #expect(cookie["httpOnly"] == .bool(true) && cookie["sameSite"] == .string("Strict"), "no script reads it")
         #expect(try count("SELECT count(*) FROM noread_codings") == 1)
 
-        // The WMS receives it, once, as the schema says.
+        // The WMS receives it, once, as the schema says, and the no-read's parcel pass again as
+        // revision 2 with the keyed code.
         #expect(try H.eventually(seconds: 60) { try count("SELECT count(*) FROM noread_codings WHERE published") == 1 })
+        #expect(
+            try H.eventually(seconds: 60) {
+                try count(
+                    """
+                    SELECT count(*) FROM parcel_passes p JOIN noread_codings c ON c.parcel_pass_id = p.pass_id
+                    WHERE p.revision = 2 AND p.published_revision = 2 AND NOT p.no_read
+                      AND p.codings @> '[{"outcome": "keyed", "keyedBy": "maria"}]'
+                    """) == 1
+            }, "the keyed no-read's parcel pass, revision 2")
+        let passes = try count("SELECT count(*) FROM parcel_passes")
         let wms = try ProcessRunner.run(
             python,
             [
@@ -126,6 +144,7 @@ struct CodingDeskTests {
             ])
         let summary = try JSONValue.parse(wms.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(summary["coded"]?.intValue == 1, "\(wms.stdoutText) \(wms.stderr)")
+        #expect(summary["parcelPasses"]?.intValue == passes + 1, "each pass's revision 1, and the keyed one's 2")
         #expect(summary["problems"] == .array([]), "\(wms.stdoutText)")
     }
 }
