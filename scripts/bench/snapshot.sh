@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# What a viewer costs a running agent: `scan-agent run` on core 1 replays a rendered any-angle clip
+# in real time (30 frames/s) with and without `scanadmin agent snapshot` asked four times a second
+# (core 0), at 1080p and 4K; the agent's CPU seconds (user + system) over the run, two runs of each,
+# alternating. Prints markdown for BENCHMARKS.md. Needs SCANTRACK_NATS (make bench's servers).
+#   scripts/bench/snapshot.sh BIN_DIR SYNTH
+set -euo pipefail
+bin="$1"
+synth="$2"
+out="$(mktemp -d)"
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$out"' EXIT
+nats="${SCANTRACK_NATS:-nats://127.0.0.1:4222}"
+
+echo "## A viewer's cost: \`scanadmin agent snapshot\` four times a second"
+echo
+echo "\`scripts/bench/snapshot.sh BIN SYNTH\`: \`scan-agent run\` (release) on core 1 replays \`scan-synth any-angle\`"
+echo "in real time (30 frames/s); \`scanadmin agent snapshot --max-width 960\` on core 0 asks for its latest frame"
+echo "every 0.25 s, or nothing asks. CPU is the agent's user + system seconds over the run (\`/usr/bin/time\`)."
+echo
+echo "| frame | frames | CPU, nobody asking | CPU, 4 snapshots/s | snapshots answered | CPU a snapshot | share of a core |"
+echo "|---|---|---|---|---|---|---|"
+for size in 1920x1080 3840x2160; do
+  width="${size%x*}"
+  height="${size#*x}"
+  frames=$([ "$width" = 1920 ] && echo 300 || echo 150)
+  "$synth" any-angle "$out/clip-$width.y4m" --width "$width" --height "$height" --frames "$frames" --seed 7 > /dev/null
+  run() {
+    local ask="$1" prefix="bsnap$RANDOM"
+    cat > "$out/agent.json" <<JSON
+{"camera": {"id": "snap-cam", "site": "bench"},
+ "source": {"type": "clip", "path": "$out/clip-$width.y4m", "realtime": true},
+ "nats": {"url": "$nats", "prefix": "$prefix"},
+ "spool": {"dir": "$out/spool-$prefix"}, "heartbeatSeconds": 1}
+JSON
+    local asked=0
+    /usr/bin/time -f "%U %S" -o "$out/time" taskset -c 1 "$bin/scan-agent" run --config "$out/agent.json" \
+      > /dev/null 2> "$out/agent.log" &
+    local agent=$!
+    if [ "$ask" = yes ]; then
+      sleep 1
+      while kill -0 "$agent" 2>/dev/null; do
+        if SCANTRACK_NATS="$nats" SCANTRACK_CONFIG="" taskset -c 0 "$bin/scanadmin" agent snapshot \
+          --camera snap-cam --site bench --prefix "$prefix" --out "$out/s.jpg" --max-width 960 --timeout 2 \
+          > /dev/null 2>&1; then
+          asked=$((asked + 1))
+        fi
+        sleep 0.25
+      done
+    fi
+    wait "$agent" || true
+    echo "$(awk '{print $1 + $2}' "$out/time") $asked"
+  }
+  quiet=()
+  watched=()
+  answered=0
+  for round in 1 2; do
+    quiet+=("$(run no | cut -d' ' -f1)")
+    result="$(run yes)"
+    watched+=("${result% *}")
+    answered=$((answered + ${result#* }))
+  done
+  python3 - "$size" "$frames" "$answered" "${quiet[@]}" "${watched[@]}" <<'PY'
+import sys
+size, frames, answered = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+quiet, watched = [float(x) for x in sys.argv[4:6]], [float(x) for x in sys.argv[6:8]]
+extra = (sum(watched) - sum(quiet)) / max(1, answered) * 1000
+seconds = frames / 30
+share = (sum(watched) - sum(quiet)) / 2 / seconds * 100
+print(f"| {size} | {frames} | {' / '.join(f'{q:.2f} s' for q in quiet)} | {' / '.join(f'{w:.2f} s' for w in watched)} "
+      f"| {answered} | {extra:.1f} ms | {share:.1f} % |")
+PY
+done
