@@ -470,35 +470,40 @@ public final class AgentLoop: @unchecked Sendable {
         }
     }
 
-    /// What a preview shows of each code in the last frame, and in which colour.
+    /// What a mark on a preview shows, named on the wire (`marks[].state`) and drawn in its colour.
+    enum PreviewState: String {
+        case read
+        case rejected
+        case unconfirmed
+        case noReadCandidate = "no-read-candidate"
+
+        var colour: RGB {
+            switch self {
+            case .read: RGB(0, 200, 0)
+            case .rejected: RGB(230, 0, 0)
+            case .unconfirmed: RGB(255, 176, 0)
+            case .noReadCandidate: RGB(230, 0, 230)
+            }
+        }
+    }
+
     struct PreviewMark {
-        var state: String
-        var colour: RGB
+        var state: PreviewState
         var box: Box
         var track: Track?
     }
-
-    static let previewColours: [String: RGB] = [
-        "read": RGB(0, 200, 0), "rejected": RGB(230, 0, 0), "unconfirmed": RGB(255, 176, 0),
-        "no-read-candidate": RGB(230, 0, 230),
-    ]
 
     /// The tracks present in frame `index` (read, rejected by a rule, not confirmed yet) and the
     /// code-like regions there nobody read (no-read candidates).
     func previewMarks(frame index: Int) -> [PreviewMark] {
         var marks: [PreviewMark] = []
         for track in pipeline.tracker.live where track.presentFrame == index {
-            let state = !track.confirmed ? "unconfirmed" : track.decision?.accepted == false ? "rejected" : "read"
-            marks.append(
-                PreviewMark(
-                    state: state, colour: Self.previewColours[state] ?? RGB(255, 255, 255), box: track.presentBox,
-                    track: track))
+            let state: PreviewState =
+                !track.confirmed ? .unconfirmed : track.decision?.accepted == false ? .rejected : .read
+            marks.append(PreviewMark(state: state, box: track.presentBox, track: track))
         }
         for candidate in pipeline.candidates?.live ?? [] where candidate.lastFrame == index && !candidate.decoded {
-            marks.append(
-                PreviewMark(
-                    state: "no-read-candidate", colour: Self.previewColours["no-read-candidate"] ?? RGB(255, 255, 255),
-                    box: candidate.lastBox, track: nil))
+            marks.append(PreviewMark(state: .noReadCandidate, box: candidate.lastBox, track: nil))
         }
         return marks
     }
@@ -515,7 +520,7 @@ public final class AgentLoop: @unchecked Sendable {
         let marks = previewMarks(frame: frame.index)
         let factor = FrameOverlay.factor(width: frame.image.width, maxWidth: maxWidth)
         let picture = FrameOverlay.draw(
-            frame.image, marks: marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.colour) }, factor: factor)
+            frame.image, marks: marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.state.colour) }, factor: factor)
         let jpeg: [UInt8]
         do {
             jpeg = try previews.jpeg(picture)
@@ -541,7 +546,7 @@ public final class AgentLoop: @unchecked Sendable {
                 JSONWriter.array(
                     marks.map { mark in
                         var entry = JSONWriter()
-                        entry.field("state", mark.state)
+                        entry.field("state", mark.state.rawValue)
                         if let track = mark.track {
                             let value = EncodedValue(bytes: track.value)
                             entry.field("trackId", track.id)

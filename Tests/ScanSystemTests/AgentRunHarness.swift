@@ -39,7 +39,7 @@ enum AgentRunHarness {
     /// What a run on the shared servers leaves behind, removed: its processes stopped, the
     /// prefix's three streams, its database and its folder.
     static func cleanUp(
-        _ running: [Process], jetStream: JetStream, subjects: ContractSubjects, database: MigratedDatabase,
+        _ running: [Process], jetStream: JetStream, subjects: ContractSubjects, database: MigratedDatabase? = nil,
         dir: String
     ) {
         for process in running where process.isRunning {
@@ -49,7 +49,7 @@ enum AgentRunHarness {
         try? jetStream.deleteStream(subjects.agentStream)
         try? jetStream.deleteStream(subjects.deadLetterStream)
         try? jetStream.deleteStream(subjects.resultsStream)
-        database.drop()
+        database?.drop()
         try? FileManager.default.removeItem(atPath: dir)
     }
 

@@ -38,13 +38,7 @@ struct NoReadEndToEndTests {
         let subjects = ContractSubjects(prefix: prefix)
         let jetStream = try NATSConnection(url: natsURL).jetStream()
         let dir = try ReplayHarness.temporaryDirectory()
-        defer {
-            try? jetStream.deleteStream(subjects.agentStream)
-            try? jetStream.deleteStream(subjects.deadLetterStream)
-            try? jetStream.deleteStream(subjects.resultsStream)
-            migrated.drop()
-            try? FileManager.default.removeItem(atPath: dir)
-        }
+        defer { H.cleanUp([], jetStream: jetStream, subjects: subjects, database: migrated, dir: dir) }
         let renderer = try SceneRenderer(scene: Scenarios.torn())
         let clip = dir + "/torn.y4m"
         try renderer.writeClip(to: clip)

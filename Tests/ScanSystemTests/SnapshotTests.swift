@@ -22,11 +22,6 @@ struct SnapshotTests {
         let subjects = ContractSubjects(prefix: prefix)
         let jetStream = try NATSConnection(url: natsURL).jetStream()
         let dir = try ReplayHarness.temporaryDirectory()
-        defer {
-            try? jetStream.deleteStream(subjects.agentStream)
-            try? jetStream.deleteStream(subjects.deadLetterStream)
-            try? FileManager.default.removeItem(atPath: dir)
-        }
         var scene = Scenarios.flow(width: 1280, height: 720, frames: 450, codesInView: 3, seed: seed)
         scene.turnLabels(within: 0...360, seed: seed)
         let renderer = try SceneRenderer(scene: scene)
@@ -35,10 +30,7 @@ struct SnapshotTests {
         let agent = try H.start(
             config: try H.config(in: dir, source: H.clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix),
             log: dir + "/agent.log")
-        defer {
-            agent.terminate()
-            agent.waitUntilExit()
-        }
+        defer { H.cleanUp([agent], jetStream: jetStream, subjects: subjects, dir: dir) }
 
         // Asked until a frame with a code read in it comes (the agent needs a few frames to confirm).
         let out = dir + "/snapshot.jpg"

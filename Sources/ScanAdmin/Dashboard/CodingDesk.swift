@@ -76,14 +76,14 @@ struct CodingDesk: Sendable {
         }
         router.get("/coding") { request, _ in
             guard let session = session(request) else { return Self.redirect(to: "/coding/sign-in") }
-            return await Self.respond { Self.page(.ok, try await lanesPage(session)) }
+            return await unavailableOnFailure { Self.page(.ok, try await lanesPage(session)) }
         }
         router.get("/coding/:site/:lane") { request, context in
             guard let session = session(request) else { return Self.redirect(to: "/coding/sign-in") }
             let site = try ServeCommand.parameter(context, "site")
             let lane = try ServeCommand.parameter(context, "lane")
             let notice = sessions.takeNotice(session.id)
-            return await Self.respond {
+            return await unavailableOnFailure {
                 Self.page(.ok, try await lanePage(session, site: site, lane: lane, notice: notice, error: nil))
             }
         }
@@ -97,7 +97,7 @@ struct CodingDesk: Sendable {
             guard Self.tokenMatches(form, session) else {
                 return Self.forbidden("the form's token is not this session's")
             }
-            return await Self.respond {
+            return await unavailableOnFailure {
                 try await resolve(form, session: session, site: site, lane: lane)
             }
         }
@@ -261,7 +261,7 @@ struct CodingDesk: Sendable {
     }
 
     static func tokenMatches(_ form: [String: String], _ session: OperatorSessions.Session) -> Bool {
-        OperatorAccounts.constantTimeEqual(Array((form["token"] ?? "").utf8), Array(session.formToken.utf8))
+        constantTimeEqual(Array((form["token"] ?? "").utf8), Array(session.formToken.utf8))
     }
 
     /// `application/x-www-form-urlencoded` fields (the last of a repeated name wins).
@@ -299,11 +299,4 @@ struct CodingDesk: Sendable {
         DashboardGuard<BasicRequestContext>.text(.forbidden, "Refused: \(why).\n")
     }
 
-    private static func respond(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch {
-            return DashboardGuard<BasicRequestContext>.text(.serviceUnavailable, "database: \(error)\n")
-        }
-    }
 }

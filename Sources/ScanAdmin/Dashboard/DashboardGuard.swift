@@ -52,13 +52,7 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
             offered = String(pair[pair.index(after: colon)...])
         }
         guard let offered else { return false }
-        let a = Array(offered.utf8)
-        let b = Array(token.utf8)
-        var difference = a.count ^ b.count
-        for index in 0..<max(a.count, b.count) {
-            difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
-        }
-        return difference == 0
+        return constantTimeEqual(Array(offered.utf8), Array(token.utf8))
     }
 
     /// The dashboard's headers; a page that set its own policies (the coding desk's forms) keeps them.
@@ -79,5 +73,25 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
         Response(
             status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// Whether two secrets are equal, in time that depends on their lengths only (a password's
+/// derived key, a token, a form token).
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    var difference = a.count ^ b.count
+    for index in 0..<max(a.count, b.count) {
+        difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
+    }
+    return difference == 0
+}
+
+/// A page whose queries failed (the database went away) is a 503 naming the failure; the
+/// dashboard's live parts keep their last figures and say they are not updated.
+func unavailableOnFailure(_ body: () async throws -> Response) async -> Response {
+    do {
+        return try await body()
+    } catch {
+        return DashboardGuard<BasicRequestContext>.text(.serviceUnavailable, "database: \(error)\n")
     }
 }

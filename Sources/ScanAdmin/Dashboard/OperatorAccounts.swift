@@ -98,15 +98,7 @@ struct OperatorAccounts: Sendable {
         let derived = Self.derive(
             password, salt: account?.salt ?? Array(repeating: 0, count: 16), rounds: account?.rounds ?? Self.rounds)
         guard let account else { return false }
-        return Self.constantTimeEqual(derived, account.hash)
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = a.count ^ b.count
-        for index in 0..<max(a.count, b.count) {
-            difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
-        }
-        return difference == 0
+        return constantTimeEqual(derived, account.hash)
     }
 }
 

@@ -242,7 +242,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await database.read { connection in try body(DashboardViews(database: connection, settings: settings)) }
         }
         router.get("/") { _, _ in
-            await respond {
+            await unavailableOnFailure {
                 let (now, trends) = try await views { try ($0.now(), $0.trends()) }
                 return page(
                     .ok,
@@ -254,17 +254,23 @@ struct ServeCommand: AsyncParsableCommand {
                         ]))
             }
         }
-        router.get("/fragments/now") { _, _ in await respond { page(.ok, try await views { try $0.now() }) } }
-        router.get("/fragments/trends") { _, _ in await respond { page(.ok, try await views { try $0.trends() }) } }
+        router.get("/fragments/now") { _, _ in
+            await unavailableOnFailure { page(.ok, try await views { try $0.now() }) }
+        }
+        router.get("/fragments/trends") { _, _ in
+            await unavailableOnFailure { page(.ok, try await views { try $0.trends() }) }
+        }
         router.get("/lanes/:site/:lane") { _, context in
             let site = try Self.parameter(context, "site")
             let lane = try Self.parameter(context, "lane")
-            return await respond { html(try await views { try $0.lanePage(site: site, lane: lane) }, "site \(site)") }
+            return await unavailableOnFailure {
+                html(try await views { try $0.lanePage(site: site, lane: lane) }, "site \(site)")
+            }
         }
         router.get("/fragments/lanes/:site/:lane") { _, context in
             let site = try Self.parameter(context, "site")
             let lane = try Self.parameter(context, "lane")
-            return await respond {
+            return await unavailableOnFailure {
                 guard let text = try await views({ try $0.lane(site: site, lane: lane) }) else {
                     return page(.notFound, "No site \(site).")
                 }
@@ -273,15 +279,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         router.get("/packs/:session") { _, context in
             let session = try Self.parameter(context, "session")
-            return await respond { html(try await views { try $0.pack(sessionId: session) }, "pack \(session)") }
+            return await unavailableOnFailure {
+                html(try await views { try $0.pack(sessionId: session) }, "pack \(session)")
+            }
         }
         router.get("/cameras/:camera") { _, context in
             let camera = try Self.parameter(context, "camera")
-            return await respond { html(try await views { try $0.camera(camera) }, "camera \(camera)") }
+            return await unavailableOnFailure { html(try await views { try $0.camera(camera) }, "camera \(camera)") }
         }
         router.get("/noreads/:id") { _, context in
             let id = try Self.parameter(context, "id")
-            return await respond {
+            return await unavailableOnFailure {
                 let image = try await database.read { try NoReadStore(connection: $0).image(id: id) }
                 guard let image, !image.isEmpty else {
                     return page(.notFound, "No picture for no-read \(id).")
@@ -313,13 +321,4 @@ struct ServeCommand: AsyncParsableCommand {
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A failure (the database went away) is a 503 naming it; the page keeps its last figures
-    /// and says it is not updated.
-    private static func respond(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch {
-            return page(.serviceUnavailable, "database: \(String(describing: error))")
-        }
-    }
 }
