@@ -20,7 +20,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_browser import Browser  # noqa: E402
+from dashboard_browser import Browser, emit  # noqa: E402
 
 STATE_JS = """JSON.stringify({
   path: location.pathname,
@@ -140,8 +140,7 @@ def main():
                                        "", origin)
     finally:
         browser.close()
-    json.dump(result, sys.stdout, indent=1)
-    print()
+    emit(result)
 
 
 if __name__ == "__main__":

@@ -122,6 +122,12 @@ class Browser:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def emit(result):
+    """The script's one JSON object, on stdout, for the test that runs it."""
+    json.dump(result, sys.stdout, indent=1)
+    print()
+
+
 def figure(snapshot, scope, name):
     for entry in snapshot["scopes"]:
         if entry["scope"] == scope:
@@ -217,8 +223,7 @@ def main():
             result["drill"][path] = page
     finally:
         browser.close()
-    json.dump(result, sys.stdout, indent=1)
-    print()
+    emit(result)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ public struct NATSLogins: Sendable, Equatable {
         case gateway
         /// A PLC or sensor that triggers cameras: `cmd.<site>.<camera>.trigger`, nothing else.
         case trigger
+        /// The dashboard's live pages (`scanadmin serve`) for cameras of one site: leases
+        /// (`cmd.<site>.<camera>.preview`) and the pictures they bring, nothing else.
+        case viewer
         /// scanadmin: every subject (rules, commands, tail, the consumers this file names).
         case admin
     }
@@ -28,7 +31,8 @@ public struct NATSLogins: Sendable, Equatable {
         public var role: Role
         /// The login's site (every role but aggregator and admin).
         public var site: String?
-        /// camera: its camera; trigger: the cameras it may trigger.
+        /// camera: its camera; trigger: the cameras it may trigger; viewer: the cameras it may
+        /// watch (every camera of its site when the file names none).
         public var cameras: [String] = []
         /// gateway: its lanes (all the site's lanes when the file names none).
         public var lanes: [String] = []
@@ -141,7 +145,7 @@ public struct NATSLogins: Sendable, Equatable {
         let takes: [Role: Set<String>] = [
             .camera: ["site", "camera", "decides"], .aggregator: ["durable"], .wms: ["site"],
             .gateway: ["site", "lanes"],
-            .trigger: ["site", "cameras"], .admin: [],
+            .trigger: ["site", "cameras"], .viewer: ["site", "cameras"], .admin: [],
         ]
         for key in members.keys.sorted()
         where !["user", "role", "passwordVariable"].contains(key) && takes[role]?.contains(key) != true {
@@ -188,6 +192,13 @@ public struct NATSLogins: Sendable, Equatable {
             let list = reader.array(members["cameras"], at: path + ".cameras") ?? []
             if list.isEmpty { reader.fail(path + ".cameras", "required: the cameras it triggers") }
             login.cameras = list.enumerated().compactMap { camera($1, at: "\(path).cameras[\($0)]") }
+        case .viewer:
+            if let list = reader.array(members["cameras"], at: path + ".cameras") {
+                login.cameras = list.enumerated().compactMap { camera($1, at: "\(path).cameras[\($0)]") }
+            } else if let place {
+                let cameras = place.lanes.flatMap { $0.cameras.map(\.id) } + place.stations.flatMap(\.cameras)
+                login.cameras = cameras.reduce(into: []) { seen, id in if !seen.contains(id) { seen.append(id) } }
+            }
         case .gateway:
             if let list = reader.array(members["lanes"], at: path + ".lanes") {
                 for (index, value) in list.enumerated() {
@@ -327,7 +338,9 @@ public struct NATSAuthorization: Sendable {
             let camera = login.cameras.first ?? ""
             let lane = topology.lane(site: site, camera: camera)
             let rules = "KV_" + subjects.rulesBucket
-            var publish = SubjectFamily.agent.map { "\(p).v1.\($0.rawValue).\(site).\(camera)" }
+            var publish = (SubjectFamily.agent + SubjectFamily.agentOnRequest).map {
+                "\(p).v1.\($0.rawValue).\(site).\(camera)"
+            }
             if let lane, logins.decides(login, topology: topology) {
                 publish.append("\(p).v1.decision.\(site).\(lane.id)")
             }
@@ -387,6 +400,10 @@ public struct NATSAuthorization: Sendable {
         case .trigger:
             return NATSPermissions(
                 publish: login.cameras.map { "\(p).v1.cmd.\(site).\($0).trigger" }, subscribe: [inbox])
+        case .viewer:
+            return NATSPermissions(
+                publish: login.cameras.map { "\(p).v1.cmd.\(site).\($0).preview" },
+                subscribe: login.cameras.map { "\(p).v1.preview.\(site).\($0)" } + [inbox])
         }
     }
 
@@ -477,6 +494,9 @@ public struct NATSAuthorization: Sendable {
             return "I/O gateway of site \(site), lanes \(login.lanes.joined(separator: ", ")) (core NATS only)"
         case .trigger:
             return "triggers \(login.cameras.map { "\(site)/\($0)" }.joined(separator: ", "))"
+        case .viewer:
+            return
+                "live view (scanadmin serve) of \(login.cameras.map { "\(site)/\($0)" }.joined(separator: ", ")); replies under \(login.inboxPrefix)"
         case .admin:
             return "admin (scanadmin): every subject"
         }

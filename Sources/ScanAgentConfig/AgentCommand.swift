@@ -26,9 +26,13 @@ public enum AgentCommand: Sendable, Equatable {
     /// The latest frame, at most `maxWidth` pixels wide, with every tracked code's box drawn on it
     /// (a JPEG), and the boxes as data.
     case snapshot(maxWidth: Int)
+    /// A viewer's lease: previews (snapshots) on `<prefix>.v1.preview.<site>.<camera>` for the
+    /// lease's seconds, renewed by the viewer while it watches; none once every lease has run out.
+    case preview(PreviewLease)
 
     public static let verbs = [
         "session.start", "session.stop", "pause", "resume", "status", "set-controls", "trigger", "snapshot",
+        "preview",
     ]
     /// `snapshot`'s picture width when the request names none, and the widths it may name.
     public static let snapshotWidth = 960
@@ -44,6 +48,7 @@ public enum AgentCommand: Sendable, Equatable {
         case .setControls: "set-controls"
         case .trigger: "trigger"
         case .snapshot: "snapshot"
+        case .preview: "preview"
         }
     }
 
@@ -74,7 +79,10 @@ public enum AgentCommand: Sendable, Equatable {
         }
         let allowed: Set<String> =
             verb == "session.start"
-            ? ["orderId"] : verb == "set-controls" ? Set(liveControls) : verb == "snapshot" ? ["maxWidth"] : []
+            ? ["orderId"]
+            : verb == "set-controls"
+                ? Set(liveControls)
+                : verb == "snapshot" ? ["maxWidth"] : verb == "preview" ? ["seconds", "maxWidth", "rate"] : []
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             let known = allowed.isEmpty ? "it takes none" : "it takes: " + allowed.sorted().joined(separator: ", ")
             return .failure(CommandError(verb: verb, message: "unknown key '\(unknown)' for \(verb); \(known)"))
@@ -113,18 +121,57 @@ public enum AgentCommand: Sendable, Equatable {
             return .success(.setControls(controls))
         case "trigger": return .success(.trigger)
         case "snapshot":
-            guard let value = fields["maxWidth"] else { return .success(.snapshot(maxWidth: snapshotWidth)) }
-            guard let width = value.intValue, snapshotWidths.contains(width) else {
-                return .failure(
-                    CommandError(
-                        verb: verb,
-                        message:
-                            "maxWidth must be a whole number of pixels from \(snapshotWidths.lowerBound) to \(snapshotWidths.upperBound)"
-                    ))
+            return wholeNumber(fields["maxWidth"], "maxWidth", "pixels", in: snapshotWidths, verb: verb).map {
+                .snapshot(maxWidth: $0 ?? snapshotWidth)
             }
-            return .success(.snapshot(maxWidth: width))
+        case "preview":
+            var lease = PreviewLease()
+            let asked = [
+                ("seconds", "seconds", PreviewLease.secondsRange, \PreviewLease.seconds),
+                ("maxWidth", "pixels", snapshotWidths, \PreviewLease.maxWidth),
+                ("rate", "pictures a second", PreviewLease.rates, \PreviewLease.rate),
+            ]
+            for (key, unit, range, field) in asked {
+                switch wholeNumber(fields[key], key, unit, in: range, verb: verb) {
+                case .failure(let error): return .failure(error)
+                case .success(let value): if let value { lease[keyPath: field] = value }
+                }
+            }
+            return .success(.preview(lease))
         default: return .success(.status)
         }
+    }
+
+    /// An optional whole number within `range`; the error names the key, its unit and the range.
+    private static func wholeNumber(
+        _ value: JSONValue?, _ key: String, _ unit: String, in range: ClosedRange<Int>, verb: String
+    ) -> Result<Int?, CommandError> {
+        guard let value else { return .success(nil) }
+        guard let number = value.intValue, range.contains(number) else {
+            return .failure(
+                CommandError(
+                    verb: verb,
+                    message: "\(key) must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)")
+            )
+        }
+        return .success(number)
+    }
+}
+
+/// What a viewer asks of `preview`: pictures for `seconds` (1 to 30), at most `maxWidth` pixels
+/// wide, `rate` a second (1 to 10). With several viewers the agent sends the widest at the
+/// highest rate any lease still running asks.
+public struct PreviewLease: Sendable, Equatable {
+    public static let secondsRange = 1...30
+    public static let rates = 1...10
+    public var seconds = 5
+    public var maxWidth = 640
+    public var rate = 4
+
+    public init(seconds: Int = 5, maxWidth: Int = 640, rate: Int = 4) {
+        self.seconds = seconds
+        self.maxWidth = maxWidth
+        self.rate = rate
     }
 }
 

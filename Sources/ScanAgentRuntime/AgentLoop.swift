@@ -152,6 +152,9 @@ public final class AgentLoop: @unchecked Sendable {
     private let previews: (any PreviewEncoder)?
     /// The last frame taken from the queue, for `snapshot`.
     private var lastFrame: CapturedFrame?
+    /// The viewers' leases still running (until when, on `clock.elapsed`) and the last preview sent.
+    private var previewLeases: [(until: Duration, lease: PreviewLease)] = []
+    private var lastPreview: Duration?
     private let logger: Logger
     private var pipeline: ScanPipeline
     /// The belt's speed from its subject (`decision.beltFromBus`); nil otherwise.
@@ -190,7 +193,7 @@ public final class AgentLoop: @unchecked Sendable {
         let subjects = ContractSubjects(prefix: config.nats.prefix)
         self.subjects = subjects
         var own = Dictionary(
-            uniqueKeysWithValues: SubjectFamily.agent.compactMap { family in
+            uniqueKeysWithValues: (SubjectFamily.agent + SubjectFamily.agentOnRequest).compactMap { family in
                 (try? subjects.agent(family, site: config.camera.site, camera: config.camera.id)).map { (family, $0) }
             })
         // Decisions go to the camera's lane.
@@ -287,6 +290,7 @@ public final class AgentLoop: @unchecked Sendable {
         } else {
             process(frame)
         }
+        previewIfDue()
         if let checkpoint, clock.elapsed - lastCheckpoint > .seconds(1) {
             checkpoint.save(frame: frame.index)
             lastCheckpoint = clock.elapsed
@@ -467,6 +471,54 @@ public final class AgentLoop: @unchecked Sendable {
             }
         case .snapshot(let maxWidth):
             return snapshotReply(maxWidth: maxWidth)
+        case .preview(let lease):
+            return previewReply(lease)
+        }
+    }
+
+    /// At most this many leases are kept (a viewer renews a few times a second at most; beyond
+    /// it, the earliest ending go first).
+    static let previewLeaseLimit = 64
+
+    private func previewReply(_ lease: PreviewLease) -> [UInt8] {
+        let camera = config.camera
+        guard previews != nil, let subject = ownSubjects[.preview] else {
+            return CommandError(verb: "preview", message: "this agent makes no pictures").reply(camera: camera)
+        }
+        previewLeases.append((clock.elapsed + .seconds(lease.seconds), lease))
+        if previewLeases.count > Self.previewLeaseLimit {
+            previewLeases.sort { $0.until > $1.until }
+            previewLeases.removeLast(previewLeases.count - Self.previewLeaseLimit)
+        }
+        return commandReply(verb: "preview", camera: camera) { writer in
+            writer.field("subject", subject)
+            writer.field("seconds", lease.seconds)
+            writer.field("maxWidth", lease.maxWidth)
+            writer.field("rate", lease.rate)
+        }
+    }
+
+    /// A preview on the camera's preview subject when a lease runs and the rate allows; nothing
+    /// at all (not even a picture drawn) when no lease does.
+    private func previewIfDue() {
+        guard !previewLeases.isEmpty else { return }
+        let now = clock.elapsed
+        previewLeases.removeAll { $0.until <= now }
+        guard let rate = previewLeases.map(\.lease.rate).max(),
+            let maxWidth = previewLeases.map(\.lease.maxWidth).max(),
+            let subject = ownSubjects[.preview]
+        else { return }
+        if let lastPreview, now - lastPreview < .seconds(1) / rate { return }
+        lastPreview = now
+        switch picture(maxWidth: maxWidth, verb: "preview") {
+        case .failure(let error):
+            logger.debug("no preview", metadata: ["error": "\(error.message)"])
+        case .success(let fields):
+            var writer = JSONWriter()
+            writer.field("camera", config.camera.id)
+            writer.field("site", config.camera.site)
+            fields(&writer)
+            try? bus.publishCore(subject: subject, bytes: writer.finished())  // best effort, like heartbeats
         }
     }
 
@@ -509,13 +561,19 @@ public final class AgentLoop: @unchecked Sendable {
     }
 
     private func snapshotReply(maxWidth: Int) -> [UInt8] {
-        let camera = config.camera
-        guard let previews else {
-            return CommandError(verb: "snapshot", message: "this agent makes no pictures").reply(camera: camera)
+        switch picture(maxWidth: maxWidth, verb: "snapshot") {
+        case .failure(let error): error.reply(camera: config.camera)
+        case .success(let fields): commandReply(verb: "snapshot", camera: config.camera, fields: fields)
         }
+    }
+
+    /// The latest frame at most `maxWidth` wide with every code in it boxed, as the fields of a
+    /// snapshot reply or a preview: the picture (JPEG, base64), the marks as data, the frame rate
+    /// of the last heartbeat and the controls the camera took.
+    private func picture(maxWidth: Int, verb: String) -> Result<(inout JSONWriter) -> Void, CommandError> {
+        guard let previews else { return .failure(CommandError(verb: verb, message: "this agent makes no pictures")) }
         guard let frame = lastFrame else {
-            return CommandError(verb: "snapshot", message: "no frame has come from the camera yet").reply(
-                camera: camera)
+            return .failure(CommandError(verb: verb, message: "no frame has come from the camera yet"))
         }
         let marks = previewMarks(frame: frame.index)
         let factor = FrameOverlay.factor(width: frame.image.width, maxWidth: maxWidth)
@@ -525,22 +583,29 @@ public final class AgentLoop: @unchecked Sendable {
         do {
             jpeg = try previews.jpeg(picture)
         } catch {
-            return CommandError(verb: "snapshot", message: "cannot encode the picture: \(error)").reply(camera: camera)
+            return .failure(CommandError(verb: verb, message: "cannot encode the picture: \(error)"))
         }
         // A reply must fit one NATS message (1 MB by default): a smaller picture does.
         guard jpeg.count * 4 / 3 < 900_000 else {
-            return CommandError(
-                verb: "snapshot",
-                message:
-                    "a \(picture.width)-pixel-wide picture is too large for one NATS message; ask for a smaller maxWidth"
-            ).reply(camera: camera)
+            return .failure(
+                CommandError(
+                    verb: verb,
+                    message:
+                        "a \(picture.width)-pixel-wide picture is too large for one NATS message; ask for a smaller maxWidth"
+                ))
         }
-        return commandReply(verb: "snapshot", camera: camera) { writer in
+        let fps = board.current.fpsIn
+        let controls = source.health.controls
+        return .success { writer in
             writer.field("frame", frame.index)
             writer.field("time", frame.time.description)
             writer.field("width", frame.image.width)
             writer.field("height", frame.image.height)
             writer.field("scale", factor)
+            writer.field("fps", fps, decimals: 1)
+            var taken = JSONWriter()
+            for control in controls { taken.field(control.name, control.value) }
+            writer.raw("controls", taken.finished())
             writer.raw(
                 "marks",
                 JSONWriter.array(

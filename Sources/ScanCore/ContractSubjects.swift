@@ -7,10 +7,13 @@
 /// The second token of every subject: what kind of message it carries.
 public enum SubjectFamily: String, Sendable, CaseIterable {
     case sighting, session, track, noread, status, reading, parcel, decision, measure, belt, item, pack,
-        parcelpass, coded, deadletter, cmd, order, orderack
+        parcelpass, coded, deadletter, cmd, order, orderack, preview
 
     /// What agents publish, on `<prefix>.v1.<family>.<site>.<camera>`.
     public static let agent: [SubjectFamily] = [.sighting, .session, .track, .noread, .status, .reading, .parcel]
+    /// What an agent sends only while a viewer holds a lease (core NATS, in no stream): annotated
+    /// pictures on `<prefix>.v1.preview.<site>.<camera>`.
+    public static let agentOnRequest: [SubjectFamily] = [.preview]
     /// The agents' durable families (JetStream, the aggregator stores them).
     public static let durable: [SubjectFamily] = [.sighting, .session, .noread, .reading, .parcel]
     /// Divert decisions and a lane's dimensioner and scale readings, on

@@ -43,7 +43,7 @@ struct AsyncAPIDocumentTests {
                     ("measure", .string("lane")), ("noread", .string("camera")),
                     ("order", .string("")),
                     ("orderack", .string("")), ("pack", .string("station")), ("parcel", .string("camera")),
-                    ("parcelpass", .string("lane")),
+                    ("parcelpass", .string("lane")), ("preview", .string("camera")),
                     ("reading", .string("camera")),
                     ("session", .string("camera")),
                     ("sighting", .string("camera")), ("status", .string("camera")), ("track", .string("camera")),
@@ -99,6 +99,7 @@ struct AsyncAPIDocumentTests {
                 placeholders(try subjects.order(site: "SITE")), placeholders(try subjects.orderAck(site: "SITE")),
                 placeholders(try subjects.deadLetter("REASON")),
                 placeholders(try subjects.command(site: "SITE", camera: "CAMERA", verb: "VERB")), "null",
+                placeholders(try subjects.agent(.preview, site: "SITE", camera: "CAMERA")),
             ]
         #expect(Self.values(of: "address", in: text) == expected)
         let enums = Self.values(of: "enum", in: text)

@@ -32,6 +32,7 @@ struct NATSAuthorizationTests {
           {"user": "wms-dc2", "role": "wms", "site": "dc2"},
           {"user": "gateway-dc1", "role": "gateway", "site": "dc1", "lanes": ["L2"]},
           {"user": "plc-dc1", "role": "trigger", "site": "dc1", "cameras": ["cam-03"]},
+          {"user": "live-dc1", "role": "viewer", "site": "dc1"},
           {"user": "scanadmin", "role": "admin"}]}
         """
 
@@ -245,9 +246,11 @@ struct NATSAuthorizationTests {
             camera, "cam-01", .publish,
             allowed: [
                 "scantrack.v1.sighting.dc1.cam-01", "scantrack.v1.noread.dc1.cam-01", "scantrack.v1.parcel.dc1.cam-01",
+                "scantrack.v1.preview.dc1.cam-01",
             ],
             denied: [
                 "scantrack.v1.sighting.dc1.cam-02", "scantrack.v1.sighting.dc2.cam-01",
+                "scantrack.v1.preview.dc1.cam-03",
                 // L1 is decided by the aggregator: not by its camera, not in the aggregator's name.
                 "scantrack.v1.decision.dc1.L1", "scantrack.v1.decision.dc1.L2", "scantrack.v1.measure.dc1.L1",
                 "scantrack.v1.item.dc1.L1", "scantrack.v1.cmd.dc1.cam-02.stop",
@@ -355,6 +358,23 @@ struct NATSAuthorizationTests {
                 "scantrack.v1.cmd.dc1.cam-03.stop", "scantrack.v1.cmd.dc1.cam-01.trigger",
                 "scantrack.v1.sighting.dc1.cam-03", "$JS.API.INFO",
             ])
+
+        // The dashboard's live pages of dc1: leases on its cameras and their pictures, nothing else.
+        let viewer = try bus.connect("live-dc1")
+        try Self.expectMatrix(
+            viewer, "live-dc1", .publish,
+            allowed: [
+                "scantrack.v1.cmd.dc1.cam-01.preview", "scantrack.v1.cmd.dc1.cam-03.preview",
+                "scantrack.v1.cmd.dc1.cam-10.preview",
+            ],
+            denied: [
+                "scantrack.v1.cmd.dc1.cam-01.snapshot", "scantrack.v1.cmd.dc1.cam-01.set-controls",
+                "scantrack.v1.cmd.dc2.cam-21.preview", "scantrack.v1.preview.dc1.cam-01", "$JS.API.INFO",
+            ])
+        try Self.expectMatrix(
+            viewer, "live-dc1", .subscription,
+            allowed: ["scantrack.v1.preview.dc1.cam-01", "scantrack.v1.preview.dc1.cam-10", "_INBOX.live-dc1.>"],
+            denied: ["scantrack.v1.preview.dc2.cam-21", "scantrack.v1.preview.>", "scantrack.v1.sighting.dc1.cam-01"])
 
         // The aggregator's durable lost nothing to the others' attempts: it is handed every message
         // its camera's stream holds (a work queue: what it acknowledged is gone), the last one sent last.

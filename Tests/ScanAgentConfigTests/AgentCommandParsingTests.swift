@@ -21,6 +21,10 @@ struct AgentCommandParsingTests {
         #expect(
             try AgentCommand.parse(verb: "snapshot", body: Array(#"{"maxWidth": 160}"#.utf8)).get()
                 == .snapshot(maxWidth: 160))
+        #expect(try AgentCommand.parse(verb: "preview", body: []).get() == .preview(PreviewLease()))
+        #expect(
+            try AgentCommand.parse(verb: "preview", body: Array(#"{"seconds": 30, "maxWidth": 320, "rate": 10}"#.utf8))
+                .get() == .preview(PreviewLease(seconds: 30, maxWidth: 320, rate: 10)))
     }
 
     @Test(
@@ -39,6 +43,11 @@ struct AgentCommandParsingTests {
             ("snapshot", "{\"maxWidth\": 640.5}", "maxWidth must be"),
             ("snapshot", "{\"maxWidth\": \"640\"}", "maxWidth must be"),
             ("snapshot", "{\"quality\": 9}", "it takes: maxWidth"),
+            ("preview", "{\"seconds\": 0}", "seconds must be a whole number of seconds from 1 to 30"),
+            ("preview", "{\"seconds\": 31}", "seconds must be"),
+            ("preview", "{\"rate\": 11}", "rate must be a whole number of pictures a second from 1 to 10"),
+            ("preview", "{\"maxWidth\": 4000}", "maxWidth must be"),
+            ("preview", "{\"quality\": 9}", "it takes: maxWidth, rate, seconds"),
         ])
     func errors(verb: String, body: String, message: String) {
         switch AgentCommand.parse(verb: verb, body: Array(body.utf8)) {

@@ -53,6 +53,22 @@ enum AgentRunHarness {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// An agent reading, in real time, a rendered 1280×720 clip of `frames` frames with three
+    /// labels in view turned at random over 0–360°; the renderer says where each label lies.
+    static func anyAngleAgent(
+        in dir: String, frames: Int, seed: UInt64, natsURL: String, prefix: String
+    ) throws -> (SceneRenderer, Process) {
+        var scene = Scenarios.flow(width: 1280, height: 720, frames: frames, codesInView: 3, seed: seed)
+        scene.turnLabels(within: 0...360, seed: seed)
+        let renderer = try SceneRenderer(scene: scene)
+        let clip = dir + "/flow.y4m"
+        try renderer.writeClip(to: clip)
+        let agent = try start(
+            config: try config(in: dir, source: clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix),
+            log: dir + "/agent.log")
+        return (renderer, agent)
+    }
+
     /// A clip source; `startAt`: the time of its first frame (several agents' clips in step).
     static func clipSource(_ clip: String, realtime: Bool = true, startAt: Timestamp? = nil) -> String {
         "{\"type\": \"clip\", \"path\": \"\(clip)\", \"realtime\": \(realtime)"

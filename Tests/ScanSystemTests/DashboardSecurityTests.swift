@@ -27,6 +27,7 @@ struct DashboardSecurityTests {
             log: dir + "/serve.log", stdoutFile: dir + "/serve.out")
         var url = ""
         _ = Polling.until(seconds: 120) {
+            if !serve.isRunning { return true }
             let out = (try? String(contentsOfFile: dir + "/serve.out", encoding: .utf8)) ?? ""
             guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else {
                 return false

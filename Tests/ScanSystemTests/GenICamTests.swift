@@ -161,6 +161,20 @@ struct GenICamTests {
             let (width, scale) = (reply["width"]?.intValue ?? 0, reply["scale"]?.intValue ?? 0)
             #expect(picture.width == width / max(1, scale) && picture.width <= 320 && scale >= 1, "\(width) / \(scale)")
         }
+        // A viewer's lease (what the live page takes): pictures of later frames on the preview
+        // subject, with the controls the camera holds.
+        let previews = try commands.subscribe(
+            subject: try ContractSubjects(prefix: prefix).agent(.preview, site: "dc1", camera: "cam-01"))
+        let lease = try H.command(commands, prefix: prefix, "preview", #"{"seconds": 2, "maxWidth": 320, "rate": 5}"#)
+        #expect(lease["ok"] == .bool(true), "\(lease)")
+        let pictures = LiveViewTests.messages(on: previews, seconds: 1.5).compactMap { try? JSONValue.parse($0.bytes) }
+        #expect(pictures.count >= 2, "\(pictures.count) pictures in 1.5 s at 5 a second")
+        let pictured = pictures.compactMap { $0["frame"]?.intValue }
+        #expect(pictured == pictured.sorted() && Set(pictured).count == pictured.count, "\(pictured)")
+        #expect((pictured.first ?? 0) > (second["frame"]?.intValue ?? .max), "pictures of frames after the snapshots")
+        #expect(
+            pictures.allSatisfy { $0["controls"]?["ExposureTime"] == .string("1000") && $0["jpeg"] != nil },
+            "\(pictures.first?["controls"] ?? .null)")
         // The clip's frames at 15 per second, then blank frames until every track has ended.
         var statuses: [AgentStatus] = []
         #expect(
@@ -270,11 +284,15 @@ struct GenICamTests {
         let (prefix, jetStream, heartbeats) = try CameraHarness.bus(natsURL)
         defer { try? jetStream.deleteStream(ContractSubjects(prefix: prefix).agentStream) }
         var camera = try Self.fakeCamera(first, address: "127.0.0.1", serial: "GVRE1", fps: 15, dir: dir)
+        // Whichever camera runs when the test ends, however it ends (a camera left behind on
+        // 127.0.0.1 would answer the next test's agent).
+        defer { CameraHarness.stop(camera) }
         let config = try H.config(
             in: dir, source: #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"gainDecibels": 2}}"#,
             natsURL: natsURL, prefix: prefix, extra: #", "tracking": {"maxMissedFrames": 5}"#)
         // The release build (what users run): reconnects are timing- and lifetime-sensitive.
         let agent = try H.start(config: config, log: dir + "/agent.log", binary: H.releaseAgent)
+        defer { if agent.isRunning { agent.terminate() } }
         var statuses: [AgentStatus] = []
         try CameraHarness.waitForFrames(heartbeats, atLeast: 60 + 22, into: &statuses)
         let shown = statuses.map(\.framesIn).max() ?? 0
@@ -286,7 +304,6 @@ struct GenICamTests {
             try CameraHarness.waitForState(heartbeats, "reconnecting", into: &statuses),
             "\(statuses.last.map(\.sourceState) ?? "")")
         camera = try Self.fakeCamera(second, address: "127.0.0.1", serial: "GVRE2", fps: 15, dir: dir)
-        defer { CameraHarness.stop(camera) }
         try CameraHarness.waitForFrames(heartbeats, atLeast: shown + 60 + 45, into: &statuses)
         agent.terminate()
         #expect(H.waitForExit(agent, seconds: 120))

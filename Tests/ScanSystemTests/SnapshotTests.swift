@@ -22,14 +22,8 @@ struct SnapshotTests {
         let subjects = ContractSubjects(prefix: prefix)
         let jetStream = try NATSConnection(url: natsURL).jetStream()
         let dir = try ReplayHarness.temporaryDirectory()
-        var scene = Scenarios.flow(width: 1280, height: 720, frames: 450, codesInView: 3, seed: seed)
-        scene.turnLabels(within: 0...360, seed: seed)
-        let renderer = try SceneRenderer(scene: scene)
-        let clip = dir + "/flow.y4m"
-        try renderer.writeClip(to: clip)
-        let agent = try H.start(
-            config: try H.config(in: dir, source: H.clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix),
-            log: dir + "/agent.log")
+        let (renderer, agent) = try H.anyAngleAgent(
+            in: dir, frames: 450, seed: seed, natsURL: natsURL, prefix: prefix)
         defer { H.cleanUp([agent], jetStream: jetStream, subjects: subjects, dir: dir) }
 
         // Asked until a frame with a code read in it comes (the agent needs a few frames to confirm).

@@ -98,6 +98,18 @@ enum HTML {
         form.inline { display: inline; }
         form.desk { display: flex; flex-wrap: wrap; gap: .4em; margin-top: .4em; }
         figure .alert { margin: .3em 0; }
+        .live-view { position: relative; display: inline-block; max-width: 100%; background: #000; }
+        .live-view img { display: block; max-width: 100%; height: auto; }
+        .live-view svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
+        .live-view rect { fill: none; stroke-width: 3; vector-effect: non-scaling-stroke; }
+        .live-view text { font: bold 22px "DejaVu Sans", sans-serif; paint-order: stroke; stroke: #000; stroke-width: 4px; }
+        .mark-read rect { stroke: #00c800; } .mark-read text { fill: #00c800; }
+        .mark-rejected rect { stroke: #e60000; } .mark-rejected text { fill: #ff5050; }
+        .mark-unconfirmed rect { stroke: #ffb000; } .mark-unconfirmed text { fill: #ffb000; }
+        .mark-no-read-candidate rect { stroke: #e600e6; } .mark-no-read-candidate text { fill: #ff50ff; }
+        .legend span { padding: 0 .4em; border-left: 4px solid; }
+        .legend .mark-read { border-color: #00c800; } .legend .mark-rejected { border-color: #e60000; }
+        .legend .mark-unconfirmed { border-color: #ffb000; } .legend .mark-no-read-candidate { border-color: #e600e6; }
         """
 
     /// Refreshes each live fragment in place (no reload); counts updates in `data-updates` and

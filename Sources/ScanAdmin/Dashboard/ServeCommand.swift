@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ScanAgentConfig
 import ScanCore
 import ScanMetrics
 import ScanPostgres
@@ -67,6 +68,13 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Log lines: text, or json, one object a line for Loki or ELK (default: $SCANTRACK_LOG_FORMAT, else text)."
     )
     var logFormat: String?
+    @Option(help: "Subject prefix of the agents the live pages watch.") var prefix = "scantrack"
+    @Option(help: "Live pages' picture width in pixels (160 to 3840).") var liveWidth = 640
+    @Option(help: "Live pages' pictures a second (1 to 10).") var liveRate = 4
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Live pages per camera at /cameras/SITE/CAMERA/live (NATS is reached at the first one asked for).")
+    var liveView = true
     @Option(help: .hidden) var now: String?
 
     func validate() throws {
@@ -89,6 +97,11 @@ struct ServeCommand: AsyncParsableCommand {
         if !(refreshSeconds >= 0.2) { throw ValidationError("--refresh-seconds must be at least 0.2") }
         if !(1...30).contains(trendShifts) { throw ValidationError("--trend-shifts must be 1 to 30") }
         if !(1...90).contains(deskDays) { throw ValidationError("--desk-days must be 1 to 90") }
+        if !AgentCommand.snapshotWidths.contains(liveWidth) {
+            throw ValidationError("--live-width must be 160 to 3840 pixels")
+        }
+        if !PreviewLease.rates.contains(liveRate) { throw ValidationError("--live-rate must be 1 to 10 a second") }
+        try checkSubjectFlags([], prefix: prefix)
         if let operatorsFile {
             do {
                 _ = try OperatorAccounts.load(path: operatorsFile)
@@ -158,9 +171,15 @@ struct ServeCommand: AsyncParsableCommand {
                     statementTimeoutMilliseconds: Int(statementTimeout * 1000), readOnly: false),
                 days: deskDays)
         }
+        let connection = self.connection
+        let live =
+            liveView
+            ? LiveViews(
+                subjects: ContractSubjects(prefix: prefix), lease: PreviewLease(maxWidth: liveWidth, rate: liveRate)
+            ) { try connection.connectNATS() } : nil
         let router = Self.router(
             database: database, settings: settings,
-            guard: DashboardGuard(allowedHosts: hosts, token: try token()), desk: desk)
+            guard: DashboardGuard(allowedHosts: hosts, token: try token()), desk: desk, live: live)
         let listening = SetOnce()
         let app = Application(
             router: router,
@@ -196,7 +215,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// applies a middleware to the routes added after it.
     static func router(
         database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>,
-        desk: CodingDesk? = nil
+        desk: CodingDesk? = nil, live: LiveViews? = nil
     ) -> Router<BasicRequestContext> {
         // HEAD on every route answers as its GET does, without the body (a load balancer's or
         // monitor's probe, `curl -I`).
@@ -237,7 +256,9 @@ struct ServeCommand: AsyncParsableCommand {
             return page(.ok, text)
         }
         router.get("/assets/dashboard.css") { _, _ in asset(HTML.style, type: "text/css; charset=utf-8") }
-        router.get("/assets/dashboard.js") { _, _ in asset(HTML.script, type: "text/javascript; charset=utf-8") }
+        router.get("/assets/dashboard.js") { _, _ in
+            asset(HTML.script + "\n" + LiveViews.script, type: "text/javascript; charset=utf-8")
+        }
         @Sendable func views<T: Sendable>(_ body: @escaping @Sendable (DashboardViews) throws -> T) async throws -> T {
             try await database.read { connection in try body(DashboardViews(database: connection, settings: settings)) }
         }
@@ -283,8 +304,10 @@ struct ServeCommand: AsyncParsableCommand {
                 html(try await views { try $0.pack(sessionId: session) }, "pack \(session)")
             }
         }
-        router.get("/cameras/:camera") { _, context in
-            let camera = try Self.parameter(context, "camera")
+        // `:id`: the live pages (`/cameras/SITE/CAMERA/live`) share this first segment, and the
+        // router takes one parameter name a position.
+        router.get("/cameras/:id") { _, context in
+            let camera = try Self.parameter(context, "id")
             return await unavailableOnFailure { html(try await views { try $0.camera(camera) }, "camera \(camera)") }
         }
         router.get("/noreads/:id") { _, context in
@@ -300,6 +323,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         desk?.add(to: router)
+        live?.add(to: router)
         return router
     }
 
