@@ -41,6 +41,13 @@ SAMPLE_JS = """JSON.stringify((() => {
                     Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
                     Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]};
     }),
+    parcels: Array.from(view.querySelectorAll('svg rect.parcel')).map(r => ({parcelId: r.dataset.parcel,
+      box: [Number(r.getAttribute('x')), Number(r.getAttribute('y')),
+            Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
+            Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]})),
+    region: Array.from(view.querySelectorAll('svg rect.region')).map(r => [Number(r.getAttribute('x')),
+      Number(r.getAttribute('y')), Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
+      Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]),
     rows: view.querySelectorAll('tbody[data-figure="marks"] tr').length,
     fps: text('fps'), problem: text('live-problem'),
   };

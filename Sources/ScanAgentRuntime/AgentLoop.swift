@@ -539,6 +539,13 @@ public final class AgentLoop: @unchecked Sendable {
         }
     }
 
+    /// The decoder's region of interest (white) and each parcel's outline (blue) on a picture.
+    static let regionColour = RGB(255, 255, 255)
+    static let parcelColour = RGB(40, 120, 255)
+
+    /// `[minX, minY, maxX, maxY]`.
+    static func json(_ box: Box) -> [UInt8] { Array("[\(box.minX),\(box.minY),\(box.maxX),\(box.maxY)]".utf8) }
+
     struct PreviewMark {
         var state: PreviewState
         var box: Box
@@ -576,9 +583,23 @@ public final class AgentLoop: @unchecked Sendable {
             return .failure(CommandError(verb: verb, message: "no frame has come from the camera yet"))
         }
         let marks = previewMarks(frame: frame.index)
+        let parcels = pipeline.parcels?.outlines(live: pipeline.tracker.live, frame: frame.index) ?? []
+        let roi = config.decoder.regionOfInterest
+        let region = roi.isWholeFrame ? nil : roi.pixels(width: frame.image.width, height: frame.image.height)
         let factor = FrameOverlay.factor(width: frame.image.width, maxWidth: maxWidth)
-        let picture = FrameOverlay.draw(
-            frame.image, marks: marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.state.colour) }, factor: factor)
+        // The region first, the parcels around their codes, the codes on top.
+        let drawn =
+            (region.map { [FrameOverlay.Mark(box: $0, colour: Self.regionColour)] } ?? [])
+            + parcels.map { parcel in
+                // A little outside its codes' boxes, so that both show.
+                let (b, w, h) = (parcel.box, frame.image.width - 1, frame.image.height - 1)
+                let outside = Box(
+                    minX: max(0, b.minX - 8), minY: max(0, b.minY - 8), maxX: min(w, b.maxX + 8),
+                    maxY: min(h, b.maxY + 8))
+                return FrameOverlay.Mark(box: outside, colour: Self.parcelColour)
+            }
+            + marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.state.colour) }
+        let picture = FrameOverlay.draw(frame.image, marks: drawn, factor: factor)
         let jpeg: [UInt8]
         do {
             jpeg = try previews.jpeg(picture)
@@ -606,6 +627,16 @@ public final class AgentLoop: @unchecked Sendable {
             var taken = JSONWriter()
             for control in controls { taken.field(control.name, control.value) }
             writer.raw("controls", taken.finished())
+            if let region { writer.raw("region", Self.json(region)) }
+            writer.raw(
+                "parcels",
+                JSONWriter.array(
+                    parcels.map { parcel in
+                        var entry = JSONWriter()
+                        entry.field("parcelId", parcel.id)
+                        entry.raw("box", Self.json(parcel.box))
+                        return entry.finished()
+                    }))
             writer.raw(
                 "marks",
                 JSONWriter.array(
@@ -620,8 +651,7 @@ public final class AgentLoop: @unchecked Sendable {
                             entry.field("valueEncoding", value.encoding)
                             if let rule = track.decision?.ruleId { entry.field("ruleId", rule) }
                         }
-                        entry.raw(
-                            "box", Array("[\(mark.box.minX),\(mark.box.minY),\(mark.box.maxX),\(mark.box.maxY)]".utf8))
+                        entry.raw("box", Self.json(mark.box))
                         return entry.finished()
                     }))
             writer.field("jpeg", Base64.encode(jpeg))

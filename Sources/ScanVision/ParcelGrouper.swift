@@ -96,6 +96,18 @@ public struct ParcelGrouper: Sendable {
     /// Open parcels (tests, status).
     public var openCount: Int { open.count }
 
+    /// Each open parcel's outline in `frame`: the box around its codes in view there (`live`: the
+    /// tracker's live tracks); a parcel none of whose codes is in view has none. The live view
+    /// draws them.
+    public func outlines(live: [Track], frame: Int) -> [(id: String, box: Box)] {
+        let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return open.compactMap { parcel in
+            let boxes = parcel.order.compactMap { byId[$0] }.filter { $0.presentFrame == frame }.map(\.presentBox)
+            guard let first = boxes.first else { return nil }
+            return (parcel.id, boxes.dropFirst().reduce(first) { $0.union($1) })
+        }
+    }
+
     /// The gap between two boxes: 0 when they overlap, else the larger of the two axis gaps.
     static func gap(_ a: Box, _ b: Box) -> Int {
         let apart = a.gap(to: b)

@@ -167,6 +167,16 @@ struct DashboardTests {
         let camera = try #require(try views.camera("cam-01")?.markup)
         #expect(camera.contains("data-figure=\"heartbeats\" data-value=\"3\""))
         #expect(try views.camera("cam-99") == nil)
+        // Links to the live page and the coding desk only when the server serves them.
+        #expect(!camera.contains("/live\"") && !lane.contains("href=\"/coding/"))
+        var served = views.settings
+        (served.liveView, served.codingDesk) = (true, true)
+        let linked = try DashboardViews(database: db, settings: served)
+        let cameraSite = try #require(
+            try CameraStore(connection: db).cameras(site: nil).first { $0.camera == "cam-01" }?.site)
+        #expect(
+            try linked.camera("cam-01")?.markup.contains("href=\"/cameras/\(cameraSite)/cam-01/live\"") == true)
+        #expect(try linked.lanePage(site: "dc1", lane: "L1")?.markup.contains("href=\"/coding/dc1/L1\"") == true)
         #expect(try db.query("SELECT count(*) AS n FROM pack_records").named("packs").first?.int("n") == 4)
     }
 

@@ -56,7 +56,7 @@ enum AgentRunHarness {
     /// An agent reading, in real time, a rendered 1280×720 clip of `frames` frames with three
     /// labels in view turned at random over 0–360°; the renderer says where each label lies.
     static func anyAngleAgent(
-        in dir: String, frames: Int, seed: UInt64, natsURL: String, prefix: String
+        in dir: String, frames: Int, seed: UInt64, natsURL: String, prefix: String, extra: String = ""
     ) throws -> (SceneRenderer, Process) {
         var scene = Scenarios.flow(width: 1280, height: 720, frames: frames, codesInView: 3, seed: seed)
         scene.turnLabels(within: 0...360, seed: seed)
@@ -64,7 +64,8 @@ enum AgentRunHarness {
         let clip = dir + "/flow.y4m"
         try renderer.writeClip(to: clip)
         let agent = try start(
-            config: try config(in: dir, source: clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix),
+            config: try config(
+                in: dir, source: clipSource(clip, realtime: true), natsURL: natsURL, prefix: prefix, extra: extra),
             log: dir + "/agent.log")
         return (renderer, agent)
     }

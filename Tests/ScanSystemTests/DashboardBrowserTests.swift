@@ -257,6 +257,12 @@ struct DashboardBrowserTests {
         #expect((result["drill"]?["/packs/\(shortPack)"]?["lines"]?.intValue ?? 0) >= 1)
         let cameraPage = figures(result["drill"]?["/cameras/cam-10"], "camera:cam-10")
         #expect((Int(cameraPage?["heartbeats"]?.stringValue ?? "") ?? 0) >= 1)
+        // The camera page links to the camera's live page (served by default).
+        guard case .array(let cameraLinks)? = result["drill"]?["/cameras/cam-10"]?["links"] else {
+            Issue.record("no links on the camera page: \(result)")
+            return
+        }
+        #expect(cameraLinks.contains(.string("/cameras/dc1/cam-10/live")), "\(cameraLinks)")
 
         // The screenshots are PNG pictures of a full page.
         let shot = try PNGImage.decode(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/dashboard.png"))))

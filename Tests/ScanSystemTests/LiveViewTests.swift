@@ -41,8 +41,12 @@ struct LiveViewTests {
         var running: [Process] = []
         defer { H.cleanUp(running, jetStream: jetStream, subjects: subjects, database: migrated, dir: dir) }
 
+        // Boxes grouped into parcels, and a region of interest inside the frame: both drawn too.
         let (renderer, agent) = try H.anyAngleAgent(
-            in: dir, frames: 900, seed: seed, natsURL: natsURL, prefix: prefix)
+            in: dir, frames: 900, seed: seed, natsURL: natsURL, prefix: prefix,
+            extra:
+                #", "grouping": {"enabled": true}, "decoder": {"regionOfInterest": {"x": 0.05, "y": 0.05, "width": 0.9, "height": 0.9}}"#
+        )
         running.append(agent)
         let previews = try bus.subscribe(subject: try subjects.agent(.preview, site: "dc1", camera: "cam-01"))
         try #require(
@@ -101,6 +105,34 @@ struct LiveViewTests {
             }
         }
         #expect(readMarks >= 1, "a code read is drawn: \(browsed.stdoutText)")
+        // Each parcel drawn is around codes drawn in its picture; the region is the config's.
+        var outlined = 0
+        for sample in samples {
+            guard case .array(let parcels)? = sample["parcels"], case .array(let marks)? = sample["marks"] else {
+                continue
+            }
+            let centres = marks.compactMap { mark -> (Double, Double)? in
+                guard case .array(let corners)? = mark["box"] else { return nil }
+                let c = corners.compactMap(\.doubleValue)
+                return c.count == 4 ? ((c[0] + c[2]) / 2, (c[1] + c[3]) / 2) : nil
+            }
+            for parcel in parcels {
+                guard case .array(let corners)? = parcel["box"] else { continue }
+                let b = corners.compactMap(\.doubleValue)
+                outlined += 1
+                #expect(
+                    centres.contains { $0.0 >= b[0] && $0.0 <= b[2] && $0.1 >= b[1] && $0.1 <= b[3] },
+                    "parcel \(parcel) is around a code drawn in frame \(sample["frame"] ?? .null)")
+            }
+            guard case .array(let regions)? = sample["region"], case .array(let region)? = regions.first else {
+                Issue.record("no region drawn: \(sample)")
+                continue
+            }
+            let r = region.compactMap(\.doubleValue)
+            #expect(
+                zip(r, [64.0, 36, 1216, 684]).allSatisfy { abs($0 - $1) <= 2 }, "the region is the config's: \(r)")
+        }
+        #expect(outlined >= 1, "parcels are outlined: \(browsed.stdoutText)")
 
         // The viewer leaves (its server stops renewing): within the lease's 5 s the pictures stop,
         // while the agent still reads its clip.

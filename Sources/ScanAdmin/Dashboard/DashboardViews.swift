@@ -20,6 +20,10 @@ struct DashboardSettings: Sendable {
     var trendShifts: Int
     /// A fixed time to show (tests, screenshots); nil: the clock.
     var fixedNow: Date?
+    /// Whether the live pages (`/cameras/SITE/CAMERA/live`) and the coding desk (`/coding`) are
+    /// served: the camera and lane pages link to them.
+    var liveView = false
+    var codingDesk = false
 
     var now: Date { fixedNow ?? Date() }
 }
@@ -396,8 +400,12 @@ struct DashboardViews {
     func lanePage(site id: String, lane: String) throws -> HTMLText? {
         guard let live = try self.lane(site: id, lane: lane), let site = site(id) else { return nil }
         let fragment = "/fragments/lanes/\(HTML.segment(id))/\(HTML.segment(lane))"
+        let desk: HTMLText =
+            settings.codingDesk
+            ? "<p><a data-link=\"coding\" href=\"/coding/\(HTML.segment(id))/\(HTML.segment(lane))\">Resolve this lane's no-reads at the coding desk</a></p>"
+            : ""
         let body: HTMLText =
-            "<div id=\"lane\">\(live)</div><section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
+            "<div id=\"lane\">\(live)</div>\(desk)<section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
         return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
     }
 
@@ -439,6 +447,10 @@ struct DashboardViews {
             " · <span data-figure=\"heartbeats\" data-value=\"\(beats.count)\">\(beats.count)</span> heartbeat(s) shown"
         if let seen = camera.lastSeen { out += " · last heard \(seen)" }
         if let revision = camera.rulesRevision { out += " · rules \(revision)" }
+        if settings.liveView {
+            out +=
+                " · <a data-link=\"live\" href=\"/cameras/\(HTML.segment(camera.site))/\(HTML.segment(id))/live\">live view</a>"
+        }
         out += "</p><h3>Last heartbeats</h3><table><thead><tr><th>time (UTC)</th><th>source</th>"
         out += header(["fps in", "fps processed", "frames dropped", "live tracks", "spool"], numeric: true)
         out += "<th>nats</th></tr></thead><tbody>"

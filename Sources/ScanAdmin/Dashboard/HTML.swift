@@ -107,6 +107,9 @@ enum HTML {
         .mark-rejected rect { stroke: #e60000; } .mark-rejected text { fill: #ff5050; }
         .mark-unconfirmed rect { stroke: #ffb000; } .mark-unconfirmed text { fill: #ffb000; }
         .mark-no-read-candidate rect { stroke: #e600e6; } .mark-no-read-candidate text { fill: #ff50ff; }
+        .live-view rect.parcel { stroke: #2878ff; stroke-dasharray: 12 6; }
+        .live-view rect.region { stroke: #fff; stroke-dasharray: 4 4; }
+        .legend .mark-parcel { border-color: #2878ff; } .legend .mark-region { border-color: #aaa; }
         .legend span { padding: 0 .4em; border-left: 4px solid; }
         .legend .mark-read { border-color: #00c800; } .legend .mark-rejected { border-color: #e60000; }
         .legend .mark-unconfirmed { border-color: #ffb000; } .legend .mark-no-read-candidate { border-color: #e600e6; }

@@ -78,7 +78,8 @@ extension LiveViews {
             exposure <b data-figure="exposure">-</b> µs · gain <b data-figure="gain">-</b> dB ·
             picture <b data-figure="age">-</b> s old</p>
             <p class="legend"><span class="mark-read">read</span> <span class="mark-rejected">rejected by a rule</span>
-            <span class="mark-unconfirmed">unconfirmed</span> <span class="mark-no-read-candidate">no-read candidate</span></p>
+            <span class="mark-unconfirmed">unconfirmed</span> <span class="mark-no-read-candidate">no-read candidate</span>
+            <span class="mark-parcel">parcel</span> <span class="mark-region">region of interest</span></p>
             <table><thead><tr><th>state</th><th>track</th><th>symbology</th><th>value</th><th>rule</th></tr></thead>
             <tbody data-figure="marks"></tbody></table>
             <p><a href="/cameras/\(HTML.segment(camera.id))">Heartbeats of camera \(camera.id)</a></p>
@@ -104,6 +105,21 @@ extension LiveViews {
             const overlay = figure('live-overlay');
             overlay.setAttribute('viewBox', '0 0 ' + data.width + ' ' + data.height);
             overlay.replaceChildren();
+            const outline = (box, kind) => {
+              const rect = document.createElementNS(svgNS, 'rect');
+              rect.setAttribute('x', box[0]); rect.setAttribute('y', box[1]);
+              rect.setAttribute('width', Math.max(1, box[2] - box[0]));
+              rect.setAttribute('height', Math.max(1, box[3] - box[1]));
+              rect.setAttribute('class', kind);
+              overlay.appendChild(rect);
+              return rect;
+            };
+            if (data.region) outline(data.region, 'region');
+            // A parcel's outline a little outside its codes' boxes, so that both show.
+            for (const parcel of data.parcels || []) {
+              const [x0, y0, x1, y1] = parcel.box;
+              outline([x0 - 8, y0 - 8, x1 + 8, y1 + 8], 'parcel').dataset.parcel = parcel.parcelId;
+            }
             const rows = figure('marks');
             rows.replaceChildren();
             for (const mark of data.marks || []) {

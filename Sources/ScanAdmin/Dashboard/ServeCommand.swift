@@ -142,12 +142,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (host, port) = try Self.address(listen)
-        let settings = DashboardSettings(
+        var settings = DashboardSettings(
             shiftSpec: try shifts ?? connection.fileSettings()["shifts"] ?? ShiftPlan.defaultSpec, timeZone: timeZone,
             site: site, refreshSeconds: refreshSeconds, silentAfter: silentAfter, trendShifts: trendShifts,
             fixedNow: now.flatMap(Timestamp.init(rfc3339:)).map {
                 Date(timeIntervalSince1970: Double($0.milliseconds) / 1000)
             })
+        settings.liveView = liveView
+        settings.codingDesk = operatorsFile != nil
         // The schema and the shift settings are checked once, before listening.
         try withDatabase(connection, command: "serve") { database in
             _ = try DashboardViews(database: database, settings: settings)
