@@ -49,7 +49,7 @@ SAMPLE_JS = """JSON.stringify((() => {
       Number(r.getAttribute('y')), Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
       Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]),
     rows: view.querySelectorAll('tbody[data-figure="marks"] tr').length,
-    fps: text('fps'), problem: text('live-problem'),
+    fps: text('fps'), exposure: text('exposure'), gain: text('gain'), problem: text('live-problem'),
   };
 })())"""
 

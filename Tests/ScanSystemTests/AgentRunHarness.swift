@@ -53,6 +53,29 @@ enum AgentRunHarness {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// A system test's own subject prefix (its streams), database and folder, and the processes it
+    /// starts; `cleanUp` ends and removes them all.
+    final class Rig {
+        let prefix: String
+        let subjects: ContractSubjects
+        let jetStream: JetStream
+        let migrated: MigratedDatabase
+        let dir: String
+        var running: [Process] = []
+
+        init(natsURL: String, database: String) throws {
+            migrated = try MigratedDatabase(prefix: database)
+            prefix = TestEnvironment.uniqueName("st")
+            subjects = ContractSubjects(prefix: prefix)
+            jetStream = try NATSConnection(url: natsURL).jetStream()
+            dir = try ReplayHarness.temporaryDirectory()
+        }
+
+        func cleanUp() {
+            AgentRunHarness.cleanUp(running, jetStream: jetStream, subjects: subjects, database: migrated, dir: dir)
+        }
+    }
+
     /// An agent reading, in real time, a rendered 1280×720 clip of `frames` frames with three
     /// labels in view turned at random over 0–360°; the renderer says where each label lies.
     static func anyAngleAgent(

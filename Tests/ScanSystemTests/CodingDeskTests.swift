@@ -24,14 +24,10 @@ struct CodingDeskTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
         try #require(ProcessRunner.which("chromium") != nil, "chromium is installed by scripts/install-deps.sh")
-        let migrated = try MigratedDatabase(prefix: "st_desk")
+        let rig = try H.Rig(natsURL: natsURL, database: "st_desk")
+        defer { rig.cleanUp() }
+        let (prefix, migrated, dir) = (rig.prefix, rig.migrated, rig.dir)
         let database = migrated.connection
-        let prefix = TestEnvironment.uniqueName("st")
-        let subjects = ContractSubjects(prefix: prefix)
-        let jetStream = try NATSConnection(url: natsURL).jetStream()
-        let dir = try ReplayHarness.temporaryDirectory()
-        var running: [Process] = []
-        defer { H.cleanUp(running, jetStream: jetStream, subjects: subjects, database: migrated, dir: dir) }
         let admin = TestEnvironment.productsDirectory + "/scanadmin"
         let environment = DashboardSecurityTests.environment(dsn: migrated.dsn)
         try #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}]}]}"#.write(
@@ -46,7 +42,7 @@ struct CodingDeskTests {
         scene.turnLabels(within: 0...360, seed: seed)
         let clip = dir + "/torn.y4m"
         try SceneRenderer(scene: scene).writeClip(to: clip)
-        running.append(
+        rig.running.append(
             try NoReadEndToEndTests.aggregator(
                 prefix: prefix, natsURL: natsURL, dsn: migrated.dsn, log: dir + "/agg.log"))
         let agent = try H.start(
@@ -77,7 +73,7 @@ struct CodingDeskTests {
 
         let (serve, url) = try DashboardSecurityTests.serve(
             ["--listen", "127.0.0.1:0", "--operators-file", operators], dsn: migrated.dsn, dir: dir)
-        running.append(serve)
+        rig.running.append(serve)
         let output = TestEnvironment.repoRoot + "/.build/test-output/coding-desk-\(seed)"
         let browsed = try ProcessRunner.run(
             python,

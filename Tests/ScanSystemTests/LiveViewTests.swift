@@ -32,14 +32,10 @@ struct LiveViewTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
         try #require(ProcessRunner.which("chromium") != nil, "chromium is installed by scripts/install-deps.sh")
-        let migrated = try MigratedDatabase(prefix: "st_live")
-        let prefix = TestEnvironment.uniqueName("st")
-        let subjects = ContractSubjects(prefix: prefix)
+        let rig = try H.Rig(natsURL: natsURL, database: "st_live")
+        defer { rig.cleanUp() }
+        let (prefix, subjects, migrated, dir) = (rig.prefix, rig.subjects, rig.migrated, rig.dir)
         let bus = try NATSConnection(url: natsURL)
-        let jetStream = try bus.jetStream()
-        let dir = try ReplayHarness.temporaryDirectory()
-        var running: [Process] = []
-        defer { H.cleanUp(running, jetStream: jetStream, subjects: subjects, database: migrated, dir: dir) }
 
         // Boxes grouped into parcels, and a region of interest inside the frame: both drawn too.
         let (renderer, agent) = try H.anyAngleAgent(
@@ -47,7 +43,7 @@ struct LiveViewTests {
             extra:
                 #", "grouping": {"enabled": true}, "decoder": {"regionOfInterest": {"x": 0.05, "y": 0.05, "width": 0.9, "height": 0.9}}"#
         )
-        running.append(agent)
+        rig.running.append(agent)
         let previews = try bus.subscribe(subject: try subjects.agent(.preview, site: "dc1", camera: "cam-01"))
         try #require(
             H.eventually { (try? H.command(bus, prefix: prefix, "status"))?["framesProcessed"]?.intValue ?? 0 > 10 },
@@ -58,7 +54,7 @@ struct LiveViewTests {
 
         let (serve, url) = try DashboardSecurityTests.serve(
             ["--listen", "127.0.0.1:0", "--nats", natsURL, "--prefix", prefix], dsn: migrated.dsn, dir: dir)
-        running.append(serve)
+        rig.running.append(serve)
         let output = TestEnvironment.repoRoot + "/.build/test-output/live-view-\(seed)"
         let browsed = try ProcessRunner.run(
             python,
@@ -155,5 +151,56 @@ struct LiveViewTests {
         let stopped = H.eventually(seconds: 12) { Self.messages(on: previews, seconds: 1.5).isEmpty }
         #expect(stopped, "no preview once no lease runs")
         #expect(agent.isRunning, "the agent was still reading when the pictures stopped")
+    }
+}
+
+/// The live page of a GigE Vision camera, in GenICamTests' suite: its cameras take 127.0.0.1 one
+/// at a time.
+extension GenICamTests {
+    @Test(
+        "a GigE Vision camera's live page: the picture changes, its codes are the clip's, and the exposure and gain shown are those the camera took",
+        .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled), arguments: [UInt64(12)])
+    func watchAGigECamera(seed: UInt64) throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
+        try #require(ProcessRunner.which("chromium") != nil, "chromium is installed by scripts/install-deps.sh")
+        let rig = try H.Rig(natsURL: natsURL, database: "st_livegv")
+        defer { rig.cleanUp() }
+        let (prefix, migrated, dir) = (rig.prefix, rig.migrated, rig.dir)
+        let clip = try H.flowClip(frames: 300, seed: seed)
+        let onLabels = Set(try CameraHarness.replayValues(clip))
+        let fake = try Self.fakeCamera(clip, address: "127.0.0.1", serial: "GVLIVE", fps: 15, dir: dir)
+        defer { CameraHarness.stop(fake) }
+        let agent = try H.start(
+            config: try H.config(
+                in: dir,
+                source:
+                    #"{"type": "genicam", "camera": "127.0.0.1", "controls": {"exposureMicroseconds": 800, "gainDecibels": 3}}"#,
+                natsURL: natsURL, prefix: prefix),
+            log: dir + "/agent.log")
+        rig.running.append(agent)
+        let (serve, url) = try DashboardSecurityTests.serve(
+            ["--listen", "127.0.0.1:0", "--nats", natsURL, "--prefix", prefix], dsn: migrated.dsn, dir: dir)
+        rig.running.append(serve)
+        let browsed = try ProcessRunner.run(
+            python,
+            [
+                TestEnvironment.repoRoot + "/scripts/live_view_browser.py", "--url", url + "cameras/dc1/cam-01/live",
+                "--samples", "4", "--timeout", "120", "--out",
+                TestEnvironment.repoRoot + "/.build/test-output/live-view-gige",
+            ])
+        try #require(browsed.status == 0, "\(browsed.stderr)")
+        let page = try JSONValue.parse(Array(browsed.stdoutText.utf8))
+        guard case .array(let samples)? = page["samples"] else { throw TestFailure(browsed.stdoutText) }
+        let frames = samples.compactMap { $0["frame"]?.intValue }
+        #expect(frames.count == 4 && Set(frames).count == 4 && frames == frames.sorted(), "\(frames)")
+        var values: [String] = []
+        for sample in samples {
+            #expect(sample["image"]?["loaded"] == .bool(true) && sample["image"]?["frame"] == sample["frame"])
+            #expect(sample["exposure"] == .string("800") && sample["gain"] == .string("3"), "\(sample)")
+            guard case .array(let marks)? = sample["marks"] else { continue }
+            values += marks.filter { $0["state"] == .string("read") }.compactMap { $0["value"]?.stringValue }
+        }
+        #expect(values.allSatisfy(onLabels.contains), "\(values) are on the clip's labels \(onLabels)")
     }
 }

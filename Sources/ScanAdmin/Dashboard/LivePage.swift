@@ -152,8 +152,9 @@ extension LiveViews {
             figure('frame').textContent = String(data.frame);
             figure('fps').textContent = data.fps === undefined ? '-' : String(data.fps);
             const controls = data.controls || {};
-            figure('exposure').textContent = controls.exposureMicroseconds || '-';
-            figure('gain').textContent = controls.gainDecibels || '-';
+            // As the camera names them (GenICam's SFNC: µs and dB).
+            figure('exposure').textContent = controls.ExposureTime || controls.ExposureTimeAbs || '-';
+            figure('gain').textContent = controls.Gain || controls.GainRaw || '-';
             LIVE_VIEW.dataset.frame = String(data.frame);
             LIVE_VIEW.dataset.width = String(data.width);
             LIVE_VIEW.dataset.height = String(data.height);
