@@ -18,6 +18,10 @@ struct AgentControlCommand: ParsableCommand {
             yet, magenta a no-read candidate) and prints the boxes (state, track, symbology, value, rule, \
             box in the frame's pixels).
 
+            preview takes a viewer's lease (5 s, 640 pixels, 4 pictures a second): the agent then \
+            publishes its annotated frame on <prefix>.v1.preview.<site>.<camera> until the lease ends. \
+            The dashboard's live pages take and renew it themselves.
+
             Exit codes: 0 the agent said ok; 1 it refused (the reply says why), NATS cannot be \
             reached or --out cannot be written; 3 no agent answered; 64 bad usage.
             """)
