@@ -43,7 +43,8 @@ password() {  # FILE: 32 random characters, made once
 }
 
 for name in postgres_password pg_aggregator_password pg_operator_password pg_reporter_password \
-  nats_aggregator_password nats_cam_01_password nats_wms_password nats_gateway_password nats_scanadmin_password \
+  nats_aggregator_password nats_cam_01_password nats_wms_password nats_gateway_password nats_dashboard_password \
+  nats_scanadmin_password \
   dashboard_password grafana_admin_password; do
   password "$name"
 done

@@ -199,7 +199,7 @@ struct DeploymentFilesTests {
         }
         #expect(try mode("").mode == 0o700, "the folder")
         let passwords = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix("_password") }
-        #expect(passwords.count == 11)
+        #expect(passwords.count == 12)
         let root = getuid() == 0
         for name in passwords {
             let (bits, owner) = try mode(name)

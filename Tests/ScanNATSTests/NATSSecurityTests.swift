@@ -294,7 +294,7 @@ struct ComposeNATSTests {
         let exports = compose.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.contains("_PASSWORD=") && $0.contains("/run/secrets/nats_") }
             .map { $0.replacingOccurrences(of: "export ", with: "") }
-        try #require(exports.count == 5, "\(exports)")
+        try #require(exports.count == 6, "\(exports)")
         let script = exports.map { "export " + $0 }.joined(separator: "\n")
             .replacingOccurrences(of: "$$", with: "$")
             .replacingOccurrences(of: "/run/secrets/", with: secrets + "/")

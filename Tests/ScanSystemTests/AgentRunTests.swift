@@ -191,7 +191,7 @@ struct AgentRunTests {
     /// The passwords docker/nats/nats-server.conf reads from the environment.
     static let busPasswords = [
         "CAM_01_PASSWORD": "cam-pass", "AGGREGATOR_PASSWORD": "agg-pass", "WMS_PASSWORD": "wms-pass",
-        "SCANADMIN_PASSWORD": "admin-pass", "GATEWAY_PASSWORD": "gateway-pass",
+        "SCANADMIN_PASSWORD": "admin-pass", "GATEWAY_PASSWORD": "gateway-pass", "DASHBOARD_PASSWORD": "dashboard-pass",
     ]
 
     /// A nats-server with `config` (docker/nats/nats-server.conf or a variant) and the aggregator's
