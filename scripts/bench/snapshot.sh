@@ -2,8 +2,8 @@
 # What a viewer costs a running agent: `scan-agent run` on core 1 replays a rendered any-angle clip
 # in real time (30 frames/s) with and without a live page's lease (`scanadmin agent preview`,
 # renewed every 2 s as `scanadmin serve` does: 640 pixels wide, 4 pictures a second) on core 0, at
-# 1080p and 4K; the agent's CPU seconds (user + system) over the run, two runs of each,
-# alternating, and the pictures it sent (counted on the preview subject with nats-py). Prints
+# 1080p and 4K; the agent's CPU seconds (user + system) over the run, three runs of each
+# (SNAPSHOT_ROUNDS), alternating, and the pictures it sent (counted on the preview subject with nats-py). Prints
 # markdown for BENCHMARKS.md. Needs SCANTRACK_NATS (make bench's servers) and .cache/venv.
 #   scripts/bench/snapshot.sh BIN_DIR SYNTH
 set -euo pipefail
@@ -14,13 +14,15 @@ python="$here/.cache/venv/bin/python"
 out="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$out"' EXIT
 nats="${SCANTRACK_NATS:-nats://127.0.0.1:4222}"
+rounds="${SNAPSHOT_ROUNDS:-3}"  # runs of each, alternating
 
 echo "## A viewer's cost: a live page's lease, four pictures a second"
 echo
 echo "\`scripts/bench/snapshot.sh BIN SYNTH\`: \`scan-agent run\` (release) on core 1 replays \`scan-synth any-angle\`"
 echo "in real time (30 frames/s); on core 0 \`scanadmin agent preview\` takes a lease every 2 s (640 pixels wide, 4 a"
 echo "second, what a live page's dashboard asks), or nobody does. CPU is the agent's user + system seconds over the run"
-echo "(\`/usr/bin/time\`); pictures are those the agent sent on its preview subject."
+echo "(\`/usr/bin/time\`), $rounds runs of each, alternating; the cost is the difference of the medians. Pictures"
+echo "are those the agent sent on its preview subject over all watched runs."
 echo
 echo "| frame | frames | CPU, nobody watching | CPU, watched | pictures sent | CPU a picture | share of a core |"
 echo "|---|---|---|---|---|---|---|"
@@ -82,19 +84,21 @@ asyncio.run(main())
   quiet=()
   watched=()
   answered=0
-  for round in 1 2; do
+  for round in $(seq "$rounds"); do
     quiet+=("$(run no | cut -d' ' -f1)")
     result="$(run yes)"
     watched+=("${result% *}")
     answered=$((answered + ${result#* }))
   done
-  python3 - "$size" "$frames" "$answered" "${quiet[@]}" "${watched[@]}" <<'PY'
-import sys
-size, frames, answered = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-quiet, watched = [float(x) for x in sys.argv[4:6]], [float(x) for x in sys.argv[6:8]]
-extra = (sum(watched) - sum(quiet)) / max(1, answered) * 1000
-seconds = frames / 30
-share = (sum(watched) - sum(quiet)) / 2 / seconds * 100
+  python3 - "$size" "$frames" "$answered" "$rounds" "${quiet[@]}" "${watched[@]}" <<'PY'
+import statistics, sys
+size, frames, answered, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+quiet = [float(x) for x in sys.argv[5:5 + rounds]]
+watched = [float(x) for x in sys.argv[5 + rounds:5 + 2 * rounds]]
+# Medians: one run in a few is slowed by the machine more than a viewer costs.
+cost = statistics.median(watched) - statistics.median(quiet)
+extra = cost * rounds / max(1, answered) * 1000
+share = cost / (frames / 30) * 100
 print(f"| {size} | {frames} | {' / '.join(f'{q:.2f} s' for q in quiet)} | {' / '.join(f'{w:.2f} s' for w in watched)} "
       f"| {answered} | {extra:.1f} ms | {share:.1f} % |")
 PY
