@@ -69,6 +69,24 @@ struct LiveViewsTests {
         #expect(refused["state"] == .string("problem") && refused["problem"] == .string("no agent answers"))
     }
 
+    @Test("a page gets the picture of the frame whose marks it has while it is among the last 10, else none")
+    func recentPictures() throws {
+        let views = LiveViews(subjects: ContractSubjects(prefix: "st")) { throw NoBus() }
+        let camera = try #require(LiveViews.Camera(site: "dc1", id: "cam-01"))
+        #expect(views.jpeg(camera, frame: nil) == nil, "nothing of a camera nobody watches")
+        _ = views.watch(camera)
+        for frame in 1...12 {
+            var writer = JSONWriter()
+            writer.field("frame", frame)
+            writer.field("jpeg", Base64.encode(Self.jpegStart + [UInt8(frame)]))
+            views.keep(LiveViews.picture(writer.finished()), for: camera)
+        }
+        #expect(views.jpeg(camera, frame: nil) == Self.jpegStart + [12], "the newest")
+        #expect(views.jpeg(camera, frame: 5) == Self.jpegStart + [5])
+        #expect(views.jpeg(camera, frame: 2) == nil, "no longer kept")
+        #expect(views.watch(camera)?.picture?.frame == 12)
+    }
+
     @Test(
         "a site or camera that is not a subject token is no camera",
         arguments: ["cam.01", "cam 1", "*", ">", "", "a\nb"])

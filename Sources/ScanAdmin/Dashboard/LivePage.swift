@@ -18,15 +18,19 @@ extension LiveViews {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: Self.data(view, camera: camera).serialized)))
         }
-        router.get("/cameras/:id/:camera/live.jpg") { _, context in
+        // `?frame=N`: that frame's picture, the one whose marks the page draws (while it is kept).
+        router.get("/cameras/:id/:camera/live.jpg") { request, context in
             guard let camera = try Self.camera(context) else { return Self.notFound() }
-            guard let view = self.watch(camera) else { return Self.tooMany() }
-            guard let picture = view.picture else {
-                return DashboardGuard<BasicRequestContext>.text(.notFound, "No picture from this camera yet.\n")
+            guard self.watch(camera) != nil else { return Self.tooMany() }
+            let frame = request.uri.queryParameters.get("frame").flatMap { Int($0) }
+            guard let jpeg = self.jpeg(camera, frame: frame) else {
+                return DashboardGuard<BasicRequestContext>.text(
+                    .notFound,
+                    frame == nil ? "No picture from this camera yet.\n" : "Frame \(frame ?? 0) is no longer kept.\n")
             }
             return Response(
                 status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: picture.jpeg)))
+                body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
         }
     }
 
@@ -60,8 +64,7 @@ extension LiveViews {
         }
         fields.append(("state", .string("live")))
         fields.append(("ageSeconds", .number((now.timeIntervalSince(picture.received) * 10).rounded() / 10)))
-        let frame = picture.fields.first { $0.0 == "frame" }?.1.intValue ?? 0
-        fields.append(("picture", .string(path(camera) + ".jpg?frame=\(frame)")))
+        fields.append(("picture", .string(path(camera) + ".jpg?frame=\(picture.frame ?? 0)")))
         let taken = Set(fields.map(\.0))
         fields += picture.fields.filter { !taken.contains($0.0) }
         return .object(fields)
@@ -180,6 +183,8 @@ extension LiveViews {
                     figure('live-image').replaceWith(next);
                     draw(data);
                   };
+                  // Gone already (newer pictures came): the next poll shows a newer one.
+                  next.onerror = () => { shownFrame = null; };
                   next.src = data.picture;
                   shownFrame = data.frame;
                 }

@@ -30,6 +30,8 @@ final class LiveViews: Sendable {
         var jpeg: [UInt8]
         var fields: [(String, JSONValue)]
         var received: Date
+
+        var frame: Int? { fields.first { $0.0 == "frame" }?.1.intValue }
     }
 
     /// What a page is told of one camera.
@@ -41,12 +43,16 @@ final class LiveViews: Sendable {
 
     private struct State {
         var wanted: [Camera: Date] = [:]
-        var pictures: [Camera: Picture] = [:]
+        /// The latest pictures of each camera, newest last (`recentPictures`): a page asks for the
+        /// picture of the frame whose marks it has, which may no longer be the newest.
+        var pictures: [Camera: [Picture]] = [:]
         var problems: [Camera: String] = [:]
         var connectionProblem: String?
         var running = false
     }
 
+    /// Pictures kept a camera: a second's worth at the highest rate.
+    static let recentPictures = 10
     /// At most this many cameras are watched at once (each is a subscription and a picture kept).
     static let cameraLimit = 16
     /// The largest picture kept (the agent refuses larger ones; a camera is not trusted).
@@ -86,7 +92,16 @@ final class LiveViews: Sendable {
             thread.start()
         }
         return state.withLock { state in
-            View(picture: state.pictures[camera], problem: state.problems[camera] ?? state.connectionProblem)
+            View(picture: state.pictures[camera]?.last, problem: state.problems[camera] ?? state.connectionProblem)
+        }
+    }
+
+    /// The picture of `frame` when it is still kept (nil: the newest), of a watched camera.
+    func jpeg(_ camera: Camera, frame: Int?) -> [UInt8]? {
+        state.withLock { state in
+            guard state.wanted[camera] != nil, let kept = state.pictures[camera] else { return nil }
+            guard let frame else { return kept.last?.jpeg }
+            return kept.last { $0.frame == frame }?.jpeg
         }
     }
 
@@ -143,11 +158,18 @@ final class LiveViews: Sendable {
         var newest: NATSMessage?
         while let message = try? subscription.next(timeoutMilliseconds: 1) { newest = message }
         guard let newest else { return }
-        let picture = Self.picture(newest.bytes)
+        keep(Self.picture(newest.bytes), for: camera)
+    }
+
+    /// A preview taken off the bus: kept among the camera's recent pictures, or its problem noted.
+    func keep(_ picture: Result<Picture, Problem>, for camera: Camera) {
         state.withLock { state in
             switch picture {
             case .success(let picture):
-                state.pictures[camera] = picture
+                state.pictures[camera, default: []].append(picture)
+                if let count = state.pictures[camera]?.count, count > Self.recentPictures {
+                    state.pictures[camera]?.removeFirst(count - Self.recentPictures)
+                }
                 state.problems[camera] = nil
             case .failure(let problem):
                 state.problems[camera] = problem.text
