@@ -23,6 +23,9 @@ SAMPLE_JS = """JSON.stringify((() => {
   const view = document.querySelector('[data-live-view]');
   const image = view.querySelector('[data-figure="live-image"]');
   const text = name => view.querySelector('[data-figure="' + name + '"]').textContent;
+  const box = r => [Number(r.getAttribute('x')), Number(r.getAttribute('y')),
+                    Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
+                    Number(r.getAttribute('y')) + Number(r.getAttribute('height'))];
   return {
     state: view.dataset.state || null,
     changes: Number(view.dataset.changes || 0),
@@ -36,18 +39,10 @@ SAMPLE_JS = """JSON.stringify((() => {
     marks: Array.from(view.querySelectorAll('svg g.mark')).map(g => {
       const r = g.querySelector('rect');
       return {state: g.dataset.state, trackId: g.dataset.track || null, value: g.dataset.value || null,
-              label: g.querySelector('text').textContent,
-              box: [Number(r.getAttribute('x')), Number(r.getAttribute('y')),
-                    Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
-                    Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]};
+              label: g.querySelector('text').textContent, box: box(r)};
     }),
-    parcels: Array.from(view.querySelectorAll('svg rect.parcel')).map(r => ({parcelId: r.dataset.parcel,
-      box: [Number(r.getAttribute('x')), Number(r.getAttribute('y')),
-            Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
-            Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]})),
-    region: Array.from(view.querySelectorAll('svg rect.region')).map(r => [Number(r.getAttribute('x')),
-      Number(r.getAttribute('y')), Number(r.getAttribute('x')) + Number(r.getAttribute('width')),
-      Number(r.getAttribute('y')) + Number(r.getAttribute('height'))]),
+    parcels: Array.from(view.querySelectorAll('svg rect.parcel')).map(r => ({parcelId: r.dataset.parcel, box: box(r)})),
+    region: Array.from(view.querySelectorAll('svg rect.region')).map(box),
     rows: view.querySelectorAll('tbody[data-figure="marks"] tr').length,
     fps: text('fps'), exposure: text('exposure'), gain: text('gain'), problem: text('live-problem'),
   };

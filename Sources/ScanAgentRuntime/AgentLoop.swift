@@ -459,9 +459,7 @@ public final class AgentLoop: @unchecked Sendable {
                     "camera controls changed",
                     metadata: Dictionary(uniqueKeysWithValues: taken.map { ($0.name, .string($0.value)) }))
                 return commandReply(verb: "set-controls", camera: camera) { writer in
-                    var values = JSONWriter()
-                    for control in taken { values.field(control.name, control.value) }
-                    writer.raw("controls", values.finished())
+                    writer.raw("controls", AgentStatus.SourceControl.object(taken))
                 }
             }
         case .trigger:
@@ -592,10 +590,7 @@ public final class AgentLoop: @unchecked Sendable {
             (region.map { [FrameOverlay.Mark(box: $0, colour: Self.regionColour)] } ?? [])
             + parcels.map { parcel in
                 // A little outside its codes' boxes, so that both show.
-                let (b, w, h) = (parcel.box, frame.image.width - 1, frame.image.height - 1)
-                let outside = Box(
-                    minX: max(0, b.minX - 8), minY: max(0, b.minY - 8), maxX: min(w, b.maxX + 8),
-                    maxY: min(h, b.maxY + 8))
+                let outside = parcel.box.widened(x: 8, y: 8).clamped(to: frame.image.bounds) ?? parcel.box
                 return FrameOverlay.Mark(box: outside, colour: Self.parcelColour)
             }
             + marks.map { FrameOverlay.Mark(box: $0.box, colour: $0.state.colour) }
@@ -624,9 +619,7 @@ public final class AgentLoop: @unchecked Sendable {
             writer.field("height", frame.image.height)
             writer.field("scale", factor)
             writer.field("fps", fps, decimals: 1)
-            var taken = JSONWriter()
-            for control in controls { taken.field(control.name, control.value) }
-            writer.raw("controls", taken.finished())
+            writer.raw("controls", AgentStatus.SourceControl.object(controls))
             if let region { writer.raw("region", Self.json(region)) }
             writer.raw(
                 "parcels",

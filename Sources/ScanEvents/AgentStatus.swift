@@ -23,6 +23,14 @@ public struct AgentStatus: Sendable, Equatable {
             self.name = name
             self.value = value
         }
+
+        /// `{"ExposureTime": "1000", …}`: the controls as one JSON object, as the heartbeat,
+        /// `set-controls` and pictures carry them.
+        public static func object(_ controls: [SourceControl]) -> [UInt8] {
+            var writer = JSONWriter()
+            for control in controls { writer.field(control.name, control.value) }
+            return writer.finished()
+        }
     }
     public var fpsIn: Double = 0
     public var fpsProcessed: Double = 0
@@ -83,9 +91,7 @@ public struct AgentStatus: Sendable, Equatable {
         source.field("reconnects", sourceReconnects)
         source.field("error", sourceError)
         if !sourceControls.isEmpty {
-            var controls = JSONWriter()
-            for control in sourceControls { controls.field(control.name, control.value) }
-            source.raw("controls", controls.finished())
+            source.raw("controls", SourceControl.object(sourceControls))
         }
         writer.raw("source", source.finished())
         writer.field("fpsIn", fpsIn, decimals: 1)
