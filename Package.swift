@@ -158,6 +158,7 @@ let package = Package(
             name: "ScanAgentRuntime",
             dependencies: [
                 "ScanAgentConfig", "ScanCore", "ScanEvents", "ScanPipeline", "ScanRules", "ScanServices", "ScanVision",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -260,6 +261,7 @@ let package = Package(
             dependencies: [
                 "ScanTestTiming", "ScanAgentConfig", "ScanAgentRuntime", "ScanCore", "ScanEvents", "ScanMetrics",
                 "ScanRules", "ScanServices", "ScanTesting", "ScanVision",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanEvents
 import ScanNATS
 import ScanReconciliation
 
@@ -289,6 +290,8 @@ public struct NATSAuthorization: Sendable {
     /// Each camera's own stream's limit (the aggregator's `--camera-stream-mib`), counted in the
     /// account's disk cap.
     public var cameraStreamBytes: Int64 = ContractSubjects.cameraStreamBytes
+    /// The images bucket's limit (the aggregator's --images-max-gib).
+    public var imagesBytes: Int64 = ContractSubjects.imagesStreamBytes
 
     public init(logins: NATSLogins, topology: Topology, subjects: ContractSubjects = ContractSubjects()) {
         self.logins = logins
@@ -344,6 +347,8 @@ public struct NATSAuthorization: Sendable {
             if let lane, logins.decides(login, topology: topology) {
                 publish.append("\(p).v1.decision.\(site).\(lane.id)")
             }
+            // Its own pictures' chunks in the images bucket; the aggregator names them (ImageObject).
+            publish.append("\(ImageObject.chunkPrefix).\(site).\(camera).>")
             publish +=
                 (try? subjects.cameraStream(site: site, camera: camera)).map { ["$JS.API.STREAM.INFO.\($0)"] } ?? []
             publish += [
@@ -361,10 +366,16 @@ public struct NATSAuthorization: Sendable {
                 }
             }
             publish.append("$JS.API.INFO")
-            // Its own streams: the contract's and one for each camera and lane of the topology.
+            // The images bucket's object descriptions, written once the sender's event is checked.
+            publish.append("\(ImageObject.metaPrefix).>")
+            // Its own streams: the contract's, the images bucket's and one for each camera and lane
+            // of the topology.
             let senders = senderStreams
             let streams =
-                [subjects.agentStream, subjects.resultsStream, subjects.ordersStream, subjects.deadLetterStream]
+                [
+                    subjects.agentStream, subjects.resultsStream, subjects.ordersStream, subjects.deadLetterStream,
+                    ImageObject.stream,
+                ]
                 + senders
             for stream in streams {
                 publish += ["INFO", "CREATE", "UPDATE"].map { "$JS.API.STREAM.\($0).\(stream)" }
@@ -447,16 +458,17 @@ public struct NATSAuthorization: Sendable {
             users.append(
                 "      {user: \"\(login.user)\", password: $\(login.passwordVariable), permissions: $\(block)}")
         }
-        // The contract's streams (8 GiB with room to spare) and every sender's own stream at its
-        // limit, as JetStream reserves them; two durables a sender's stream besides the 64.
+        // The contract's streams (8 GiB with room to spare), the images bucket and every sender's own
+        // stream at its limit, as JetStream reserves them; two durables a sender's stream besides the 64.
         let cameras = Int64(topology.cameraSenders.count)
         let lanes = Int64(topology.laneSenders.count)
-        let disk = (8 << 30) + cameras * cameraStreamBytes + lanes * ContractSubjects.laneStreamBytes
+        let disk = (8 << 30) + imagesBytes + cameras * cameraStreamBytes + lanes * ContractSubjects.laneStreamBytes
         text += """
 
             # Every login is in one account, whose JetStream use is capped: no login but the aggregator
             # and admin may create a stream, and nothing in the account can fill the disk past these
-            # (the contract's streams, and \(cameras) cameras' and \(lanes) lanes' own streams at their limits).
+            # (the contract's streams, the images bucket, and \(cameras) cameras' and \(lanes) lanes' own
+            # streams at their limits).
             accounts {
               SCANTRACK {
                 jetstream {

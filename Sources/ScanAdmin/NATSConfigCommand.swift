@@ -24,6 +24,10 @@ struct NATSCommand: ParsableCommand {
             name: .customLong("camera-stream-mib"),
             help: "The aggregator's --camera-stream-mib (each camera's own stream), for the account's disk cap.")
         var cameraStreamMiB: Int = Int(ContractSubjects.cameraStreamBytes >> 20)
+        @Option(
+            name: .customLong("images-gib"),
+            help: "The aggregator's --images-max-gib (the images bucket), for the account's disk cap.")
+        var imagesGiB: Int = Int(ContractSubjects.imagesStreamBytes >> 30)
 
         func validate() throws {
             guard SubjectToken.isValidSubject(prefix) else {
@@ -31,6 +35,9 @@ struct NATSCommand: ParsableCommand {
             }
             guard (8...65_536).contains(cameraStreamMiB) else {
                 throw ValidationError("--camera-stream-mib must be 8 to 65536 (MiB), not \(cameraStreamMiB)")
+            }
+            guard (1...100_000).contains(imagesGiB) else {
+                throw ValidationError("--images-gib must be 1 to 100000 (GiB), not \(imagesGiB)")
             }
         }
 
@@ -43,6 +50,7 @@ struct NATSCommand: ParsableCommand {
                 var authorization = NATSAuthorization(
                     logins: logins, topology: topology, subjects: ContractSubjects(prefix: prefix))
                 authorization.cameraStreamBytes = Int64(cameraStreamMiB) << 20
+                authorization.imagesBytes = Int64(imagesGiB) << 30
                 return authorization
             } catch let error as ConfigErrors {
                 printError("scanadmin \(command): \(error)")

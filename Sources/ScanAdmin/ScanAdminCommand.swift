@@ -18,7 +18,8 @@ public struct ScanAdminCommand: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, RulesCommand.self, OrdersCommand.self,
             TopologyCommand.self, CamerasCommand.self, ReportCommand.self,
-            NoReadsCommand.self, DeadLettersCommand.self, TailCommand.self, AgentControlCommand.self, ServeCommand.self,
+            NoReadsCommand.self, ImagesCommand.self, DeadLettersCommand.self, TailCommand.self,
+            AgentControlCommand.self, ServeCommand.self,
             RetentionCommand.self, OperatorsCommand.self,
             HealthCommand.self, NATSCommand.self,
         ]

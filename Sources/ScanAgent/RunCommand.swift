@@ -191,6 +191,7 @@ struct RunCommand: AsyncParsableCommand {
             source: source, sink: spool, bus: link, commands: link, rules: link, clock: clock, ruleCache: ruleCache)
         parts.belt = link
         parts.previews = JPEGPreviews()
+        parts.imageEncoder = JPEGPreviews()
         let agent = AgentServices(
             settings: AgentLoop.Settings(config: agentConfig, runId: runId, rulesSource: rulesSource), ruleset: ruleset,
             parts: parts, decoder: decoder, images: images, checkpoint: checkpoint, drain: .seconds(drainSeconds),
@@ -250,6 +251,8 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 /// `snapshot` pictures as JPEG (libjpeg-turbo).
-struct JPEGPreviews: PreviewEncoder {
+struct JPEGPreviews: PreviewEncoder, ImageEncoder {
     func jpeg(_ image: RGBImage) throws -> [UInt8] { try JPEGImage.encode(image, quality: 80) }
+    /// The images bucket's pictures: grey JPEG.
+    func jpeg(_ image: GrayImage, quality: Int) throws -> [UInt8] { try JPEGImage.encode(image, quality: quality) }
 }

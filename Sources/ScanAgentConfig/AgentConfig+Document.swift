@@ -51,6 +51,7 @@ extension AgentConfig {
                     ("whenFull", .string(spool.whenFull.rawValue)),
                 ])
             ),
+            ("images", images.document),
             ("heartbeatSeconds", .number(heartbeat.seconds)),
         ]
         if let rulesFile { top.append(("rules", .string(rulesFile))) }

@@ -16,6 +16,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var decision: DecisionConfig = DecisionConfig()
     public var nats: NATSConfig = NATSConfig()
     public var spool: SpoolConfig
+    /// Pictures of parcels and no-reads kept in the images bucket (`images`); off by default.
+    public var images = ImagesConfig()
     /// `heartbeatSeconds` in the file.
     public var heartbeat: Duration = .seconds(5)
     /// `metrics.listen`: HOST:PORT of /metrics and /health (nil: not served).
@@ -171,7 +173,7 @@ public struct SpoolConfig: Sendable, Equatable {
 extension AgentConfig {
     static let topKeys = [
         "camera", "source", "decoder", "tracking", "noread", "session", "grouping", "decision", "nats", "spool",
-        "heartbeatSeconds",
+        "images", "heartbeatSeconds",
         "rules",
         "metrics",
         "logLevel",
@@ -208,6 +210,7 @@ extension AgentConfig {
         config.session.read(top["session"], at: "session", reader: &reader)
         config.nats.read(top["nats"], at: "nats", reader: &reader)
         config.spool.read(top["spool"], at: "spool", reader: &reader)
+        config.images.read(top["images"], at: "images", reader: &reader)
         if let metrics = reader.object(top["metrics"], at: "metrics", allowed: ["listen"]),
             let listen = reader.string(metrics["listen"], at: "metrics.listen")
         {

@@ -140,6 +140,10 @@ public final class AgentLoop: @unchecked Sendable {
     public var decisionSubject: String? { ownSubjects[.decision] }
     /// Every subject this agent publishes its durable events on.
     public var publishedSubjects: Set<String> { Set(ownSubjects.values) }
+    /// Subjects under these are this agent's too: its pictures' chunks in the images bucket.
+    public var publishedPrefixes: [String] { imageBucket == nil ? [] : [ImageBucketWriter.chunkPrefix(config.camera)] }
+    /// Keeps parcel and no-read pictures in the images bucket (`images.keep`); nil: none kept.
+    public let imageBucket: ImageBucketWriter?
     private let source: any FrameSource
     private let queue: FrameQueue
     private let decoder: any FrameDecoding
@@ -184,7 +188,7 @@ public final class AgentLoop: @unchecked Sendable {
         settings: Settings, ruleset: Ruleset, source: any FrameSource, queue: FrameQueue, decoder: any FrameDecoding,
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock,
         checkpoint: ClipCheckpoint? = nil, images: (any NoReadImages)? = nil,
-        previews: (any PreviewEncoder)? = nil, logger: Logger
+        previews: (any PreviewEncoder)? = nil, imageEncoder: (any ImageEncoder)? = nil, logger: Logger
     ) {
         let config = settings.config
         self.config = config
@@ -218,6 +222,16 @@ public final class AgentLoop: @unchecked Sendable {
             normalizer: CodeNormalizer(upcAsEAN13: config.decoder.upcAsEAN13), session: config.session,
             rules: ruleset, noread: config.noread, grouping: config.grouping, decision: config.decision,
             symbologies: config.decoder.symbologies, idPrefix: "\(config.camera.id)-\(settings.runId)")
+        if config.images.keep != .none, let imageEncoder {
+            imageBucket = ImageBucketWriter(
+                config: config.images, camera: config.camera, encoder: imageEncoder, sink: sink, metrics: metrics,
+                logger: logger)
+            if config.images.keep.keepsParcels && config.grouping.enabled {
+                pipeline.parcelPictures = ParcelPictures(margin: config.images.margin)
+            }
+        } else {
+            imageBucket = nil
+        }
         if config.decision.enabled && config.decision.beltFromBus {
             belt = BeltSpeed(
                 pulsesPerMetre: config.decision.pulsesPerMetre,
@@ -374,11 +388,20 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// Durable events into the sink (the publisher sends them); the rest straight to core NATS.
     private func route(_ events: [AgentEvent]) {
-        for var event in events {
+        for (index, var event) in events.enumerated() {
             if let unsaved = event.unsavedNoRead {
                 noReads += 1
                 metrics.noReads.increment()
-                event = NoReadPictures.save(unsaved, into: images, logger: logger)
+                let saved = NoReadPictures.saved(unsaved, into: images, logger: logger)
+                event = imageBucket?.noRead(saved, picture: unsaved.picture) ?? saved.agentEvent
+            }
+            if let unsaved = event.unsavedParcel, let imageBucket {
+                // A parcel's decision comes right after it.
+                let next = events.indices.contains(index + 1) ? events[index + 1] : nil
+                let diverted =
+                    next?.kind == .decision
+                    && (try? JSONValue.parse(next?.json ?? []))?["action"]?.stringValue == "divert"
+                event = imageBucket.parcel(unsaved, diverted: diverted)
             }
             guard let subject = ownSubjects[event.subjectFamily] else {
                 logger.error("event not sent: no subject for it", metadata: ["family": "\(event.subjectFamily)"])

@@ -17,6 +17,9 @@ public struct AgentMetrics: Sendable {
     let accepted: Counter
     let rejected: Counter
     let noReads: Counter
+    /// Pictures kept in the images bucket, and their bytes of JPEG.
+    let imagesKept: Counter
+    let imageBytes: Counter
     let liveTracks: Gauge
     let spoolEvents: Gauge
     let spoolBytes: Gauge
@@ -47,6 +50,8 @@ public struct AgentMetrics: Sendable {
             label: "scantrack_agent_sightings_total",
             dimensions: labels + [("status", SightingStatus.rejected.rawValue)])
         noReads = Counter(label: "scantrack_agent_noreads_total", dimensions: labels)
+        imagesKept = Counter(label: "scantrack_agent_images_kept_total", dimensions: labels)
+        imageBytes = Counter(label: "scantrack_agent_image_bytes_total", dimensions: labels)
         liveTracks = Gauge(label: "scantrack_agent_live_tracks", dimensions: labels)
         spoolEvents = Gauge(label: "scantrack_agent_spool_events", dimensions: labels)
         spoolBytes = Gauge(label: "scantrack_agent_spool_bytes", dimensions: labels)

@@ -18,6 +18,8 @@ public struct AgentParts: Sendable {
     public var belt: (any BeltFeed)?
     /// Encodes `snapshot` pictures; nil: the agent answers that it makes none.
     public var previews: (any PreviewEncoder)?
+    /// Encodes the pictures `images.keep` keeps in the images bucket; nil: none kept.
+    public var imageEncoder: (any ImageEncoder)?
 
     public init(
         source: any FrameSource, sink: any DurableSink, bus: any EventBus, commands: any CommandFeed,
@@ -66,7 +68,7 @@ public final class AgentServices: Sendable {
             settings: settings, ruleset: ruleset, source: parts.source, queue: queue, decoder: decoder,
             sink: parts.sink,
             bus: parts.bus, delivery: delivery, clock: parts.clock, checkpoint: checkpoint, images: images,
-            previews: parts.previews, logger: logger)
+            previews: parts.previews, imageEncoder: parts.imageEncoder, logger: logger)
     }
 
     /// The services, in start order, with what ending on their own means.
@@ -75,6 +77,7 @@ public final class AgentServices: Sendable {
         let publisher = SpoolPublisher(
             sink: parts.sink, bus: parts.bus, delivery: delivery, clock: parts.clock, drain: drain, logger: logger,
             metrics: loop.metrics, decisions: loop.decisionSubject, subjects: loop.publishedSubjects,
+            subjectPrefixes: loop.publishedPrefixes,
             afterDrain: { [loop] in loop.close() })
         let commands = CommandListener(
             feed: parts.commands, inbox: loop.inbox, camera: loop.config.camera, clock: parts.clock, logger: logger)

@@ -10,14 +10,21 @@ public enum NoReadPictures {
     public static func save(_ unsaved: AgentEvent.UnsavedNoRead, into images: (any NoReadImages)?, logger: Logger)
         -> AgentEvent
     {
-        let event = unsaved.event.agentEvent
+        saved(unsaved, into: images, logger: logger).agentEvent
+    }
+
+    /// `save`'s event before it is rendered (the images bucket may name its picture too).
+    public static func saved(_ unsaved: AgentEvent.UnsavedNoRead, into images: (any NoReadImages)?, logger: Logger)
+        -> NoReadEvent
+    {
+        let event = unsaved.event
         guard let images, let picture = unsaved.picture else { return event }
         do {
             let kept = try images.keep(picture, name: unsaved.event.imageFileName)
             var withPicture = unsaved.event
             withPicture.imagePNG = kept.png
             withPicture.image = kept.file
-            return withPicture.agentEvent
+            return withPicture
         } catch {
             logger.warning(
                 "no-read picture not kept",

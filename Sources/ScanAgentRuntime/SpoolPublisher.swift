@@ -32,14 +32,17 @@ public final class SpoolPublisher: Sendable {
     /// The subjects this agent publishes on; a spooled record for any other (a spool file edited or
     /// planted, or one another camera's agent left) is stepped over, logged, never sent. Nil: any.
     let subjects: Set<String>?
+    /// Subjects under these are the agent's too (its pictures' chunks, `ImageBucketWriter`).
+    let subjectPrefixes: [String]
 
     public init(
         sink: any DurableSink, bus: any EventBus, delivery: DeliveryState, clock: any AgentClock, drain: Duration,
         logger: Logger, batch: Int = 100, metrics: AgentMetrics? = nil, decisions: String? = nil,
-        subjects: Set<String>? = nil, afterDrain: @escaping @Sendable () -> Void = {}
+        subjects: Set<String>? = nil, subjectPrefixes: [String] = [], afterDrain: @escaping @Sendable () -> Void = {}
     ) {
         self.decisions = decisions
         self.subjects = subjects
+        self.subjectPrefixes = subjectPrefixes
         self.afterDrain = afterDrain
         self.metrics = metrics
         self.sink = sink
@@ -109,9 +112,21 @@ public final class SpoolPublisher: Sendable {
                     sink.acknowledge(record)
                     continue
                 }
-                if let subjects, !subjects.contains(record.subject) {
+                let chunk = record.subject.hasPrefix(ImageObject.chunkPrefix + ".")
+                if let subjects, !subjects.contains(record.subject),
+                    !(chunk && subjectPrefixes.contains(where: { Self.isUnder(record.subject, $0) }))
+                {
                     logger.warning(
                         "a spooled event for a subject not this agent's; not sent",
+                        metadata: ["subject": "\(TerminalText.escaped(record.subject))"])
+                    sink.acknowledge(record)
+                    continue
+                }
+                // A picture's chunk waits in the spool as base64 (a record is one line).
+                let chunkBytes = chunk ? Base64.decode(String(decoding: record.payload, as: UTF8.self)) : nil
+                if chunk && chunkBytes == nil {
+                    logger.warning(
+                        "a spooled picture chunk that is not base64; not sent",
                         metadata: ["subject": "\(TerminalText.escaped(record.subject))"])
                     sink.acknowledge(record)
                     continue
@@ -120,12 +135,12 @@ public final class SpoolPublisher: Sendable {
                     let sent = ContinuousClock.now
                     let (payload, decision) =
                         record.subject == decisions
-                        ? DecisionEvent.outgoing(record.payload, at: clock.now) : (record.payload, nil)
+                        ? DecisionEvent.outgoing(record.payload, at: clock.now) : (chunkBytes ?? record.payload, nil)
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: payload,
                         messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
-                    metrics?.published(payload, acknowledged: clock.now)
+                    if !chunk { metrics?.published(payload, acknowledged: clock.now) }
                     if let decision, !duplicate { metrics?.decision(decision) }
                     sink.acknowledge(record)
                     if delivery.acknowledged(duplicate: duplicate) {
@@ -152,6 +167,13 @@ public final class SpoolPublisher: Sendable {
         }
         afterDrain()
         bus.flush(timeout: .milliseconds(500))
+    }
+}
+
+extension SpoolPublisher {
+    /// Whether `subject` is `prefix` (ending in `.`) and one token after it.
+    static func isUnder(_ subject: String, _ prefix: String) -> Bool {
+        subject.hasPrefix(prefix) && SubjectToken.isValid(String(subject.dropFirst(prefix.count)))
     }
 }
 

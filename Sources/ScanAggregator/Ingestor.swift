@@ -28,6 +28,9 @@ public struct IngestSettings: Sendable {
     public var replicas: Int64?
     /// The limit of each camera's own stream (docs/security.md, "One sender cannot starve the others").
     public var cameraStreamBytes: Int64 = ContractSubjects.cameraStreamBytes
+    /// How long the images bucket keeps a picture, and the bytes it may hold (`ImageObject`).
+    public var imagesMaxAgeSeconds: Int64 = 30 * 86_400
+    public var imagesMaxBytes: Int64 = ContractSubjects.imagesStreamBytes
     /// Retention days that replace the stored settings (`retention_settings`), by table: the
     /// deprecated --noread-retention-days sets `noreads`.
     public var retentionOverrides: [String: Int] = [:]
@@ -80,8 +83,8 @@ public final class Ingestor: @unchecked Sendable {
             deadLetters: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
     }
 
-    /// Creates (or updates) the agents' stream, the dead-letter stream, the results stream and
-    /// the orders stream. The agents' stream is left as it is once it has let go of the senders'
+    /// Creates (or updates) the agents' stream, the dead-letter stream, the results stream, the
+    /// orders stream and the images bucket's stream. The agents' stream is left as it is once it has let go of the senders'
     /// subjects to their own streams (`SenderStreamsConsumer` keeps those).
     public static func ensureStreams(_ jetStream: JetStream, _ settings: IngestSettings) throws {
         let retired = [settings.subjects.retiredAgentStreamSubject]
@@ -91,6 +94,10 @@ public final class Ingestor: @unchecked Sendable {
         try jetStream.ensureStream(settings.subjects.deadLetterStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.resultsStreamSpec(replicas: settings.replicas))
         try jetStream.ensureStream(settings.subjects.ordersStreamSpec(replicas: settings.replicas))
+        try jetStream.ensureStream(
+            ContractSubjects.imagesStreamSpec(
+                maxAgeSeconds: settings.imagesMaxAgeSeconds, maxBytes: settings.imagesMaxBytes,
+                replicas: settings.replicas))
     }
 
     /// One batch stored and acknowledged (`IngestLoop.runOnce`).

@@ -76,6 +76,18 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 "MiB each camera's own stream may hold that the aggregator has not read yet (default: $SCANTRACK_CAMERA_STREAM_MIB, else 256); see docs/security.md."
         )
         var cameraStreamMiB: Int?
+        @Option(
+            name: .customLong("images-max-age-days"),
+            help:
+                "Days the images bucket keeps a picture (default: $SCANTRACK_IMAGES_MAX_AGE_DAYS, else 30; 0: until --images-max-gib); see docs/integration.md, Images."
+        )
+        var imagesMaxAgeDays: Int?
+        @Option(
+            name: .customLong("images-max-gib"),
+            help:
+                "GiB the images bucket may hold; full, it refuses new pictures (default: $SCANTRACK_IMAGES_MAX_GIB, else 20)."
+        )
+        var imagesMaxGiB: Int?
         @Option(help: "Messages per batch (one COPY and one transaction each).") var batch: Int = 2_000
         @Option(
             help:
@@ -198,6 +210,22 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                     throw ValidationError("--camera-stream-mib must be 8 to 65536 (MiB), not \(mebibytes)")
                 }
                 settings.cameraStreamBytes = Int64(mebibytes) << 20
+            }
+            if let days = try Self.number(
+                resolver, flag: ("images-max-age-days", imagesMaxAgeDays), variable: "SCANTRACK_IMAGES_MAX_AGE_DAYS")
+            {
+                guard (0...3_650).contains(days) else {
+                    throw ValidationError("--images-max-age-days must be 0 (until the byte limit) to 3650, not \(days)")
+                }
+                settings.imagesMaxAgeSeconds = Int64(days) * 86_400
+            }
+            if let gibibytes = try Self.number(
+                resolver, flag: ("images-max-gib", imagesMaxGiB), variable: "SCANTRACK_IMAGES_MAX_GIB")
+            {
+                guard (1...100_000).contains(gibibytes) else {
+                    throw ValidationError("--images-max-gib must be 1 to 100000 (GiB), not \(gibibytes)")
+                }
+                settings.imagesMaxBytes = Int64(gibibytes) << 30
             }
             var metrics: (host: String, port: Int)?
             if let listen = resolver.string(

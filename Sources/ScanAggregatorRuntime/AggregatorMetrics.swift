@@ -21,6 +21,7 @@ struct AggregatorMetrics: Sendable {
     let pending = Gauge(label: "scantrack_aggregator_consumer_pending_messages")
     let ackPending = Gauge(label: "scantrack_aggregator_consumer_ack_pending_messages")
     let postgresErrors = Counter(label: "scantrack_aggregator_postgres_errors_total")
+    let imagesDescribed = Counter(label: "scantrack_aggregator_images_described_total")
     let reconciliationLag = Gauge(label: "scantrack_aggregator_reconciliation_lag_seconds")
     let natsConnected = Gauge(label: "scantrack_aggregator_nats_link", dimensions: [("state", "connected")])
     let natsDisconnected = Gauge(label: "scantrack_aggregator_nats_link", dimensions: [("state", "disconnected")])

@@ -344,6 +344,14 @@ public final class IngestLoop: @unchecked Sendable {
                     messageID: "deadletter-\(settings.subjects.agentStream)-\(sequence)")
             }
         }
+        // The pictures the stored events name: described in the images bucket before the
+        // acknowledgement, so a description that did not go out comes again with the events.
+        guard announceImages(batch) else {
+            logger.warning(
+                "pictures not described in the images bucket; the batch comes again after the ack wait",
+                metadata: ["messages": "\(batch.messages.count)"])
+            return counts
+        }
         var lost = 0
         for message in batch.messages where (try? message.ack()) == nil { lost += 1 }
         if lost > 0 {
@@ -354,5 +362,31 @@ public final class IngestLoop: @unchecked Sendable {
                 "acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
         }
         return counts
+    }
+
+    /// Writes each stored event's picture's description (`ImageObject.metaJSON`) on its meta
+    /// subject, once (the message id is the object's nuid); false when one could not be written.
+    /// The object was checked to be the sender's when the event was parsed.
+    private func announceImages(_ batch: Prepared) -> Bool {
+        let objects = batch.events.events.compactMap { entry -> (ImageObject, Timestamp)? in
+            switch entry.event {
+            case .parcel(let parcel): parcel.imageObject.map { ($0, parcel.time) }
+            case .noRead(let noRead): noRead.imageObject.map { ($0, noRead.time) }
+            default: nil
+            }
+        }
+        for (object, time) in objects {
+            do {
+                try deadLetters.publish(
+                    subject: object.metaSubject, bytes: object.metaJSON(modified: time),
+                    messageID: "meta-\(object.nuid)")
+            } catch {
+                logger.warning(
+                    "picture not described", metadata: ["object": "\(object.name)", "error": "\(error)"])
+                return false
+            }
+        }
+        metrics.imagesDescribed.increment(by: Int64(objects.count))
+        return true
     }
 }

@@ -26,6 +26,9 @@ public struct AgentEvent: Sendable, Equatable {
     /// A no-read whose picture is still to be encoded and kept (`AgentEvent.noRead(_:picture:)`):
     /// the agent turns it into PNG, writes the file and renders the event again with both.
     public var unsavedNoRead: UnsavedNoRead?
+    /// A parcel whose picture (the pipeline's `parcelPictures`) the agent may keep in the images
+    /// bucket (`images.keep`) and name in the event, rendered again.
+    public var unsavedParcel: UnsavedParcel?
     /// A sighting's `status` (accepted or rejected), for the agent's metrics.
     public var sightingStatus: SightingStatus?
 
@@ -35,6 +38,17 @@ public struct AgentEvent: Sendable, Equatable {
         self.time = time
         self.json = json
         self.unsavedNoRead = unsavedNoRead
+    }
+
+    /// A parcel event and the crop of the frame where most of its codes were in view.
+    public struct UnsavedParcel: Sendable, Equatable {
+        public var event: ParcelEvent
+        public var picture: GrayImage
+
+        public init(event: ParcelEvent, picture: GrayImage) {
+            self.event = event
+            self.picture = picture
+        }
     }
 
     /// A no-read event and the picture that goes with it.

@@ -31,6 +31,8 @@ public struct NoReadEvent: Sendable, Equatable {
     public var image: String?
     /// The picture: PNG bytes.
     public var imagePNG: [UInt8]?
+    /// The picture as JPEG in the images bucket, when the agent's `images.keep` kept one.
+    public var imageObject: ImageObject?
 
     public var eventId: String { envelope.eventId }
     public var site: String { envelope.site }
@@ -62,6 +64,7 @@ public struct NoReadEvent: Sendable, Equatable {
         if let contrast { writer.field("contrast", contrast, decimals: 0) }
         writer.field("image", image)
         if let imagePNG { writer.field("imagePng", Base64.encode(imagePNG)) }
+        if let imageObject { writer.raw("imageObject", imageObject.json) }
         return writer.finished()
     }
 
@@ -115,6 +118,8 @@ public struct NoReadEvent: Sendable, Equatable {
         }
         noRead.image = try fields.optionalString("image", maxLength: 512)
         noRead.imagePNG = png
+        noRead.imageObject = try ImageObject.parse(
+            event["imageObject"], site: envelope.site, camera: envelope.camera, kind: .noread)
         guard noRead.lastSeen >= noRead.firstSeen, noRead.lastFrame >= noRead.firstFrame, noRead.frames >= 1 else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame, or frames < 1")
         }

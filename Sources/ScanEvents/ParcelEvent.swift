@@ -40,6 +40,8 @@ public struct ParcelEvent: Sendable, Equatable {
     public var missing: [String]
     /// Ids of the no-reads seen on it.
     public var noReads: [String]
+    /// Its picture in the images bucket, when the agent's `images.keep` kept one.
+    public var imageObject: ImageObject?
 
     /// A parcel with at least one code read and no required code missing.
     public var complete: Bool { !codes.isEmpty && missing.isEmpty }
@@ -91,6 +93,7 @@ public struct ParcelEvent: Sendable, Equatable {
         writer.strings("noReads", noReads)
         writer.field("complete", complete)
         writer.field("noRead", noRead)
+        if let imageObject { writer.raw("imageObject", imageObject.json) }
         return writer.finished()
     }
 
@@ -113,12 +116,14 @@ public struct ParcelEvent: Sendable, Equatable {
                     valueEncoding: try code.optionalString("valueEncoding", maxLength: 16),
                     aim: try code.optionalString("aim", maxLength: 3), status: status))
         }
-        let parsed = ParcelEvent(
+        var parsed = ParcelEvent(
             envelope: envelope, parcelId: try fields.string("parcelId", maxLength: 256),
             lane: try fields.optionalToken("lane"), station: try fields.optionalToken("station"),
             firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
             outline: try EventFields.points(event["outline"], at: "outline"), codes: codes,
             missing: try fields.strings("missing"), noReads: try fields.strings("noReads"))
+        parsed.imageObject = try ImageObject.parse(
+            event["imageObject"], site: envelope.site, camera: envelope.camera, kind: .parcel)
         guard parsed.eventId == parsed.parcelId + ".parcel" else {
             throw DeadLetter(.badValue, "eventId is not parcelId.parcel")
         }

@@ -75,6 +75,8 @@ public enum ScanMetrics {
         "scantrack_agent_decode_seconds": "time to decode one frame (localiser, zbar, zxing-cpp)",
         "scantrack_agent_sightings_total": "sightings made, label status = accepted or rejected (by the rules)",
         "scantrack_agent_noreads_total": "labels seen but not decoded (no-read events)",
+        "scantrack_agent_images_kept_total": "pictures of parcels and no-reads kept in the images bucket (images.keep)",
+        "scantrack_agent_image_bytes_total": "bytes of JPEG of the pictures kept in the images bucket",
         "scantrack_agent_live_tracks": "codes followed in the view now",
         "scantrack_agent_spool_events": "events in the spool waiting for JetStream",
         "scantrack_agent_spool_bytes": "the spool's unsent bytes",
@@ -111,6 +113,8 @@ public enum ScanMetrics {
         "scantrack_build_info": "1, labelled with the program, its version and the commit it was built from",
         "scantrack_aggregator_postgres_errors_total":
             "failed attempts to store a batch (each retried; nothing is lost)",
+        "scantrack_aggregator_images_described_total":
+            "pictures described in the images bucket (the object's meta message), once their events were stored",
     ]
 
     /// A decode takes about 1.4 ms guided (hundreds for a full 4K frame): buckets that resolve it.

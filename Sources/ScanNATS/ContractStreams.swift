@@ -23,6 +23,8 @@ extension ContractSubjects {
     /// The default limit of one camera's stream: what it may have sent and the aggregator not yet
     /// read (a day of a busy camera's sightings, or a few hundred no-read pictures).
     public static let cameraStreamBytes: Int64 = 256 << 20
+    /// The images bucket's default limit (the aggregator's --images-max-gib).
+    public static let imagesStreamBytes: Int64 = 20 << 30
     /// The limit of one lane's stream (decisions and readings, small).
     public static let laneStreamBytes: Int64 = 64 << 20
 
@@ -89,6 +91,24 @@ extension ContractSubjects {
         spec.maxMessageSize = Int32(OrderMessage.maxBytes)
         spec.maxBytes = 1 << 30
         spec.maxAgeSeconds = 7 * 24 * 3600
+        return spec
+    }
+
+    /// The images bucket (`ImageObject`): NATS's object-store layout, so `nats object` and the
+    /// clients' object stores read it. Chunks are deduplicated by message id like events (the
+    /// agent's spool may send one twice); full, it refuses new pictures (the agents' spools keep
+    /// them) rather than drop pictures already named in stored rows. `maxAgeSeconds` 0: kept
+    /// until the byte limit.
+    public static func imagesStreamSpec(maxAgeSeconds: Int64, maxBytes: Int64, replicas: Int64? = nil) -> StreamSpec {
+        var spec = StreamSpec(
+            name: ImageObject.stream, subjects: [ImageObject.chunkPrefix + ".>", ImageObject.metaPrefix + ".>"])
+        spec.duplicateWindowSeconds = ContractSubjects.duplicateWindowSeconds
+        spec.replicas = replicas
+        spec.maxAgeSeconds = maxAgeSeconds
+        spec.maxBytes = maxBytes
+        spec.maxMessageSize = Int32(ImageObject.chunkSize + 4096)
+        spec.allowRollup = true
+        spec.allowDirect = true
         return spec
     }
 }

@@ -22,6 +22,10 @@ public struct StreamSpec: Sendable, Equatable {
     /// bytes are what is still to be read (a sender's own stream), not a history. Set when the
     /// stream is created; the server does not change it afterwards.
     public var workQueue = false
+    /// `Nats-Rollup` headers are honoured, and messages can be read from any replica (direct
+    /// get): what an object store's stream has.
+    public var allowRollup = false
+    public var allowDirect = false
 
     public init(name: String, subjects: [String]) {
         self.name = name
@@ -90,6 +94,8 @@ public final class JetStream: @unchecked Sendable {
         config.Replicas = spec.replicas ?? 1
         config.Storage = spec.memoryStorage ? js_MemoryStorage : js_FileStorage
         config.Retention = spec.workQueue ? js_WorkQueuePolicy : js_LimitsPolicy
+        config.AllowRollup = spec.allowRollup
+        config.AllowDirect = spec.allowDirect
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsCode = jsErrCode(0)
         var status = js_AddStream(&info, handle, &config, nil, &jsCode)
@@ -230,6 +236,46 @@ public final class JetStream: @unchecked Sendable {
         return PublishAck(
             stream: ack.pointee.Stream.map { String(cString: $0) } ?? "", sequence: ack.pointee.Sequence,
             duplicate: ack.pointee.Duplicate)
+    }
+
+    /// A message read back from a stream: its subject, sequence and body.
+    public struct StoredMessage: Sendable, Equatable {
+        public var subject: String
+        public var sequence: UInt64
+        public var bytes: [UInt8]
+    }
+
+    /// The last message on `subject` of a stream made with `allowDirect` (any replica answers);
+    /// nil when there is none.
+    public func directGet(stream: String, lastOn subject: String) throws(NATSError) -> StoredMessage? {
+        try directGet(stream: stream, sequence: 0, next: nil, last: subject)
+    }
+
+    /// The first message at or after `sequence` on `subject` (wildcards allowed); nil when none.
+    public func directGet(stream: String, nextOn subject: String, from sequence: UInt64) throws(NATSError)
+        -> StoredMessage?
+    {
+        try directGet(stream: stream, sequence: max(1, sequence), next: subject, last: nil)
+    }
+
+    private func directGet(stream: String, sequence: UInt64, next: String?, last: String?) throws(NATSError)
+        -> StoredMessage?
+    {
+        let strings = CStrings()
+        var options = jsDirectGetMsgOptions()
+        jsDirectGetMsgOptions_Init(&options)
+        options.Sequence = sequence
+        options.NextBySubject = strings.makeOptional(next)
+        options.LastBySubject = strings.makeOptional(last)
+        var message: OpaquePointer?
+        let status = js_DirectGetMsg(&message, handle, stream, nil, &options)
+        if status == NATS_NOT_FOUND { return nil }
+        try NATSError.check("js_DirectGetMsg", stream, status)
+        guard let message else { return nil }
+        let owned = NATSMessage(owning: message)
+        return StoredMessage(
+            subject: owned.header("Nats-Subject") ?? owned.subject,
+            sequence: owned.header("Nats-Sequence").flatMap(UInt64.init) ?? 0, bytes: owned.bytes)
     }
 
     /// Binds to (creating if needed) a durable pull consumer on `stream` filtered to `subject`.

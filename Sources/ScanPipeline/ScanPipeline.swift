@@ -23,6 +23,9 @@ public struct ScanPipeline: Sendable {
     public private(set) var parcels: ParcelGrouper?
     /// A divert decision after each parcel event; nil when decisions are off.
     public let decision: DecisionConfig?
+    /// Each open parcel's best picture, handed out with its event (`AgentEvent.unsavedParcel`);
+    /// nil (the default): none kept. Set by the agent when it keeps parcel images.
+    public var parcelPictures: ParcelPictures?
     /// The belt's speed now (m/s) from its subject, for the decisions' divert points; nil: the
     /// config's.
     public var beltSpeed: Double?
@@ -74,6 +77,9 @@ public struct ScanPipeline: Sendable {
         markConfirmedAtEnd(trackerEvents)
         events += translate(trackerEvents, time: time)
         parcels?.update(live: tracker.live, frame: frame)
+        if parcelPictures != nil, let parcels, let image = located?.image {
+            parcelPictures?.update(parcels.outlines(live: tracker.live, frame: frame), image: image)
+        }
         if candidates != nil {
             // Where confirmed tracks were read in this frame: a track kept between reads is where
             // it is predicted, and a prediction that drifts (a speed across a code's lines that
@@ -102,15 +108,20 @@ public struct ScanPipeline: Sendable {
     }
 
     /// Each closed parcel's event, followed by its decision when decisions are on.
-    private func parcelEvents(_ closed: [ParcelGrouper.Parcel], time: Timestamp) -> [AgentEvent] {
-        closed.flatMap { parcel -> [AgentEvent] in
+    private mutating func parcelEvents(_ closed: [ParcelGrouper.Parcel], time: Timestamp) -> [AgentEvent] {
+        var events: [AgentEvent] = []
+        for parcel in closed {
             let event = ParcelEvent(parcel, camera: factory.camera, time: time)
-            guard let decision, let decided = DecisionEvent(agentParcel: event, config: decision, beltSpeed: beltSpeed)
-            else {
-                return [event.agentEvent]
+            var routed = event.agentEvent
+            if let picture = parcelPictures?.take(parcel.id) {
+                routed.unsavedParcel = AgentEvent.UnsavedParcel(event: event, picture: picture)
             }
-            return [event.agentEvent, decided.agentEvent]
+            events.append(routed)
+            if let decision, let decided = DecisionEvent(agentParcel: event, config: decision, beltSpeed: beltSpeed) {
+                events.append(decided.agentEvent)
+            }
         }
+        return events
     }
 
     /// Ends every open track and the running session: the stream ended (`.streamEnded`) or the

@@ -1466,6 +1466,23 @@ enum EmbeddedMigrations {
                 "\n",
             ].joined()
         ),
+        (
+            "0022_image_objects.sql",
+            [
+                "-- Pictures in the images bucket (JetStream Object Store SCANTRACK_IMAGES): a pa",
+                "rcel's and a\n",
+                "-- no-read's row names its object (`<site>/<camera>/<kind>/<id>.jpg`), when the ",
+                "agent kept one\n",
+                "-- (`images.keep`). The picture itself stays in the bucket; `scanadmin images ge",
+                "t NAME` reads it.\n",
+                "ALTER TABLE parcels ADD COLUMN image_object text;\n",
+                "ALTER TABLE noreads ADD COLUMN image_object text;\n",
+                "CREATE INDEX parcels_image_object_idx ON parcels (image_object) WHERE image_obje",
+                "ct IS NOT NULL;\n",
+                "CREATE INDEX noreads_image_object_idx ON noreads (image_object) WHERE image_obje",
+                "ct IS NOT NULL;\n",
+            ].joined()
+        ),
     ]
 
     /// migrations/roles/roles.sql.

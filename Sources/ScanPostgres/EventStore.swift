@@ -97,9 +97,9 @@ extension EventStore {
                 try connection.query(
                     """
                     INSERT INTO noreads (event_id, site, camera, lane, station, track_id, family, first_seen, last_seen,
-                                         frames, session_id, sharpness, image_name, image, body)
+                                         frames, session_id, sharpness, image_name, image, body, image_object)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10::integer, $11,
-                            $12::double precision, $13, $14::bytea, $15::jsonb)
+                            $12::double precision, $13, $14::bytea, $15::jsonb, $16)
                     ON CONFLICT (site, camera, event_id, first_seen) DO NOTHING
                     """,
                     [
@@ -109,6 +109,7 @@ extension EventStore {
                         .text(r.lastSeen.description), .int(r.frames), .optionalText(r.sessionId),
                         .optionalText(r.sharpness.map { String($0) }), .optionalText(r.image),
                         r.imagePNG.map { .bytes($0) } ?? .null, .text(String(decoding: body.json, as: UTF8.self)),
+                        .optionalText(r.imageObject?.name),
                     ]
                 ).affected
         }
@@ -123,16 +124,16 @@ extension EventStore {
                 try connection.query(
                     """
                     INSERT INTO parcels (event_id, parcel_id, site, camera, lane, station, first_seen, last_seen, codes,
-                                         complete, no_read, body)
+                                         complete, no_read, body, image_object)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::integer, $10::boolean,
-                            $11::boolean, $12::jsonb)
+                            $11::boolean, $12::jsonb, $13)
                     ON CONFLICT (site, camera, event_id, last_seen) DO NOTHING
                     """,
                     [
                         .text(p.eventId), .text(p.parcelId), .text(p.site), .text(p.camera), .optionalText(p.lane),
                         .optionalText(p.station), .text(p.firstSeen.description), .text(p.lastSeen.description),
                         .int(p.codes.count), .text(p.complete ? "true" : "false"), .text(p.noRead ? "true" : "false"),
-                        .text(body),
+                        .text(body), .optionalText(p.imageObject?.name),
                     ]
                 ).affected
         }

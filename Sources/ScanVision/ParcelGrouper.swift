@@ -99,12 +99,14 @@ public struct ParcelGrouper: Sendable {
     /// Each open parcel's outline in `frame`: the box around its codes in view there (`live`: the
     /// tracker's live tracks); a parcel none of whose codes is in view has none. The live view
     /// draws them.
-    public func outlines(live: [Track], frame: Int) -> [(id: String, box: Box)] {
+    /// `codes`: how many of its codes are in view there (the agent keeps a parcel's picture from
+    /// the frame with the most).
+    public func outlines(live: [Track], frame: Int) -> [(id: String, box: Box, codes: Int)] {
         let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return open.compactMap { parcel in
             let boxes = parcel.order.compactMap { byId[$0] }.filter { $0.presentFrame == frame }.map(\.presentBox)
             guard let first = boxes.first else { return nil }
-            return (parcel.id, boxes.dropFirst().reduce(first) { $0.union($1) })
+            return (parcel.id, boxes.dropFirst().reduce(first) { $0.union($1) }, boxes.count)
         }
     }
 

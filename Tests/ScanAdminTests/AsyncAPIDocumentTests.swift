@@ -100,6 +100,12 @@ struct AsyncAPIDocumentTests {
                 placeholders(try subjects.deadLetter("REASON")),
                 placeholders(try subjects.command(site: "SITE", camera: "CAMERA", verb: "VERB")), "null",
                 placeholders(try subjects.agent(.preview, site: "SITE", camera: "CAMERA")),
+                // The images bucket's subjects, as the agent and the aggregator build them.
+                placeholders(
+                    try ImageObject(kind: .parcel, site: "SITE", camera: "CAMERA", id: "ID", size: 1, sha256: [])
+                        .chunkSubject
+                ).replacingOccurrences(of: ".ID", with: ".{id}"),
+                ImageObject.metaPrefix + ".{name}",
             ]
         #expect(Self.values(of: "address", in: text) == expected)
         let enums = Self.values(of: "enum", in: text)

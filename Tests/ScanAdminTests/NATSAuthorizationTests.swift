@@ -1,6 +1,7 @@
 import Foundation
 import ScanAdmin
 import ScanCore
+import ScanEvents
 import ScanNATS
 import ScanReconciliation
 import ScanTestSupport
@@ -212,6 +213,7 @@ struct NATSAuthorizationTests {
         for spec in [
             subjects.agentStreamSpec(retired: true), subjects.resultsStreamSpec(), subjects.ordersStreamSpec(),
             subjects.deadLetterStreamSpec(),
+            ContractSubjects.imagesStreamSpec(maxAgeSeconds: 86_400, maxBytes: ContractSubjects.imagesStreamBytes),
         ] + senders {
             try aggregatorJS.ensureStream(spec)
         }
@@ -240,6 +242,13 @@ struct NATSAuthorizationTests {
         let fetched = try durable.fetch(batch: 1, timeoutMilliseconds: 30_000)
         #expect(fetched.map(\.subject) == ["scantrack.v1.sighting.dc1.cam-01"])
         try fetched.first?.ackSync()
+        // Its picture's chunk is stored in the images bucket; the aggregator describes it.
+        let chunk = try camera.jetStream().publish(
+            subject: "$O.SCANTRACK_IMAGES.C.dc1.cam-01.p1", bytes: [0xFF, 0xD8, 0xFF], messageID: "c1")
+        #expect(chunk.stream == ImageObject.stream)
+        let described = try aggregatorJS.publish(
+            subject: ImageObject.metaSubject(name: "dc1/cam-01/parcel/p1.jpg"), bytes: Array("{}".utf8))
+        #expect(described.stream == ImageObject.stream)
 
         let ack = { (stream: String, consumer: String) in "$JS.ACK.\(stream).\(consumer).1.1.1.1700000000000000000.0" }
         try Self.expectMatrix(
@@ -257,6 +266,22 @@ struct NATSAuthorizationTests {
                 "$JS.API.STREAM.CREATE.KV_SCANTRACK_RULES", "$JS.API.STREAM.DELETE.\(agentStream)",
                 "$JS.API.CONSUMER.CREATE.\(agentStream)", "$JS.API.CONSUMER.MSG.NEXT.\(agentStream).aggregator",
                 ack(agentStream, "aggregator"),
+            ])
+        // The images bucket: its own pictures' chunks only; the descriptions are the aggregator's,
+        // written once it has checked the event naming the picture.
+        let description = ImageObject.metaSubject(name: "dc1/cam-01/parcel/p1.jpg")
+        try Self.expectMatrix(
+            camera, "cam-01", .publish, allowed: ["$O.SCANTRACK_IMAGES.C.dc1.cam-01.p2"],
+            denied: [
+                "$O.SCANTRACK_IMAGES.C.dc1.cam-02.p2", "$O.SCANTRACK_IMAGES.C.dc2.cam-01.p2", description,
+                "$JS.API.STREAM.PURGE.OBJ_SCANTRACK_IMAGES", "$JS.API.STREAM.UPDATE.OBJ_SCANTRACK_IMAGES",
+            ])
+        try Self.expectMatrix(
+            aggregator, "aggregator", .publish,
+            allowed: [description, "$JS.API.STREAM.UPDATE.OBJ_SCANTRACK_IMAGES"],
+            denied: [
+                "$O.SCANTRACK_IMAGES.C.dc1.cam-01.p2", "$JS.API.STREAM.PURGE.OBJ_SCANTRACK_IMAGES",
+                "$JS.API.STREAM.DELETE.OBJ_SCANTRACK_IMAGES",
             ])
         // Its own stream: it may look, never grow, empty, delete or read it; nor another's.
         try Self.expectMatrix(

@@ -76,6 +76,33 @@ enum AgentRunHarness {
         }
     }
 
+    /// One lane of one camera (dc1/L1/cam-01) in `rig`'s database, an aggregator, and an agent
+    /// grouping parcels (with `extra` config) run to its end over a rendered clip of torn labels
+    /// turned at random over 0–360° (`seed`); the agent is expected to exit 0.
+    static func tornLabelsRun(_ rig: Rig, seed: UInt64, natsURL: String, extra: String = "") throws {
+        let dir = rig.dir
+        try #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}]}]}"#.write(
+            toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
+        let loaded = try ProcessRunner.run(
+            TestEnvironment.productsDirectory + "/scanadmin", ["topology", "load", dir + "/topology.json"],
+            environment: DashboardSecurityTests.environment(dsn: rig.migrated.dsn))
+        try #require(loaded.status == 0, "\(loaded.stderr)")
+        // Torn labels at any angle: what the camera cannot read, a person reads from the picture.
+        var scene = Scenarios.torn()
+        scene.seed = seed
+        scene.turnLabels(within: 0...360, seed: seed)
+        let clip = dir + "/torn.y4m"
+        try SceneRenderer(scene: scene).writeClip(to: clip)
+        rig.running.append(
+            try NoReadEndToEndTests.aggregator(
+                prefix: rig.prefix, natsURL: natsURL, dsn: rig.migrated.dsn, log: dir + "/agg.log"))
+        let agent = try start(
+            config: try config(
+                in: dir, source: clipSource(clip, realtime: false), natsURL: natsURL, prefix: rig.prefix,
+                extra: #", "grouping": {"enabled": true}"# + extra), log: dir + "/agent.log")
+        #expect(waitForExit(agent) && agent.terminationStatus == 0)
+    }
+
     /// An agent reading, in real time, a rendered 1280×720 clip of `frames` frames with three
     /// labels in view turned at random over 0–360°; the renderer says where each label lies.
     static func anyAngleAgent(

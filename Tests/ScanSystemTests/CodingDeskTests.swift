@@ -29,27 +29,7 @@ struct CodingDeskTests {
         let (prefix, migrated, dir) = (rig.prefix, rig.migrated, rig.dir)
         let database = migrated.connection
         let admin = TestEnvironment.productsDirectory + "/scanadmin"
-        let environment = DashboardSecurityTests.environment(dsn: migrated.dsn)
-        try #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}]}]}"#.write(
-            toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
-        let loaded = try ProcessRunner.run(
-            admin, ["topology", "load", dir + "/topology.json"], environment: environment)
-        try #require(loaded.status == 0, "\(loaded.stderr)")
-
-        // Torn labels at any angle: what the camera cannot read, a person reads from the picture.
-        var scene = Scenarios.torn()
-        scene.seed = seed
-        scene.turnLabels(within: 0...360, seed: seed)
-        let clip = dir + "/torn.y4m"
-        try SceneRenderer(scene: scene).writeClip(to: clip)
-        rig.running.append(
-            try NoReadEndToEndTests.aggregator(
-                prefix: prefix, natsURL: natsURL, dsn: migrated.dsn, log: dir + "/agg.log"))
-        let agent = try H.start(
-            config: try H.config(
-                in: dir, source: H.clipSource(clip, realtime: false), natsURL: natsURL, prefix: prefix,
-                extra: #", "grouping": {"enabled": true}"#), log: dir + "/agent.log")
-        #expect(H.waitForExit(agent) && agent.terminationStatus == 0)
+        try H.tornLabelsRun(rig, seed: seed, natsURL: natsURL)
         func count(_ sql: String) throws -> Int { Int(try database.query(sql).rows.first?[0] ?? "0") ?? 0 }
         // Each box a parcel; a torn label's box is a no-read parcel, merged into a parcel pass.
         #expect(

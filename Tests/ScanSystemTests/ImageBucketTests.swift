@@ -1,0 +1,114 @@
+import Foundation
+import ScanCore
+import ScanEvents
+import ScanJPEG
+import ScanNATS
+import ScanPostgres
+import ScanSynth
+import ScanTestSupport
+import ScanTestTiming
+import Testing
+
+/// The images bucket end to end: an agent grouping parcels on a rendered clip of labels at any
+/// angle (some torn) keeps every parcel's and no-read's picture (`images.keep: all`); the
+/// aggregator describes them; nats-py's own object store reads each one, and `scanadmin images`
+/// lists and gets the same bytes.
+@Suite("images bucket", .timed, .enabled(if: TestEnvironment.natsEnabled && TestEnvironment.postgresEnabled))
+struct ImageBucketTests {
+    typealias H = AgentRunHarness
+
+    @Test(
+        "every parcel and no-read of a clip has its picture in SCANTRACK_IMAGES, named in its row; nats-py's object store reads each with its digest, scanadmin images gets the same bytes, and a parcel's picture shows its codes",
+        arguments: [UInt64(5), 29])
+    func picturesInTheBucket(seed: UInt64) throws {
+        let natsURL = try TestEnvironment.requireNATS()
+        let python = TestEnvironment.repoRoot + "/.cache/venv/bin/python"
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python), "run scripts/install-deps.sh (make test does)")
+        let rig = try H.Rig(natsURL: natsURL, database: "st_images")
+        defer { rig.cleanUp() }
+        let (migrated, dir) = (rig.migrated, rig.dir)
+        let database = migrated.connection
+        let admin = TestEnvironment.productsDirectory + "/scanadmin"
+        let environment = [
+            "SCANTRACK_PG": migrated.dsn, "SCANTRACK_NATS": natsURL, "SCANTRACK_CONFIG": "",
+            "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+        ]
+        try H.tornLabelsRun(rig, seed: seed, natsURL: natsURL, extra: #", "images": {"keep": "all"}"#)
+        func count(_ sql: String) throws -> Int { Int(try database.query(sql).rows.first?[0] ?? "0") ?? 0 }
+        // Every parcel whose codes were seen, and every no-read, names its picture.
+        #expect(
+            try H.eventually(seconds: 60) {
+                try count("SELECT count(*) FROM parcels WHERE codes > 0") >= 1
+                    && count("SELECT count(*) FROM noreads") >= 1
+                    && count("SELECT count(*) FROM parcels WHERE NOT merged") == 0
+            }, "parcels and no-reads stored")
+        #expect(try count("SELECT count(*) FROM parcels WHERE codes > 0 AND image_object IS NULL") == 0)
+        #expect(try count("SELECT count(*) FROM noreads WHERE image_object IS NULL") == 0)
+        let parcels = try database.query(
+            """
+            SELECT image_object, (SELECT string_agg(c->>'value', ' ') FROM jsonb_array_elements(body->'codes') c)
+            FROM parcels WHERE image_object IS NOT NULL ORDER BY image_object
+            """
+        ).rows.map { (name: $0[0] ?? "", codes: ($0[1] ?? "").split(separator: " ").map(String.init)) }
+        let noReads = try database.query(
+            "SELECT image_object FROM noreads WHERE image_object IS NOT NULL ORDER BY image_object"
+        ).rows.compactMap { $0[0] }
+        let names = parcels.map(\.name) + noReads
+        #expect(names.allSatisfy { ImageObject.parts(ofName: $0)?.site == "dc1" }, "\(names)")
+        #expect(Set(names).count == names.count, "one object a parcel or no-read: \(names)")
+
+        // nats-py's object store: each one, its digest checked by the client, and in the bucket's list.
+        let out = dir + "/nats-py"
+        let read = try ProcessRunner.run(
+            python,
+            [TestEnvironment.repoRoot + "/scripts/image_bucket_client.py", "--nats", natsURL, "--out", out]
+                + names.flatMap { ["--name", $0] })
+        try #require(read.status == 0, "\(read.stderr)")
+        let result = try JSONValue.parse(Array(read.stdoutText.utf8))
+        #expect(result["missing"] == .object([]), "\(read.stdoutText)")
+        guard case .array(let listed)? = result["listed"] else { throw TestFailure(read.stdoutText) }
+        #expect(Set(listed.compactMap(\.stringValue)) == Set(names), "the bucket lists them all")
+
+        // scanadmin reads the same bytes; each is a JPEG the size its description gives.
+        for name in names {
+            let object = try #require(result["objects"]?[name], "\(name)")
+            let file = try #require(object["file"]?.stringValue)
+            let viaPython = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(JPEGImage.isJPEG(viaPython) && viaPython.count == object["size"]?.intValue)
+            let viaAdmin = dir + "/admin.jpg"
+            let got = try ProcessRunner.run(
+                admin, ["images", "get", name, "--out", viaAdmin], environment: environment)
+            #expect(got.status == 0, "\(got.stderr)")
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: viaAdmin))) == viaPython, "\(name)")
+            #expect(try JPEGImage.decode(viaPython).width > 0)
+        }
+        let listing = try ProcessRunner.run(
+            admin, ["images", "list", "--format", "json", "--time-zone", "UTC"], environment: environment)
+        #expect(listing.status == 0, "\(listing.stderr)")
+        guard case .array(let rows) = try JSONValue.parse(Array(listing.stdoutText.utf8)) else {
+            throw TestFailure(listing.stdoutText)
+        }
+        #expect(Set(rows.compactMap { $0["object"]?.stringValue }) == Set(names), "\(listing.stdoutText)")
+
+        // A parcel's picture shows its codes: scan-agent decode reads one of them from it.
+        var unread: [String] = []
+        for row in parcels {
+            let file = try #require(result["objects"]?[row.name]?["file"]?.stringValue)
+            let decoded = try ProcessRunner.run(ReplayHarness.agent, ["decode", "--format", "json", file])
+            let values = decoded.stdoutText.split(separator: "\n").compactMap {
+                try? JSONValue.parse(String($0))["value"]?.stringValue
+            }
+            if !values.contains(where: row.codes.contains) {
+                unread.append("\(row.name) codes \(row.codes) read \(values)")
+            }
+        }
+        #expect(unread.isEmpty, "\(unread)")
+
+        // A name that is not one of ours never reaches a subject.
+        let hostile = try ProcessRunner.run(
+            admin, ["images", "get", "dc1/cam-01/parcel/x.jpg\r\nPUB evil", "--out", dir + "/x.jpg"],
+            environment: environment)
+        #expect(hostile.status == 64, "\(hostile.stderr)")
+    }
+}
