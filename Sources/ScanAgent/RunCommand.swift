@@ -246,6 +246,7 @@ struct RunCommand: AsyncParsableCommand {
                 "spoolDropped": "\(spool.dropped)",
                 "framesDropped": "\(agent.queue.dropped)", "decodeFailures": "\(loop.decodeFailures)",
                 "decoding": "\(loop.decodingSummary)",
+                "images": "\(loop.imageBucket?.summary ?? "off")",
             ])
     }
 }

@@ -25,6 +25,15 @@ public final class ImageBucketWriter: @unchecked Sendable {
     /// Pictures kept, and their bytes, since the start.
     public private(set) var kept = 0
     public private(set) var keptBytes = 0
+    /// Time spent keeping them on the decoding thread (shrinking, JPEG, digest, chunks into the
+    /// spool): the agent's last log line gives it a picture (`make bench`, "Images").
+    public private(set) var keepTime: Duration = .zero
+
+    /// `<pictures> kept, <bytes> bytes, <ms> ms a picture` (the agent's last log line).
+    public var summary: String {
+        let each = kept == 0 ? 0 : keepTime.seconds * 1_000 / Double(kept)
+        return "\(kept) kept, \(keptBytes) bytes, \(JSONWriter.format(each, decimals: 2)) ms a picture"
+    }
 
     public init(
         config: ImagesConfig, camera: CameraIdentity, encoder: any ImageEncoder, sink: any DurableSink,
@@ -46,6 +55,8 @@ public final class ImageBucketWriter: @unchecked Sendable {
     /// Keeps `picture` (halved until at most `maxWidth` wide) as the object of `kind` and `id`;
     /// nil when it could not be (logged: the event goes without it).
     public func keep(_ picture: GrayImage, kind: ImageObject.Kind, id: String) -> ImageObject? {
+        let started = ContinuousClock.now
+        defer { keepTime += ContinuousClock.now - started }
         var image = picture
         while image.width > config.maxWidth && image.width >= 2 && image.height >= 2 { image = image.halved() }
         do {

@@ -58,6 +58,33 @@ struct ImageBucketTests {
         #expect(names.allSatisfy { ImageObject.parts(ofName: $0)?.site == "dc1" }, "\(names)")
         #expect(Set(names).count == names.count, "one object a parcel or no-read: \(names)")
 
+        // The events as stored hold to their schemas, imageObject and all.
+        var bodies = ""
+        for (table, schema) in [("parcels", "parcel"), ("noreads", "noread")] {
+            for row in try database.query("SELECT body::text FROM \(table) WHERE image_object IS NOT NULL").rows {
+                bodies += schema + "\t" + (row[0] ?? "") + "\n"
+            }
+        }
+        try bodies.write(toFile: dir + "/bodies.tsv", atomically: true, encoding: .utf8)
+        let validated = try ProcessRunner.run(
+            python,
+            [
+                "-c",
+                """
+                import json, sys, jsonschema
+                schemas = {}
+                for line in open(sys.argv[1]):
+                    name, body = line.rstrip("\\n").split("\\t", 1)
+                    schema = schemas.setdefault(name, json.load(open(sys.argv[2] + "/" + name + ".schema.json")))
+                    event = json.loads(body)
+                    assert "imageObject" in event, body
+                    jsonschema.validate(event, schema)
+                print(len(open(sys.argv[1]).readlines()))
+                """, dir + "/bodies.tsv", TestEnvironment.repoRoot + "/docs/schema",
+            ])
+        #expect(validated.status == 0, "\(validated.stderr)")
+        #expect(validated.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "\(names.count)")
+
         // nats-py's object store: each one, its digest checked by the client, and in the bucket's list.
         let out = dir + "/nats-py"
         let read = try ProcessRunner.run(
