@@ -412,8 +412,11 @@ public struct NATSAuthorization: Sendable {
             return NATSPermissions(
                 publish: login.cameras.map { "\(p).v1.cmd.\(site).\($0).trigger" }, subscribe: [inbox])
         case .viewer:
+            // The images bucket is read by direct get (its pictures, the dashboard's /images/…).
             return NATSPermissions(
-                publish: login.cameras.map { "\(p).v1.cmd.\(site).\($0).preview" },
+                publish: login.cameras.map { "\(p).v1.cmd.\(site).\($0).preview" } + [
+                    "$JS.API.DIRECT.GET.\(ImageObject.stream)", "$JS.API.DIRECT.GET.\(ImageObject.stream).>",
+                ],
                 subscribe: login.cameras.map { "\(p).v1.preview.\(site).\($0)" } + [inbox])
         }
     }

@@ -21,9 +21,9 @@ public struct ImageRows {
 
     /// The pictures of `[start, end)` (a parcel by when it was last seen, a no-read by when it was
     /// first), newest first; `site`, `camera` and `kind` narrow it.
-    public func list(start: Timestamp, end: Timestamp, site: String?, camera: String?, kind: String?, limit: Int)
-        throws(PGError) -> [Row]
-    {
+    public func list(
+        start: Timestamp, end: Timestamp, site: String?, camera: String?, kind: String?, lane: String? = nil, limit: Int
+    ) throws(PGError) -> [Row] {
         var rows: [Row] = []
         for row in try connection.query(
             """
@@ -37,11 +37,12 @@ public struct ImageRows {
                 FROM noreads WHERE image_object IS NOT NULL AND first_seen >= $1::timestamptz AND first_seen < $2::timestamptz
             ) i
             WHERE ($3::text IS NULL OR site = $3) AND ($4::text IS NULL OR camera = $4) AND ($5::text IS NULL OR kind = $5)
+              AND ($6::text IS NULL OR lane = $6)
             ORDER BY at DESC, event_id LIMIT \(max(0, limit))
             """,
             [
                 .text(start.description), .text(end.description), .optionalText(site), .optionalText(camera),
-                .optionalText(kind),
+                .optionalText(kind), .optionalText(lane),
             ]
         ).named("images") {
             rows.append(

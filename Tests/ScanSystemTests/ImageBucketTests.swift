@@ -132,6 +132,27 @@ struct ImageBucketTests {
         }
         #expect(unread.isEmpty, "\(unread)")
 
+        // The dashboard: the lane page shows the parcels' pictures, served from the bucket as stored.
+        let (serve, url) = try DashboardSecurityTests.serve(
+            [
+                "--listen", "127.0.0.1:0", "--nats", natsURL, "--shifts", DashboardBrowserTests.shiftsAroundNow(),
+                "--time-zone", "UTC",
+            ],
+            dsn: migrated.dsn, dir: dir)
+        rig.running.append(serve)
+        let lanePage = TestEnvironment.httpGet(url + "/lanes/dc1/L1")
+        #expect(lanePage.status == 200)
+        let shown = parcels.map(\.name).filter { lanePage.body.contains("data-image=\"\($0)\"") }
+        #expect(shown.count == min(12, parcels.count), "the lane's latest parcel pictures: \(shown)")
+        for name in shown {
+            let served = TestEnvironment.httpGetBytes(url + "/images/" + name)
+            let file = try #require(result["objects"]?[name]?["file"]?.stringValue)
+            let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(served.status == 200 && served.body == stored, "\(name)")
+        }
+        #expect(TestEnvironment.httpGet(url + "/images/dc1/cam-01/parcel/none-such.jpg").status == 404)
+        #expect(TestEnvironment.httpGet(url + "/images/dc1/cam-01/parcel/x%0D%0APUB%20y.jpg").status == 404)
+
         // A name that is not one of ours never reaches a subject.
         let hostile = try ProcessRunner.run(
             admin, ["images", "get", "dc1/cam-01/parcel/x.jpg\r\nPUB evil", "--out", dir + "/x.jpg"],

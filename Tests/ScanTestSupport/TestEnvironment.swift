@@ -117,16 +117,20 @@ extension TestEnvironment {
 
     /// The status and body of one GET (status 0: nothing answered within 10 s).
     public static func httpGet(_ url: String) -> (status: Int, body: String) {
-        final class Box: @unchecked Sendable { var value: (Int, String) = (0, "") }
+        let (status, bytes) = httpGetBytes(url)
+        return (status, String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `httpGet`'s answer as bytes (a picture).
+    public static func httpGetBytes(_ url: String) -> (status: Int, body: [UInt8]) {
+        final class Box: @unchecked Sendable { var value: (Int, [UInt8]) = (0, []) }
         let box = Box()
-        guard let target = URL(string: url) else { return (0, "") }
+        guard let target = URL(string: url) else { return (0, []) }
         let done = DispatchSemaphore(value: 0)
         var request = URLRequest(url: target)
         request.timeoutInterval = 5
         URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.value = (
-                (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self)
-            )
+            box.value = ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data ?? Data()))
             done.signal()
         }.resume()
         _ = done.wait(timeout: .now() + 10)

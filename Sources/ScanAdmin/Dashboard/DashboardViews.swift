@@ -405,8 +405,29 @@ struct DashboardViews {
             ? "<p><a data-link=\"coding\" href=\"/coding/\(HTML.segment(id))/\(HTML.segment(lane))\">Resolve this lane's no-reads at the coding desk</a></p>"
             : ""
         let body: HTMLText =
-            "<div id=\"lane\">\(live)</div>\(desk)<section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
+            "<div id=\"lane\">\(live)</div>\(desk)\(try parcelPictures(site, lane: lane))<section><h2>Trend</h2>\(try chart(site, lane: lane))</section>"
         return HTML.page(title: "Lane \(id)/\(lane)", body: body, live: [("lane", fragment, settings.refreshSeconds)])
+    }
+
+    /// The lane's latest parcel pictures in the images bucket (`images.keep`), served by
+    /// `/images/…`; none without the live view (the dashboard then reads no NATS).
+    func parcelPictures(_ site: SiteShift, lane: String) throws -> HTMLText {
+        guard settings.liveView else { return "" }
+        let shifts = trendShifts(site)
+        guard let first = shifts.first, let last = shifts.last else { return "" }
+        let rows = try ImageRows(connection: database).list(
+            start: ShiftFigures.timestamp(first.start), end: ShiftFigures.timestamp(last.end), site: site.site.id,
+            camera: nil, kind: ImageObject.Kind.parcel.rawValue, lane: lane, limit: 12)
+        guard !rows.isEmpty else { return "" }
+        var out: HTMLText = "<section><h2>Parcel pictures</h2><div class=\"noreads\">"
+        for row in rows {
+            let path = row.object.split(separator: "/").map { HTML.segment(String($0)) }.joined(separator: "/")
+            out += "<figure data-image=\"\(row.object)\"><img src=\"/images/\(path)\" alt=\"parcel \(row.eventId)\">"
+            out +=
+                "<figcaption>\(localTime(row.time, site.plan)) · \(row.camera) · \(row.detail.isEmpty ? "no code read" : row.detail)"
+            out += "</figcaption></figure>"
+        }
+        return out + "</div></section>"
     }
 
     /// A pack's counted lines against its order (nil: no such pack).

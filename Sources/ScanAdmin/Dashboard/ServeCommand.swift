@@ -179,9 +179,10 @@ struct ServeCommand: AsyncParsableCommand {
             ? LiveViews(
                 subjects: ContractSubjects(prefix: prefix), lease: PreviewLease(maxWidth: liveWidth, rate: liveRate)
             ) { try connection.connectNATS() } : nil
+        let images = liveView ? BucketImages { try connection.connectNATS() } : nil
         let router = Self.router(
             database: database, settings: settings,
-            guard: DashboardGuard(allowedHosts: hosts, token: try token()), desk: desk, live: live)
+            guard: DashboardGuard(allowedHosts: hosts, token: try token()), desk: desk, live: live, images: images)
         let listening = SetOnce()
         let app = Application(
             router: router,
@@ -217,7 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// applies a middleware to the routes added after it.
     static func router(
         database: DashboardDatabase, settings: DashboardSettings, guard check: DashboardGuard<BasicRequestContext>,
-        desk: CodingDesk? = nil, live: LiveViews? = nil
+        desk: CodingDesk? = nil, live: LiveViews? = nil, images: BucketImages? = nil
     ) -> Router<BasicRequestContext> {
         // HEAD on every route answers as its GET does, without the body (a load balancer's or
         // monitor's probe, `curl -I`).
@@ -326,6 +327,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         desk?.add(to: router)
         live?.add(to: router)
+        images?.add(to: router)
         return router
     }
 
