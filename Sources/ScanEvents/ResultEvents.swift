@@ -422,10 +422,13 @@ public struct ParcelPassEvent: Sendable, Equatable {
     public struct CameraParcel: Sendable, Equatable {
         public var camera: String
         public var parcelId: String
+        /// The camera's picture of it in the images bucket (`ImageObject.name`; nil: none kept).
+        public var image: String?
 
-        public init(camera: String, parcelId: String) {
+        public init(camera: String, parcelId: String, image: String? = nil) {
             self.camera = camera
             self.parcelId = parcelId
+            self.image = image
         }
     }
 
@@ -488,6 +491,7 @@ public struct ParcelPassEvent: Sendable, Equatable {
                     var entry = JSONWriter()
                     entry.field("camera", parcel.camera)
                     entry.field("parcelId", parcel.parcelId)
+                    entry.field("image", parcel.image)
                     return entry.finished()
                 }))
         writer.raw("codes", JSONWriter.array(codes.map(\.json)))
@@ -506,7 +510,8 @@ public struct ParcelPassEvent: Sendable, Equatable {
         for parcel in try fields.objects("parcels") {
             parcels.append(
                 CameraParcel(
-                    camera: try parcel.token("camera"), parcelId: try parcel.string("parcelId", maxLength: 256)))
+                    camera: try parcel.token("camera"), parcelId: try parcel.string("parcelId", maxLength: 256),
+                    image: try parcel.optionalString("image", maxLength: 300)))
         }
         var codes: [Code] = []
         for code in try fields.objects("codes") {

@@ -19,11 +19,15 @@ public struct LaneParcel: Sendable, Equatable {
     public var closedAt: Timestamp
     /// A code the rules reject is among its codes.
     public var rejected: Bool
+    /// Its picture's object name in the images bucket (nil: none kept).
+    public var image: String?
 
     public init(
         eventId: String, parcelId: String, camera: String, firstSeen: Timestamp, lastSeen: Timestamp,
-        codes: [ParcelCode], missing: [String], closedAt: Timestamp? = nil, rejected: Bool = false
+        codes: [ParcelCode], missing: [String], closedAt: Timestamp? = nil, rejected: Bool = false,
+        image: String? = nil
     ) {
+        self.image = image
         self.eventId = eventId
         self.parcelId = parcelId
         self.camera = camera
@@ -174,7 +178,9 @@ extension ParcelPass {
         ParcelPassEvent(
             passId: passId, site: site, lane: lane, firstSeen: firstSeen, lastSeen: lastSeen, revision: revision,
             camerasExpected: camerasExpected,
-            parcels: members.map { ParcelPassEvent.CameraParcel(camera: $0.camera, parcelId: $0.parcelId) },
+            parcels: members.map {
+                ParcelPassEvent.CameraParcel(camera: $0.camera, parcelId: $0.parcelId, image: $0.image)
+            },
             codes: codes, missing: missing, measurement: measurement, codings: codings)
     }
 }

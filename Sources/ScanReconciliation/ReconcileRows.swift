@@ -113,7 +113,8 @@ public struct UnmergedParcel: Sendable, Equatable {
             lastSeen: event.lastSeen,
             codes: event.codes.map {
                 ParcelCode(symbology: $0.symbology, value: $0.value, valueEncoding: $0.valueEncoding, itemId: nil)
-            }, missing: event.missing, closedAt: event.time, rejected: event.codes.contains { $0.status == .rejected })
+            }, missing: event.missing, closedAt: event.time, rejected: event.codes.contains { $0.status == .rejected },
+            image: event.imageObject?.name)
         self.init(site: event.site, parcel: parcel, trackIds: event.codes.map(\.trackId), received: received)
     }
 }
@@ -159,6 +160,7 @@ extension LaneParcel {
         writer.strings("missing", missing)
         writer.field("closedAt", closedAt.description)
         writer.field("rejected", rejected)
+        writer.field("image", image)
         return writer.finished()
     }
 
@@ -181,7 +183,7 @@ extension LaneParcel {
                     itemId: code["itemId"]?.stringValue)
             }, missing: missing.compactMap(\.stringValue),
             closedAt: value["closedAt"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
-            rejected: value["rejected"]?.boolValue ?? false)
+            rejected: value["rejected"]?.boolValue ?? false, image: value["image"]?.stringValue)
     }
 }
 

@@ -58,6 +58,12 @@ struct ImageBucketTests {
         #expect(names.allSatisfy { ImageObject.parts(ofName: $0)?.site == "dc1" }, "\(names)")
         #expect(Set(names).count == names.count, "one object a parcel or no-read: \(names)")
 
+        // Each parcel pass names its cameras' pictures (what the WMS receives in parcelpass).
+        let passImages = try database.query(
+            "SELECT m->>'image' FROM parcel_passes p, jsonb_array_elements(p.members) m WHERE m ? 'image' ORDER BY 1"
+        ).rows.compactMap { $0[0] }
+        #expect(passImages == parcels.map(\.name), "\(passImages)")
+
         // The events as stored hold to their schemas, imageObject and all.
         var bodies = ""
         for (table, schema) in [("parcels", "parcel"), ("noreads", "noread")] {
