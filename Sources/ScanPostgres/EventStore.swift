@@ -136,6 +136,23 @@ extension EventStore {
                         .text(body), .optionalText(p.imageObject?.name),
                     ]
                 ).affected
+            // Its codes' sightings (stored before it, in this transaction or an earlier one) name
+            // its picture too. The times bound the day partitions searched.
+            if let image = p.imageObject, !p.codes.isEmpty {
+                _ = try connection.query(
+                    """
+                    UPDATE sightings SET image_object = $1
+                    WHERE site = $2 AND camera = $3 AND event_id = ANY($4::text[])
+                      AND first_seen >= $5::timestamptz - interval '1 minute'
+                      AND first_seen <= $6::timestamptz + interval '1 minute'
+                      AND image_object IS DISTINCT FROM $1
+                    """,
+                    [
+                        .text(image.name), .text(p.site), .text(p.camera),
+                        .text(SiteStore.arrayLiteral(p.codes.map { $0.trackId + ".sighting" })),
+                        .text(p.firstSeen.description), .text(p.lastSeen.description),
+                    ])
+            }
         }
         return added
     }

@@ -58,6 +58,20 @@ struct ImageBucketTests {
         #expect(names.allSatisfy { ImageObject.parts(ofName: $0)?.site == "dc1" }, "\(names)")
         #expect(Set(names).count == names.count, "one object a parcel or no-read: \(names)")
 
+        // The sightings of a parcel's codes name its picture.
+        let sightingsNamed = try count(
+            """
+            SELECT count(*) FROM parcels p, jsonb_array_elements(p.body->'codes') c, sightings s
+            WHERE p.image_object IS NOT NULL AND s.event_id = (c->>'trackId') || '.sighting'
+              AND s.image_object = p.image_object
+            """)
+        #expect(
+            sightingsNamed
+                == (try count(
+                    "SELECT coalesce(sum(jsonb_array_length(body->'codes')), 0) FROM parcels WHERE image_object IS NOT NULL"
+                )))
+        #expect(sightingsNamed > 0)
+
         // Each parcel pass names its cameras' pictures (what the WMS receives in parcelpass).
         let passImages = try database.query(
             "SELECT m->>'image' FROM parcel_passes p, jsonb_array_elements(p.members) m WHERE m ? 'image' ORDER BY 1"
