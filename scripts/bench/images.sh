@@ -6,9 +6,10 @@
 # on the decoding thread (shrink, grey JPEG, SHA-256, chunks into the spool); the CPU seconds of
 # the whole run (user + system) are compared too. The bucket's stream is made first with nats-py's
 # own object store. Prints markdown for BENCHMARKS.md. Needs SCANTRACK_NATS and .cache/venv.
-#   scripts/bench/images.sh BIN_DIR
+#   scripts/bench/images.sh BIN_DIR [SYNTH]
 set -euo pipefail
 bin="$1"
+synth="${2:-$bin/scan-synth}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python="$here/.cache/venv/bin/python"
 out="$(mktemp -d)"
@@ -17,7 +18,7 @@ nats="${SCANTRACK_NATS:-nats://127.0.0.1:4222}"
 rounds="${IMAGES_ROUNDS:-3}"
 frames="${IMAGES_FRAMES:-240}"
 
-"$bin/scan-synth" tunnel-4k "$out/tunnel.y4m" --frames "$frames" --seed 11 > /dev/null
+"$synth" tunnel-4k "$out/tunnel.y4m" --frames "$frames" --seed 11 > /dev/null
 "$python" -c '
 import asyncio, sys
 import nats
