@@ -388,21 +388,14 @@ public final class AgentLoop: @unchecked Sendable {
 
     /// Durable events into the sink (the publisher sends them); the rest straight to core NATS.
     private func route(_ events: [AgentEvent]) {
-        for (index, var event) in events.enumerated() {
+        for var event in events {
             if let unsaved = event.unsavedNoRead {
                 noReads += 1
                 metrics.noReads.increment()
                 let saved = NoReadPictures.saved(unsaved, into: images, logger: logger)
                 event = imageBucket?.noRead(saved, picture: unsaved.picture) ?? saved.agentEvent
             }
-            if let unsaved = event.unsavedParcel, let imageBucket {
-                // A parcel's decision comes right after it.
-                let next = events.indices.contains(index + 1) ? events[index + 1] : nil
-                let diverted =
-                    next?.kind == .decision
-                    && (try? JSONValue.parse(next?.json ?? []))?["action"]?.stringValue == "divert"
-                event = imageBucket.parcel(unsaved, diverted: diverted)
-            }
+            if let unsaved = event.unsavedParcel, let imageBucket { event = imageBucket.parcel(unsaved) }
             guard let subject = ownSubjects[event.subjectFamily] else {
                 logger.error("event not sent: no subject for it", metadata: ["family": "\(event.subjectFamily)"])
                 continue

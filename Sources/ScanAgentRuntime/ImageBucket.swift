@@ -89,11 +89,11 @@ public final class ImageBucketWriter: @unchecked Sendable {
         }
     }
 
-    /// A parcel's event with its picture named, when the policy keeps it (`diverted`: the decision
-    /// that follows it diverts it); the event as it was otherwise.
-    public func parcel(_ unsaved: AgentEvent.UnsavedParcel, diverted: Bool) -> AgentEvent {
+    /// A parcel's event with its picture named, when the policy keeps it (`unsaved.diverted`: its
+    /// decision diverts it); the event as it was otherwise.
+    public func parcel(_ unsaved: AgentEvent.UnsavedParcel) -> AgentEvent {
         let event = unsaved.event
-        let divertedOrIncomplete = diverted || !event.missing.isEmpty
+        let divertedOrIncomplete = unsaved.diverted || !event.missing.isEmpty
         guard config.keep.keepsParcel(id: event.parcelId, noRead: event.noRead, diverted: divertedOrIncomplete),
             let object = keep(unsaved.picture, kind: .parcel, id: event.parcelId)
         else { return event.agentEvent }

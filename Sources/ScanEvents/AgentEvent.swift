@@ -44,10 +44,13 @@ public struct AgentEvent: Sendable, Equatable {
     public struct UnsavedParcel: Sendable, Equatable {
         public var event: ParcelEvent
         public var picture: GrayImage
+        /// The decision made for it diverts it (`images.keep: diverts`).
+        public var diverted: Bool
 
-        public init(event: ParcelEvent, picture: GrayImage) {
+        public init(event: ParcelEvent, picture: GrayImage, diverted: Bool = false) {
             self.event = event
             self.picture = picture
+            self.diverted = diverted
         }
     }
 

@@ -112,14 +112,14 @@ public struct ScanPipeline: Sendable {
         var events: [AgentEvent] = []
         for parcel in closed {
             let event = ParcelEvent(parcel, camera: factory.camera, time: time)
+            let decided = decision.flatMap { DecisionEvent(agentParcel: event, config: $0, beltSpeed: beltSpeed) }
             var routed = event.agentEvent
             if let picture = parcelPictures?.take(parcel.id) {
-                routed.unsavedParcel = AgentEvent.UnsavedParcel(event: event, picture: picture)
+                routed.unsavedParcel = AgentEvent.UnsavedParcel(
+                    event: event, picture: picture, diverted: decided?.action == .divert)
             }
             events.append(routed)
-            if let decision, let decided = DecisionEvent(agentParcel: event, config: decision, beltSpeed: beltSpeed) {
-                events.append(decided.agentEvent)
-            }
+            if let decided { events.append(decided.agentEvent) }
         }
         return events
     }

@@ -78,7 +78,7 @@ struct ImageBucketWriterTests {
         let picture = GrayImage(
             width: 400, height: 400, pixels: (0..<160_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let event = writer.parcel(
-            AgentEvent.UnsavedParcel(event: Self.parcel("cam-01-r1-p1", codes: 1), picture: picture), diverted: false)
+            AgentEvent.UnsavedParcel(event: Self.parcel("cam-01-r1-p1", codes: 1), picture: picture))
         let named = try ParcelEvent.parse(try JSONValue.parse(event.json))
         let object = try #require(named.imageObject)
         #expect(object.size == 160_000 && object.chunks == 2)
@@ -101,7 +101,7 @@ struct ImageBucketWriterTests {
         let picture = GrayImage(width: 8, height: 8, pixels: Array(repeating: 128, count: 64))
         func kept(_ keep: ImagesConfig.Keep, _ parcel: ParcelEvent, diverted: Bool = false) throws -> Bool {
             let event = Self.writer(keep, sink: MemorySpool()).parcel(
-                AgentEvent.UnsavedParcel(event: parcel, picture: picture), diverted: diverted)
+                AgentEvent.UnsavedParcel(event: parcel, picture: picture, diverted: diverted))
             return try ParcelEvent.parse(try JSONValue.parse(event.json)).imageObject != nil
         }
         let read = Self.parcel("p-read", codes: 1)
