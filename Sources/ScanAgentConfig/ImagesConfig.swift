@@ -53,6 +53,17 @@ public struct ImagesConfig: Sendable, Equatable {
             }
         }
 
+        /// Whether a parcel's picture is kept however the parcel ends (read or not, diverted or
+        /// not): `all`, or a share that chose its id. Its sightings can then name the picture
+        /// before the parcel closes (`SightingEvent.parcelImage`).
+        public func keepsParcelWhateverItsEnd(id: String) -> Bool {
+            switch self {
+            case .none, .noreads, .diverts: false
+            case .sample(let percent): Self.sampled(id, percent: percent)
+            case .all: true
+            }
+        }
+
         public var keepsNoReads: Bool { self != .none }
         /// Whether any parcel can be kept (the pipeline then keeps parcel pictures).
         public var keepsParcels: Bool { self != .none && self != .noreads }

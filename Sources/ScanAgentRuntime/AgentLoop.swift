@@ -227,7 +227,7 @@ public final class AgentLoop: @unchecked Sendable {
                 config: config.images, camera: config.camera, encoder: imageEncoder, sink: sink, metrics: metrics,
                 logger: logger)
             if config.images.keep.keepsParcels && config.grouping.enabled {
-                pipeline.parcelPictures = ParcelPictures(margin: config.images.margin)
+                pipeline.parcelPictures = ParcelPictures(margin: config.images.margin, keep: config.images.keep)
             }
         } else {
             imageBucket = nil

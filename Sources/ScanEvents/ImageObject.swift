@@ -37,7 +37,13 @@ public struct ImageObject: Sendable, Equatable {
     /// `SHA-256=` and the digest in base64url (padded), as nats.go and nats-py write it.
     public var digest: String
 
-    public var name: String { "\(site)/\(camera)/\(kind.rawValue)/\(id).jpg" }
+    public var name: String { Self.name(kind: kind, site: site, camera: camera, id: id) }
+
+    /// The name of the object of `kind` and `id` a camera keeps (`site` and `camera` tokens;
+    /// `id` made one as `init` makes it), before it is kept.
+    public static func name(kind: Kind, site: String, camera: String, id: String) -> String {
+        "\(site)/\(camera)/\(kind.rawValue)/\(token(from: id)).jpg"
+    }
     public var nuid: String { "\(site).\(camera).\(id)" }
     public var chunks: Int { (size + Self.chunkSize - 1) / Self.chunkSize }
     public var chunkSubject: String { "\(Self.chunkPrefix).\(nuid)" }

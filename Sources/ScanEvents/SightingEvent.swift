@@ -37,6 +37,13 @@ public struct SightingEvent: Sendable, Equatable {
     public var printedValue: String?
     /// Pixels a second.
     public var velocity: Double?
+    /// The parcel the code was placed in (grouping on): the parcel event's `parcelId`.
+    public var parcelId: String?
+    /// The name of that parcel's picture in the images bucket, given only when the camera's
+    /// policy keeps it however the parcel ends (`images.keep: all`, or a share that chose it) and
+    /// a picture of it was taken; the object is stored when the parcel closes. Otherwise the
+    /// parcel event's `imageObject` names it, if it is kept.
+    public var parcelImage: String?
 
     public var eventId: String { envelope.eventId }
     public var site: String { envelope.site }
@@ -73,6 +80,8 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("printedSymbology", printedSymbology)
         writer.field("printedValue", printedValue)
         if let velocity { writer.field("velocity", velocity, decimals: 1) }
+        writer.field("parcelId", parcelId)
+        writer.field("parcelImage", parcelImage)
         return writer.finished()
     }
 
@@ -120,6 +129,18 @@ public struct SightingEvent: Sendable, Equatable {
         }
         sighting.printedValue = try fields.optionalString("printedValue", maxLength: 64)
         sighting.gs1Elements = try Self.gs1Elements(event["gs1Elements"])
+        sighting.parcelId = try fields.optionalString("parcelId", maxLength: 256)
+        sighting.parcelImage = try fields.optionalString("parcelImage", maxLength: 300)
+        if let image = sighting.parcelImage {
+            // Held to the sender: the name its own camera builds for the parcel it names.
+            guard let parcelId = sighting.parcelId,
+                image == ImageObject.name(kind: .parcel, site: envelope.site, camera: envelope.camera, id: parcelId)
+            else {
+                throw DeadLetter(
+                    .subjectMismatch,
+                    "parcelImage '\(TerminalText.escaped(image))' is not the sender's picture of parcelId")
+            }
+        }
         guard sighting.lastSeen >= sighting.firstSeen, sighting.lastFrame >= sighting.firstFrame else {
             throw DeadLetter(.badValue, "lastSeen/lastFrame before firstSeen/firstFrame")
         }

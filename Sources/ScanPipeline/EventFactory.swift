@@ -15,8 +15,17 @@ public struct EventFactory: Sendable {
     public init(camera: CameraIdentity) { self.camera = camera }
 
     /// The one sighting of a confirmed track, when it ends.
-    public func sighting(_ track: Track, time: Timestamp, sessionId: String?) -> AgentEvent {
-        SightingEvent(track: track, camera: camera, time: time, sessionId: sessionId).agentEvent
+    /// A track's sighting; `parcelId`: the parcel it is placed in, `picturedParcel`: the same id
+    /// when that parcel's picture is certain to be kept (the sighting then names it).
+    public func sighting(
+        _ track: Track, time: Timestamp, sessionId: String?, parcelId: String? = nil, picturedParcel: String? = nil
+    ) -> AgentEvent {
+        var sighting = SightingEvent(track: track, camera: camera, time: time, sessionId: sessionId)
+        sighting.parcelId = parcelId
+        sighting.parcelImage = picturedParcel.map {
+            ImageObject.name(kind: .parcel, site: camera.site, camera: camera.id, id: $0)
+        }
+        return sighting.agentEvent
     }
 
     public func sessionStarted(_ session: Session) -> AgentEvent {

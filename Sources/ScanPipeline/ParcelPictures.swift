@@ -1,3 +1,4 @@
+import ScanAgentConfig
 import ScanCore
 
 /// The picture of each open parcel the agent may keep (`images.keep`): the crop, `margin` pixels
@@ -7,9 +8,18 @@ import ScanCore
 public struct ParcelPictures: Sendable {
     /// Pixels added around the codes' outline on each side (clamped to the frame).
     public let margin: Int
+    /// The policy (`images.keep`): which parcels' pictures are certain to be kept.
+    public let keep: ImagesConfig.Keep
     private var best: [String: (codes: Int, area: Int, picture: GrayImage)] = [:]
 
-    public init(margin: Int) { self.margin = max(0, margin) }
+    public init(margin: Int, keep: ImagesConfig.Keep = .all) {
+        self.margin = max(0, margin)
+        self.keep = keep
+    }
+
+    /// Whether the open parcel `id` will be handed out with a picture the policy keeps whatever
+    /// the parcel's end: one has been taken, and the policy keeps this parcel's in any case.
+    public func promises(_ id: String) -> Bool { best[id] != nil && keep.keepsParcelWhateverItsEnd(id: id) }
 
     /// The frame's outlines (`ParcelGrouper.outlines`) over `image`, the frame they are in.
     public mutating func update(_ outlines: [(id: String, box: Box, codes: Int)], image: GrayImage) {

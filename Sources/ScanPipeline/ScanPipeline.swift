@@ -236,9 +236,15 @@ public struct ScanPipeline: Sendable {
             case .removed(let track):
                 updateCounts[track.id] = nil
                 events.append(factory.trackEvent(.removed, track, time: time, sequence: 0))
-                events.append(
-                    factory.sighting(track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id)))
+                // Placed first, so the sighting names its parcel (and the parcel's picture when
+                // that is certain to be kept).
                 parcels?.ended(track, frame: track.lastFrame)
+                let parcelId = parcels?.parcelId(ofTrack: track.id)
+                let image = parcelId.flatMap { id in parcelPictures?.promises(id) == true ? id : nil }
+                events.append(
+                    factory.sighting(
+                        track, time: time, sessionId: sessionOfTrack.removeValue(forKey: track.id),
+                        parcelId: parcelId, picturedParcel: image))
             }
         }
         return events

@@ -13,7 +13,7 @@ public struct EventStore {
         "lane",
         "station", "session_id", "gs1", "add_on", "first_seen", "last_seen", "first_frame", "last_frame", "frames",
         "decodes",
-        "event_time", "body",
+        "event_time", "body", "image_object",
     ]
 
     /// Inserts sightings; rows whose event id is stored already are skipped. Returns rows added.
@@ -35,7 +35,7 @@ public struct EventStore {
                 r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description,
                 r.lastSeen.description,
                 String(r.firstFrame), String(r.lastFrame), String(r.frames), String(r.decodes), r.time.description,
-                item.body,
+                item.body, r.parcelImage,
             ]
         }
         try connection.execute("SAVEPOINT sightings_batch")

@@ -213,6 +213,11 @@ public struct ParcelGrouper: Sendable {
         }
     }
 
+    /// The parcel a code is placed in (open parcels only; nil: not placed, or grouping closed it).
+    public func parcelId(ofTrack trackId: String) -> String? {
+        open.first { $0.order.contains(trackId) }?.id
+    }
+
     /// A no-read that ended: counted in the parcel beside it, or a parcel of its own (returned).
     public mutating func noRead(_ noRead: CandidateTracker.NoRead, eventId: String) -> Parcel? {
         var best: (index: Int, gap: Int)?

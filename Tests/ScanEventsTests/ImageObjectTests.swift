@@ -82,4 +82,38 @@ struct ImageObjectTests {
         #expect(refused(own.replacingOccurrences(of: "/parcel/", with: "/noread/")) != nil)
         #expect(refused(#""dc1/cam-01/parcel/x.jpg""#)?.reason == .wrongType)
     }
+
+    @Test("a sighting's parcelImage must be the sender's own picture of the parcel it names")
+    func sightingNamesItsParcelsPicture() throws {
+        func sighting(camera: String = "cam-01", parcel: String?, image: String?) -> String {
+            var extra = ""
+            if let parcel { extra += ", \"parcelId\": \"\(parcel)\"" }
+            if let image { extra += ", \"parcelImage\": \"\(image)\"" }
+            return """
+                {"type": "sighting", "eventId": "cam-01-r1-3.sighting", "site": "dc1", "camera": "\(camera)",
+                 "time": "2026-12-07T10:00:00.000Z", "trackId": "cam-01-r1-3", "symbology": "EAN-13",
+                 "value": "4006381333931", "status": "accepted", "firstSeen": "2026-12-07T09:59:59.000Z",
+                 "lastSeen": "2026-12-07T10:00:00.000Z", "firstFrame": 1, "lastFrame": 9, "frames": 9, "decodes": 9\(extra)}
+                """
+        }
+        func parse(_ text: String) throws -> SightingEvent {
+            try SightingEvent.parse(try JSONValue.parse(Array(text.utf8)))
+        }
+        let named = try parse(sighting(parcel: "cam-01-r1-p3", image: "dc1/cam-01/parcel/cam-01-r1-p3.jpg"))
+        #expect(named.parcelId == "cam-01-r1-p3" && named.parcelImage == "dc1/cam-01/parcel/cam-01-r1-p3.jpg")
+        #expect(try parse(String(decoding: named.json, as: UTF8.self)) == named)
+        #expect(try parse(sighting(parcel: "cam-01-r1-p3", image: nil)).parcelImage == nil)
+        for (camera, parcel, image) in [
+            ("cam-02", "cam-01-r1-p3", "dc1/cam-01/parcel/cam-01-r1-p3.jpg"),  // another camera's
+            ("cam-01", nil, "dc1/cam-01/parcel/cam-01-r1-p3.jpg"),  // no parcel named
+            ("cam-01", "cam-01-r1-p4", "dc1/cam-01/parcel/cam-01-r1-p3.jpg"),  // another parcel's
+            ("cam-01", "cam-01-r1-p3", "dc1/cam-01/noread/cam-01-r1-p3.jpg"),  // not a parcel's
+            ("cam-01", "cam-01-r1-p3", "dc1/cam-01/parcel/cam-01-r1-p3.jpg\\r\\nPUB x"),
+        ] {
+            let refused = #expect(throws: DeadLetter.self) {
+                _ = try parse(sighting(camera: camera, parcel: parcel, image: image))
+            }
+            #expect(refused?.reason == .subjectMismatch, "\(camera) \(parcel ?? "-") \(image)")
+        }
+    }
 }

@@ -198,7 +198,55 @@ struct ParcelGroupingTests {
         }
     }
 
-    @Test("grouping off: no parcel events, the sightings unchanged")
+    @Test(
+        "a sighting names its parcel, and the parcel's picture only when the policy keeps it whatever the parcel's end and a picture was taken"
+    )
+    func sightingsNameTheirParcel() throws {
+        func run(keep: ImagesConfig.Keep?, pictures: Bool) throws -> (sightings: [SightingEvent], parcels: [AgentEvent])
+        {
+            var pipeline = Self.pipeline()
+            if let keep { pipeline.parcelPictures = ParcelPictures(margin: 8, keep: keep) }
+            let frameImage = GrayImage(width: 640, height: 480, fill: 200)
+            var events: [AgentEvent] = []
+            for frame in 0..<40 {
+                let located =
+                    pictures
+                    ? LocatedRegions(regions: [], area: Box(minX: 0, minY: 0, maxX: 640, maxY: 480), image: frameImage)
+                    : nil
+                events += pipeline.process(
+                    frame: frame, time: Self.time(frame),
+                    detections: frame < 30
+                        ? [Self.code("A", x: 20, y: 40, frame: frame), Self.code("B", x: 80, y: 40, frame: frame)] : [],
+                    located: located)
+            }
+            events += pipeline.finish(time: Self.time(40))
+            let sightings = try events.filter { $0.kind == .sighting }.map {
+                try SightingEvent.parse(try JSONValue.parse($0.json))
+            }
+            return (sightings, events.filter { $0.kind == .parcel })
+        }
+        let all = try run(keep: .all, pictures: true)
+        let parcel = try #require(all.parcels.first)
+        let parcelEvent = try ParcelEvent.parse(try JSONValue.parse(parcel.json))
+        #expect(all.parcels.count == 1 && all.sightings.count == 2)
+        #expect(all.sightings.allSatisfy { $0.parcelId == parcelEvent.parcelId }, "\(all.sightings)")
+        // The name the writer gives the picture the parcel event hands over.
+        #expect(parcel.unsavedParcel != nil)
+        let named = "dc1/cam-1/parcel/\(ImageObject.token(from: parcelEvent.parcelId)).jpg"
+        #expect(all.sightings.allSatisfy { $0.parcelImage == named }, "\(all.sightings.map(\.parcelImage))")
+        // Kept only if diverted: not promised; no picture taken: nothing to promise; no policy: none.
+        for (keep, pictures) in [(ImagesConfig.Keep.diverts, true), (.all, false), (nil, true)] {
+            let other = try run(keep: keep, pictures: pictures)
+            #expect(other.sightings.count == 2 && other.sightings.allSatisfy { $0.parcelImage == nil })
+            #expect(other.sightings.allSatisfy { $0.parcelId == parcelEvent.parcelId })
+        }
+        // A share names exactly the parcels it chose.
+        let chosen = ImagesConfig.Keep.sample(percent: 50).keepsParcelWhateverItsEnd(id: parcelEvent.parcelId)
+        let sampled = try run(keep: .sample(percent: 50), pictures: true)
+        #expect(sampled.sightings.allSatisfy { ($0.parcelImage != nil) == chosen })
+    }
+
+    @Test("grouping off: no parcel events, the sightings unchanged but for the parcel they name")
     func off() throws {
         var on = Self.pipeline()
         var off = ScanPipeline(camera: CameraIdentity(id: "cam-1", site: "dc1", lane: "L1"), idPrefix: "cam-1-r")
@@ -212,7 +260,14 @@ struct ParcelGroupingTests {
         withParcels += on.finish(time: Self.time(30))
         without += off.finish(time: Self.time(30))
         #expect(without.allSatisfy { $0.kind != .parcel })
-        #expect(withParcels.filter { $0.kind != .parcel }.map(\.json) == without.map(\.json))
+        func unnamed(_ event: AgentEvent) throws -> [UInt8] {
+            guard event.kind == .sighting else { return event.json }
+            var sighting = try SightingEvent.parse(try JSONValue.parse(event.json))
+            #expect(sighting.parcelId?.hasPrefix("cam-1-r-p") == true)
+            sighting.parcelId = nil
+            return sighting.json
+        }
+        #expect(try withParcels.filter { $0.kind != .parcel }.map(unnamed) == without.map(\.json))
         #expect(withParcels.filter { $0.kind == .parcel }.count == 1)
     }
 }

@@ -71,6 +71,23 @@ struct ImageBucketTests {
                     "SELECT coalesce(sum(jsonb_array_length(body->'codes')), 0) FROM parcels WHERE image_object IS NOT NULL"
                 )))
         #expect(sightingsNamed > 0)
+        // Their events name the parcel, and (keep: all) its picture whenever one was taken by the
+        // time the code ended: never a name the parcel's row does not hold.
+        #expect(
+            try count(
+                """
+                SELECT count(*) FROM parcels p, jsonb_array_elements(p.body->'codes') c, sightings s
+                WHERE s.event_id = (c->>'trackId') || '.sighting' AND s.body->>'parcelId' IS DISTINCT FROM p.parcel_id
+                """) == 0, "a sighting names the parcel its code is in")
+        let sightingsNamingPictures = try count("SELECT count(*) FROM sightings WHERE body ? 'parcelImage'")
+        #expect(sightingsNamingPictures > 0)
+        #expect(
+            try count(
+                """
+                SELECT count(*) FROM sightings s WHERE s.body ? 'parcelImage' AND NOT EXISTS (
+                    SELECT 1 FROM parcels p WHERE p.parcel_id = s.body->>'parcelId'
+                      AND p.image_object = s.body->>'parcelImage' AND s.image_object = p.image_object)
+                """) == 0, "every picture a sighting names is its parcel's, stored")
 
         // Each parcel pass names its cameras' pictures (what the WMS receives in parcelpass).
         let passImages = try database.query(
@@ -80,8 +97,9 @@ struct ImageBucketTests {
 
         // The events as stored hold to their schemas, imageObject and all.
         var bodies = ""
-        for (table, schema) in [("parcels", "parcel"), ("noreads", "noread")] {
-            for row in try database.query("SELECT body::text FROM \(table) WHERE image_object IS NOT NULL").rows {
+        for (table, schema) in [("parcels", "parcel"), ("noreads", "noread"), ("sightings", "sighting")] {
+            let named = table == "sightings" ? "body ? 'parcelImage'" : "image_object IS NOT NULL"
+            for row in try database.query("SELECT body::text FROM \(table) WHERE \(named)").rows {
                 bodies += schema + "\t" + (row[0] ?? "") + "\n"
             }
         }
@@ -97,13 +115,15 @@ struct ImageBucketTests {
                     name, body = line.rstrip("\\n").split("\\t", 1)
                     schema = schemas.setdefault(name, json.load(open(sys.argv[2] + "/" + name + ".schema.json")))
                     event = json.loads(body)
-                    assert "imageObject" in event, body
+                    assert ("parcelImage" if name == "sighting" else "imageObject") in event, body
                     jsonschema.validate(event, schema)
                 print(len(open(sys.argv[1]).readlines()))
                 """, dir + "/bodies.tsv", TestEnvironment.repoRoot + "/docs/schema",
             ])
         #expect(validated.status == 0, "\(validated.stderr)")
-        #expect(validated.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "\(names.count)")
+        #expect(
+            validated.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "\(names.count + sightingsNamingPictures)")
 
         // nats-py's object store: each one, its digest checked by the client, and in the bucket's list.
         let out = dir + "/nats-py"
