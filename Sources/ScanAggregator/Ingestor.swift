@@ -80,7 +80,7 @@ public final class Ingestor: @unchecked Sendable {
         loopSettings.fetchWaitMilliseconds = settings.fetchWaitMilliseconds
         loop = IngestLoop(
             settings: loopSettings, consumer: events, store: storage,
-            deadLetters: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
+            publisher: JetStreamResultPublisher(jetStream: jetStream), clock: clock, logger: logger)
     }
 
     /// Creates (or updates) the agents' stream, the dead-letter stream, the results stream, the

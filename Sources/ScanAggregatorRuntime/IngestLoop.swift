@@ -54,7 +54,8 @@ public final class IngestLoop: @unchecked Sendable {
     /// What it reads, for the log (`EventConsumer.description`).
     public var source: String { consumer.description }
     private let storage: any SightingStore
-    private let deadLetters: any ResultPublisher
+    /// Where refused messages and the stored pictures' descriptions are published.
+    private let publisher: any ResultPublisher
     private let clock: any ServiceClock
     /// Fetching while the stream cannot deliver: a poll every 0.25 s, each new error logged once.
     private var events: ConsumerFetch
@@ -79,16 +80,16 @@ public final class IngestLoop: @unchecked Sendable {
     private var topology = Topology(sites: [])
     private var topologyRead: Duration?
 
-    /// `deadLetters`: where refused messages are published once stored (for whoever watches
-    /// for bad input).
+    /// `publisher`: where refused messages are published once stored (for whoever watches for
+    /// bad input), and the descriptions of the pictures stored events name (`ImageObject`).
     public init(
-        settings: Settings, consumer: any EventConsumer, store: any SightingStore, deadLetters: any ResultPublisher,
+        settings: Settings, consumer: any EventConsumer, store: any SightingStore, publisher: any ResultPublisher,
         clock: any ServiceClock, logger: Logger
     ) {
         self.settings = settings
         self.consumer = consumer
         self.storage = store
-        self.deadLetters = deadLetters
+        self.publisher = publisher
         self.clock = clock
         self.logger = logger
         events = ConsumerFetch(
@@ -339,7 +340,7 @@ public final class IngestLoop: @unchecked Sendable {
             if let sequence = message.streamSequence,
                 let subject = try? settings.subjects.deadLetter(letter.reason.rawValue)
             {
-                try? deadLetters.publish(
+                try? publisher.publish(
                     subject: subject, bytes: deadLetter.json,
                     messageID: "deadletter-\(settings.subjects.agentStream)-\(sequence)")
             }
@@ -377,7 +378,7 @@ public final class IngestLoop: @unchecked Sendable {
         }
         for (object, time) in objects {
             do {
-                try deadLetters.publish(
+                try publisher.publish(
                     subject: object.metaSubject, bytes: object.metaJSON(modified: time),
                     messageID: "meta-\(object.nuid)")
             } catch {

@@ -33,7 +33,7 @@ struct AggregatorRuntimeTests {
         let runtime = AggregatorRuntime(
             ingest: { _ in
                 IngestLoop(
-                    settings: ingestSettings, consumer: consumer, store: store, deadLetters: results, clock: clock,
+                    settings: ingestSettings, consumer: consumer, store: store, publisher: results, clock: clock,
                     logger: logger)
             },
             reconcile: { _ in
@@ -72,7 +72,7 @@ struct AggregatorRuntimeTests {
         // Ingest beside it, with nothing to take.
         let ingest = IngestLoop(
             settings: IngestLoop.Settings(subjects: ContractSubjects(prefix: "scantrack")),
-            consumer: ScriptedConsumer(clock: clock), store: MemorySightingStore(), deadLetters: results, clock: clock,
+            consumer: ScriptedConsumer(clock: clock), store: MemorySightingStore(), publisher: results, clock: clock,
             logger: logger)
         let runtime = AggregatorRuntime(
             ingest: { _ in ingest }, reconcile: { _ in loop }, clock: clock, logger: logger)
@@ -126,7 +126,7 @@ struct AggregatorRuntimeTests {
         let runtime = AggregatorRuntime(
             ingest: { _ in
                 IngestLoop(
-                    settings: settings, consumer: consumer, store: MemorySightingStore(), deadLetters: results,
+                    settings: settings, consumer: consumer, store: MemorySightingStore(), publisher: results,
                     clock: clock, logger: logger)
             },
             reconcile: { _ in

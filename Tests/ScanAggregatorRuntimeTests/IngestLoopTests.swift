@@ -28,7 +28,7 @@ struct IngestLoopTests {
             settings.batchSize = batch
             settings.storeAttempts = storeAttempts
             loop = IngestLoop(
-                settings: settings, consumer: consumer, store: store, deadLetters: deadLetters, clock: clock,
+                settings: settings, consumer: consumer, store: store, publisher: deadLetters, clock: clock,
                 logger: Logger(label: "test"))
         }
 
@@ -67,7 +67,7 @@ struct IngestLoopTests {
         // A new loop (the aggregator restarted) gets them once the ack wait has passed.
         let again = IngestLoop(
             settings: parts.loop.settings, consumer: parts.consumer, store: parts.store,
-            deadLetters: parts.deadLetters, clock: parts.clock, logger: Logger(label: "test"))
+            publisher: parts.deadLetters, clock: parts.clock, logger: Logger(label: "test"))
         defer { again.close() }
         #expect(try again.runOnce().messages == 0, "still within the ack wait")
         parts.clock.advance(by: .seconds(11))
