@@ -82,8 +82,9 @@ final class NATSAgentLink: EventBus, CommandFeed, RulesFeed, BeltFeed, @unchecke
         }
     }
 
-    func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {
-        try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID).duplicate
+    func publishDurable(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws -> Bool {
+        let headers = trace.map { [(name: TraceContext.header, value: $0.traceparent)] } ?? []
+        return try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID, headers: headers).duplicate
     }
 
     func flush(timeout: Duration) {

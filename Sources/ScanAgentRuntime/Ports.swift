@@ -144,8 +144,9 @@ public protocol EventBus: AnyObject, Sendable {
     /// Creates or checks the stream the durable events go to.
     func prepareStream() throws
     /// Publishes one durable event and waits for the acknowledgement; true when the server
-    /// had it already (a duplicate by message id).
-    func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool
+    /// had it already (a duplicate by message id). `trace`: sent as its `traceparent` header
+    /// (nil: none, a picture's chunk).
+    func publishDurable(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws -> Bool
     /// Sends what is buffered (at shutdown), waiting at most `timeout`.
     func flush(timeout: Duration)
 }

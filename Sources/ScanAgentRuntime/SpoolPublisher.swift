@@ -138,7 +138,8 @@ public final class SpoolPublisher: Sendable {
                         ? DecisionEvent.outgoing(record.payload, at: clock.now) : (chunkBytes ?? record.payload, nil)
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: payload,
-                        messageID: Self.messageID(subject: record.subject, eventId: record.eventId))
+                        messageID: Self.messageID(subject: record.subject, eventId: record.eventId),
+                        trace: chunk ? nil : TraceContext.forEvent(record.eventId))
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
                     if !chunk { metrics?.published(payload, acknowledged: clock.now) }
                     if let decision, !duplicate { metrics?.decision(decision) }

@@ -10,6 +10,7 @@ extension JetStreamMessage: ConsumedMessage {
     public var storedInStream: Timestamp? {
         (try? metadata()).map { Timestamp(milliseconds: $0.timestampNanoseconds / 1_000_000) }
     }
+    public var traceparent: String? { message.header(TraceContext.header) }
 }
 
 /// One stream through a durable pull consumer shared by replicas.

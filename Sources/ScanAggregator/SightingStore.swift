@@ -30,14 +30,14 @@ public final class PostgresSightingStore: SightingStore {
         return try connection.transaction { () throws(PGError) in
             var stored = StoredCounts()
             stored[.sighting] = try store.insertSightings(
-                batch.family { if case .sighting(let e) = $0 { e } else { nil } })
+                batch.traced { if case .sighting(let e) = $0 { e } else { nil } })
             stored[.session] = try store.insertSessionEvents(
                 batch.family { if case .session(let e) = $0 { e } else { nil } })
             stored[.noread] = try store.insertNoReads(
-                batch.family { if case .noRead(let e) = $0 { e } else { nil } }.map(\.record))
+                batch.traced { if case .noRead(let e) = $0 { e } else { nil } }.map { ($0.record, $0.traceId) })
             stored[.reading] = try store.insertReadings(
                 batch.family { if case .reading(let e) = $0 { e } else { nil } }.map(\.record))
-            stored[.parcel] = try store.insertParcels(batch.family { if case .parcel(let e) = $0 { e } else { nil } })
+            stored[.parcel] = try store.insertParcels(batch.traced { if case .parcel(let e) = $0 { e } else { nil } })
             stored[.decision] = try store.insertDecisions(
                 batch.family { if case .decision(let e) = $0 { e } else { nil } })
             stored[.measure] = try store.insertMeasurements(

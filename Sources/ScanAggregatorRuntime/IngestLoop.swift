@@ -284,7 +284,10 @@ public final class IngestLoop: @unchecked Sendable {
                             topology: topology)
                     }
                 }
-                batch.events.append(event, body: String(decoding: bytes, as: UTF8.self))
+                // A traceparent that is not one is dropped, as W3C asks (the event is stored).
+                batch.events.append(
+                    event, body: String(decoding: bytes, as: UTF8.self),
+                    trace: message.traceparent.flatMap(TraceContext.parse))
             } catch let letter as DeadLetter {
                 batch.refused.append((message, letter))
             } catch {

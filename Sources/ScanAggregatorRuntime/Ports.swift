@@ -21,10 +21,13 @@ public protocol ConsumedMessage: Sendable {
     func ack() throws
     /// When the stream stored it (the agent's publish, to the stream's clock); nil when unknown.
     var storedInStream: Timestamp? { get }
+    /// Its `traceparent` header as sent; nil when it has none.
+    var traceparent: String? { get }
 }
 
 extension ConsumedMessage {
     public var storedInStream: Timestamp? { nil }
+    public var traceparent: String? { nil }
 }
 
 /// Where ingest takes agent events from: a durable consumer that delivers what is not
@@ -76,16 +79,28 @@ public struct RefusedMessage: Sendable, Equatable {
 /// and the messages refused.
 public struct EventBatch: Sendable {
     public var events: [(event: IngestEvent, body: String)] = []
+    /// Each event's trace (`traceparent` as sent, when valid), by its index in `events`.
+    public var traces: [Int: TraceContext] = [:]
     public var refused: [RefusedMessage] = []
 
     public init() {}
 
-    public mutating func append(_ event: IngestEvent, body: String) { events.append((event, body)) }
+    public mutating func append(_ event: IngestEvent, body: String, trace: TraceContext? = nil) {
+        if let trace { traces[events.count] = trace }
+        events.append((event, body))
+    }
 
     /// The events of one family, each with its body, in the batch's order: `extract` gives the
     /// family's wire type of an event, nil for other families.
     public func family<Event>(_ extract: (IngestEvent) -> Event?) -> [(record: Event, body: String)] {
         events.compactMap { entry in extract(entry.event).map { ($0, entry.body) } }
+    }
+
+    /// The same, each with its trace id (nil: none came).
+    public func traced<Event>(_ extract: (IngestEvent) -> Event?) -> [(record: Event, body: String, traceId: String?)] {
+        events.enumerated().compactMap { index, entry in
+            extract(entry.event).map { ($0, entry.body, traces[index]?.traceId) }
+        }
     }
 }
 

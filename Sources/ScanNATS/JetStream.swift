@@ -216,7 +216,11 @@ public final class JetStream: @unchecked Sendable {
 
     /// Publishes and waits for the stream's acknowledgement. With a message id, a retry of the
     /// same event inside the duplicate window is stored once.
-    public func publish(subject: String, bytes: [UInt8], messageID: String? = nil) throws(NATSError) -> PublishAck {
+    /// `headers`: NATS headers to send with it (a `traceparent`), names and values checked by the
+    /// caller (cnats refuses CR and LF in them).
+    public func publish(
+        subject: String, bytes: [UInt8], messageID: String? = nil, headers: [(name: String, value: String)] = []
+    ) throws(NATSError) -> PublishAck {
         let strings = CStrings()
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
@@ -225,8 +229,22 @@ public final class JetStream: @unchecked Sendable {
         var ack: UnsafeMutablePointer<jsPubAck>?
         var jsCode = jsErrCode(0)
         let mark = connection.reportedErrors
-        let status = bytes.withUnsafeBytes { raw in
-            js_Publish(&ack, handle, subject, raw.baseAddress, Int32(raw.count), &options, &jsCode)
+        var status: natsStatus
+        if headers.isEmpty {
+            status = bytes.withUnsafeBytes { raw in
+                js_Publish(&ack, handle, subject, raw.baseAddress, Int32(raw.count), &options, &jsCode)
+            }
+        } else {
+            var message: OpaquePointer?
+            status = bytes.withUnsafeBytes { raw in
+                natsMsg_Create(
+                    &message, subject, nil, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+            }
+            defer { natsMsg_Destroy(message) }
+            for header in headers where status == NATS_OK {
+                status = natsMsgHeader_Set(message, header.name, header.value)
+            }
+            if status == NATS_OK { status = js_PublishMsg(&ack, handle, message, &options, &jsCode) }
         }
         // A publish the server's permissions refuse only times out here; the server said why.
         if status != NATS_OK, let denied = connection.denial(.publish, subject: subject, since: mark) { throw denied }

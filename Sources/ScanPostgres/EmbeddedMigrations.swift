@@ -1487,6 +1487,24 @@ enum EmbeddedMigrations {
                 "ct IS NOT NULL;\n",
             ].joined()
         ),
+        (
+            "0023_trace_ids.sql",
+            [
+                "-- Tracing (docs/integration.md, \"Tracing\"): each event an agent publishes car",
+                "ries a W3C\n",
+                "-- `traceparent` header; the aggregator keeps its trace id (32 hex digits) on th",
+                "e event's row, so\n",
+                "-- a trace id from a log line or a consumer's header finds the sighting, no-read",
+                " or parcel it\n",
+                "-- began with. NULL: the event came without a valid traceparent (an older agent)",
+                ".\n",
+                "ALTER TABLE sightings ADD COLUMN trace_id text;\n",
+                "ALTER TABLE noreads ADD COLUMN trace_id text;\n",
+                "ALTER TABLE parcels ADD COLUMN trace_id text;\n",
+                "CREATE INDEX sightings_trace_id_idx ON sightings (trace_id) WHERE trace_id IS NO",
+                "T NULL;\n",
+            ].joined()
+        ),
     ]
 
     /// migrations/roles/roles.sql.

@@ -13,7 +13,7 @@ public struct EventStore {
         "lane",
         "station", "session_id", "gs1", "add_on", "first_seen", "last_seen", "first_frame", "last_frame", "frames",
         "decodes",
-        "event_time", "body", "image_object",
+        "event_time", "body", "image_object", "trace_id",
     ]
 
     /// Inserts sightings; rows whose event id is stored already are skipped. Returns rows added.
@@ -24,6 +24,14 @@ public struct EventStore {
     /// path puts a value into SQL text.
     @discardableResult
     public func insertSightings(_ batch: [(record: SightingEvent, body: String)]) throws(PGError) -> Int {
+        try insertSightings(batch.map { ($0.record, $0.body, nil) })
+    }
+
+    /// The same, each with the trace id its message came with (`trace_id`; nil: none).
+    @discardableResult
+    public func insertSightings(_ batch: [(record: SightingEvent, body: String, traceId: String?)]) throws(PGError)
+        -> Int
+    {
         guard !batch.isEmpty else { return 0 }
         let columns = Self.sightingColumns.joined(separator: ",")
         let rows: [[String?]] = batch.map { item in
@@ -35,7 +43,7 @@ public struct EventStore {
                 r.station, r.sessionId, r.gs1 ? "true" : "false", r.addOn, r.firstSeen.description,
                 r.lastSeen.description,
                 String(r.firstFrame), String(r.lastFrame), String(r.frames), String(r.decodes), r.time.description,
-                item.body, r.parcelImage,
+                item.body, r.parcelImage, item.traceId,
             ]
         }
         try connection.execute("SAVEPOINT sightings_batch")
@@ -89,17 +97,24 @@ extension EventStore {
     /// into its own column, the body without it.
     @discardableResult
     public func insertNoReads(_ batch: [NoReadEvent]) throws(PGError) -> Int {
+        try insertNoReads(batch.map { ($0, nil) })
+    }
+
+    /// The same, each with the trace id its message came with (nil: none).
+    @discardableResult
+    public func insertNoReads(_ batch: [(record: NoReadEvent, traceId: String?)]) throws(PGError) -> Int {
         var added = 0
-        for r in batch {
+        for (r, traceId) in batch {
             var body = r
             body.imagePNG = nil
             added +=
                 try connection.query(
                     """
                     INSERT INTO noreads (event_id, site, camera, lane, station, track_id, family, first_seen, last_seen,
-                                         frames, session_id, sharpness, image_name, image, body, image_object)
+                                         frames, session_id, sharpness, image_name, image, body, image_object,
+                                         trace_id)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10::integer, $11,
-                            $12::double precision, $13, $14::bytea, $15::jsonb, $16)
+                            $12::double precision, $13, $14::bytea, $15::jsonb, $16, $17)
                     ON CONFLICT (site, camera, event_id, first_seen) DO NOTHING
                     """,
                     [
@@ -109,7 +124,7 @@ extension EventStore {
                         .text(r.lastSeen.description), .int(r.frames), .optionalText(r.sessionId),
                         .optionalText(r.sharpness.map { String($0) }), .optionalText(r.image),
                         r.imagePNG.map { .bytes($0) } ?? .null, .text(String(decoding: body.json, as: UTF8.self)),
-                        .optionalText(r.imageObject?.name),
+                        .optionalText(r.imageObject?.name), .optionalText(traceId),
                     ]
                 ).affected
         }
@@ -118,22 +133,27 @@ extension EventStore {
 
     /// Stores one camera's parcels, each once (by site, camera and event id); returns how many were new.
     public func insertParcels(_ batch: [(record: ParcelEvent, body: String)]) throws(PGError) -> Int {
+        try insertParcels(batch.map { ($0.record, $0.body, nil) })
+    }
+
+    /// The same, each with the trace id its message came with (nil: none).
+    public func insertParcels(_ batch: [(record: ParcelEvent, body: String, traceId: String?)]) throws(PGError) -> Int {
         var added = 0
-        for (p, body) in batch {
+        for (p, body, traceId) in batch {
             added +=
                 try connection.query(
                     """
                     INSERT INTO parcels (event_id, parcel_id, site, camera, lane, station, first_seen, last_seen, codes,
-                                         complete, no_read, body, image_object)
+                                         complete, no_read, body, image_object, trace_id)
                     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::integer, $10::boolean,
-                            $11::boolean, $12::jsonb, $13)
+                            $11::boolean, $12::jsonb, $13, $14)
                     ON CONFLICT (site, camera, event_id, last_seen) DO NOTHING
                     """,
                     [
                         .text(p.eventId), .text(p.parcelId), .text(p.site), .text(p.camera), .optionalText(p.lane),
                         .optionalText(p.station), .text(p.firstSeen.description), .text(p.lastSeen.description),
                         .int(p.codes.count), .text(p.complete ? "true" : "false"), .text(p.noRead ? "true" : "false"),
-                        .text(body), .optionalText(p.imageObject?.name),
+                        .text(body), .optionalText(p.imageObject?.name), .optionalText(traceId),
                     ]
                 ).affected
             // Its codes' sightings (stored before it, in this transaction or an earlier one) name

@@ -8,7 +8,7 @@ public enum Scenarios {
         "side-by-side", "back-to-back", "covered", "fixed-label", "dense", "fast-blur", "rotated", "two-codes",
         "two-codes-420", "prefixes", "flow", "lane", "pack", "totes", "inverted", "hd-rows", "fast-rows",
         "pop-up", "torn", "sscc", "long-sscc", "parcels", "parcel-stream", "tunnel-4k", "any-angle", "bench",
-        "close-twins",
+        "close-twins", "faults",
     ]
 
     /// A scene by name; `flow` takes its size, length, codes in view and seed from the arguments.
@@ -43,6 +43,7 @@ public enum Scenarios {
         case "tunnel-4k": tunnel4K(frames: frames, seed: seed)
         case "bench": bench(seed: seed)
         case "close-twins": closeTwins(seed: seed)
+        case "faults": faults(seed: seed)
         default: nil
         }
     }
@@ -632,6 +633,44 @@ public enum Scenarios {
                 barHeight: 50)
         }
         return SynthScene(width: width, height: height, frameCount: frames, items: items, noise: 8, seed: seed)
+    }
+
+    /// Seven boxes in a row, one EAN-13 or Code 128 label each at an angle drawn from 0–360°:
+    /// three readable, one torn, one out of focus, one overexposed (glare), one drawn at 0.9 px a
+    /// module. Each unreadable one should be one no-read that says why (`damaged`, `blurred`,
+    /// `overexposed`, `too-small`), the readable ones sightings. `seed` sets the order, values,
+    /// angles, speed (6–9 px a frame) and noise (4–11 grey levels).
+    public static func faults(seed: UInt64) -> SynthScene {
+        var random = SplitMix(seed: seed ^ 0xFA_0175)
+        var kinds: [String] = ["ok", "ok", "ok", "torn", "defocused", "overexposed", "tiny"]
+        for index in kinds.indices.reversed() {
+            kinds.swapAt(index, Int(random.next() % UInt64(index + 1)))
+        }
+        let speed = 6 + Double(random.next() % 4)
+        let items = kinds.enumerated().map { index, kind in
+            let angle = Double(random.next() % 3600) / 10
+            var label =
+                index % 2 == 0
+                ? SynthLabel(
+                    .ean13, eanDigits(&random), moduleSize: 2, offsetX: 24, offsetY: 24, rotationDegrees: angle,
+                    barHeight: 50)
+                : SynthLabel(
+                    .code128, "FT\(seed)-\(index)", moduleSize: 2, offsetX: 24, offsetY: 24, rotationDegrees: angle,
+                    barHeight: 50)
+            switch kind {
+            case "torn": label.torn = true
+            case "defocused": label.fault = .defocused
+            case "overexposed": label.fault = .overexposed
+            case "tiny": label = label.scaledBy(0.45)
+            default: break
+            }
+            return box(
+                "f\(index)", x: -330 - Double(index) * 480, y: 40, speed: speed, labels: [label], width: 300,
+                height: 300)
+        }
+        let frames = Int((Double(kinds.count) * 480 + 1280) / speed) + 10
+        return SynthScene(
+            width: 1280, height: 400, frameCount: frames, items: items, noise: 4 + Int(random.next() % 8), seed: seed)
     }
 
     /// Boxes each carrying two identical labels one behind the other along the belt, 70 px (35

@@ -23,6 +23,23 @@ public struct SynthLabel: Sendable {
     /// The code is drawn at `moduleSize` and then scaled by this (0.5 with moduleSize 3: 1.5 px a
     /// module, as a far or small label looks).
     public var scale: Double = 1
+    /// A fault of the picture that no reader gets past (nil: none): the label is seen, not read.
+    public var fault: Fault?
+
+    /// How a label's picture fails, as a camera shows it.
+    public enum Fault: String, Sendable, CaseIterable {
+        /// Out of focus (its box stands above or below the focus plane): the whole box blurred,
+        /// two box passes a module wide each way (a spread of about a module), so the narrow bars
+        /// melt into grey.
+        case defocused
+        /// Glare: the paper clipped white, the bars lifted to a pale grey, and the white blooming a
+        /// pixel into every bar (so the narrow ones vanish).
+        case overexposed
+    }
+
+    /// Drawn so that it cannot be read (torn, a fault, or below a pixel a module): each should be
+    /// one no-read.
+    public var unreadable: Bool { torn || fault != nil || Double(moduleSize) * scale < 1 }
 
     public init(
         _ symbology: SynthSymbology, _ data: String, moduleSize: Int = 2, offsetX: Int = 10, offsetY: Int = 10,

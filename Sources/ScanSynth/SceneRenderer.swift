@@ -53,6 +53,7 @@ public struct SceneRenderer: Sendable {
                     }
                 }
                 if label.inverted { paper.pixels = paper.pixels.map { 255 &- $0 } }
+                if label.fault == .overexposed { paper = Self.overexposed(paper) }
                 let placed = label.rotationDegrees == 0 ? paper : Self.rotate(paper, degrees: label.rotationDegrees)
                 placedLabels.append((placed, value))
                 switch item.layout {
@@ -86,6 +87,10 @@ public struct SceneRenderer: Sendable {
                         maxY: label.offsetY + placed.height - 1))
                 values.append(value)
             }
+            // Out of focus: the whole box, its labels' paper edges too.
+            if let radius = item.labels.filter({ $0.fault == .defocused }).map(Self.defocusRadius).max() {
+                sprite = Self.boxBlurred(Self.boxBlurred(sprite, radius: radius), radius: radius)
+            }
             let blur = Int((abs(item.velocityX) * scene.exposure).rounded())
             itemSprites.append(blur > 1 ? Self.blurHorizontally(sprite, length: blur) : sprite)
             blurPads.append(blur > 1 ? blur / 2 : 0)
@@ -94,12 +99,12 @@ public struct SceneRenderer: Sendable {
         }
     }
 
-    /// The torn labels that are wholly in view for at least `minFrames` frames: each should be one
-    /// no-read.
+    /// The unreadable labels (torn or with a fault) that are wholly in view for at least
+    /// `minFrames` frames: each should be one no-read.
     public func expectedNoReads(minFrames: Int = 8) -> [(item: Int, label: Int)] {
         var torn: [(item: Int, label: Int)] = []
         for (itemIndex, item) in scene.items.enumerated() {
-            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where item.labels[labelIndex].torn {
+            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where item.labels[labelIndex].unreadable {
                 let whole = (0..<scene.frameCount).filter { frame in
                     let (x, y) = item.position(frame: frame)
                     let left = Int(x.rounded()) + rect.minX
@@ -118,8 +123,8 @@ public struct SceneRenderer: Sendable {
     public func expectedCodes(minFrames: Int = 4) -> [ExpectedCode] {
         var expected: [ExpectedCode] = []
         for (itemIndex, item) in scene.items.enumerated() {
-            // A torn label is seen, never read: `expectedNoReads`.
-            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where !item.labels[labelIndex].torn {
+            // A torn or faulty label is seen, never read: `expectedNoReads`.
+            for (labelIndex, rect) in labelRects[itemIndex].enumerated() where !item.labels[labelIndex].unreadable {
                 var first: Int?
                 var last: Int?
                 var anyFirst: Int?
@@ -324,6 +329,58 @@ public struct SceneRenderer: Sendable {
                 let value = p00 * (1 - fx) * (1 - fy) + p10 * fx * (1 - fy) + p01 * (1 - fx) * fy + p11 * fx * fy
                 out.pixels[y * outWidth + x] = UInt8(clamping: Int(value.rounded()))
                 out.alpha[y * outWidth + x] = 255
+            }
+        }
+        return out
+    }
+
+    /// The defocus of a box whose label is `.defocused`: a module each way (two passes: the blur
+    /// spreads over about two modules).
+    static func defocusRadius(_ label: SynthLabel) -> Int {
+        max(1, Int((Double(label.moduleSize) * label.scale).rounded()))
+    }
+
+    /// Defocus: a box filter `2 × radius + 1` pixels wide each way, over an opaque sprite (edges
+    /// repeat).
+    static func boxBlurred(_ sprite: Sprite, radius: Int) -> Sprite {
+        func pass(_ source: [UInt8], width: Int, height: Int, horizontal: Bool) -> [UInt8] {
+            var out = source
+            let span = 2 * radius + 1
+            for line in 0..<(horizontal ? height : width) {
+                let length = horizontal ? width : height
+                func at(_ i: Int) -> Int {
+                    let k = min(max(i, 0), length - 1)
+                    return Int(source[horizontal ? line * width + k : k * width + line])
+                }
+                var sum = (-radius...radius).reduce(0) { $0 + at($1) }
+                for i in 0..<length {
+                    out[horizontal ? line * width + i : i * width + line] = UInt8(sum / span)
+                    sum += at(i + radius + 1) - at(i - radius)
+                }
+            }
+            return out
+        }
+        var out = sprite
+        out.pixels = pass(
+            pass(sprite.pixels, width: sprite.width, height: sprite.height, horizontal: true), width: sprite.width,
+            height: sprite.height, horizontal: false)
+        return out
+    }
+
+    /// Glare: each pixel the brightest of itself and its four neighbours (white blooms a pixel
+    /// into the bars), then lifted so that black is a pale grey and the paper clips at 255.
+    static func overexposed(_ sprite: Sprite) -> Sprite {
+        var out = sprite
+        let (width, height) = (sprite.width, sprite.height)
+        for y in 0..<height {
+            for x in 0..<width {
+                var brightest = sprite.pixels[y * width + x]
+                for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                    let (nx, ny) = (x + dx, y + dy)
+                    guard nx >= 0, ny >= 0, nx < width, ny < height else { continue }
+                    brightest = max(brightest, sprite.pixels[ny * width + nx])
+                }
+                out.pixels[y * width + x] = UInt8(min(255, 150 + Int(brightest) * 110 / 245))
             }
         }
         return out

@@ -1,3 +1,5 @@
+// Foundation for sin and cos.
+import Foundation
 import ScanCore
 
 /// Follows code-like regions (the `CodeLocalizer`'s) across frames whether or not anything
@@ -10,7 +12,8 @@ import ScanCore
 /// own. A candidate that ends (not seen for `maxMissedFrames`) seen in at least `minFrames`
 /// frames and never decoded is a no-read, with the reason it was not read (`NoReadReason`): one
 /// only ever cut by the area's edge is `cut-by-edge` unless a track of a read code passed over
-/// it (the end of a read label leaving the view); one still in view when the stream ends or the
+/// it (the end of a read label leaving the view) or it lay where a label seen whole was (that
+/// label's end, read or not); one still in view when the stream ends or the
 /// agent stops is reported then (`clip-ended`, `stopped`) if it was seen whole. Its image is kept
 /// from its sharpest frame (most contrast between neighbouring pixels), with a margin, so that
 /// someone can see why it failed.
@@ -69,6 +72,12 @@ public struct CandidateTracker: Sendable {
         var recent: [Sighted] = []
         /// Seen wholly inside the area (not cut by its edge) at least once.
         var sawWhole = false
+        /// Its last whole view, and its speed then (before the edge cut it): where the whole
+        /// label is later (`wholeBox(at:)`).
+        var lastWhole: WholeView?
+        /// Never whole, it lay where a label seen whole was then: a piece of that label (its end
+        /// leaving the view), not a label along the edge.
+        var withinWhole = false
         var sharpness: Double = -1
         var image: GrayImage?
         /// What the picture's frame showed of the region: why it was not read.
@@ -99,6 +108,14 @@ public struct CandidateTracker: Sendable {
             if dx != nil || dy != nil { measured = true }
         }
 
+        /// Where its last whole view would be in `frame`, moving as it moved then; nil: never whole.
+        func wholeBox(at frame: Int) -> Box? {
+            guard let whole = lastWhole else { return nil }
+            let elapsed = Double(frame - whole.sighted.frame)
+            return whole.sighted.box.offset(
+                dx: Int((whole.velocityX * elapsed).rounded()), dy: Int((whole.velocityY * elapsed).rounded()))
+        }
+
         /// Where it should be in `frame`, moving as it moved.
         public func predictedBox(at frame: Int) -> Box {
             let elapsed = Double(frame - lastFrame)
@@ -108,6 +125,12 @@ public struct CandidateTracker: Sendable {
         struct Sighted: Sendable, Equatable {
             var frame: Int
             var box: Box
+        }
+
+        struct WholeView: Sendable, Equatable {
+            var sighted: Sighted
+            var velocityX: Double
+            var velocityY: Double
         }
 
         mutating func remember(frame: Int, box: Box, keeping count: Int) {
@@ -156,7 +179,7 @@ public struct CandidateTracker: Sendable {
         tracked: [Box] = [], area: Box, image: GrayImage?
     ) -> [NoRead] {
         let split = Self.split(regions, decoded: decoded)
-        let regions = Self.joined(split.read) + split.unread
+        let regions = Self.joined(split.read, image: image) + split.unread
         let reads = Reads(decoded: decoded, tentative: tentative, tracked: tracked)
         struct Pair {
             var candidate: Int
@@ -202,6 +225,14 @@ public struct CandidateTracker: Sendable {
                 live[c].lastBox = predicted
                 live[c].remember(frame: frame, box: predicted, keeping: maxMissedFrames + 2)
                 if Self.read(predicted, by: decoded) { live[c].decoded = true }
+            }
+        }
+        // A piece cut by the edge where a label seen whole now is (within the widest gap between
+        // two pieces of one code): that label's, leaving or coming in.
+        for c in live.indices where !live[c].sawWhole && !live[c].withinWhole && live[c].lastFrame == frame {
+            let piece = live[c].lastBox.widened(by: Self.maxPieceGap)
+            live[c].withinWhole = live.indices.contains { other in
+                other != c && live[other].wholeBox(at: frame)?.intersects(piece) == true
             }
         }
         var ended: [NoRead] = []
@@ -270,7 +301,7 @@ public struct CandidateTracker: Sendable {
             } else {
                 // Never whole: a label along the edge, unless it was the end of a read code
                 // (a track passed over it) or something was read on it.
-                guard !candidate.nearTrack, !candidate.tentative else { return nil }
+                guard !candidate.nearTrack, !candidate.tentative, !candidate.withinWhole else { return nil }
                 reason = .cutByEdge
             }
         }
@@ -302,7 +333,12 @@ public struct CandidateTracker: Sendable {
         let along = max(region.rowCells, region.columnCells)
         if across * 2 <= along { candidate.linearVotes += 1 } else { candidate.matrixVotes += 1 }
         let inside = box.minX > area.minX && box.minY > area.minY && box.maxX < area.maxX && box.maxY < area.maxY
-        if inside { candidate.sawWhole = true }
+        if inside {
+            candidate.sawWhole = true
+            candidate.lastWhole = Candidate.WholeView(
+                sighted: Candidate.Sighted(frame: frame, box: box), velocityX: candidate.velocityX,
+                velocityY: candidate.velocityY)
+        }
         // Pictures only of whole views, and only while nothing has read it.
         guard inside, !candidate.decoded, let image else { return }
         let sharpness = Self.sharpness(image, in: box)
@@ -362,13 +398,20 @@ public struct CandidateTracker: Sendable {
     /// Regions side by side in one row (or one above the other in one column) with a gap no wider
     /// than half their height (or width) are pieces of one code: a torn or smeared band through the
     /// bars cuts the localiser's region in two, and the label must stay one candidate.
-    public static func joined(_ regions: [CodeLocalizer.Region]) -> [CodeLocalizer.Region] {
+    /// With the frame (`image`), pieces of a code turned to any angle are joined too
+    /// (`piecesAtAnAngle`).
+    public static func joined(_ regions: [CodeLocalizer.Region], image: GrayImage? = nil) -> [CodeLocalizer.Region] {
         var joined = regions
         var merged = true
+        func pieces(_ a: CodeLocalizer.Region, _ b: CodeLocalizer.Region) -> Bool {
+            if Self.pieces(a, b) { return true }
+            guard let image else { return false }
+            return Self.piecesAtAnAngle(a, b, in: image)
+        }
         while merged && joined.count > 1 {
             merged = false
             search: for a in 0..<joined.count {
-                for b in (a + 1)..<joined.count where Self.pieces(joined[a], joined[b]) {
+                for b in (a + 1)..<joined.count where pieces(joined[a], joined[b]) {
                     let x = joined[a]
                     let y = joined[b]
                     joined[a] = CodeLocalizer.Region(
@@ -411,6 +454,40 @@ public struct CandidateTracker: Sendable {
             return true
         }
         return false
+    }
+
+    /// Two regions of bars that are pieces of one linear code turned to any angle (a tear across
+    /// its bars at 30° makes two regions no row or column joins): both bars alone (gradients of one
+    /// direction, `BarAxis.barsAlone`) running within 8° of one direction, one behind the other along the axis across
+    /// the bars (their centres at most a quarter of the narrower one's breadth off that line), and
+    /// no more than `maxPieceGap` apart along it. Two labels side by side on a box are beside each
+    /// other, or further apart.
+    static func piecesAtAnAngle(_ first: CodeLocalizer.Region, _ second: CodeLocalizer.Region, in image: GrayImage)
+        -> Bool
+    {
+        // Bars at 30–60° cross rows and columns alike, so the cells look 2-D (`looksTwoDimensional`):
+        // the gradients tell.
+        let (gapX, gapY) = first.box.gap(to: second.box)
+        guard max(gapX, gapY) <= maxPieceGap else { return false }
+        guard let a = BarAxis.estimate(in: image, box: first.box), let b = BarAxis.estimate(in: image, box: second.box),
+            a.coherence >= BarAxis.barsAlone, b.coherence >= BarAxis.barsAlone
+        else { return false }
+        var apart = abs(a.angle - b.angle)
+        apart = min(apart, Double.pi - apart)
+        guard apart <= 8 * Double.pi / 180 else { return false }
+        let angle = a.angle + (b.angle - a.angle + (abs(a.angle - b.angle) > Double.pi / 2 ? Double.pi : 0)) / 2
+        let (along, across) = ((cos(angle), sin(angle)), (-sin(angle), cos(angle)))
+        func span(_ box: Box, _ axis: (Double, Double)) -> (low: Double, high: Double) {
+            let corners = [(box.minX, box.minY), (box.maxX, box.minY), (box.minX, box.maxY), (box.maxX, box.maxY)]
+            let projected = corners.map { Double($0.0) * axis.0 + Double($0.1) * axis.1 }
+            return (projected.min() ?? 0, projected.max() ?? 0)
+        }
+        let (alongA, alongB) = (span(first.box, along), span(second.box, along))
+        let (acrossA, acrossB) = (span(first.box, across), span(second.box, across))
+        let gap = max(alongA.low, alongB.low) - min(alongA.high, alongB.high)
+        let offset = abs((acrossA.low + acrossA.high) - (acrossB.low + acrossB.high)) / 2
+        let breadth = min(acrossA.high - acrossA.low, acrossB.high - acrossB.low)
+        return gap <= Double(maxPieceGap) && offset <= breadth / 4
     }
 
     /// Mean absolute difference between horizontally and vertically neighbouring pixels (every

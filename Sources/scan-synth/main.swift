@@ -82,12 +82,16 @@ do {
             writer.field("partial", code.partial)
             lines.append(writer.text)
         }
-        // Torn labels: each should be one no-read, never a sighting.
-        for torn in renderer.expectedNoReads() {
+        // Unreadable labels (torn, out of focus, overexposed): each should be one no-read, never a
+        // sighting.
+        for unread in renderer.expectedNoReads() {
+            let label = scene.items[unread.item].labels[unread.label]
             var writer = JSONWriter()
-            writer.field("item", scene.items[torn.item].name)
-            writer.field("value", renderer.labelValues[torn.item][torn.label])
-            writer.field("torn", true)
+            writer.field("item", scene.items[unread.item].name)
+            writer.field("value", renderer.labelValues[unread.item][unread.label])
+            writer.field("unreadable", true)
+            if label.torn { writer.field("torn", true) }
+            writer.field("fault", label.fault?.rawValue)
             writer.field("partial", false)
             lines.append(writer.text)
         }

@@ -112,10 +112,13 @@ struct ImageBucketWriterTests {
         #expect(try kept(.all, read))
     }
 
-    @Test("the publisher sends a chunk's bytes on the camera's chunk subject; another camera's chunks are stepped over")
+    @Test(
+        "the publisher sends a chunk's bytes on the camera's chunk subject, with no trace; another camera's chunks are stepped over; an event goes with its own trace"
+    )
     func publishedAsBytes() throws {
         let sink = MemorySpool()
         let own = ImageBucketWriter.chunkPrefix(Self.camera)
+        _ = sink.append(subject: "st.v1.parcel.dc1.cam-01", eventId: "cam-01-r-p1.parcel", payload: Array("{}".utf8))
         _ = sink.append(
             subject: own + "x-1", eventId: "x-1-0", payload: Array(Base64.encode([0xFF, 0xD8, 0x0A, 0x00]).utf8))
         _ = sink.append(subject: "$O.SCANTRACK_IMAGES.C.dc1.cam-02.x-1", eventId: "x-1-0", payload: Array("AAAA".utf8))
@@ -129,9 +132,11 @@ struct ImageBucketWriterTests {
         let stop = StopToken()
         stop.stop()
         publisher.run(stop: stop)
-        #expect(bus.durable.map(\.subject) == [own + "x-1"])
-        #expect(bus.durable.first?.bytes == [0xFF, 0xD8, 0x0A, 0x00], "the bytes, a newline and NUL among them")
-        #expect(bus.durable.first?.messageID == own + "x-1/x-1-0")
+        #expect(bus.durable.map(\.subject) == ["st.v1.parcel.dc1.cam-01", own + "x-1"])
+        #expect(bus.durable.first?.trace == TraceContext.forEvent("cam-01-r-p1.parcel"))
+        let chunk = try #require(bus.durable.last)
+        #expect(chunk.bytes == [0xFF, 0xD8, 0x0A, 0x00], "the bytes, a newline and NUL among them")
+        #expect(chunk.messageID == own + "x-1/x-1-0" && chunk.trace == nil)
         #expect(sink.depth == 0)
         #expect(logs.messages.filter { $0.contains("not this agent's") || $0.contains("not base64") }.count == 3)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ScanTestTiming
 import Testing
 
@@ -139,6 +140,70 @@ struct CandidateTrackerTests {
         #expect(!CandidateTracker.pieces(Self.bars(x: 60, y: 100), modules))
         #expect(CandidateTracker.pieces(Self.bars(x: 60, y: 100), Self.bars(x: 200, y: 100)), "a torn EAN's halves")
         #expect(CandidateTracker.joined([Self.bars(x: 60, y: 100), modules]).count == 2)
+    }
+
+    /// A frame with bars drawn at `degrees`: each label a band `length` px along the axis across
+    /// its bars and `breadth` px along them, its middle at `centres`, with a blank band (the
+    /// tear) `tear` px long across its middle; returns the frame and each piece's box.
+    static func turnedBars(
+        degrees: [Double], centres: [(Double, Double)], length: Double = 190, breadth: Double = 60, tear: Double = 30
+    ) -> (image: GrayImage, pieces: [Box]) {
+        var image = GrayImage(width: 640, height: 640, fill: 235)
+        var pieces: [Box] = []
+        for (angle, centre) in zip(degrees, centres) {
+            let (c, s) = (cos(angle * .pi / 180), sin(angle * .pi / 180))
+            var boxes = [Box](repeating: Box(minX: .max, minY: .max, maxX: .min, maxY: .min), count: 2)
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let (dx, dy) = (Double(x) - centre.0, Double(y) - centre.1)
+                    let (u, v) = (dx * c + dy * s, -dx * s + dy * c)
+                    guard abs(u) <= length / 2, abs(v) <= breadth / 2, abs(u) > tear / 2 else { continue }
+                    // Bars 2, 4 and 6 px wide in a fixed pattern.
+                    let module = Int((u + length / 2) / 2)
+                    if [0, 1, 3, 4, 5, 8, 11, 12, 14].contains(module % 16) { image.pixels[y * 640 + x] = 20 }
+                    let side = u < 0 ? 0 : 1
+                    boxes[side] = Box(
+                        minX: min(boxes[side].minX, x), minY: min(boxes[side].minY, y),
+                        maxX: max(boxes[side].maxX, x), maxY: max(boxes[side].maxY, y))
+                }
+            }
+            pieces += boxes
+        }
+        return (image, pieces)
+    }
+
+    @Test(
+        "the two pieces of a torn label turned to any angle are one code; two labels side by side at one angle, or pieces at different angles, are not",
+        arguments: [35.0, 48, 122, 151])
+    func piecesAtAnAngle(degrees: Double) {
+        func region(_ box: Box) -> CodeLocalizer.Region {
+            CodeLocalizer.Region(box: box, rowCells: 4, columnCells: 4, cells: 6)
+        }
+        let torn = Self.turnedBars(degrees: [degrees], centres: [(320, 320)])
+        let (first, second) = (region(torn.pieces[0]), region(torn.pieces[1]))
+        // No row or column joins them; the angle does.
+        #expect(!CandidateTracker.pieces(first, second))
+        #expect(CandidateTracker.piecesAtAnAngle(first, second, in: torn.image))
+        #expect(CandidateTracker.joined([first, second], image: torn.image).count == 1)
+        #expect(CandidateTracker.joined([first, second]).count == 2, "without the frame, no angle")
+
+        // Two whole labels side by side on one box, at one angle: beside each other along the bars.
+        let (c, s) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+        let apart = 80.0
+        let twins = Self.turnedBars(
+            degrees: [degrees, degrees],
+            centres: [(320 + s * apart, 320 - c * apart), (320 - s * apart, 320 + c * apart)],
+            tear: 0)
+        let whole = [twins.pieces[0].union(twins.pieces[1]), twins.pieces[2].union(twins.pieces[3])].map(region)
+        #expect(!CandidateTracker.piecesAtAnAngle(whole[0], whole[1], in: twins.image))
+
+        // The two halves turned 40° apart: two codes.
+        let crossed = Self.turnedBars(
+            degrees: [degrees, degrees + 40], centres: [(320 - c * 60, 320 - s * 60), (320 + c * 60, 320 + s * 60)],
+            length: 100, tear: 0)
+        let halves = [crossed.pieces[0].union(crossed.pieces[1]), crossed.pieces[2].union(crossed.pieces[3])]
+            .map(region)
+        #expect(!CandidateTracker.piecesAtAnAngle(halves[0], halves[1], in: crossed.image))
     }
 
     @Test("a read beside a region whose cells reach a few pixels over it does not make it read; a read on it does")

@@ -11,6 +11,8 @@ public final class RecordingBus: EventBus, @unchecked Sendable {
         public var bytes: [UInt8]
         /// The event id for a durable publish; nil for core NATS.
         public var messageID: String?
+        /// The trace sent as its `traceparent` (durable events; nil for chunks and core NATS).
+        public var trace: TraceContext? = nil
         public var json: JSONValue? { try? JSONValue.parse(bytes) }
     }
 
@@ -51,14 +53,16 @@ public final class RecordingBus: EventBus, @unchecked Sendable {
         try lock.withLock { if down { throw Unavailable() } }
     }
 
-    public func publishDurable(subject: String, bytes: [UInt8], messageID: String) throws -> Bool {
+    public func publishDurable(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws
+        -> Bool
+    {
         try lock.withLock {
             if down { throw Unavailable() }
             if failuresLeft > 0 {
                 failuresLeft -= 1
                 throw Unavailable()
             }
-            log.append(Published(subject: subject, bytes: bytes, messageID: messageID))
+            log.append(Published(subject: subject, bytes: bytes, messageID: messageID, trace: trace))
             return !seenIDs.insert(messageID).inserted
         }
     }

@@ -8,7 +8,7 @@ import json
 import sys
 
 truth = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-truth = [t for t in truth if not t.get("torn")]  # torn labels are no-reads (noreads.py)
+truth = [t for t in truth if not (t.get("unreadable") or t.get("torn"))]  # torn labels are no-reads (noreads.py)
 events = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
 reported = collections.Counter(e["value"] for e in events if e.get("type") == "sighting")
 whole = collections.Counter(t["value"] for t in truth if not t["partial"])

@@ -41,7 +41,7 @@ def truth_of(clip):
 
 def labels(clip):
     """The truth's labels a reader can be asked to read: wholly in view at some time, not torn."""
-    return [t for t in truth_of(clip) if not t.get("torn") and not t.get("partial")]
+    return [t for t in truth_of(clip) if not (t.get("unreadable") or t.get("torn")) and not t.get("partial")]
 
 
 def on_no_label(clip, sightings):
