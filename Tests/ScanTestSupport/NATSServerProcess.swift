@@ -5,6 +5,9 @@ import Foundation
 /// A JetStream server given no store folder (`-sd`) gets one of its own, removed when it stops:
 /// nats-server's default, `$TMPDIR/nats/jetstream`, would be shared by every server the suite
 /// runs at once, each recovering (and writing beside) the others' streams.
+/// A JetStream server given no config file (`-c`) gets one that sets only its store limit (1 TB,
+/// as scripts/servers.sh does): the default, 75 % of the disk free at its start, can be less than
+/// the images bucket's 20 GiB reservation on a busy disk, and streams would be refused by the day.
 public final class NATSServerProcess {
     public let process: Process
     public let port: String
@@ -22,8 +25,15 @@ public final class NATSServerProcess {
         let jetStream = arguments.contains("-js") || arguments.contains("--jetstream")
         let storeGiven = arguments.contains("-sd") || arguments.contains("--store_dir")
         ownStore = jetStream && !storeGiven ? log + ".js" : nil
+        var limits: [String] = []
+        if jetStream && !arguments.contains("-c") && !arguments.contains("--config") {
+            let file = log + ".limits.conf"
+            try "jetstream { max_file_store: 1TB }\n".write(toFile: file, atomically: true, encoding: .utf8)
+            limits = ["-c", file]
+        }
         process = try ProcessRunner.start(
-            server, arguments + ["-a", "127.0.0.1", "-p", wanted, "-l", log] + (ownStore.map { ["-sd", $0] } ?? []),
+            server,
+            limits + arguments + ["-a", "127.0.0.1", "-p", wanted, "-l", log] + (ownStore.map { ["-sd", $0] } ?? []),
             environment: environment,
             log: log + ".err")
         var found: String?
