@@ -179,7 +179,8 @@ public struct CandidateTracker: Sendable {
         tracked: [Box] = [], area: Box, image: GrayImage?
     ) -> [NoRead] {
         let split = Self.split(regions, decoded: decoded)
-        let regions = Self.joined(split.read, image: image) + split.unread
+        let whole = Self.joined(split.read, image: image)
+        let regions = whole + split.unread
         let reads = Reads(decoded: decoded, tentative: tentative, tracked: tracked)
         struct Pair {
             var candidate: Int
@@ -201,18 +202,22 @@ public struct CandidateTracker: Sendable {
         pairs.sort { $0.cost < $1.cost }
         var candidateTaken = [Bool](repeating: false, count: live.count)
         var regionTaken = [Bool](repeating: false, count: regions.count)
+        var paired: [(candidate: Int, region: CodeLocalizer.Region)] = []
         for pair in pairs where !candidateTaken[pair.candidate] && !regionTaken[pair.region] {
             candidateTaken[pair.candidate] = true
             regionTaken[pair.region] = true
-            var candidate = live[pair.candidate]
-            let region = regions[pair.region]
+            paired.append((pair.candidate, regions[pair.region]))
+        }
+        Self.absorbSplinters(into: &paired, from: whole, taken: &regionTaken, live: live, frame: frame)
+        for (c, region) in paired {
+            var candidate = live[c]
             candidate.measureMotion(to: region.box, frames: frame - candidate.lastFrame, area: area)
             candidate.lastFrame = frame
             candidate.lastSeen = time
             candidate.lastBox = region.box
             candidate.frames += 1
             observe(&candidate, region: region, frame: frame, reads: reads, area: area, image: image)
-            live[pair.candidate] = candidate
+            live[c] = candidate
         }
         // A region more than one candidate met (two labels whose regions joined): the others
         // that it overlaps are still in view.
@@ -257,6 +262,38 @@ public struct CandidateTracker: Sendable {
             live.append(candidate)
         }
         return ended
+    }
+
+    /// A region of one label that the localiser split in two this frame (a faint or overexposed
+    /// label's cells flicker in and out) is one candidate, not a second label beside it: an
+    /// unpaired region, not cut by a read, lying mostly (half its area) where an unread candidate
+    /// that took another region was expected, joins that region when the two together are no
+    /// larger than the candidate's predicted box and a cell (32 px) around it. Else the piece
+    /// left over starts a candidate of its own and, reported apart, becomes a second no-read for
+    /// one label; and the candidate, left with the smaller piece, measures the change of shape
+    /// as motion and loses the label. `whole`: the regions not cut by a read (their indices come
+    /// first in `taken`).
+    static func absorbSplinters(
+        into paired: inout [(candidate: Int, region: CodeLocalizer.Region)], from whole: [CodeLocalizer.Region],
+        taken: inout [Bool], live: [Candidate], frame: Int
+    ) {
+        for (r, splinter) in whole.enumerated() where !taken[r] {
+            var best: (index: Int, overlap: Double)?
+            for (p, pair) in paired.enumerated() where !live[pair.candidate].decoded {
+                let predicted = live[pair.candidate].predictedBox(at: frame)
+                guard predicted.covers(splinter.box, fraction: 0.5),
+                    predicted.widened(by: 32).covers(pair.region.box.union(splinter.box), fraction: 1)
+                else { continue }
+                let overlap = predicted.intersectionOverUnion(splinter.box)
+                if best.map({ overlap > $0.overlap }) ?? true { best = (p, overlap) }
+            }
+            guard let best else { continue }
+            taken[r] = true
+            let host = paired[best.index].region
+            paired[best.index].region = CodeLocalizer.Region(
+                box: host.box.union(splinter.box), rowCells: host.rowCells + splinter.rowCells,
+                columnCells: host.columnCells + splinter.columnCells, cells: host.cells + splinter.cells)
+        }
     }
 
     /// Ends every candidate (end of stream, pause, shutdown): each label still in view that was

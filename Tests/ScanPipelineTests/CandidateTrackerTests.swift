@@ -206,6 +206,48 @@ struct CandidateTrackerTests {
         #expect(!CandidateTracker.piecesAtAnAngle(halves[0], halves[1], in: crossed.image))
     }
 
+    @Test(
+        "a faint label the localiser splits in two for a frame is one candidate and one no-read; a second label below it is its own",
+        arguments: [false, true])
+    func splitRegion(beside: Bool) {
+        func region(_ minX: Int, _ minY: Int, _ maxX: Int, _ maxY: Int) -> CodeLocalizer.Region {
+            CodeLocalizer.Region(
+                box: Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY), rowCells: 4, columnCells: 4, cells: 6)
+        }
+        // The localiser's regions for an overexposed 2-D label entering the view on a rendered
+        // faults scene (`scan-synth faults --seed 10`, frames 23–45): its 32 px cells flicker, the
+        // box wobbles as it grows, and in one frame (the 17th here) it comes as two pieces no row,
+        // column or angle joins, the bottom-left one nearer the label's centre. Then it crosses
+        // whole at 4 px a frame.
+        let recorded: [[Int]] = [
+            [0, 128, 31, 191], [0, 128, 31, 191], [0, 128, 63, 191], [0, 128, 63, 191], [0, 128, 63, 191],
+            [0, 96, 63, 191], [0, 96, 63, 191], [0, 96, 95, 191], [0, 96, 95, 191], [0, 128, 95, 191],
+            [0, 128, 95, 191], [32, 96, 95, 191], [32, 96, 127, 191], [32, 96, 127, 191], [32, 128, 127, 191],
+            [0, 128, 127, 255], [32, 96, 127, 191, 0, 192, 63, 255], [0, 96, 127, 255], [0, 96, 159, 255],
+            [0, 96, 159, 255], [0, 128, 159, 255], [32, 128, 159, 255], [32, 96, 159, 255],
+        ]
+        func label(_ index: Int) -> [CodeLocalizer.Region] {
+            var regions: [CodeLocalizer.Region] = []
+            if index < recorded.count {
+                let boxes = recorded[index]
+                regions = stride(from: 0, to: boxes.count, by: 4).map {
+                    region(boxes[$0], boxes[$0 + 1], boxes[$0 + 2], boxes[$0 + 3])
+                }
+            } else if 32 + (index - recorded.count) * 4 + 127 < 640 {
+                let x = 32 + (index - recorded.count) * 4
+                regions = [region(x, 96, x + 127, 255)]
+            }
+            // Another label 60 px below the first, crossing beside it.
+            if beside, index < 130 { regions.append(region(index * 4, 316, index * 4 + 127, 379)) }
+            return regions
+        }
+        let noReads = Self.run(frames: 160, regions: label)
+        let found = noReads.map { ($0.firstFrame, $0.lastFrame, $0.firstBox) }
+        #expect(noReads.count == (beside ? 2 : 1), "\(found)")
+        // One candidate has the label from its first frame to its last.
+        #expect(noReads.contains { $0.firstFrame == 0 && $0.lastBox.minY == 96 }, "\(found)")
+    }
+
     @Test("a read beside a region whose cells reach a few pixels over it does not make it read; a read on it does")
     func readBeside() {
         func crossing(readTop: Int, readBottom: Int) -> [CandidateTracker.NoRead] {
