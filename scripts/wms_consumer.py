@@ -5,11 +5,12 @@ topology names no camera; once it does, each camera's own stream is the aggregat
 reader subscribes live, docs/integration.md), read sightings, session events and no-reads
 on the documented subjects, and check each against the documented JSON schema. Which schema and
 which subject tokens belong to each subject come from the AsyncAPI document (docs/asyncapi.yaml),
-so the checks fail when that document and the running code disagree.
-With --results it reads the aggregator's item passes and pack records instead; with --live it
+so the checks fail when that document and the running code disagree; the NATS headers a message
+carries (Nats-Msg-Id, traceparent) are checked against its traits there too, and --traces FILE
+writes each message's traceparent. With --results it reads the aggregator's item passes and pack records instead; with --live it
 listens to the core NATS track events and heartbeats (what live viewers use) and checks those.
 
-    wms_consumer.py --nats URL --prefix scantrack [--results | --live] [--idle 3] [--expect N]
+    wms_consumer.py --nats URL --prefix scantrack [--results | --live] [--idle 3] [--expect N] [--traces FILE]
     wms_consumer.py --nats URL --prefix scantrack --order ORDER.json [--await-pack SECONDS]
 
 With --order it plays the WMS's other half: it publishes an order (checked against its schema
@@ -84,9 +85,15 @@ def contract(path=ASYNCAPI):
         if len(tokens) not in (4, 5) or tokens[1] != "v1" or tokens[3] != "{site}":
             continue
         for message in channel["messages"].values():
-            payload = resolve(message["$ref"])["payload"]
-            schema = resolve(payload["schema"]["$ref"])
-            families[tokens[2]] = (jsonschema.Draft202012Validator(schema), tokens[4].strip("{}") if len(tokens) == 5 else "")
+            described = resolve(message["$ref"])
+            schema = resolve(described["payload"]["schema"]["$ref"])
+            # The NATS headers its traits document (Nats-Msg-Id, traceparent), checked when present.
+            headers = {}
+            for trait in described.get("traits", []):
+                headers.update(resolve(trait["$ref"]).get("headers", {}).get("properties", {}))
+            families[tokens[2]] = (
+                jsonschema.Draft202012Validator(schema), tokens[4].strip("{}") if len(tokens) == 5 else "",
+                jsonschema.Draft202012Validator({"type": "object", "properties": headers}))
     return families
 
 
@@ -105,6 +112,8 @@ async def main():
     parser.add_argument("--idle", type=float, default=3.0, help="stop after this many seconds without a message")
     parser.add_argument("--expect", type=int, help="exact number of distinct sightings (items with --results) expected")
     parser.add_argument("--results", action="store_true", help="read item passes and pack records from the aggregator")
+    parser.add_argument("--traces", metavar="FILE",
+                        help="write each message's subject, eventId and traceparent header to FILE, a JSON line each")
     parser.add_argument("--live", action="store_true",
                         help="check live track events and heartbeats (core NATS) until --idle seconds pass without one")
     parser.add_argument("--order", metavar="FILE",
@@ -117,7 +126,7 @@ async def main():
     args = parser.parse_args()
     if args.check_asyncapi:
         families = contract(args.check_asyncapi)
-        print(json.dumps({"subjects": {family: place for family, (_, place) in sorted(families.items())}, "ok": True}))
+        print(json.dumps({"subjects": {family: place for family, (_, place, _) in sorted(families.items())}, "ok": True}))
         return 0
     families = contract()
     if args.live:
@@ -140,6 +149,7 @@ async def main():
         config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL))
 
     seen, problems, counts = set(), [], {family: 0 for family in validators}
+    traces = open(args.traces, "w") if args.traces else None
     while True:
         try:
             messages = await sub.fetch(100, timeout=args.idle)
@@ -168,11 +178,19 @@ async def main():
                 expected_id = event.get("eventId") if family in ("item", "pack", "parcelpass", "coded", "orderack") else f"{msg.subject}/{event.get('eventId')}"
                 if (msg.headers or {}).get("Nats-Msg-Id") != expected_id:
                     problems.append(f"{where}: Nats-Msg-Id {(msg.headers or {}).get('Nats-Msg-Id')} != {expected_id}")
+                headers = dict(msg.headers or {})
+                for error in families[family][2].iter_errors(headers):
+                    problems.append(f"{where} {event.get('eventId')}: header {error.message}")
+                if traces:
+                    traces.write(json.dumps({"subject": msg.subject, "eventId": event.get("eventId"),
+                                             "traceparent": headers.get("traceparent")}) + "\n")
                 if event.get("eventId") in seen:
                     problems.append(f"{where}: eventId {event.get('eventId')} delivered twice")
                 seen.add(event.get("eventId"))
             await msg.ack()
     await nc.close()
+    if traces:
+        traces.close()
 
     counted = counts["item"] if args.results else counts["sighting"]
     ok = not problems and (args.expect is None or counted == args.expect)

@@ -397,7 +397,12 @@ public final class AgentLoop: @unchecked Sendable {
             }
             if let unsaved = event.unsavedParcel, let imageBucket { event = imageBucket.parcel(unsaved) }
             guard let subject = ownSubjects[event.subjectFamily] else {
-                logger.error("event not sent: no subject for it", metadata: ["family": "\(event.subjectFamily)"])
+                logger.error(
+                    "event not sent: no subject for it",
+                    metadata: [
+                        "family": "\(event.subjectFamily)", LogKey.event: "\(event.eventId)",
+                        LogKey.trace: "\(TraceContext.forEvent(event.eventId).traceId)",
+                    ])
                 continue
             }
             guard event.isDurable else {

@@ -28,7 +28,10 @@ public enum NoReadPictures {
         } catch {
             logger.warning(
                 "no-read picture not kept",
-                metadata: ["trackId": "\(unsaved.event.trackId)", LogKey.error: "\(error)"])
+                metadata: [
+                    "trackId": "\(unsaved.event.trackId)", LogKey.event: "\(unsaved.event.eventId)",
+                    LogKey.trace: "\(TraceContext.forEvent(unsaved.event.eventId).traceId)", LogKey.error: "\(error)",
+                ])
             return event
         }
     }

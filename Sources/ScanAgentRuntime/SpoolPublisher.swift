@@ -136,10 +136,19 @@ public final class SpoolPublisher: Sendable {
                     let (payload, decision) =
                         record.subject == decisions
                         ? DecisionEvent.outgoing(record.payload, at: clock.now) : (chunkBytes ?? record.payload, nil)
+                    let trace = chunk ? nil : TraceContext.forEvent(record.eventId)
                     let duplicate = try bus.publishDurable(
                         subject: record.subject, bytes: payload,
-                        messageID: Self.messageID(subject: record.subject, eventId: record.eventId),
-                        trace: chunk ? nil : TraceContext.forEvent(record.eventId))
+                        messageID: Self.messageID(subject: record.subject, eventId: record.eventId), trace: trace)
+                    if let trace {
+                        logger.debug(
+                            "event sent",
+                            metadata: [
+                                LogKey.event: "\(TerminalText.escaped(record.eventId))",
+                                LogKey.trace: "\(trace.traceId)",
+                                "subject": "\(TerminalText.escaped(record.subject))", "duplicate": "\(duplicate)",
+                            ])
+                    }
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
                     if !chunk { metrics?.published(payload, acknowledged: clock.now) }
                     if let decision, !duplicate { metrics?.decision(decision) }

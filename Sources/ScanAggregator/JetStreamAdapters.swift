@@ -66,8 +66,10 @@ public final class JetStreamResultPublisher: ResultPublisher {
 
     public init(jetStream: JetStream) { self.jetStream = jetStream }
 
-    public func publish(subject: String, bytes: [UInt8], messageID: String) throws {
-        _ = try jetStream.publish(subject: subject, bytes: bytes, messageID: messageID)
+    public func publish(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws {
+        _ = try jetStream.publish(
+            subject: subject, bytes: bytes, messageID: messageID,
+            headers: trace.map { [(TraceContext.header, $0.traceparent)] } ?? [])
     }
 }
 

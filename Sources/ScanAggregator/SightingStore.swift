@@ -32,7 +32,7 @@ public final class PostgresSightingStore: SightingStore {
             stored[.sighting] = try store.insertSightings(
                 batch.traced { if case .sighting(let e) = $0 { e } else { nil } })
             stored[.session] = try store.insertSessionEvents(
-                batch.family { if case .session(let e) = $0 { e } else { nil } })
+                batch.traced { if case .session(let e) = $0 { e } else { nil } })
             stored[.noread] = try store.insertNoReads(
                 batch.traced { if case .noRead(let e) = $0 { e } else { nil } }.map { ($0.record, $0.traceId) })
             stored[.reading] = try store.insertReadings(

@@ -62,6 +62,9 @@ public final class IngestLoop: @unchecked Sendable {
     /// Acknowledgements that did not reach the server (the messages come again after the ack
     /// wait and are recognised by their event ids).
     public private(set) var acksLost = 0
+    /// When refused messages were last logged: at most one line per 10 s (a sender sending only
+    /// garbage would fill the log otherwise; the metrics and the table count every one).
+    private var refusalLogged: Duration?
     public private(set) var totals = IngestCounts()
     private var prefetched: Prepared?
     /// Called after each commit with the event times of the sightings it stored (benchmarks
@@ -336,6 +339,7 @@ public final class IngestLoop: @unchecked Sendable {
         counts.deadLetters = batch.refused.count
         metrics.record(
             counts, refused: batch.refused.map(\.letter.reason.rawValue), duration: clock.elapsed - started)
+        logRefusals(batch.refused)
         for (message, letter) in batch.refused {
             // Stored already; the subject is for whoever watches for bad input.
             let deadLetter = DeadLetterEvent(
@@ -366,6 +370,21 @@ public final class IngestLoop: @unchecked Sendable {
                 "acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
         }
         return counts
+    }
+
+    /// One warning for refused messages (the batch's first, with its trace id when it came with a
+    /// valid traceparent, so the sender's own log line about it is found), at most every 10 s.
+    private func logRefusals(_ refused: [(message: any ConsumedMessage, letter: DeadLetter)]) {
+        guard let (message, letter) = refused.first,
+            refusalLogged.map({ clock.elapsed - $0 >= .seconds(10) }) ?? true
+        else { return }
+        refusalLogged = clock.elapsed
+        var metadata: Logger.Metadata = [
+            "count": "\(refused.count)", "reason": "\(letter.reason.rawValue)",
+            "subject": "\(TerminalText.escaped(message.subject))", "detail": "\(TerminalText.escaped(letter.detail))",
+        ]
+        if let trace = message.traceparent.flatMap(TraceContext.parse) { metadata[LogKey.trace] = "\(trace.traceId)" }
+        logger.warning("messages refused; kept as dead letters (scanadmin deadletters lists them)", metadata: metadata)
     }
 
     /// Writes each stored event's picture's description (`ImageObject.metaJSON`) on its meta

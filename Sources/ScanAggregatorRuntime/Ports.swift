@@ -57,7 +57,15 @@ extension EventConsumer {
 /// Where results (item passes, pack records, dead letters) go: a stream that deduplicates by
 /// message id, so publishing one again after a lost acknowledgement adds nothing.
 public protocol ResultPublisher: AnyObject {
-    func publish(subject: String, bytes: [UInt8], messageID: String) throws
+    /// `trace`: sent as the message's `traceparent` header (nil: none).
+    func publish(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws
+}
+
+extension ResultPublisher {
+    /// A message that continues no trace (an order's acknowledgement, a dead letter).
+    public func publish(subject: String, bytes: [UInt8], messageID: String) throws {
+        try publish(subject: subject, bytes: bytes, messageID: messageID, trace: nil)
+    }
 }
 
 /// A message refused at ingest, kept with its reason.

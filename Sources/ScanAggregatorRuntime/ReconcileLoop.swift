@@ -81,7 +81,7 @@ public final class ReconcileLoop: @unchecked Sendable {
                 subject: { decision throws(SubjectTokenError) in
                     try subjects.decision(site: decision.site, lane: decision.lane)
                 },
-                message: { ($0.json, $0.eventId) },
+                message: { ($0.json, $0.eventId, $0.traceId) },
                 mark: { decision in
                     try db.markDecisionPublished(decision)
                     metrics.decision(decision)
@@ -89,39 +89,47 @@ public final class ReconcileLoop: @unchecked Sendable {
             try publishEach(
                 try db.unpublishedPasses(limit: 500), counted: &counts.itemsPublished,
                 subject: { pass throws(SubjectTokenError) in try subjects.item(site: pass.site, lane: pass.lane) },
-                message: { ($0.json, $0.eventId) },
+                message: { ($0.json, $0.eventId, $0.traceId) },
                 mark: { pass in try db.markPassPublished(itemId: pass.itemId, revision: pass.revision) }),
             try publishEach(
                 try db.unpublishedParcelPasses(limit: 500), counted: &counts.parcelPassesPublished,
                 subject: { pass throws(SubjectTokenError) in try subjects.parcelPass(site: pass.site, lane: pass.lane)
                 },
-                message: { ($0.json, $0.eventId) },
+                message: { ($0.json, $0.eventId, $0.traceId) },
                 mark: { pass in try db.markParcelPassPublished(passId: pass.passId, revision: pass.revision) }),
             try publishEach(
                 try db.unpublishedCodings(limit: 500), counted: &counts.codingsPublished,
                 subject: { coding throws(SubjectTokenError) in try subjects.coded(site: coding.site, lane: coding.lane)
                 },
-                message: { ($0.json, $0.eventId) }, mark: { coding in try db.markCodingPublished(coding) })
+                message: { ($0.json, $0.eventId, $0.traceId) }, mark: { coding in try db.markCodingPublished(coding) })
         else { return }
         _ = try publishEach(
             try db.unpublishedPacks(limit: 500), counted: &counts.packsPublished,
             subject: { pack throws(SubjectTokenError) in try subjects.pack(site: pack.site, station: pack.station) },
-            message: { ($0.json, $0.eventId) }, mark: { pack in try db.markPackPublished(sessionId: pack.sessionId) })
+            message: { ($0.json, $0.eventId, $0.traceId) },
+            mark: { pack in try db.markPackPublished(sessionId: pack.sessionId) })
     }
 
     /// Publishes each result and marks it published (one whose subject cannot be built is marked
     /// and skipped); false, leaving the rest for a later round, when the publisher is away.
     private func publishEach<Result>(
         _ results: [Result], counted: inout Int, subject build: (Result) throws(SubjectTokenError) -> String,
-        message: (Result) -> (bytes: [UInt8], id: String), mark: (Result) throws -> Void
+        message: (Result) -> (bytes: [UInt8], id: String, traceId: String?), mark: (Result) throws -> Void
     ) throws -> Bool {
         for result in results {
-            guard let subject = subject({ () throws(SubjectTokenError) in try build(result) }) else {
+            let (bytes, id, traceId) = message(result)
+            // A new span of the trace the result began with, named by the result's id, so each
+            // revision is a span of its own and the same revision sent again is the same span.
+            let trace = traceId.flatMap { TraceContext.continuing($0, as: id) }
+            guard let subject = subject({ () throws(SubjectTokenError) in try build(result) }, id: id, trace: trace)
+            else {
                 try mark(result)
                 continue
             }
-            let (bytes, id) = message(result)
-            guard send(subject: subject, bytes: bytes, id: id) else { return false }
+            guard send(subject: subject, bytes: bytes, id: id, trace: trace) else { return false }
+            logger.debug(
+                "result published",
+                metadata: Self.about(id, trace: trace).merging(["subject": "\(subject)"]) { $1 })
             try mark(result)
             counted += 1
         }
@@ -131,20 +139,32 @@ public final class ReconcileLoop: @unchecked Sendable {
     /// A result's subject, or nil (logged) when a stored site, lane or station cannot be a subject
     /// token: such a row (stored before tokens were checked) is skipped rather than left to block
     /// the results behind it.
-    private func subject(_ build: () throws(SubjectTokenError) -> String) -> String? {
+    private func subject(_ build: () throws(SubjectTokenError) -> String, id: String, trace: TraceContext?)
+        -> String?
+    {
         do {
             return try build()
         } catch {
-            logger.error("result not published: its subject cannot be built", metadata: ["error": "\(error)"])
+            logger.error(
+                "result not published: its subject cannot be built",
+                metadata: Self.about(id, trace: trace).merging([LogKey.error: "\(error)"]) { $1 })
             return nil
         }
     }
 
+    /// A log line's fields naming a result: its event id and, when it continues one, its trace id.
+    /// (The id is built from stored ids that may hold anything: escaped.)
+    private static func about(_ id: String, trace: TraceContext?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [LogKey.event: "\(TerminalText.escaped(id))"]
+        if let trace { metadata[LogKey.trace] = "\(trace.traceId)" }
+        return metadata
+    }
+
     /// Publishes; false (and one warning until it works again) when the publisher is away: the
     /// record stays unpublished in the store and goes out in a later round.
-    private func send(subject: String, bytes: [UInt8], id: String) -> Bool {
+    private func send(subject: String, bytes: [UInt8], id: String, trace: TraceContext?) -> Bool {
         do {
-            try publisher.publish(subject: subject, bytes: bytes, messageID: id)
+            try publisher.publish(subject: subject, bytes: bytes, messageID: id, trace: trace)
             publishRetry.succeeded("JetStream acknowledges results again")
             return true
         } catch {

@@ -47,6 +47,13 @@ public struct TraceContext: Sendable, Equatable, Hashable {
         return TraceContext(checkedTrace: traceId, span: Self.hex(span, digits: 16), flags: flags)
     }
 
+    /// The span that sends result `key` (its event id) in the trace `traceId` (a stored row's,
+    /// checked again here): nil when `traceId` is not 32 lowercase hex digits, not all zero.
+    public static func continuing(_ traceId: String, as key: String) -> TraceContext? {
+        guard isHex(traceId, count: 32) else { return nil }
+        return TraceContext(checkedTrace: traceId, span: "0000000000000001").child(key)
+    }
+
     private init(checkedTrace: String, span: String, flags: UInt8 = 1) {
         traceId = checkedTrace
         spanId = span

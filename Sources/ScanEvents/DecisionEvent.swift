@@ -44,6 +44,10 @@ public struct DecisionEvent: Sendable, Equatable {
     public var late: Bool
     /// `agent` or `aggregator`.
     public var decidedBy: String
+    /// The trace the aggregator's decision continues: its parcel pass's (`ParcelPassEvent.traceId`).
+    /// Sent in the `traceparent` header, not in the body; nil for an agent's decision (whose
+    /// header the agent sets) and when the pass has none.
+    public var traceId: String?
 
     public var eventId: String { envelope.eventId }
     public var site: String { envelope.site }

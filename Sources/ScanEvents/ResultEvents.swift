@@ -42,6 +42,10 @@ public struct ItemPassEvent: Sendable, Equatable {
     public var cameras: [CameraSighting]
     /// The cameras of the lane that did not see it.
     public var missing: [String]
+    /// The trace this result continues (docs/integration.md, "Tracing"): the trace id of its first sighting.
+    /// Sent in the message's `traceparent` header, not in its body; nil when that event came
+    /// without one (an older agent).
+    public var traceId: String?
 
     public init(
         itemId: String, site: String, lane: String, symbology: String, value: String, valueEncoding: String?,
@@ -159,6 +163,10 @@ public struct PackRecordEvent: Sendable, Equatable {
     public var startedAt: Timestamp
     public var completedAt: Timestamp
     public var lines: [Line]
+    /// The trace this result continues (docs/integration.md, "Tracing"): the trace id of its session's `session.started` event.
+    /// Sent in the message's `traceparent` header, not in its body; nil when that event came
+    /// without one (an older agent).
+    public var traceId: String?
 
     public init(
         sessionId: String, site: String, station: String, camera: String, orderId: String?, verdict: PackVerdict,
@@ -447,6 +455,10 @@ public struct ParcelPassEvent: Sendable, Equatable {
     public var measurement: MeasureEvent?
     /// What people said of its no-reads, in the order they said it.
     public var codings: [Coding]
+    /// The trace this result continues (docs/integration.md, "Tracing"): the trace id of its first camera's parcel.
+    /// Sent in the message's `traceparent` header, not in its body; nil when that event came
+    /// without one (an older agent).
+    public var traceId: String?
 
     public init(
         passId: String, site: String, lane: String, firstSeen: Timestamp, lastSeen: Timestamp, revision: Int,
@@ -607,6 +619,10 @@ public struct CodedEvent: Sendable, Equatable {
     public var itemId: String?
     /// The parcel pass holding the no-read (nil: the camera groups no parcels, or none held it).
     public var parcelPassId: String?
+    /// The trace this result continues (docs/integration.md, "Tracing"): the trace id of the no-read a person resolved.
+    /// Sent in the message's `traceparent` header, not in its body; nil when that event came
+    /// without one (an older agent).
+    public var traceId: String?
 
     public init(
         noReadId: String, site: String, lane: String, camera: String, outcome: NoReadResolution, code: Code?,

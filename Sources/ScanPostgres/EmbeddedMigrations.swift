@@ -1505,6 +1505,18 @@ enum EmbeddedMigrations {
                 "T NULL;\n",
             ].joined()
         ),
+        (
+            "0024_session_trace_ids.sql",
+            [
+                "-- Tracing (docs/integration.md, \"Tracing\"): a session's events keep their tra",
+                "ce id as sightings,\n",
+                "-- no-reads and parcels do (0023), so the pack record made of a session continue",
+                "s the trace of\n",
+                "-- its session.started. NULL: the event came without a valid traceparent (an old",
+                "er agent).\n",
+                "ALTER TABLE session_events ADD COLUMN trace_id text;\n",
+            ].joined()
+        ),
     ]
 
     /// migrations/roles/roles.sql.

@@ -61,22 +61,30 @@ public struct EventStore {
 
     @discardableResult
     public func insertSessionEvents(_ batch: [(record: SessionEvent, body: String)]) throws(PGError) -> Int {
+        try insertSessionEvents(batch.map { ($0.record, $0.body, nil) })
+    }
+
+    /// The same, each with the trace id its message came with (`trace_id`; nil: none).
+    @discardableResult
+    public func insertSessionEvents(_ batch: [(record: SessionEvent, body: String, traceId: String?)]) throws(PGError)
+        -> Int
+    {
         guard !batch.isEmpty else { return 0 }
         var parameters: [PGValue] = []
         var rows: [String] = []
         for (index, item) in batch.enumerated() {
             let r = item.record
-            let base = index * 9
-            rows.append("(" + (1...9).map { "$\(base + $0)" }.joined(separator: ",") + ")")
+            let base = index * 10
+            rows.append("(" + (1...10).map { "$\(base + $0)" }.joined(separator: ",") + ")")
             parameters += [
                 .text(r.eventId), .text(r.kind.rawValue), .text(r.envelope.site), .text(r.envelope.camera),
                 .text(r.sessionId),
                 .text(r.time.description),
-                .optionalText(r.reason), .optionalText(r.orderId), .text(item.body),
+                .optionalText(r.reason), .optionalText(r.orderId), .text(item.body), .optionalText(item.traceId),
             ]
         }
         let sql =
-            "INSERT INTO session_events (event_id, type, site, camera, session_id, event_time, reason, order_id, body) VALUES "
+            "INSERT INTO session_events (event_id, type, site, camera, session_id, event_time, reason, order_id, body, trace_id) VALUES "
             + rows.joined(separator: ",") + " ON CONFLICT (site, camera, event_id, event_time) DO NOTHING"
         return try connection.query(sql, parameters).affected
     }

@@ -166,7 +166,11 @@ public struct NoReadCodingStore {
             """
             SELECT site, camera, noread_id, lane, outcome, code, symbology, gs1, item_id, parcel_pass_id, keyed_by,
                    floor(extract(epoch FROM keyed_at) * 1000)::bigint AS keyed_at,
-                   floor(extract(epoch FROM noread_first_seen) * 1000)::bigint AS first_seen
+                   floor(extract(epoch FROM noread_first_seen) * 1000)::bigint AS first_seen,
+                   (SELECT n.trace_id FROM noreads n
+                    WHERE n.site = noread_codings.site AND n.camera = noread_codings.camera
+                      AND n.event_id = noread_codings.noread_id
+                    ORDER BY n.first_seen LIMIT 1) AS trace_id
             FROM noread_codings WHERE \(condition.description) ORDER BY keyed_at, site, camera, noread_id LIMIT $1
             """, [.int(limit)]
         ).named(name) {
@@ -178,13 +182,14 @@ public struct NoReadCodingStore {
                         gs1: try row.bool("gs1")),
                     year: keyedAt.utcYear)
             }
-            events.append(
-                CodedEvent(
-                    noReadId: try row.text("noread_id"), site: try row.text("site"), lane: try row.text("lane"),
-                    camera: try row.text("camera"), outcome: try row.value("outcome", as: NoReadResolution.self),
-                    code: code, keyedBy: try row.text("keyed_by"), keyedAt: keyedAt,
-                    noReadFirstSeen: try row.milliseconds("first_seen"), itemId: try row.optionalText("item_id"),
-                    parcelPassId: try row.optionalText("parcel_pass_id")))
+            var event = CodedEvent(
+                noReadId: try row.text("noread_id"), site: try row.text("site"), lane: try row.text("lane"),
+                camera: try row.text("camera"), outcome: try row.value("outcome", as: NoReadResolution.self),
+                code: code, keyedBy: try row.text("keyed_by"), keyedAt: keyedAt,
+                noReadFirstSeen: try row.milliseconds("first_seen"), itemId: try row.optionalText("item_id"),
+                parcelPassId: try row.optionalText("parcel_pass_id"))
+            event.traceId = try row.optionalText("trace_id")
+            events.append(event)
         }
         return events
     }

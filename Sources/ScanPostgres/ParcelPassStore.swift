@@ -122,14 +122,28 @@ public struct ParcelPassStore {
         for row in try connection.query(
             """
             SELECT pass_id, site, lane, members::text AS members, measurement::text AS measurement,
-                   codings::text AS codings, revision, cameras_expected
+                   codings::text AS codings, revision, cameras_expected, \(Self.passTrace("parcel_passes")) AS trace_id
             FROM parcel_passes
             WHERE closed_at IS NOT NULL AND published_revision < revision ORDER BY last_seen, pass_id LIMIT $1
             """, [.int(limit)]
         ).named("parcel passes to publish") {
-            events.append(try Self.pass(row).event(camerasExpected: try row.int("cameras_expected")))
+            var event = try Self.pass(row).event(camerasExpected: try row.int("cameras_expected"))
+            event.traceId = try row.optionalText("trace_id")
+            events.append(event)
         }
         return events
+    }
+
+    /// The trace a parcel pass continues, as an SQL expression over the pass's row `pass` (a
+    /// table name or alias written here, never input): the trace id of its members' first parcel
+    /// (by first seen) that came with one; NULL when none did.
+    static func passTrace(_ pass: StaticString) -> String {
+        """
+        (SELECT x.trace_id FROM jsonb_array_elements(\(pass).members) m(member)
+         JOIN parcels x ON x.site = \(pass).site AND x.camera = m.member->>'camera'
+                       AND x.event_id = m.member->>'eventId'
+         WHERE x.trace_id IS NOT NULL ORDER BY x.first_seen, x.event_id LIMIT 1)
+        """
     }
 
     /// A stored pass from its row (`pass_id`, `site`, `lane`, `members`, `measurement` and
@@ -166,9 +180,13 @@ public struct ParcelPassStore {
     /// The aggregator's decisions not published yet, oldest first.
     public func unpublishedDecisions(limit: Int) throws(PGError) -> [DecisionEvent] {
         var decisions: [DecisionEvent] = []
+        // The aggregator's decision continues its parcel pass's trace (its parcel id is the pass's).
         for row in try connection.query(
-            "SELECT body::text AS body FROM decisions WHERE NOT published ORDER BY closed_at, event_id LIMIT $1",
-            [.int(limit)]
+            """
+            SELECT d.body::text AS body, \(Self.passTrace("pp")) AS trace_id
+            FROM decisions d LEFT JOIN parcel_passes pp ON pp.pass_id = d.parcel_id AND pp.site = d.site
+            WHERE NOT d.published ORDER BY d.closed_at, d.event_id LIMIT $1
+            """, [.int(limit)]
         ).named("unpublished decisions") {
             let body = try row.text("body")
             guard let value = try? JSONValue.parse(Array(body.utf8)), let decision = try? DecisionEvent.parse(value)
@@ -177,7 +195,9 @@ public struct ParcelPassStore {
                     code: .unexpectedResult, function: "unpublished decisions", input: "body",
                     message: "a stored decision is not one")
             }
-            decisions.append(decision)
+            var traced = decision
+            traced.traceId = try row.optionalText("trace_id")
+            decisions.append(traced)
         }
         return decisions
     }

@@ -380,10 +380,12 @@ public struct PassStore {
                        floor(extract(epoch FROM first_seen) * 1000)::bigint AS first_seen,
                        floor(extract(epoch FROM last_seen) * 1000)::bigint AS last_seen
                 FROM item_passes WHERE published_revision < revision ORDER BY closed_at, item_id LIMIT $1)
-            SELECT p.*, s.camera, s.track_id, s.event_id, s.late,
+            SELECT p.*, s.camera, s.track_id, s.event_id, s.late, x.trace_id,
                    floor(extract(epoch FROM s.first_seen) * 1000)::bigint AS camera_first_seen,
                    floor(extract(epoch FROM s.last_seen) * 1000)::bigint AS camera_last_seen
             FROM p LEFT JOIN item_sightings s ON s.item_id = p.item_id
+            LEFT JOIN sightings x ON x.site = p.site AND x.camera = s.camera AND x.event_id = s.event_id
+                                 AND x.first_seen = s.first_seen
             ORDER BY p.closed_at, p.item_id, s.first_seen, s.event_id
             """, [.int(limit)]
         ).named("passes to publish") {
@@ -402,6 +404,11 @@ public struct PassStore {
                         missing: try row.text("missing").split(separator: " ").map(String.init)))
             }
             guard let camera = try row.optionalText("camera") else { continue }  // a pass without sightings
+            // The pass continues the trace of its first sighting that has one (a sighting whose
+            // day was dropped by retention has no row left, and no trace).
+            if passes[passes.count - 1].traceId == nil {
+                passes[passes.count - 1].traceId = try row.optionalText("trace_id")
+            }
             passes[passes.count - 1].cameras.append(
                 ItemPassEvent.CameraSighting(
                     camera: camera, trackId: try row.text("track_id"), eventId: try row.text("event_id"),
@@ -424,7 +431,11 @@ public struct PassStore {
             WITH r AS (
                 SELECT session_id, site, station, camera, order_id, verdict, items, created_at,
                        floor(extract(epoch FROM started_at) * 1000)::bigint AS started_at,
-                       floor(extract(epoch FROM completed_at) * 1000)::bigint AS completed_at
+                       floor(extract(epoch FROM completed_at) * 1000)::bigint AS completed_at,
+                       (SELECT e.trace_id FROM session_events e
+                        WHERE e.site = pack_records.site AND e.camera = pack_records.camera
+                          AND e.session_id = pack_records.session_id AND e.trace_id IS NOT NULL
+                        ORDER BY e.event_time, e.type DESC LIMIT 1) AS trace_id
                 FROM pack_records WHERE NOT published ORDER BY created_at, session_id LIMIT $1)
             SELECT r.*, l.line, l.code, l.symbology, l.expected, l.counted, l.verdict AS line_verdict
             FROM r LEFT JOIN pack_lines l ON l.session_id = r.session_id
@@ -441,6 +452,9 @@ public struct PassStore {
                         startedAt: try row.milliseconds("started_at"),
                         completedAt: try row.milliseconds("completed_at"),
                         lines: []))
+                // The session's first event with a trace: its session.started (type DESC puts it
+                // before a session.completed of the same millisecond).
+                packs[packs.count - 1].traceId = try row.optionalText("trace_id")
             }
             guard let code = try row.optionalText("code") else { continue }  // a record without lines
             packs[packs.count - 1].lines.append(

@@ -276,6 +276,11 @@ public enum LogKey {
     public static let track = "track.id"
     public static let service = "service"
     public static let error = "error"
+    /// The event a line is about (its `eventId`).
+    public static let event = "event.id"
+    /// The W3C trace id of that event (docs/integration.md, "Tracing"), as OpenTelemetry's log
+    /// data model names it: the 32 hex digits of the message's `traceparent`.
+    public static let trace = "trace_id"
 }
 
 /// A log handler that shows control characters and bidi overrides in messages and metadata

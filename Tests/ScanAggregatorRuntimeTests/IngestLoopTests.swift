@@ -22,14 +22,14 @@ struct IngestLoopTests {
         let deadLetters = RecordingPublisher()
         let loop: IngestLoop
 
-        init(batch: Int = 100, storeAttempts: Int = 600) {
+        init(batch: Int = 100, storeAttempts: Int = 600, logger: Logger = Logger(label: "test")) {
             consumer = ScriptedConsumer(clock: clock, ackWait: .seconds(10))
             var settings = IngestLoop.Settings(subjects: ContractSubjects(prefix: "scantrack"))
             settings.batchSize = batch
             settings.storeAttempts = storeAttempts
             loop = IngestLoop(
                 settings: settings, consumer: consumer, store: store, publisher: deadLetters, clock: clock,
-                logger: Logger(label: "test"))
+                logger: logger)
         }
 
         /// Runs the loop until `done` (at most `rounds` times).
@@ -208,5 +208,33 @@ struct IngestLoopTests {
         let letter = try DeadLetterEvent.parse(try JSONValue.parse(published[0].bytes))
         #expect(letter.subject == Self.subject)
         #expect(parts.consumer.acknowledged.count == 3)
+    }
+
+    @Test(
+        "refused messages are logged at most once per 10 s, naming the first one's reason and its sender's trace id; every one is kept as a dead letter"
+    )
+    func refusalsLogged() throws {
+        let recorder = LogRecorder()
+        let parts = Parts(batch: 1, logger: recorder.logger())
+        defer { parts.loop.close() }
+        let garbage = Array(#"{"type": "sighting", "eventId": 5}"#.utf8)
+        let trace = TraceContext.forEvent("cam-2-run-2.sighting")
+        // On another camera's subject, with a valid traceparent; then, at once, a message that is
+        // not an event, with a header that is not a traceparent.
+        parts.consumer.append(
+            subject: "scantrack.v1.sighting.dc1.cam-2", bytes: SampleEvents.sighting(2), traceparent: trace.traceparent)
+        parts.consumer.append(subject: Self.subject, bytes: garbage, traceparent: "00-zz-01")
+        try parts.run { parts.loop.totals.messages >= 2 }
+        func refusals() -> [String] { recorder.messagesWithMetadata.filter { $0.hasPrefix("messages refused") } }
+        #expect(refusals().count == 1, "\(refusals())")
+        let first = try #require(refusals().first)
+        #expect(first.contains("reason=subject-mismatch") && first.contains("\(LogKey.trace)=\(trace.traceId)"))
+        // Ten seconds on, the next refusal is a line again, without a trace id (its header was not one).
+        parts.clock.advance(by: .seconds(10))
+        parts.consumer.append(subject: Self.subject, bytes: garbage, traceparent: "00-zz-01")
+        try parts.run { parts.loop.totals.messages >= 3 }
+        #expect(refusals().count == 2, "\(refusals())")
+        #expect(refusals().last.map { $0.contains("reason=wrong-type") && !$0.contains(LogKey.trace) } == true)
+        #expect(parts.store.deadLetters.map(\.reason) == ["subject-mismatch", "wrong-type", "wrong-type"])
     }
 }

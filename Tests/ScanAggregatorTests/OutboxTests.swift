@@ -33,7 +33,7 @@ struct OutboxTests {
             self.watcher = watcher
         }
 
-        func publish(subject: String, bytes: [UInt8], messageID: String) throws {
+        func publish(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws {
             attempts += 1
             let held = try watcher.query(
                 """
@@ -44,7 +44,7 @@ struct OutboxTests {
                 [.int(PassStore.lockKey)]
             ).rows.first?.first??.description
             if held != "0" { lockHeldDuringPublish += 1 }
-            try inner.publish(subject: subject, bytes: bytes, messageID: messageID)
+            try inner.publish(subject: subject, bytes: bytes, messageID: messageID, trace: trace)
         }
     }
 

@@ -488,6 +488,62 @@ struct ReconcileTests {
         #expect(try world.jetStream.replicas(ofStream: world.settings.agentStream) == 1, "the agents' stream is there")
     }
 
+    @Test(
+        "each result continues the trace of the event it began with: an item pass its first-seen camera's sighting's (not the first to arrive), a pack record its session's; results of untraced events carry no traceparent"
+    )
+    func resultsContinueTraces() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        let prefix = world.settings.prefix
+        let first = TraceContext.forEvent("upstream-cam-01")
+        let second = TraceContext.forEvent("upstream-cam-02")
+        let session = TraceContext.forEvent("upstream-session")
+        // One item seen by cam-01 and, 1.5 s on, by cam-02, whose sighting arrives first; another
+        // item (another value) sent without a header; a pack station's session with one.
+        let value = "4006381333931"
+        let sent: [(subject: String, bytes: [UInt8], id: String, trace: TraceContext?)] = [
+            (
+                "\(prefix).v1.sighting.dc1.cam-02",
+                W.sighting(1, value: value, camera: "cam-02", firstSeen: Self.base.adding(milliseconds: 1_600)),
+                "a", second
+            ),
+            ("\(prefix).v1.sighting.dc1.cam-01", W.sighting(1, value: value, camera: "cam-01"), "b", first),
+            ("\(prefix).v1.sighting.dc1.cam-01", W.sighting(2, value: "5012345678900", camera: "cam-01"), "c", nil),
+            (
+                "\(prefix).v1.session.dc1.cam-10",
+                Self.sessionCompleted("s-traced", orderId: nil, codes: [(value, 1, nil)]), "d", session
+            ),
+        ]
+        for message in sent {
+            _ = try world.jetStream.publish(
+                subject: message.subject, bytes: message.bytes, messageID: message.id,
+                headers: message.trace.map { [(TraceContext.header, $0.traceparent)] } ?? [])
+        }
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(world.database, "SELECT count(*) FROM item_passes WHERE published_revision >= 1") == 2
+                && W.count(world.database, "SELECT count(*) FROM pack_records WHERE published") == 1
+        }
+        let results = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.>")
+        let items = results.filter { $0.subject.hasPrefix("\(prefix).v1.item.") }
+        #expect(items.count == 2)
+        for item in items {
+            let eventId = try #require(item.event["eventId"]?.stringValue)
+            let expected =
+                item.event["value"] == .string(value)
+                ? TraceContext.continuing(first.traceId, as: eventId)?.traceparent : nil
+            #expect(item.traceparent == expected, "\(item.event)")
+        }
+        let pack = try #require(results.first { $0.subject.hasPrefix("\(prefix).v1.pack.") })
+        #expect(pack.traceparent == TraceContext.continuing(session.traceId, as: "s-traced.pack")?.traceparent)
+        // A new span of the trace, not the agent's span sent on again.
+        #expect(pack.traceparent?.hasPrefix("00-\(session.traceId)-") == true)
+        #expect(pack.traceparent?.contains(session.spanId) == false)
+        try Self.wmsCheck(world, expectItems: 2, packs: 1)
+    }
+
     /// The WMS-style consumer (Python, nats-py) reads the results and validates them against
     /// docs/schema/item.schema.json and pack.schema.json.
     static func wmsCheck(_ world: IngestTests.World, expectItems: Int, packs: Int) throws {

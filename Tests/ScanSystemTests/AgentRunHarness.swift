@@ -79,10 +79,16 @@ enum AgentRunHarness {
     /// One lane of one camera (dc1/L1/cam-01) in `rig`'s database, an aggregator, and an agent
     /// grouping parcels (with `extra` config) run to its end over a rendered clip of torn labels
     /// turned at random over 0–360° (`seed`); the agent is expected to exit 0.
-    static func tornLabelsRun(_ rig: Rig, seed: UInt64, natsURL: String, extra: String = "") throws {
+    /// `lane`: more members of lane L1's topology object (`, "decision": {}`); `environment`: more
+    /// variables for the agent and the aggregator (`SCANTRACK_LOG_LEVEL`).
+    static func tornLabelsRun(
+        _ rig: Rig, seed: UInt64, natsURL: String, extra: String = "", lane: String = "",
+        environment: [String: String] = [:]
+    ) throws {
         let dir = rig.dir
-        try #"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]}]}]}"#.write(
-            toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
+        try
+            (#"{"version": 1, "sites": [{"id": "dc1", "lanes": [{"id": "L1", "cameras": [{"id": "cam-01"}]"# + lane
+            + "}]}]}").write(toFile: dir + "/topology.json", atomically: true, encoding: .utf8)
         let loaded = try ProcessRunner.run(
             TestEnvironment.productsDirectory + "/scanadmin", ["topology", "load", dir + "/topology.json"],
             environment: DashboardSecurityTests.environment(dsn: rig.migrated.dsn))
@@ -95,11 +101,13 @@ enum AgentRunHarness {
         try SceneRenderer(scene: scene).writeClip(to: clip)
         rig.running.append(
             try NoReadEndToEndTests.aggregator(
-                prefix: rig.prefix, natsURL: natsURL, dsn: rig.migrated.dsn, log: dir + "/agg.log"))
+                prefix: rig.prefix, natsURL: natsURL, dsn: rig.migrated.dsn, log: dir + "/agg.log",
+                environment: environment))
         let agent = try start(
             config: try config(
                 in: dir, source: clipSource(clip, realtime: false), natsURL: natsURL, prefix: rig.prefix,
-                extra: #", "grouping": {"enabled": true}"# + extra), log: dir + "/agent.log")
+                extra: #", "grouping": {"enabled": true}"# + extra), log: dir + "/agent.log",
+            extraEnvironment: environment)
         #expect(waitForExit(agent) && agent.terminationStatus == 0)
     }
 
@@ -144,7 +152,7 @@ enum AgentRunHarness {
     static func runClipExpectingExactlyOnce(
         _ clip: String, dir: String, natsURL: String, prefix: String, jetStream: JetStream,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> [(subject: String, msgId: String?, event: JSONValue)] {
+    ) throws -> [StreamReader.Event] {
         let config = try config(in: dir, source: clipSource(clip), natsURL: natsURL, prefix: prefix)
         let agent = try start(config: config, log: dir + "/agent.log")
         #expect(waitForExit(agent), sourceLocation: sourceLocation)
@@ -165,9 +173,7 @@ enum AgentRunHarness {
     }
 
     /// Every durable event in the prefix's agent stream, in stream order, read by a new consumer.
-    static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [(
-        subject: String, msgId: String?, event: JSONValue
-    )] {
+    static func streamEvents(_ jetStream: JetStream, prefix: String) throws -> [StreamReader.Event] {
         try StreamReader.events(
             jetStream, stream: ContractSubjects(prefix: prefix).agentStream, subject: "\(prefix).v1.>")
     }
@@ -192,7 +198,7 @@ enum AgentRunHarness {
 
     /// Checks that the stream holds exactly the offline replay's events, each once.
     static func expectExactlyOnce(
-        _ events: [(subject: String, msgId: String?, event: JSONValue)],
+        _ events: [StreamReader.Event],
         offline: (sightings: [String], sessionEvents: Int),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {

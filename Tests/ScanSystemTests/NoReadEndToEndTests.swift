@@ -14,13 +14,17 @@ import Testing
 struct NoReadEndToEndTests {
     typealias H = AgentRunHarness
 
-    static func aggregator(prefix: String, natsURL: String, dsn: String, log: String) throws -> Process {
+    static func aggregator(
+        prefix: String, natsURL: String, dsn: String, log: String, environment: [String: String] = [:]
+    ) throws -> Process {
         try ProcessRunner.start(
             TestEnvironment.productsDirectory + "/scan-aggregator", ["run", "--prefix", prefix, "--batch", "10"],
-            environment: ProcessInfo.processInfo.environment.merging([
-                "SCANTRACK_NATS": natsURL, "SCANTRACK_PG": dsn,
-                "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
-            ]) { _, new in new }, log: log)
+            environment: ProcessInfo.processInfo.environment.merging(
+                [
+                    "SCANTRACK_NATS": natsURL, "SCANTRACK_PG": dsn,
+                    "SCANTRACK_MIGRATIONS": TestEnvironment.repoRoot + "/migrations",
+                ].merging(environment) { $1 }
+            ) { _, new in new }, log: log)
     }
 
     @Test(

@@ -1,5 +1,6 @@
 import Foundation
 import ScanAggregatorRuntime
+import ScanCore
 import ScanServices
 
 /// A durable consumer in memory, as JetStream's behaves: what is not acknowledged comes again
@@ -10,7 +11,7 @@ public final class ScriptedConsumer: EventConsumer, @unchecked Sendable {
     private let lock = NSLock()
     private let clock: ManualClock
     private let ackWait: Duration
-    private var stream: [(subject: String, bytes: [UInt8])] = []
+    private var stream: [(subject: String, bytes: [UInt8], traceparent: String?)] = []
     private var acked: Set<UInt64> = []
     /// When each delivered, unacknowledged message is due again.
     private var dueAgain: [UInt64: Duration] = [:]
@@ -30,11 +31,12 @@ public final class ScriptedConsumer: EventConsumer, @unchecked Sendable {
         self.ackWait = ackWait
     }
 
-    /// Appends a message to the stream; returns its sequence (from 1).
+    /// Appends a message (with its `traceparent` header, if any) to the stream; returns its
+    /// sequence (from 1).
     @discardableResult
-    public func append(subject: String, bytes: [UInt8]) -> UInt64 {
+    public func append(subject: String, bytes: [UInt8], traceparent: String? = nil) -> UInt64 {
         lock.withLock {
-            stream.append((subject, bytes))
+            stream.append((subject, bytes, traceparent))
             return UInt64(stream.count)
         }
     }
@@ -63,7 +65,9 @@ public final class ScriptedConsumer: EventConsumer, @unchecked Sendable {
                 dueAgain[sequence] = now + ackWait
                 deliveryCount[sequence, default: 0] += 1
                 taken.append(
-                    Message(subject: message.subject, bytes: message.bytes, streamSequence: sequence, consumer: self))
+                    Message(
+                        subject: message.subject, bytes: message.bytes, streamSequence: sequence,
+                        traceparent: message.traceparent, consumer: self))
             }
             return taken
         }
@@ -104,6 +108,7 @@ public final class ScriptedConsumer: EventConsumer, @unchecked Sendable {
         var subject: String
         var bytes: [UInt8]
         var streamSequence: UInt64?
+        var traceparent: String?
         let consumer: ScriptedConsumer
 
         func ack() throws { try consumer.ack(streamSequence ?? 0) }
@@ -118,6 +123,7 @@ public final class RecordingPublisher: ResultPublisher, @unchecked Sendable {
     private var records: [(subject: String, bytes: [UInt8], id: String)] = []
     private var ids: Set<String> = []
     private var failures = 0
+    private var traceRecords: [String: TraceContext] = [:]
     private var refusedCount = 0
 
     public struct Away: Error, CustomStringConvertible {
@@ -133,7 +139,10 @@ public final class RecordingPublisher: ResultPublisher, @unchecked Sendable {
     public var published: [(subject: String, bytes: [UInt8], id: String)] { lock.withLock { records } }
     public var refused: Int { lock.withLock { refusedCount } }
 
-    public func publish(subject: String, bytes: [UInt8], messageID: String) throws {
+    /// The trace each message was sent with, by message id (none: not there).
+    public var traces: [String: TraceContext] { lock.withLock { traceRecords } }
+
+    public func publish(subject: String, bytes: [UInt8], messageID: String, trace: TraceContext?) throws {
         try lock.withLock {
             if failures > 0 {
                 failures -= 1
@@ -142,6 +151,7 @@ public final class RecordingPublisher: ResultPublisher, @unchecked Sendable {
             }
             guard ids.insert(messageID).inserted else { return }
             records.append((subject, bytes, messageID))
+            if let trace { traceRecords[messageID] = trace }
         }
     }
 }
