@@ -289,10 +289,7 @@ public struct CandidateTracker: Sendable {
             }
             guard let best else { continue }
             taken[r] = true
-            let host = paired[best.index].region
-            paired[best.index].region = CodeLocalizer.Region(
-                box: host.box.union(splinter.box), rowCells: host.rowCells + splinter.rowCells,
-                columnCells: host.columnCells + splinter.columnCells, cells: host.cells + splinter.cells)
+            paired[best.index].region = paired[best.index].region.joined(with: splinter)
         }
     }
 
@@ -449,14 +446,7 @@ public struct CandidateTracker: Sendable {
             merged = false
             search: for a in 0..<joined.count {
                 for b in (a + 1)..<joined.count where pieces(joined[a], joined[b]) {
-                    let x = joined[a]
-                    let y = joined[b]
-                    joined[a] = CodeLocalizer.Region(
-                        box: Box(
-                            minX: min(x.box.minX, y.box.minX), minY: min(x.box.minY, y.box.minY),
-                            maxX: max(x.box.maxX, y.box.maxX), maxY: max(x.box.maxY, y.box.maxY)),
-                        rowCells: x.rowCells + y.rowCells, columnCells: x.columnCells + y.columnCells,
-                        cells: x.cells + y.cells)
+                    joined[a] = joined[a].joined(with: joined[b])
                     joined.remove(at: b)
                     merged = true
                     break search

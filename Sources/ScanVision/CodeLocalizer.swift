@@ -66,6 +66,14 @@ public struct CodeLocalizer: Sendable {
             self.cellSize = cellSize
         }
 
+        /// This region and `other` as one: the box around both, their cells added (the marks are
+        /// not kept: pieces joined).
+        public func joined(with other: Region) -> Region {
+            Region(
+                box: box.union(other.box), rowCells: rowCells + other.rowCells,
+                columnCells: columnCells + other.columnCells, cells: cells + other.cells)
+        }
+
         /// Cells with edges both ways (2-D modules, or print).
         public var bothWaysCells: Int { rowCells + columnCells - cells }
 
