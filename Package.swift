@@ -348,7 +348,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanZXingTests",
-            dependencies: ["ScanTestTiming", "ScanCore", "ScanSynth", "ScanTestSupport", "ScanZXing"],
+            dependencies: [
+                "ScanTestTiming", "ScanCore", "ScanSynth", "ScanTestSupport", "ScanZXing", "ScanMedia", "ScanVision",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScanPNGTests", dependencies: ["ScanTestTiming", "ScanCore", "ScanPNG", "ScanTestSupport"],

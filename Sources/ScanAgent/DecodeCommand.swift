@@ -179,7 +179,11 @@ final class StillDecoder {
         zbarSettings =
             zbarKinds.isEmpty ? nil : ZBarSettings(symbologies: config.zbarSymbologies, density: 1, testInverted: true)
         let zxingKinds = symbologies.map { $0.filter { ZXingReader.reads($0) } }
-        zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: ZXingSettings(symbologies: zxingKinds))
+        // A still has no next frame to confirm a weak retail read: the reader checks it
+        // (`ZXingSettings.weakRetailLines`).
+        var zxingSettings = ZXingSettings(symbologies: zxingKinds)
+        zxingSettings.weakRetailLines = 3
+        zxing = (zxingKinds?.isEmpty ?? false) ? nil : try ZXingReader(settings: zxingSettings)
         angledViews = try CameraDecoder.angledViewReader(zbarConfig?.zbarSymbologies ?? [])
         if symbologies?.contains(.maxiCode) ?? true {
             var pure = ZXingSettings.asPlanned([.maxiCode])
@@ -266,7 +270,7 @@ final class StillDecoder {
     static let largestEnlarged = 2_000_000
 
     /// The ways of a second look, in this order, each reading codes the ones before it miss (on the
-    /// shared corpus together 18 images the first look read nothing in, BENCHMARKS.md).
+    /// shared corpus together 17 images the first look read nothing in, BENCHMARKS.md).
     enum Attempt: String, CaseIterable {
         case zbarViews = "zbar, two views agree"
         case zxingDoubled = "zxing, enlarged"
@@ -392,10 +396,42 @@ final class StillDecoder {
                 }
                 if symbols[same].detection.addOn == nil { symbols[same].detection.addOn = detection.addOn }
             } else {
+                // One code the engines read as two values: zxing-cpp's reading is the code's. It
+                // reads what zbar does not: Code 128's Latin-1 characters (FNC4, which zbar drops:
+                // "ó" read as "s"), DataBar Expanded's compressed dates (zbar misreads AI 15), a QR
+                // Code's character set where zbar guesses another (the corpus's Shift_JIS
+                // katakana as Chinese characters). EAN/UPC are left to `oneValuePerCode`: there
+                // a valid wrong value is zxing-cpp's as often as zbar's.
+                if !ZBarFrameDecoder.phantomProne(detection.symbology) {
+                    symbols.removeAll { symbol in
+                        symbol.engine == "zbar" && symbol.detection.symbology == detection.symbology
+                            && !Self.sameValue(symbol.detection, detection)
+                            && (Box(enclosing: symbol.corners)?.intersects(box) ?? false)
+                    }
+                }
                 symbols.append(Symbol(detection: detection, engine: "zxing", corners: detection.points))
             }
         }
-        return Self.onePerSymbol(symbols)
+        return Self.oneValuePerCode(Self.onePerSymbol(symbols))
+    }
+
+    /// EAN/UPC reads of different values on one place (their outlines meet) are one code read two
+    /// ways, one of them wrong: a value both engines read stands, one an engine read alone beside
+    /// it gives way; two values each read by one engine are both dropped (neither is sure, and a
+    /// wrong value is worse than none). zxing-cpp's own pairs its reader has decided
+    /// (`ZXingSettings.weakRetailLines`).
+    static func oneValuePerCode(_ symbols: [Symbol]) -> [Symbol] {
+        func rivals(_ a: Symbol, _ b: Symbol) -> Bool {
+            guard ZBarFrameDecoder.phantomProne(a.detection.symbology),
+                ZBarFrameDecoder.phantomProne(b.detection.symbology), a.detection.value != b.detection.value,
+                let one = Box(enclosing: a.corners), let other = Box(enclosing: b.corners)
+            else { return false }
+            return one.intersects(other)
+        }
+        func agreed(_ symbol: Symbol) -> Bool { symbol.engine.hasPrefix("zbar+zxing") }
+        return symbols.filter { symbol in
+            !symbols.contains { other in rivals(symbol, other) && (agreed(other) || !agreed(symbol)) }
+        }
     }
 
     /// One line a physical symbol: zbar can report one code as several symbols of its value (a

@@ -32,6 +32,15 @@ public enum Symbology: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// EAN/UPC and the ISBNs they carry: one check digit over a short value, so a misread is
+    /// now and then valid (the engines' reads of them are checked harder).
+    public var isRetail: Bool {
+        switch self {
+        case .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13: true
+        default: false
+        }
+    }
+
     /// Codes whose last digit is a mod-10 check digit over the others (GS1 family).
     public var hasGS1CheckDigit: Bool {
         switch self {

@@ -21,6 +21,9 @@ public struct Detection: Sendable, Equatable {
     /// Read on a view straightened along the code's bars (a linear code at a steep angle, which
     /// no row or column of the frame crosses whole: `ZBarFrameDecoder.readAngled`).
     public var straightened = false
+    /// How many of zxing-cpp's scan lines read this linear code (its line count); nil for zbar's
+    /// reads (their points are the lines) and for 2D codes.
+    public var lines: Int?
 
     /// A code as printed, before it was expanded.
     public struct Printed: Sendable, Equatable, Hashable {

@@ -558,12 +558,7 @@ public final class ZBarFrameDecoder {
 
     /// zbar decodes EAN/UPC halves separately and can join the halves of two different labels
     /// into a checksum-valid code that is in no label.
-    public static func phantomProne(_ symbology: Symbology) -> Bool {
-        switch symbology {
-        case .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13: true
-        default: false
-        }
-    }
+    public static func phantomProne(_ symbology: Symbology) -> Bool { symbology.isRetail }
 
     /// Rescans run at density 1.
     static let verifierSplitter = DetectionSplitter(density: 1)

@@ -83,6 +83,7 @@ struct CorpusDecodeTests {
         var filesRead = 0
         var repeated = 0
         var zbarOnly: [String] = []
+        var wrong: [String] = []
         for folder in folders {
             let images = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
                 $0.hasSuffix(".pgm")
@@ -111,6 +112,12 @@ struct CorpusDecodeTests {
                 rates.images += 1
                 let read = (values[path] ?? []).contains(where: { Self.comparable($0, retail: retail) == want })
                 if read { rates.both += 1 }
+                let name = folder + "/" + image
+                for value in values[path] ?? [] where Self.comparable(value, retail: retail) != want {
+                    if Self.knownWrongValues[name] != value {
+                        wrong.append("\(name): \(String(decoding: value, as: UTF8.self))")
+                    }
+                }
                 let picture = try PGM.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
                 if try zxingAlone.read(picture).contains(where: { Self.comparable($0.value, retail: retail) == want }) {
                     rates.zxing += 1
@@ -142,6 +149,8 @@ struct CorpusDecodeTests {
         // Everything zbarimg reads, decode reads (ean13-2/01, 25 and 26 were not: a curved code
         // whose halves the first look's checks saw not to fit).
         #expect(zbarOnly.isEmpty, "zbarimg reads these, decode does not: \(zbarOnly)")
+        // A value other than the code's is worse than none: none beyond the few known.
+        #expect(wrong.isEmpty, "values other than the expected: \(wrong)")
         print("corpus second looks: \(secondLooks) symbols read where the first look read nothing")
         #expect(Double(total.both) >= 0.94 * Double(total.images), "read \(total.both) of \(total.images)")
         #expect(secondLooks >= 15, "the second look reads images the first look misses")
@@ -151,6 +160,29 @@ struct CorpusDecodeTests {
         #expect(repeated * 50 <= filesRead, "\(repeated) of \(filesRead) files print a value more than once")
         #expect(total.both > total.zxing && total.both > total.zbar, "each engine reads images the other misses")
     }
+
+    /// The values `decode` prints on the single-code images that are not the expected ones, each
+    /// with why it stays. Any other is a failure of `readRates`. Gone since they were counted:
+    /// zxing-cpp's valid wrong EAN/UPC values on few scan lines (upca-4/1, upca-4/2, upca-2/48,
+    /// ean13-1/35, and upce-2/02 with its right value: `ZXingSettings.weakRetailLines`), and zbar's
+    /// readings of codes zxing-cpp reads otherwise (Code 128 FNC4, DataBar Expanded's AI 15, QR
+    /// Codes in Shift_JIS: 14 values).
+    static let knownWrongValues: [String: [UInt8]] = [
+        // The label's printed digits are the value zbar reads; the corpus expects another book's.
+        "ean13-2/23.webp.pgm": Array("9784872348880".utf8),
+        // Two QR Codes, one inside the other ("double QR"): the outer's value (外側, outside)
+        // beside the inner one's, which the corpus names.
+        "qrcode-2/16.webp.pgm": Array("[外側QRコード]\r\n \r\n*ﾀﾞﾌﾞﾙQR*\r\nhttp://d-qr.net/ex/".utf8),
+        // GB2312 text without an ECI after a structured-append header: zxing-cpp calls it binary,
+        // so its bytes are given as they are (what is not known to be text is not made text).
+        "qrcode-2/33.png.pgm": [0x01, 0x10] + Array("AD:SUB:".utf8) + [0xB0, 0xA2, 0x3B, 0x3B],
+        // zbar's UPC-E readings inside a UPC-A (upca-5/32 on the first look, upca-2/38 on the
+        // last, whole-image one): zxing-cpp reads nothing there, enlarged or not, and the quiet
+        // zone beside them does not tell them from real UPC-Es (whose printed check digit sits
+        // there). As printed: UPC-E 02212166 and 00278344.
+        "upca-2/38.webp.pgm": Array("0022121000066".utf8),
+        "upca-5/32.webp.pgm": Array("0002780000034".utf8),
+    ]
 
     /// The symbols `scan-agent decode` prints for each file, by file name.
     static func decoded(_ paths: [String]) throws -> [String: [(symbology: String, value: String)]] {

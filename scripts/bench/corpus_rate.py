@@ -5,7 +5,8 @@ zxing-cpp alone: the lines `scan-agent decode` attributes to it).
 
     corpus_rate.py AGENT GRAY_CORPUS CORPUS [--json]
 
-An image counts as read when one reported value equals its expected bytes (NAME.txt or NAME.bin).
+An image counts as read when one reported value equals its expected bytes (NAME.txt or NAME.bin);
+every other value it reports is counted as a wrong value.
 Folders multi-1 and falsepositives-* are not single-code images and are left out.
 """
 import base64
@@ -52,6 +53,7 @@ def group_of(folder):
 
 groups = {}
 second = 0
+wrong = []
 for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
     if folder == "multi-1" or folder.startswith("falsepositives"):
         continue
@@ -76,6 +78,7 @@ for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
         found = [(gtin(v) if retail else v, e) for v, e in values.get(path, [])]
         if any(v == want for v, _ in found):
             g["both"] += 1
+        wrong += [f"{folder}/{image}" for v, _ in found if v != want]
         if any(v == want and "zxing" in e and "second look" not in e for v, e in found):
             g["zxing"] += 1
         if any(v == want and "second look" in e for v, e in found):
@@ -88,6 +91,7 @@ for folder in sorted(os.listdir(os.path.join(gray, "zxing"))):
 
 total = {k: sum(g[k] for g in groups.values()) for k in ("images", "both", "zbar", "zxing")}
 total["secondLook"] = second
+total["wrongValues"] = len(wrong)
 if as_json:
     print(json.dumps({"groups": groups, "total": total}))
 else:
@@ -100,3 +104,6 @@ else:
     print(f"| **all** | {total['images']} | {pct(total['zbar'], total['images'])} | {pct(total['zxing'], total['images'])} | {pct(total['both'], total['images'])} |")
     print()
     print(f"Of these, {second} were read by the second look alone (the first look read nothing there).")
+    print()
+    print(f"Values printed that are not the image's expected one: {len(wrong)} ({', '.join(sorted(set(wrong))) or 'none'};"
+          " `CorpusDecodeTests.knownWrongValues` says why each stays).")
