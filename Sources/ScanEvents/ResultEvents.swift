@@ -42,6 +42,8 @@ public struct ItemPassEvent: Sendable, Equatable {
     public var cameras: [CameraSighting]
     /// The cameras of the lane that did not see it.
     public var missing: [String]
+    /// The value is GS1 data (FNC1 first: a GS1-128, GS1 DataMatrix, …), as a sighting of it said.
+    public var gs1 = false
     /// The trace this result continues (docs/integration.md, "Tracing"): the trace id of its first sighting.
     /// Sent in the message's `traceparent` header, not in its body; nil when that event came
     /// without one (an older agent).
@@ -71,6 +73,13 @@ public struct ItemPassEvent: Sendable, Equatable {
     public var eventId: String { "\(itemId).r\(revision)" }
     public var time: Timestamp { lastSeen }
     public var complete: Bool { missing.isEmpty }
+    /// A GS1 value split into its application identifiers, as on a sighting (the century of a
+    /// date by GS1's window around the year the item was first seen); nil when it is not GS1
+    /// data or does not parse whole.
+    public var gs1Elements: [GS1ElementStrings.Element]? {
+        guard gs1, valueEncoding == nil else { return nil }
+        return GS1ElementStrings.parse(Array(value.utf8), referenceYear: firstSeen.utcYear)
+    }
 
     public var json: [UInt8] {
         var writer = JSONWriter()
@@ -83,6 +92,12 @@ public struct ItemPassEvent: Sendable, Equatable {
         writer.field("symbology", symbology)
         writer.field("value", value)
         writer.field("valueEncoding", valueEncoding)
+        if gs1 { writer.field("gs1", true) }
+        if let gs1Elements {
+            var elements = JSONWriter()
+            for element in gs1Elements { elements.field(element.ai, element.value) }
+            writer.raw("gs1Elements", elements.finished())
+        }
         writer.field("firstSeen", firstSeen.description)
         writer.field("lastSeen", lastSeen.description)
         writer.field("revision", revision)
@@ -116,7 +131,7 @@ public struct ItemPassEvent: Sendable, Equatable {
                     eventId: try camera.string("eventId", maxLength: 256), firstSeen: try camera.time("firstSeen"),
                     lastSeen: try camera.time("lastSeen"), late: try camera.bool("late", default: false)))
         }
-        let parsed = ItemPassEvent(
+        var parsed = ItemPassEvent(
             itemId: try fields.string("itemId", maxLength: 256), site: try fields.token("site"),
             lane: try fields.token("lane"), symbology: try fields.symbology("symbology"),
             value: try fields.string("value", maxLength: 8192),
@@ -124,8 +139,14 @@ public struct ItemPassEvent: Sendable, Equatable {
             firstSeen: try fields.time("firstSeen"), lastSeen: try fields.time("lastSeen"),
             revision: try fields.int("revision"), camerasExpected: try fields.int("camerasExpected"),
             cameras: cameras, missing: try fields.strings("missing"))
+        parsed.gs1 = try fields.bool("gs1", default: false)
         guard try fields.string("eventId", maxLength: 300) == parsed.eventId else {
             throw DeadLetter(.badValue, "eventId is not itemId.rREVISION")
+        }
+        // The elements are the value's own: checked as a sighting's, and where sent they must be
+        // what the value holds.
+        if let sent = try SightingEvent.gs1Elements(event["gs1Elements"]), sent != parsed.gs1Elements {
+            throw DeadLetter(.badValue, "gs1Elements are not the value's application identifiers")
         }
         return parsed
     }

@@ -380,7 +380,7 @@ public struct PassStore {
                        floor(extract(epoch FROM first_seen) * 1000)::bigint AS first_seen,
                        floor(extract(epoch FROM last_seen) * 1000)::bigint AS last_seen
                 FROM item_passes WHERE published_revision < revision ORDER BY closed_at, item_id LIMIT $1)
-            SELECT p.*, s.camera, s.track_id, s.event_id, s.late, x.trace_id,
+            SELECT p.*, s.camera, s.track_id, s.event_id, s.late, x.trace_id, coalesce(x.gs1, false) AS gs1,
                    floor(extract(epoch FROM s.first_seen) * 1000)::bigint AS camera_first_seen,
                    floor(extract(epoch FROM s.last_seen) * 1000)::bigint AS camera_last_seen
             FROM p LEFT JOIN item_sightings s ON s.item_id = p.item_id
@@ -409,6 +409,8 @@ public struct PassStore {
             if passes[passes.count - 1].traceId == nil {
                 passes[passes.count - 1].traceId = try row.optionalText("trace_id")
             }
+            // GS1 data when a camera's sighting of it said so (the value is the same on each).
+            if try row.bool("gs1") { passes[passes.count - 1].gs1 = true }
             passes[passes.count - 1].cameras.append(
                 ItemPassEvent.CameraSighting(
                     camera: camera, trackId: try row.text("track_id"), eventId: try row.text("event_id"),

@@ -47,9 +47,10 @@ struct IngestTests {
     /// A sighting event as an agent writes it.
     static func sighting(
         _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil,
-        status: String = "accepted"
+        status: String = "accepted", symbology: String = "EAN-13", gs1: Bool = false
     ) -> [UInt8] {
-        SampleEvents.sighting(n, value: value, camera: camera, firstSeen: firstSeen, status: status)
+        SampleEvents.sighting(
+            n, value: value, camera: camera, firstSeen: firstSeen, status: status, symbology: symbology, gs1: gs1)
     }
 
     @Test("reading events are stored in reading_events, once each")

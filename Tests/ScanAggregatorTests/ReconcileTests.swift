@@ -489,6 +489,62 @@ struct ReconcileTests {
     }
 
     @Test(
+        "a GS1 item's pass says gs1 and carries its application identifiers, as its sightings did; a plain EAN-13's does not; nats-py's consumer checks both against item.schema.json"
+    )
+    func gs1Items() throws {
+        let world = try W.world()
+        defer { world.drop() }
+        try SiteStore(connection: world.database).load(try Topology.parse(Array(Self.topology.utf8), file: "t.json"))
+        let prefix = world.settings.prefix
+        // An SSCC, a batch and a best-before date (GS after the variable-length batch).
+        let sscc = "00340123450000000017" + "10LOT-7\u{1D}" + "15270131"
+        for (camera, offset) in [("cam-01", Int64(0)), ("cam-02", Int64(1_500))] {
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.sighting.dc1.\(camera)",
+                bytes: W.sighting(
+                    1, value: sscc, camera: camera, firstSeen: Self.base.adding(milliseconds: offset),
+                    symbology: "CODE-128", gs1: true),
+                messageID: "gs1-\(camera)")
+            _ = try world.jetStream.publish(
+                subject: "\(prefix).v1.sighting.dc1.\(camera)",
+                bytes: W.sighting(
+                    2, value: "4006381333931", camera: camera, firstSeen: Self.base.adding(milliseconds: 5_000 + offset)
+                ),
+                messageID: "ean-\(camera)")
+        }
+        let reconciler = try Reconciler(settings: world.settings, logger: Logger(label: "test"))
+        try Self.settle(world, [reconciler]) {
+            try W.count(
+                world.database,
+                "SELECT count(*) FROM item_passes WHERE published_revision = revision AND closed_at IS NOT NULL") == 2
+        }
+        let items = try StreamReader.events(
+            world.jetStream, stream: world.settings.subjects.resultsStream, subject: "\(prefix).v1.item.>")
+        #expect(items.count == 2)
+        let gs1 = try #require(items.first { $0.event["symbology"] == .string("CODE-128") })
+        #expect(gs1.event["value"] == .string(sscc))
+        #expect(gs1.event["gs1"] == .bool(true))
+        #expect(
+            gs1.event["gs1Elements"]
+                == .object([
+                    ("00", .string("340123450000000017")), ("10", .string("LOT-7")), ("15", .string("2027-01-31")),
+                ]))
+        let plain = try #require(items.first { $0.event["symbology"] == .string("EAN-13") })
+        #expect(plain.event["gs1"] == nil && plain.event["gs1Elements"] == nil)
+        // As a consumer in Swift reads it back: the elements are the value's own.
+        let parsed = try ItemPassEvent.parse(gs1.event)
+        #expect(parsed.gs1 && parsed.gs1Elements?.map(\.ai) == ["00", "10", "15"])
+        // Elements that are not the value's: refused.
+        var fields: [(String, JSONValue)] = []
+        if case .object(let sent) = gs1.event {
+            fields = sent.map { $0.0 == "gs1Elements" ? ($0.0, .object([("00", .string("340123450000000024"))])) : $0 }
+        }
+        #expect(fields.contains { $0.0 == "gs1Elements" })
+        #expect(throws: DeadLetter.self) { try ItemPassEvent.parse(.object(fields)) }
+        try Self.wmsCheck(world, expectItems: 2, packs: 0)
+    }
+
+    @Test(
         "each result continues the trace of the event it began with: an item pass its first-seen camera's sighting's (not the first to arrive), a pack record its session's; results of untraced events carry no traceparent"
     )
     func resultsContinueTraces() throws {

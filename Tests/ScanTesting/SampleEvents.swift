@@ -3,10 +3,11 @@ import ScanCore
 /// Agent events as an agent writes them, for the aggregator's tests.
 public enum SampleEvents {
     /// A sighting of `dc1`'s camera `camera`: event `<camera>-run-<n>.sighting`, first seen
-    /// `firstSeen` (default 1_795_800_000_000 + n × 100 ms), an EAN-13 value unless given.
+    /// `firstSeen` (default 1_795_800_000_000 + n × 100 ms), an EAN-13 value unless given (`gs1`:
+    /// the value is GS1 data).
     public static func sighting(
         _ n: Int, value: String? = nil, camera: String = "cam-1", firstSeen: Timestamp? = nil,
-        status: String = "accepted"
+        status: String = "accepted", symbology: String = "EAN-13", gs1: Bool = false
     ) -> [UInt8] {
         var writer = JSONWriter()
         let start = firstSeen ?? Timestamp(milliseconds: 1_795_800_000_000 + Int64(n) * 100)
@@ -16,8 +17,9 @@ public enum SampleEvents {
         writer.field("camera", camera)
         writer.field("time", start.adding(milliseconds: 400).description)
         writer.field("trackId", "\(camera)-run-\(n)")
-        writer.field("symbology", "EAN-13")
+        writer.field("symbology", symbology)
         writer.field("value", value ?? "400638133\(String(1000 + n % 9000))")
+        if gs1 { writer.field("gs1", true) }
         writer.field("status", status)
         if status == "rejected" { writer.field("ruleId", "reject-test") }
         writer.field("firstSeen", start.description)
