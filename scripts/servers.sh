@@ -76,6 +76,13 @@ stop_pid() {  # pidfile, what, [signal]
   rm -f "$pidfile"
 }
 
+# Streams reserve their byte limits (4 GiB for the agents' stream) against the server's store
+# limit, 75 % of the free disk by default, which a fuller disk makes too small for the tests'
+# streams under many prefixes: a stated limit instead.
+store_limits() {  # file
+  echo 'jetstream { max_file_store: 1TB }' > "$1"
+}
+
 start_nats() {
   mkdir -p "$run/nats"
   local port
@@ -84,10 +91,8 @@ start_nats() {
   # A restart on the same port can find it not yet released by the server just stopped: the
   # new server exits at once. Tried three times, with its log shown when it gives up.
   local attempt
-  # Streams reserve their byte limits (4 GiB for the agents' stream) against the server's store
-  # limit, 75 % of the free disk by default; the tests make streams under many prefixes.
   local limits="$run/nats/limits.conf"
-  echo 'jetstream { max_file_store: 1TB }' > "$limits"
+  store_limits "$limits"
   for attempt in 1 2 3; do
     nats-server -c "$limits" -js -a 127.0.0.1 -p "$port" -sd "$run/nats/store" -P "$run/nats/nats.pid" \
       -l "$run/nats/nats.log" < /dev/null > /dev/null 2>&1 &  # not the caller's stdout: `start | cat` ends
@@ -207,7 +212,7 @@ start_node() {  # N
     [ -f "$run/cluster/n$i/route" ] || free_port > "$run/cluster/n$i/route"
     routes="${routes:+$routes,}nats://127.0.0.1:$(cat "$run/cluster/n$i/route")"
   done
-  echo 'jetstream { max_file_store: 1TB }' > "$dir/limits.conf"
+  store_limits "$dir/limits.conf"
   nats-server -c "$dir/limits.conf" -js -a 127.0.0.1 -p "$(cat "$dir/port")" -sd "$dir/store" -P "$dir/nats.pid" \
     -l "$dir/nats.log" --server_name "n$n" --cluster_name "$name" --cluster "nats://127.0.0.1:$(cat "$dir/route")" --routes "$routes" \
     < /dev/null > /dev/null 2>&1 &

@@ -399,10 +399,9 @@ public final class AgentLoop: @unchecked Sendable {
             guard let subject = ownSubjects[event.subjectFamily] else {
                 logger.error(
                     "event not sent: no subject for it",
-                    metadata: [
-                        "family": "\(event.subjectFamily)", LogKey.event: "\(event.eventId)",
-                        LogKey.trace: "\(TraceContext.forEvent(event.eventId).traceId)",
-                    ])
+                    metadata: LogKey.about(agentEvent: event.eventId).merging(["family": "\(event.subjectFamily)"]) {
+                        $1
+                    })
                 continue
             }
             guard event.isDurable else {

@@ -28,10 +28,9 @@ public enum NoReadPictures {
         } catch {
             logger.warning(
                 "no-read picture not kept",
-                metadata: [
-                    "trackId": "\(unsaved.event.trackId)", LogKey.event: "\(unsaved.event.eventId)",
-                    LogKey.trace: "\(TraceContext.forEvent(unsaved.event.eventId).traceId)", LogKey.error: "\(error)",
-                ])
+                metadata: LogKey.about(agentEvent: unsaved.event.eventId).merging([
+                    "trackId": "\(unsaved.event.trackId)", LogKey.error: "\(error)",
+                ]) { $1 })
             return event
         }
     }

@@ -143,11 +143,9 @@ public final class SpoolPublisher: Sendable {
                     if let trace {
                         logger.debug(
                             "event sent",
-                            metadata: [
-                                LogKey.event: "\(TerminalText.escaped(record.eventId))",
-                                LogKey.trace: "\(trace.traceId)",
+                            metadata: LogKey.about(event: record.eventId, trace: trace).merging([
                                 "subject": "\(TerminalText.escaped(record.subject))", "duplicate": "\(duplicate)",
-                            ])
+                            ]) { $1 })
                     }
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
                     if !chunk { metrics?.published(payload, acknowledged: clock.now) }

@@ -101,7 +101,7 @@ public struct EventBatch: Sendable {
     /// The events of one family, each with its body, in the batch's order: `extract` gives the
     /// family's wire type of an event, nil for other families.
     public func family<Event>(_ extract: (IngestEvent) -> Event?) -> [(record: Event, body: String)] {
-        events.compactMap { entry in extract(entry.event).map { ($0, entry.body) } }
+        traced(extract).map { ($0.record, $0.body) }
     }
 
     /// The same, each with its trace id (nil: none came).

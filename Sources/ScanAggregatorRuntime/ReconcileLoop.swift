@@ -129,7 +129,7 @@ public final class ReconcileLoop: @unchecked Sendable {
             guard send(subject: subject, bytes: bytes, id: id, trace: trace) else { return false }
             logger.debug(
                 "result published",
-                metadata: Self.about(id, trace: trace).merging(["subject": "\(subject)"]) { $1 })
+                metadata: LogKey.about(event: id, trace: trace).merging(["subject": "\(subject)"]) { $1 })
             try mark(result)
             counted += 1
         }
@@ -147,17 +147,9 @@ public final class ReconcileLoop: @unchecked Sendable {
         } catch {
             logger.error(
                 "result not published: its subject cannot be built",
-                metadata: Self.about(id, trace: trace).merging([LogKey.error: "\(error)"]) { $1 })
+                metadata: LogKey.about(event: id, trace: trace).merging([LogKey.error: "\(error)"]) { $1 })
             return nil
         }
-    }
-
-    /// A log line's fields naming a result: its event id and, when it continues one, its trace id.
-    /// (The id is built from stored ids that may hold anything: escaped.)
-    private static func about(_ id: String, trace: TraceContext?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = [LogKey.event: "\(TerminalText.escaped(id))"]
-        if let trace { metadata[LogKey.trace] = "\(trace.traceId)" }
-        return metadata
     }
 
     /// Publishes; false (and one warning until it works again) when the publisher is away: the

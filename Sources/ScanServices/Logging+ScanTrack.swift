@@ -281,6 +281,19 @@ public enum LogKey {
     /// The W3C trace id of that event (docs/integration.md, "Tracing"), as OpenTelemetry's log
     /// data model names it: the 32 hex digits of the message's `traceparent`.
     public static let trace = "trace_id"
+
+    /// A log line's fields naming an event: its id (escaped: an id built from stored or received
+    /// text may hold anything) and, when it has one, its trace id.
+    public static func about(event id: String, trace: TraceContext?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [event: "\(TerminalText.escaped(id))"]
+        if let trace { metadata[Self.trace] = "\(trace.traceId)" }
+        return metadata
+    }
+
+    /// The same for an event an agent sends: its trace is the one its id gives (`TraceContext.forEvent`).
+    public static func about(agentEvent id: String) -> Logger.Metadata {
+        about(event: id, trace: TraceContext.forEvent(id))
+    }
 }
 
 /// A log handler that shows control characters and bidi overrides in messages and metadata
