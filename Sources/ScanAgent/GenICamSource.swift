@@ -133,7 +133,7 @@ final class GenICamSource: FrameSource, @unchecked Sendable {
                     let lost = stream.incomplete - seenIncomplete
                     counters.incomplete.withLock { $0 += lost }
                     seenIncomplete = stream.incomplete
-                    logger.debug("incomplete frames dropped", metadata: ["frames": "\(lost)"])
+                    logger.debug("incomplete frames dropped", metadata: ["frames": .stringConvertible(lost)])
                 }
                 guard let frame else {
                     // No frame for 3 s while free running: the camera is gone (or stopped).

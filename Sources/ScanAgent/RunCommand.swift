@@ -98,11 +98,13 @@ struct RunCommand: AsyncParsableCommand {
         }
         if spool.depth > 0 {
             logger.info(
-                "spool holds events from an earlier run; they are sent first", metadata: ["depth": "\(spool.depth)"])
+                "spool holds events from an earlier run; they are sent first",
+                metadata: ["depth": .stringConvertible(spool.depth)])
         }
         if spool.damaged > 0 {
             logger.warning(
-                "spool had damaged lines (a crash mid-write); they were cut", metadata: ["lines": "\(spool.damaged)"])
+                "spool had damaged lines (a crash mid-write); they were cut",
+                metadata: ["lines": .stringConvertible(spool.damaged)])
         }
 
         let clock = SystemClock()
@@ -123,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
                 lead = .zero
                 logger.info(
                     "resuming an unfinished run on this clip",
-                    metadata: [LogKey.run: "\(runId)", "frame": "\(saved.frame)"])
+                    metadata: [LogKey.run: "\(runId)", "frame": .stringConvertible(saved.frame)])
             }
             if lead > .zero && agentConfig.source.realtime {
                 logger.info("the clip starts at source.startAt", metadata: ["startAt": "\(start)"])
@@ -201,7 +203,7 @@ struct RunCommand: AsyncParsableCommand {
             metadata: [
                 LogKey.site: "\(agentConfig.camera.site)", "camera.source": "\(source.kind.rawValue)",
                 "nats": "\(link.address)",
-                "spool": "\(spool.directory)", "rules": "\(ruleset.revision)",
+                "spool": "\(spool.directory)", "rules": .stringConvertible(ruleset.revision),
             ])
         var services = agent.services
         if let listen = agentConfig.metricsListen, let address = ListenAddress.parse(listen) {
@@ -240,11 +242,13 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "scan-agent stopped",
             metadata: [
-                "frames": "\(loop.framesProcessed)", "sightings": "\(loop.sightings)", "noReads": "\(loop.noReads)",
-                "published": "\(agent.delivery.published)",
-                "duplicates": "\(agent.delivery.duplicates)", "spool": "\(spool.depth)",
-                "spoolDropped": "\(spool.dropped)",
-                "framesDropped": "\(agent.queue.dropped)", "decodeFailures": "\(loop.decodeFailures)",
+                "frames": .stringConvertible(loop.framesProcessed), "sightings": .stringConvertible(loop.sightings),
+                "noReads": .stringConvertible(loop.noReads),
+                "published": .stringConvertible(agent.delivery.published),
+                "duplicates": .stringConvertible(agent.delivery.duplicates), "spool": .stringConvertible(spool.depth),
+                "spoolDropped": .stringConvertible(spool.dropped),
+                "framesDropped": .stringConvertible(agent.queue.dropped),
+                "decodeFailures": .stringConvertible(loop.decodeFailures),
                 "decoding": "\(loop.decodingSummary)",
                 "images": "\(loop.imageBucket?.summary ?? "off")",
             ])

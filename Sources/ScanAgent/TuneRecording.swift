@@ -120,7 +120,7 @@ struct TuneRecording {
             file.write(chunk)
         }
         if queue.dropped > 0 {
-            logger.warning("frames dropped while recording", metadata: ["frames": "\(queue.dropped)"])
+            logger.warning("frames dropped while recording", metadata: ["frames": .stringConvertible(queue.dropped)])
         }
         return count
     }

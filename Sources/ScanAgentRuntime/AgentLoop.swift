@@ -377,7 +377,8 @@ public final class AgentLoop: @unchecked Sendable {
             detections = try decoder.decode(frame.image, expected: pipeline.tracker.expected(at: frame.index))
         } catch {
             decodeFailures += 1
-            logger.debug("frame not decoded", metadata: ["frame": "\(frame.index)", LogKey.error: "\(error)"])
+            logger.debug(
+                "frame not decoded", metadata: ["frame": .stringConvertible(frame.index), LogKey.error: "\(error)"])
             return
         }
         window.frames += 1
@@ -420,7 +421,7 @@ public final class AgentLoop: @unchecked Sendable {
                 logger.error(
                     "spool full; events lost",
                     metadata: [
-                        "lost": "\(droppedNow - droppedBefore)", "lostSinceStart": "\(droppedNow)",
+                        "lost": "\(droppedNow - droppedBefore)", "lostSinceStart": .stringConvertible(droppedNow),
                         "whenFull": "\(config.spool.whenFull)", "maxBytes": "\(config.spool.maxBytes)",
                     ])
             }
@@ -432,7 +433,8 @@ public final class AgentLoop: @unchecked Sendable {
         if let (ruleset, source) = inbox.takeRuleset() {
             pipeline.rules = ruleset
             rulesSource = source
-            logger.info("ruleset swapped", metadata: ["revision": "\(ruleset.revision)", "source": "\(source)"])
+            logger.info(
+                "ruleset swapped", metadata: ["revision": .stringConvertible(ruleset.revision), "source": "\(source)"])
         }
         for pending in inbox.takeCommands() {
             pending.reply(apply(pending.command))

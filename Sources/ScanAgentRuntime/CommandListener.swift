@@ -120,7 +120,7 @@ public struct RulesWatcher: Sendable {
             // Keep running the last good ruleset, and say why the new one was refused.
             logger.error(
                 "ruleset refused; keeping the running one",
-                metadata: ["revision": "\(revision)", LogKey.error: "\(error.description)"])
+                metadata: ["revision": .stringConvertible(revision), LogKey.error: "\(error.description)"])
             board.update { $0.rulesError = "revision \(revision): \(error.description)" }
         }
     }
@@ -159,7 +159,8 @@ public struct BeltListener: Sendable {
                 if warned.map({ clock.elapsed - $0 >= .seconds(60) }) ?? true {
                     warned = clock.elapsed
                     logger.warning(
-                        "belt reading dropped", metadata: [LogKey.error: "\(error.detail)", "dropped": "\(dropped)"])
+                        "belt reading dropped",
+                        metadata: [LogKey.error: "\(error.detail)", "dropped": .stringConvertible(dropped)])
                 }
             }
         }

@@ -86,7 +86,7 @@ public final class SpoolPublisher: Sendable {
                 bus.isConnected
                 ? "\(error)"
                 : "not connected to \(bus.address): the server refused the connection or cannot be reached (retrying)"
-            retry.failed(DescribedError(described), metadata: ["spool": "\(sink.depth)"])
+            retry.failed(DescribedError(described), metadata: ["spool": .stringConvertible(sink.depth)])
         }
         while !drainOver() {
             if !streamReady {
@@ -144,7 +144,8 @@ public final class SpoolPublisher: Sendable {
                         logger.debug(
                             "event sent",
                             metadata: LogKey.about(event: record.eventId, trace: trace).merging([
-                                "subject": "\(TerminalText.escaped(record.subject))", "duplicate": "\(duplicate)",
+                                "subject": "\(TerminalText.escaped(record.subject))",
+                                "duplicate": .stringConvertible(duplicate),
                             ]) { $1 })
                     }
                     metrics?.publish.record(duration: ContinuousClock.now - sent)
@@ -171,7 +172,7 @@ public final class SpoolPublisher: Sendable {
         if sink.depth > 0 {
             logger.warning(
                 "stopping with events still in the spool; they are sent at the next start",
-                metadata: ["depth": "\(sink.depth)"])
+                metadata: ["depth": .stringConvertible(sink.depth)])
         }
         afterDrain()
         bus.flush(timeout: .milliseconds(500))

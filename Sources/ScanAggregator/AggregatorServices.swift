@@ -118,7 +118,7 @@ public final class AggregatorServices: Sendable {
                         metadata: [
                             "created": "\(outcome.created.joined(separator: ","))",
                             "dropped": "\(outcome.dropped.joined(separator: ","))",
-                            "deletedRows": "\(outcome.deletedRows)",
+                            "deletedRows": .stringConvertible(outcome.deletedRows),
                         ])
                 }
             } catch {

@@ -52,7 +52,7 @@ public final class HeartbeatRecorder: @unchecked Sendable {
             throttledLogged = throttle.throttled
             logger.warning(
                 "heartbeats held back: a camera sends more than one every 0.25 s",
-                metadata: ["throttled": "\(throttle.throttled)"])
+                metadata: ["throttled": .stringConvertible(throttle.throttled)])
         }
         guard !rows.isEmpty else { return 0 }
         do {
@@ -62,7 +62,8 @@ public final class HeartbeatRecorder: @unchecked Sendable {
         } catch {
             database.reset()
             dropped += rows.count
-            logger.warning("heartbeats not stored", metadata: ["error": "\(error)", "count": "\(rows.count)"])
+            logger.warning(
+                "heartbeats not stored", metadata: ["error": "\(error)", "count": .stringConvertible(rows.count)])
             return 0
         }
     }

@@ -169,7 +169,9 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
                 if let topology {
                     let layout = try loadTopologyFile(topology)
                     try SiteStore(connection: database).load(layout)
-                    logger.info("topology loaded", metadata: ["file": "\(topology)", "sites": "\(layout.sites.count)"])
+                    logger.info(
+                        "topology loaded",
+                        metadata: ["file": "\(topology)", "sites": .stringConvertible(layout.sites.count)])
                 }
             } catch let error as PGError {
                 Self.startFailed(error, logger: logger)
@@ -251,10 +253,12 @@ public struct ScanAggregatorCommand: AsyncParsableCommand {
             logger.info(
                 "stopped",
                 metadata: [
-                    "messages": "\(totals.messages)", "sightings": "\(totals.stored[.sighting])",
-                    "noReads": "\(totals.stored[.noread])",
-                    "sessionEvents": "\(totals.stored[.session])", "duplicates": "\(totals.duplicates)",
-                    "deadLetters": "\(totals.deadLetters)",
+                    "messages": .stringConvertible(totals.messages),
+                    "sightings": .stringConvertible(totals.stored[.sighting]),
+                    "noReads": .stringConvertible(totals.stored[.noread]),
+                    "sessionEvents": .stringConvertible(totals.stored[.session]),
+                    "duplicates": .stringConvertible(totals.duplicates),
+                    "deadLetters": .stringConvertible(totals.deadLetters),
                 ])
         }
     }

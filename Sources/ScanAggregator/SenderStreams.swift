@@ -96,7 +96,8 @@ public final class SenderStreamsConsumer: EventConsumer {
         for spec in wanted where !reading.contains(spec.name) { streams.append(try subscribe(spec.name)) }
         layout = wanted
         logger.info(
-            "streams", metadata: ["senders": "\(wanted.count)", "reading": "\(streams.count)"])
+            "streams",
+            metadata: ["senders": .stringConvertible(wanted.count), "reading": .stringConvertible(streams.count)])
     }
 
     public func fetch(batch: Int, timeoutMilliseconds: Int64) throws -> [any ConsumedMessage] {

@@ -78,8 +78,9 @@ public final class AggregatorRuntime: Sendable {
                         logger.info(
                             "orders stopped",
                             metadata: [
-                                "applied": "\(loop.totals.applied)", "unchanged": "\(loop.totals.unchanged)",
-                                "rejected": "\(loop.totals.rejected)",
+                                "applied": .stringConvertible(loop.totals.applied),
+                                "unchanged": .stringConvertible(loop.totals.unchanged),
+                                "rejected": .stringConvertible(loop.totals.rejected),
                             ])
                     }, serviceName: "orders"))
         }
@@ -112,7 +113,11 @@ public final class AggregatorRuntime: Sendable {
                 if counts.stored[.parcel] > 0 { parcelsStored.fire() }
                 if counts.messages > 0 {
                     logger.debug(
-                        "batch", metadata: ["messages": "\(counts.messages)", "stored": "\(counts.stored[.sighting])"])
+                        "batch",
+                        metadata: [
+                            "messages": .stringConvertible(counts.messages),
+                            "stored": .stringConvertible(counts.stored[.sighting]),
+                        ])
                 }
             }
             try loop.flush(stop: stop)  // what was fetched ahead is stored and acknowledged, not redelivered later
@@ -122,7 +127,10 @@ public final class AggregatorRuntime: Sendable {
         totals.ingest = loop.totals
         logger.info(
             "ingest stopped",
-            metadata: ["messages": "\(loop.totals.messages)", "sightings": "\(loop.totals.stored[.sighting])"])
+            metadata: [
+                "messages": .stringConvertible(loop.totals.messages),
+                "sightings": .stringConvertible(loop.totals.stored[.sighting]),
+            ])
     }
 
     /// Rounds until stopped: at once while a round finds a full batch, else after
@@ -150,10 +158,11 @@ public final class AggregatorRuntime: Sendable {
         logger.info(
             "reconciler stopped",
             metadata: [
-                "passesOpened": "\(totals.passesOpened)", "passesClosed": "\(totals.passesClosed)",
-                "late": "\(totals.lateSightings)",
-                "packs": "\(totals.packs)", "itemsPublished": "\(totals.itemsPublished)",
-                "packsPublished": "\(totals.packsPublished)",
+                "passesOpened": .stringConvertible(totals.passesOpened),
+                "passesClosed": .stringConvertible(totals.passesClosed),
+                "late": .stringConvertible(totals.lateSightings),
+                "packs": .stringConvertible(totals.packs), "itemsPublished": .stringConvertible(totals.itemsPublished),
+                "packsPublished": .stringConvertible(totals.packsPublished),
             ])
     }
 

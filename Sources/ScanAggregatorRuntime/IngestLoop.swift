@@ -367,7 +367,8 @@ public final class IngestLoop: @unchecked Sendable {
             // as duplicates of their event ids.
             acksLost += lost
             logger.warning(
-                "acknowledgements lost; those messages come again and are recognised", metadata: ["count": "\(lost)"])
+                "acknowledgements lost; those messages come again and are recognised",
+                metadata: ["count": .stringConvertible(lost)])
         }
         return counts
     }
@@ -380,7 +381,7 @@ public final class IngestLoop: @unchecked Sendable {
         else { return }
         refusalLogged = clock.elapsed
         var metadata: Logger.Metadata = [
-            "count": "\(refused.count)", "reason": "\(letter.reason.rawValue)",
+            "count": .stringConvertible(refused.count), "reason": "\(letter.reason.rawValue)",
             "subject": "\(TerminalText.escaped(message.subject))", "detail": "\(TerminalText.escaped(letter.detail))",
         ]
         if let trace = message.traceparent.flatMap(TraceContext.parse) { metadata[LogKey.trace] = "\(trace.traceId)" }

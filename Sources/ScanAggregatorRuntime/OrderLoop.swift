@@ -179,7 +179,7 @@ public final class OrderLoop: @unchecked Sendable {
         if (try? message.ack()) == nil {
             logger.warning(
                 "order acknowledgement lost; the message comes again and is answered unchanged",
-                metadata: ["sequence": "\(sequence)"])
+                metadata: ["sequence": .stringConvertible(sequence)])
         }
         return answer.status
     }

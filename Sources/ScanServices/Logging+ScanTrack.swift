@@ -248,8 +248,9 @@ public struct LineLogHandler: LogHandler {
         switch value {
         case .string(let text): return string(text)
         case .stringConvertible(let item):
-            // Numbers stay numbers (a count, a duration); anything else is its text.
+            // Numbers stay numbers (a count, a duration), flags flags; anything else is its text.
             if item is any BinaryInteger { return Array(item.description.utf8) }
+            if let flag = item as? Bool { return Array((flag ? "true" : "false").utf8) }
             if let number = item as? Double, number.isFinite { return Array(number.description.utf8) }
             return string(item.description)
         case .array(let items): return JSONWriter.array(items.map(json))

@@ -97,7 +97,7 @@ public struct RetryLog {
     /// Notes a success; after failures, logs that it works again.
     public mutating func succeeded(_ message: String) {
         guard failures > 0 else { return }
-        logger.info("\(message)", metadata: ["failures": "\(failures)"])
+        logger.info("\(message)", metadata: ["failures": .stringConvertible(failures)])
         failures = 0
         lastError = ""
     }

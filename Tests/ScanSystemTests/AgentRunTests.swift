@@ -138,7 +138,13 @@ struct AgentRunTests {
             #expect(object["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) != nil, "\(line)")
             #expect(object["level"]?.stringValue != nil && object["logger"] == .string("scan-agent"), "\(line)")
         }
-        #expect(lines.contains { $0.contains(#""message":"scan-agent stopped""#) })
+        let stopped = try #require(lines.first { $0.contains(#""message":"scan-agent stopped""#) })
+        // Counts are JSON numbers, not text (a log pipeline sums and compares them as they come).
+        let fields = try JSONValue.parse(Array(stopped.utf8))
+        #expect(fields["frames"]?.intValue == 30, "\(stopped)")
+        for key in ["sightings", "noReads", "published", "spool", "spoolDropped", "framesDropped"] {
+            #expect(fields[key]?.intValue != nil, "\(key) is a number: \(stopped)")
+        }
     }
 
     @Test(
