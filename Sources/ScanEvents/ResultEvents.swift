@@ -93,11 +93,7 @@ public struct ItemPassEvent: Sendable, Equatable {
         writer.field("value", value)
         writer.field("valueEncoding", valueEncoding)
         if gs1 { writer.field("gs1", true) }
-        if let gs1Elements {
-            var elements = JSONWriter()
-            for element in gs1Elements { elements.field(element.ai, element.value) }
-            writer.raw("gs1Elements", elements.finished())
-        }
+        writer.gs1Elements(gs1Elements)
         writer.field("firstSeen", firstSeen.description)
         writer.field("lastSeen", lastSeen.description)
         writer.field("revision", revision)
@@ -604,11 +600,7 @@ public struct CodedEvent: Sendable, Equatable {
             entry.field("value", value)
             entry.field("source", "keyed")
             entry.field("gs1", gs1)
-            if let gs1Elements {
-                var object = JSONWriter()
-                for element in gs1Elements { object.field(element.ai, element.value) }
-                entry.raw("gs1Elements", object.finished())
-            }
+            entry.gs1Elements(gs1Elements)
             return entry.finished()
         }
 

@@ -70,11 +70,7 @@ public struct SightingEvent: Sendable, Equatable {
         writer.field("station", station)
         writer.field("sessionId", sessionId)
         if gs1 { writer.field("gs1", true) }
-        if let gs1Elements {
-            var elements = JSONWriter()
-            for element in gs1Elements { elements.field(element.ai, element.value) }
-            writer.raw("gs1Elements", elements.finished())
-        }
+        writer.gs1Elements(gs1Elements)
         writer.field("addOn", addOn)
         writer.field("aim", aim)
         writer.field("printedSymbology", printedSymbology)
@@ -201,4 +197,15 @@ public struct SightingEvent: Sendable, Equatable {
 /// What the rules decided of a code: the `status` of sightings and ended tracks.
 public enum SightingStatus: String, Sendable, CaseIterable {
     case accepted, rejected
+}
+
+extension JSONWriter {
+    /// `gs1Elements` as the contract has it (an object of AIs to their data; sightings, items and
+    /// keyed codes alike); nothing when nil.
+    mutating func gs1Elements(_ elements: [GS1ElementStrings.Element]?) {
+        guard let elements else { return }
+        var object = JSONWriter()
+        for element in elements { object.field(element.ai, element.value) }
+        raw("gs1Elements", object.finished())
+    }
 }

@@ -109,6 +109,13 @@ public final class ZXingReader {
     public func read(_ image: GrayImage, origin: Point = Point(x: 0, y: 0), input: String = "a frame")
         throws(ZXingError) -> [Detection]
     {
+        let detections = try decoded(image, origin: origin, input: input)
+        guard settings.weakRetailLines > 0 else { return detections }
+        return try checkedRetail(detections, in: image, origin: origin, input: input)
+    }
+
+    /// zxing-cpp's symbols in the image, as it gives them.
+    private func decoded(_ image: GrayImage, origin: Point, input: String) throws(ZXingError) -> [Detection] {
         guard image.width > 0, image.height > 0 else {
             throw ZXingError(
                 function: "ZXing_ImageView_new", input: input, message: "the image is \(image.width)x\(image.height)")
@@ -137,17 +144,15 @@ public final class ZXingReader {
             }
             return .success(detections)
         }
-        let detections = try outcome.get()
-        guard settings.weakRetailLines > 0 else { return detections }
-        return try checkedRetail(detections, in: image, origin: origin, input: input)
+        return try outcome.get()
     }
 
     /// EAN/UPC has one check digit, so zxing-cpp's reading of a blurred or curved retail code on
     /// its minimum of two scan lines is now and then a valid wrong value; on the shared corpus's
     /// retail images 4 of zxing-cpp's 117 reads (tryHarder, rotations) were, all on at most 4
-    /// lines, one of them beside the right value of the same code. Each such read (lines at most `weakRetailLines`, or another retail value
-    /// within its place) is read again on its place enlarged twice, where the bars are wide enough
-    /// for many lines to agree: a read there of its value confirms it; a different value read on
+    /// lines, one of them beside the right value of the same code. Each such read (lines at most
+    /// `weakRetailLines`, or another retail value within its place) is read again on its place
+    /// enlarged twice, where the bars are wide enough for many lines to agree: a read there of its value confirms it; a different value read on
     /// more than twice its lines (the view has twice the rows) replaces it; else it stays as it
     /// was, unless another value was read on that code (then neither is sure: it is dropped).
     /// Wrong values gone on the corpus: 4, each replaced by the printed value; right ones lost: 0.
@@ -159,35 +164,25 @@ public final class ZXingReader {
             let length = max(box.width, box.height)
             return box.widened(x: length / 4, y: length / 2)
         }
-        let retail = detections.indices.filter { detections[$0].symbology.isRetail }
-        var checker: ZXingReader?
         var result: [Detection] = []
-        for (index, detection) in detections.enumerated() {
-            guard retail.contains(index), let area = place(detection) else {
+        for detection in detections {
+            guard detection.symbology.isRetail, let area = place(detection) else {
                 result.append(detection)
                 continue
             }
-            let rivalled = retail.contains { other in
-                other != index && detections[other].value != detection.value
-                    && (detections[other].box.map(area.intersects) ?? false)
+            let rivalled = detections.contains { other in
+                other.symbology.isRetail && other.value != detection.value
+                    && (other.box.map(area.intersects) ?? false)
             }
             guard rivalled || (detection.lines ?? 0) <= settings.weakRetailLines else {
                 result.append(detection)
                 continue
             }
-            let local = Box(
-                minX: area.minX - origin.x, minY: area.minY - origin.y, maxX: area.maxX - origin.x,
-                maxY: area.maxY - origin.y)
-            guard let crop = local.clamped(to: image.bounds) else {
+            guard let crop = area.offset(dx: -origin.x, dy: -origin.y).clamped(to: image.bounds) else {
                 if !rivalled { result.append(detection) }
                 continue
             }
-            if checker == nil {
-                var plain = settings
-                plain.weakRetailLines = 0
-                checker = try ZXingReader(settings: plain)
-            }
-            let enlarged = try checker?.read(image.cropped(to: crop).doubled(), input: input) ?? []
+            let enlarged = try decoded(image.cropped(to: crop).doubled(), origin: Point(x: 0, y: 0), input: input)
             let again = enlarged.filter { $0.symbology.isRetail }
             if again.contains(where: { $0.value == detection.value }) {
                 result.append(detection)
